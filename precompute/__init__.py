@@ -1,0 +1,1 @@
+"""One module per experiment. Each defines `run(params, **upstream) -> (arrays, metrics)`."""

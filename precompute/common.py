@@ -1,0 +1,56 @@
+"""What every experiment shares: determinism, progress display, and the LSTM state-dict hand-over."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+import torch
+
+from seqanim.contract import atomic_write_bytes, data_dir
+from seqanim.errors import DataError
+
+T = TypeVar("T")
+
+
+def deterministic(seed: int) -> torch.Generator:
+    """Seed every generator and pin torch to one thread: the same parameters give byte-identical arrays."""
+    torch.set_num_threads(1)  # experiments run in parallel processes; one thread each avoids oversubscription
+    torch.use_deterministic_algorithms(True)
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    return torch.Generator().manual_seed(seed)
+
+
+def progress(iterable: Iterable[T], total: int, description: str) -> Iterator[T]:
+    """A progress bar on long training loops (quiet when SEQANIM_QUIET is set, e.g. in parallel builds)."""
+    if os.environ.get("SEQANIM_QUIET"):
+        yield from iterable
+        return
+    from rich.progress import track
+
+    yield from track(iterable, total=total, description=description, transient=True)
+
+
+def save_state_dict(state: dict[str, torch.Tensor], filename: str) -> Path:
+    buffer = io.BytesIO()
+    torch.save({k: v.detach().clone() for k, v in state.items()}, buffer)
+    path = data_dir() / filename
+    atomic_write_bytes(path, buffer.getvalue())
+    return path
+
+
+def load_state_dict(filename: str, producer: str) -> dict[str, torch.Tensor]:
+    path = data_dir() / filename
+    if not path.exists():
+        raise DataError(f"data/{filename} is missing; run `seqanim precompute {producer}`")
+    try:
+        return torch.load(path, weights_only=True)  # tensors only: no arbitrary unpickling
+    except Exception as error:  # noqa: BLE001 - torch raises many types for a bad file
+        raise DataError(f"data/{filename} is corrupt ({type(error).__name__}); run `seqanim precompute {producer}`") from None

@@ -1,0 +1,60 @@
+"""A linear recurrent layer is a dynamical system (seed 000, cell rnn2).
+
+h_t = W h_{t-1} with W = rho * Q, Q orthogonal: ||h_t|| = rho^t, so the spectral radius decides whether the
+signal forgets, holds or explodes. A 2-D rotation scaled by rho shows the echo of one input pulse.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+
+from precompute.common import deterministic
+from seqanim.config import LinearRnn
+
+
+def run(params: LinearRnn) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    deterministic(params.seed)
+    Q, _ = torch.linalg.qr(torch.randn(params.size, params.size, dtype=torch.float64))
+    h0 = torch.randn(params.size, dtype=torch.float64)
+    h0 = h0 / h0.norm()
+
+    rhos = torch.tensor(params.rhos, dtype=torch.float64)
+    states = [h0.expand(len(params.rhos), -1)]  # every rho starts from the same h0
+    for _ in range(params.steps):
+        states.append(rhos[:, None] * (states[-1] @ Q.T))
+    trajectory = torch.stack(states, dim=1)  # (R, T+1, N)
+    norms = trajectory.norm(dim=-1)
+    # The scene draws h_t as a 2-D arrow: its first two coordinates, rescaled per step to keep direction.
+    first_two = trajectory[..., :2]
+
+    # Eigenvalues of W = rho * Q lie on the circle of radius rho; keep a few for the eigenvalue panel.
+    eig = torch.linalg.eigvals(Q)
+    angles = torch.sort(torch.angle(eig)).values.numpy()
+
+    angle = 2 * math.pi / params.echo_angle_divisor
+    rotation = torch.tensor([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]], dtype=torch.float64)
+    echoes = []
+    for rho in params.echo_rhos:
+        h = torch.tensor([1.0, 0.0], dtype=torch.float64)
+        path = [h]
+        for _ in range(params.steps):
+            h = rho * rotation @ h
+            path.append(h)
+        echoes.append(torch.stack(path))
+
+    arrays = {
+        "rhos": rhos.numpy(),
+        "norms": norms.numpy(),
+        "first_two": first_two.numpy(),
+        "eigen_angles": angles,
+        "echo_rhos": np.asarray(params.echo_rhos, dtype=np.float64),
+        "echo_states": torch.stack(echoes).numpy(),
+        "echo_angle": np.float64(angle),
+    }
+    final = norms[:, -1].numpy()
+    metrics = {f"final_norm_rho_{rho:g}": float(value) for rho, value in zip(params.rhos, final)}
+    return arrays, metrics

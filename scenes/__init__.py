@@ -1,0 +1,1 @@
+"""One module per lecture part; each scene is a `LectureSlide` that reads only data/."""

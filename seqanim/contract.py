@@ -1,0 +1,158 @@
+"""The data contract between precompute and scenes: `data/<name>.npz` plus `data/<name>.json`.
+
+The sidecar records the name, parameters and their hash, metrics, every array's shape and dtype, the
+seed and library versions. `load` checks all of it, so a scene never draws from a missing, corrupt or
+stale file: it gets one line that names the file and the command that fixes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from seqanim.config import ROOT, digest
+from seqanim.errors import DataError
+
+DATA_DIR = ROOT / "data"
+FORMAT = 1
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("SEQANIM_DATA_DIR", DATA_DIR))
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One experiment's arrays, metrics and the parameters that produced them."""
+
+    name: str
+    arrays: dict[str, np.ndarray]
+    metrics: dict[str, Any]
+    params: dict[str, Any]
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        try:
+            return self.arrays[key]
+        except KeyError:
+            raise DataError(
+                f"data/{self.name}.npz has no array '{key}' (it has {', '.join(sorted(self.arrays))}); "
+                f"run `seqanim precompute {self.name}`"
+            ) from None
+
+
+def atomic_write_bytes(path: Path, payload: bytes) -> None:
+    """Write to a temporary file in the same folder, fsync, then rename: readers see old or new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode())
+
+
+def _versions() -> dict[str, str]:
+    versions = {"python": platform.python_version(), "numpy": np.__version__}
+    for package in ("torch",):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            pass
+    return versions
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+def save(name: str, arrays: dict[str, Any], metrics: dict[str, Any], params: dict[str, Any], directory: Path | None = None) -> Path:
+    """Write `<name>.npz` then its sidecar, each atomically. The sidecar goes last: it marks the pair complete."""
+    directory = directory or data_dir()
+    arrays = {key: np.asarray(value) for key, value in arrays.items()}
+    for key, value in arrays.items():
+        if value.dtype == object:
+            raise DataError(f"{name}: array '{key}' has dtype object; the contract allows no pickles")
+    import io
+
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)  # uncompressed: deterministic bytes and fast loads
+    npz_path = directory / f"{name}.npz"
+    atomic_write_bytes(npz_path, buffer.getvalue())
+    sidecar = {
+        "format": FORMAT,
+        "name": name,
+        "params": _jsonable(params),
+        "params_hash": digest(_jsonable(params)),
+        "seed": params.get("seed"),
+        "metrics": _jsonable(metrics),
+        "arrays": {key: {"shape": list(value.shape), "dtype": str(value.dtype)} for key, value in arrays.items()},
+        "versions": _versions(),
+    }
+    atomic_write_text(directory / f"{name}.json", json.dumps(sidecar, indent=2, sort_keys=True) + "\n")
+    return npz_path
+
+
+def read_sidecar(name: str, directory: Path | None = None) -> dict[str, Any]:
+    directory = directory or data_dir()
+    path = directory / f"{name}.json"
+    fix = f"run `seqanim precompute {name}`"
+    if not path.exists():
+        raise DataError(f"data/{name}.json is missing; {fix}")
+    try:
+        sidecar = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise DataError(f"data/{name}.json is corrupt (not JSON); {fix}") from None
+    if sidecar.get("format") != FORMAT or sidecar.get("name") != name:
+        raise DataError(f"data/{name}.json is from another format or experiment; {fix}")
+    return sidecar
+
+
+def load(name: str, params: dict[str, Any] | None = None, directory: Path | None = None) -> Artifact:
+    """Load and verify one artifact. With `params`, also check it was made from exactly those parameters."""
+    directory = directory or data_dir()
+    fix = f"run `seqanim precompute {name}`"
+    sidecar = read_sidecar(name, directory)
+    if params is not None and sidecar["params_hash"] != digest(_jsonable(params)):
+        changed = sorted(k for k in set(params) | set(sidecar["params"]) if params.get(k) != sidecar["params"].get(k))
+        detail = ", ".join(f"{name}.{k}: data has {sidecar['params'].get(k)!r}, lecture.toml has {params.get(k)!r}" for k in changed[:3])
+        raise DataError(f"data/{name}.npz was made from other parameters ({detail}); {fix}")
+    npz_path = directory / f"{name}.npz"
+    if not npz_path.exists():
+        raise DataError(f"data/{name}.npz is missing; {fix}")
+    try:
+        with np.load(npz_path, allow_pickle=False) as npz:
+            arrays = {key: npz[key] for key in npz.files}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as error:
+        raise DataError(f"data/{name}.npz is corrupt or truncated ({type(error).__name__}); {fix}") from None
+    expected = sidecar["arrays"]
+    if set(arrays) != set(expected):
+        raise DataError(f"data/{name}.npz does not match its sidecar (arrays differ); {fix}")
+    for key, spec in expected.items():
+        if list(arrays[key].shape) != spec["shape"] or str(arrays[key].dtype) != spec["dtype"]:
+            raise DataError(f"data/{name}.npz: array '{key}' has shape {arrays[key].shape}, sidecar says {spec['shape']}; {fix}")
+    return Artifact(name=name, arrays=arrays, metrics=sidecar["metrics"], params=sidecar["params"])

@@ -1,0 +1,108 @@
+"""The layout check every scene passes at the end of every slide.
+
+Three rules, each with a small tolerance: every visible mobject lies inside the frame, no two texts
+overlap, and no text is smaller than a readable size at 854x480.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from manim import DecimalNumber, Integer, MarkupText, MathTex, Mobject, Paragraph, SingleStringMathTex, Tex, Text, config
+
+from seqanim.kit.theme import MIN_FONT
+
+TEXT_TYPES = (Text, MarkupText, Paragraph, MathTex, Tex, SingleStringMathTex, DecimalNumber, Integer)
+FRAME_TOLERANCE = 0.05  # manim units; 0.05 is 3 px at 480p
+OVERLAP_TOLERANCE = 0.02
+
+
+@dataclass(frozen=True)
+class Violation:
+    slide: int
+    rule: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"slide {self.slide}: {self.rule}: {self.detail}"
+
+
+def _visible(mobject: Mobject) -> bool:
+    family = mobject.get_family()
+    for member in family:
+        if member.has_points() and (_opacity(member) > 0.01):
+            return True
+    return False
+
+
+def _opacity(mobject: Mobject) -> float:
+    fill = getattr(mobject, "get_fill_opacity", lambda: 0.0)()
+    stroke = getattr(mobject, "get_stroke_opacity", lambda: 0.0)()
+    stroke_width = getattr(mobject, "get_stroke_width", lambda: 0.0)()
+    return max(float(fill), float(stroke) if stroke_width > 0 else 0.0)
+
+
+def _box(mobject: Mobject) -> tuple[np.ndarray, np.ndarray]:
+    points = [m.points for m in mobject.get_family() if m.has_points() and _opacity(m) > 0.01]
+    allpoints = np.concatenate(points)[:, :2] if points else np.zeros((1, 2))
+    return allpoints.min(axis=0), allpoints.max(axis=0)
+
+
+def _texts(mobjects: list[Mobject]) -> list[Mobject]:
+    """Text-like mobjects, outermost first; a text's own glyphs are not texts of their own."""
+    found: list[Mobject] = []
+
+    def walk(mobject: Mobject) -> None:
+        if isinstance(mobject, TEXT_TYPES):
+            if _visible(mobject):
+                found.append(mobject)
+            return
+        for child in mobject.submobjects:
+            walk(child)
+
+    for mobject in mobjects:
+        walk(mobject)
+    unique = {id(text): text for text in found}  # a text reachable through two groups counts once
+    return list(unique.values())
+
+
+def _describe(mobject: Mobject) -> str:
+    text = getattr(mobject, "text", None) or getattr(mobject, "tex_string", None)
+    if text is None and isinstance(mobject, DecimalNumber):
+        text = f"{mobject.get_value():g}"
+    name = type(mobject).__name__
+    return f"{name}({str(text)[:30]!r})" if text is not None else name
+
+
+def font_size_of(mobject: Mobject) -> float | None:
+    size = getattr(mobject, "font_size", None)
+    return float(size) if size is not None else None
+
+
+def check(mobjects: list[Mobject], slide: int) -> list[Violation]:
+    """Return the violations of the three rules for the mobjects on screen now."""
+    violations: list[Violation] = []
+    half_w = config.frame_width / 2 + FRAME_TOLERANCE
+    half_h = config.frame_height / 2 + FRAME_TOLERANCE
+    for mobject in mobjects:
+        if getattr(mobject, "is_background", False) or not _visible(mobject):
+            continue
+        low, high = _box(mobject)
+        if low[0] < -half_w or high[0] > half_w or low[1] < -half_h or high[1] > half_h:
+            violations.append(
+                Violation(slide, "outside frame", f"{_describe(mobject)} spans x {low[0]:.2f}..{high[0]:.2f}, y {low[1]:.2f}..{high[1]:.2f}")
+            )
+    texts = _texts(mobjects)
+    for text in texts:
+        size = font_size_of(text)
+        if size is not None and size < MIN_FONT - 0.5:
+            violations.append(Violation(slide, "text too small", f"{_describe(text)} at font size {size:.1f} < {MIN_FONT}"))
+    boxes = [_box(text) for text in texts]
+    for i in range(len(texts)):
+        for j in range(i + 1, len(texts)):
+            (a_low, a_high), (b_low, b_high) = boxes[i], boxes[j]
+            overlap = np.minimum(a_high, b_high) - np.maximum(a_low, b_low)
+            if overlap[0] > OVERLAP_TOLERANCE and overlap[1] > OVERLAP_TOLERANCE:
+                violations.append(Violation(slide, "texts overlap", f"{_describe(texts[i])} and {_describe(texts[j])}"))
+    return violations

@@ -1,0 +1,94 @@
+"""`LectureSlide`: the manim-slides `Slide` every scene derives from.
+
+It brings the theme, typed access to `data/`, speaker notes on every slide and the layout check at the
+end of every slide. A scene subclass declares which artifacts it reads in `data`, and its `construct`
+reads like the lecture: `self.next_slide(notes=...)`, then the animations of that slide.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from manim import DOWN, UP, FadeIn, Mobject, Text, config
+from manim_slides import Slide
+
+from seqanim import contract
+from seqanim.config import Lecture, current
+from seqanim.kit import layout, theme
+from seqanim.registry import experiment_params
+
+
+class LectureSlide(Slide):
+    """Base class of every lecture scene."""
+
+    # Artifacts in data/ this scene reads; the build graph re-renders the scene when any of them changes.
+    data: ClassVar[tuple[str, ...]] = ()
+    # Loop slides must not be first or last in reveal.js; they also skip reversal.
+    skip_reversing = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        config.background_color = theme.background()
+        super().__init__(*args, **kwargs)
+        self.lecture: Lecture = current()
+        self.notes: list[str] = []
+        self.layout_violations: list[layout.Violation] = []
+        self._slide_index = 0
+        self._artifacts: dict[str, contract.Artifact] = {}
+
+    # --- data ------------------------------------------------------------------------------------
+
+    def load(self, name: str) -> contract.Artifact:
+        """Load one artifact, checked against the parameters in force (a stale file is an error)."""
+        if name not in self.data:
+            raise RuntimeError(f"{type(self).__name__} reads '{name}' but does not list it in `data`")
+        if name not in self._artifacts:
+            self._artifacts[name] = contract.load(name, params=experiment_params(self.lecture, name))
+        return self._artifacts[name]
+
+    # --- slides ----------------------------------------------------------------------------------
+
+    def next_slide(self, *args: Any, notes: str = "", **kwargs: Any) -> None:  # type: ignore[override]
+        """Close the slide on screen (checking its layout) and open the next one with its speaker notes."""
+        if self._current_animation > self._start_animation:
+            self._check_layout()
+        if not notes.strip():
+            raise ValueError(f"{type(self).__name__}: every slide needs speaker notes")
+        self.notes.append(notes.strip())
+        super().next_slide(*args, notes=notes.strip(), **kwargs)
+
+    def tear_down(self) -> None:
+        self._check_layout()
+        super().tear_down()
+
+    def _check_layout(self) -> None:
+        self._slide_index += 1
+        self.layout_violations += layout.check(list(self.mobjects), self._slide_index)
+
+    # --- shared furniture --------------------------------------------------------------------------
+
+    def title(self, text: str, *, animate: bool = True) -> Text:
+        """The scene's title, top left, in the theme's title style."""
+        heading = Text(text, font=theme.font(), font_size=theme.TITLE_SIZE, color=theme.foreground(), weight="BOLD")
+        heading.to_edge(UP, buff=0.35)
+        if animate:
+            self.play(FadeIn(heading, shift=0.2 * DOWN), run_time=0.6)
+        else:
+            self.add(heading)
+        return heading
+
+    def caption(self, text: str, *, size: int = theme.BODY_SIZE, colour: Any = None) -> Text:
+        """A line of body text at the bottom of the frame."""
+        line = Text(text, font=theme.font(), font_size=size, color=colour or theme.foreground())
+        if line.width > config.frame_width - 0.8:
+            line.scale_to_fit_width(config.frame_width - 0.8)
+        return line.to_edge(DOWN, buff=0.35)
+
+    def swap(self, old: Mobject | None, new: Mobject, run_time: float = 0.5) -> Mobject:
+        """Replace a caption or readout in place."""
+        from manim import FadeOut
+
+        animations = [FadeIn(new)]
+        if old is not None:
+            animations.insert(0, FadeOut(old))
+        self.play(*animations, run_time=run_time)
+        return new

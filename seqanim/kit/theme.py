@@ -1,0 +1,76 @@
+"""Colours, fonts and sizes, read once from `[theme]` so every scene looks like one lecture."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from manim import ManimColor
+
+from seqanim.config import Theme, current
+
+# Sizes in manim font units, checked legible at 854x480 (the layout check enforces MIN_FONT).
+TITLE_SIZE = 40
+BODY_SIZE = 28
+LABEL_SIZE = 22
+SMALL_SIZE = 18
+MIN_FONT = 16
+
+
+@lru_cache(maxsize=1)
+def theme() -> Theme:
+    return current().theme
+
+
+def colour(index: int) -> ManimColor:
+    """The i-th colour of the colourblind-safe palette (wraps around)."""
+    palette = theme().palette
+    return ManimColor(palette[index % len(palette)])
+
+
+def background() -> ManimColor:
+    return ManimColor(theme().background)
+
+
+def foreground() -> ManimColor:
+    return ManimColor(theme().foreground)
+
+
+def muted() -> ManimColor:
+    return ManimColor(theme().muted)
+
+
+def font() -> str:
+    return theme().font
+
+
+# Roles, so scenes say what a colour means rather than which it is.
+def query_colour() -> ManimColor:
+    return colour(3)
+
+
+def key_colour() -> ManimColor:
+    return colour(0)
+
+
+def value_colour() -> ManimColor:
+    return colour(2)
+
+
+def highlight() -> ManimColor:
+    return colour(1)
+
+
+def heatmap_colormap() -> list[ManimColor]:
+    """A perceptually uniform ramp (viridis/magma/cividis), sampled from matplotlib so it matches the seeds."""
+    import matplotlib
+
+    ramp = matplotlib.colormaps[theme().heatmap]
+    return [ManimColor.from_rgb(ramp(i / 15)[:3]) for i in range(16)]
+
+
+def diverging_colormap() -> list[ManimColor]:
+    """RdBu_r, as the seed uses for positional encodings (negative blue, positive red)."""
+    import matplotlib
+
+    ramp = matplotlib.colormaps["RdBu_r"]
+    return [ManimColor.from_rgb(ramp(i / 15)[:3]) for i in range(16)]

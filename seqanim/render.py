@@ -1,0 +1,171 @@
+"""Render one scene in this process: video, slide files, thumbnail and a report, each written atomically.
+
+The build runs one `python -m seqanim.render SCENE --quality Q` process per scene, so scenes render in
+parallel and a crash in one cannot corrupt another's outputs. Everything is rendered into a staging
+folder first and moved into `renders/<q>/` and `slides/<q>/` only when the scene has finished.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from seqanim.config import ROOT
+from seqanim.contract import atomic_write_text
+from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
+from seqanim.registry import scene as scene_spec
+
+RENDERS = ROOT / "renders"
+SLIDES = ROOT / "slides"
+WORK = ROOT / ".seqanim"
+QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
+
+
+def outputs(scene: str, quality: str) -> dict[str, Path]:
+    """Every file a scene's render produces."""
+    return {
+        "video": RENDERS / quality / f"{scene}.mp4",
+        "thumbnail": RENDERS / quality / f"{scene}.png",
+        "report": RENDERS / quality / f"{scene}.report.json",
+        "slides": SLIDES / quality / f"{scene}.json",
+        "files": SLIDES / quality / "files" / scene,
+    }
+
+
+def check_tools() -> None:
+    """Fail early, with the fix, when a system tool the scenes need is missing."""
+    if shutil.which("latex") is None or shutil.which("dvisvgm") is None:
+        raise ToolMissingError("LaTeX is missing (latex/dvisvgm not on PATH); run `make setup` to install texlive and dvisvgm")
+    if shutil.which("ffmpeg") is None:
+        raise ToolMissingError("ffmpeg is missing; run `make setup` to install it")
+    try:
+        import cairo  # noqa: F401
+        import manimpango  # noqa: F401
+    except ImportError as error:
+        raise ToolMissingError(f"Cairo/Pango bindings are missing ({error}); run `make setup`") from None
+
+
+def _replace_dir(staged: Path, final: Path) -> None:
+    """Swap a folder in with two renames; the old one is removed only after the new one is in place."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    trash = final.with_name(f".{final.name}.old-{os.getpid()}")
+    if final.exists():
+        os.replace(final, trash)
+    os.replace(staged, final)
+    shutil.rmtree(trash, ignore_errors=True)
+
+
+def _copy_atomic(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    shutil.copyfile(source, tmp)
+    os.replace(tmp, target)
+
+
+def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, Any]:
+    """Render `name` at `quality` and publish its outputs. Returns the report."""
+    spec = scene_spec(name)
+    check_tools()
+    from manim import config, tempconfig
+
+    stage = WORK / "stage" / f"{name}-{quality}-{os.getpid()}"
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir(parents=True)
+    media = WORK / "media" / quality  # manim's partial-movie cache: reused across renders of unchanged animations
+    settings = {
+        "quality": QUALITIES[quality],
+        "media_dir": str(media),
+        "output_file": name,
+        "progress_bar": "none" if quiet else "display",
+        "verbosity": "WARNING",
+        "write_to_movie": True,
+        "format": "mp4",
+        # A deterministic output name per scene; manim-slides needs partial movies kept.
+        "disable_caching": False,
+    }
+    started = time.perf_counter()
+    with tempconfig(settings):
+        module = importlib.import_module(f"scenes.{spec.source.stem}")
+        scene_class = getattr(module, name)
+        scene = scene_class(output_folder=stage / "slides")
+        try:
+            scene.render()
+        except SeqanimError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any scene bug becomes one line; the traceback goes to the log
+            import traceback
+
+            log = WORK / "logs" / f"{name}.log"
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.write_text(traceback.format_exc())
+            raise StageFailed(f"scene {name} raised {type(error).__name__}: {error} (traceback in {log.relative_to(ROOT)})") from None
+        movie = Path(scene.renderer.file_writer.movie_file_path)
+        frame = scene.renderer.get_frame()
+        seconds = time.perf_counter() - started
+        width, height, fps = config.pixel_width, config.pixel_height, config.frame_rate
+
+    from PIL import Image
+
+    out = outputs(name, quality)
+    thumb_tmp = stage / "thumbnail.png"
+    Image.fromarray(frame).convert("RGB").save(thumb_tmp)
+
+    # manim-slides stores paths relative to the slides folder's parent; make them relative to slides/.
+    slides_json = json.loads((stage / "slides" / f"{name}.json").read_text())
+    for slide in slides_json["slides"]:
+        for key in ("file", "rev_file"):
+            slide[key] = f"{quality}/files/{name}/{Path(slide[key]).name}"
+
+    duration = _duration(movie)
+    report = {
+        "scene": name,
+        "quality": quality,
+        "resolution": [width, height],
+        "fps": fps,
+        "duration": duration,
+        "render_seconds": round(seconds, 2),
+        "slides": len(slides_json["slides"]),
+        "notes": scene.notes,
+        "layout_violations": [str(v) for v in scene.layout_violations],
+    }
+    # Publish: slide files first, the JSON that points at them next, the video and report last.
+    _replace_dir(stage / "slides" / "files" / name, out["files"])
+    atomic_write_text(out["slides"], json.dumps(slides_json, indent=2))
+    _copy_atomic(movie, out["video"])
+    _copy_atomic(thumb_tmp, out["thumbnail"])
+    atomic_write_text(out["report"], json.dumps(report, indent=2) + "\n")
+    shutil.rmtree(stage, ignore_errors=True)
+    return report
+
+
+def _duration(movie: Path) -> float:
+    import av
+
+    with av.open(str(movie)) as container:
+        return round(float(container.duration or 0) / 1_000_000, 3)
+
+
+@click.command()
+@click.argument("scene")
+@click.option("--quality", type=click.Choice(list(QUALITIES)), default="low")
+@click.option("--quiet", is_flag=True)
+def main(scene: str, quality: str, quiet: bool) -> None:
+    """Render one SCENE (the build calls this once per scene, in parallel)."""
+    try:
+        report = render_scene(scene, quality, quiet=quiet)
+    except SeqanimError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(error.exit_code)
+    click.echo(json.dumps({k: report[k] for k in ("scene", "duration", "render_seconds", "slides")}))
+
+
+if __name__ == "__main__":
+    main()
