@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import DecimalNumber, Integer, MarkupText, MathTex, Mobject, Paragraph, SingleStringMathTex, Tex, Text, config
+from manim import DecimalNumber, ImageMobject, Integer, ValueTracker, VMobject, MarkupText, MathTex, Mobject, Paragraph, SingleStringMathTex, Tex, Text, config
 
 from seqanim.kit.theme import MIN_FONT
 
@@ -37,10 +37,11 @@ def _visible(mobject: Mobject) -> bool:
 
 
 def _opacity(mobject: Mobject) -> float:
-    fill = getattr(mobject, "get_fill_opacity", lambda: 0.0)()
-    stroke = getattr(mobject, "get_stroke_opacity", lambda: 0.0)()
-    stroke_width = getattr(mobject, "get_stroke_width", lambda: 0.0)()
-    return max(float(fill), float(stroke) if stroke_width > 0 else 0.0)
+    if isinstance(mobject, ValueTracker) or not isinstance(mobject, VMobject):
+        return 1.0 if isinstance(mobject, ImageMobject) else 0.0
+    fill = float(mobject.get_fill_opacity())
+    stroke = float(mobject.get_stroke_opacity()) if mobject.get_stroke_width() > 0 else 0.0
+    return max(fill, stroke)
 
 
 def _box(mobject: Mobject) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,107 @@
+"""`Bars`: a labelled bar chart whose bars and value readouts morph together (scores -> softmax weights).
+
+Bars grow up from a baseline for positive values and down for negative ones, so raw scores and weights
+use the same mobject. Readouts are `DecimalNumber`s, so a morph changes numbers without new `Text`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from manim import (
+    DOWN,
+    UP,
+    AnimationGroup,
+    ChangeDecimalToValue,
+    DecimalNumber,
+    Line,
+    ManimColor,
+    Rectangle,
+    Text,
+    VGroup,
+)
+
+from seqanim.kit import theme
+
+
+class Bars(VGroup):
+    """Bars for `values` over `labels`; `max_value` maps to `height` (the scale is fixed across morphs)."""
+
+    def __init__(
+        self,
+        values: Sequence[float],
+        labels: Sequence[str],
+        *,
+        max_value: float = 1.0,
+        height: float = 3.0,
+        bar_width: float = 0.7,
+        spacing: float = 0.35,
+        colours: Sequence[ManimColor] | None = None,
+        decimals: int = 4,
+        show_values: bool = True,
+        label_size: float = theme.LABEL_SIZE,
+        value_size: float = theme.SMALL_SIZE,
+    ) -> None:
+        super().__init__()
+        self.values = np.array(values, dtype=float)
+        self.max_value = max_value
+        self.unit = height / max_value
+        self.bar_width = bar_width
+        count = len(self.values)
+        colours = list(colours or [theme.colour(i) for i in range(count)])
+        step = bar_width + spacing
+        xs = (np.arange(count) - (count - 1) / 2) * step
+        self.baseline = Line([xs[0] - step / 2, 0, 0], [xs[-1] + step / 2, 0, 0], color=theme.muted(), stroke_width=2)
+        self.bars = VGroup()
+        self.readouts = VGroup()
+        self.labels = VGroup()
+        for x, value, colour, label in zip(xs, self.values, colours, labels):
+            bar = self._bar(value, colour).move_to([x, 0, 0], aligned_edge=DOWN if value >= 0 else UP)
+            self.bars.add(bar)
+            self.labels.add(Text(str(label), font=theme.font(), font_size=label_size, color=theme.foreground()).move_to([x, -0.3, 0]))
+            readout = DecimalNumber(value, num_decimal_places=decimals, font_size=value_size, color=theme.foreground())
+            self.readouts.add(readout)
+        self._xs = xs
+        self.add(self.baseline, self.bars, self.labels)
+        if show_values:
+            self.add(self.readouts)
+        self._place_readouts()
+        self._place_labels()
+
+    def _bar(self, value: float, colour: ManimColor) -> Rectangle:
+        height = max(abs(value) * self.unit, 1e-3)
+        return Rectangle(width=self.bar_width, height=height, stroke_width=0, fill_color=colour, fill_opacity=0.9)
+
+    def _place_readouts(self) -> None:
+        # Readouts follow their bar through every morph: above a positive bar, below a negative one.
+        for bar, readout in zip(self.bars, self.readouts):
+            def follow(mobject: DecimalNumber, bar: Rectangle = bar) -> None:
+                above = bar.get_center()[1] >= self.baseline.get_center()[1] - 1e-6
+                mobject.next_to(bar, UP if above else DOWN, buff=0.08)
+
+            follow(readout)
+            readout.add_updater(follow)
+
+    def _place_labels(self) -> None:
+        lowest = min(0.0, float(self.values.min()) * self.unit)
+        base_y = self.baseline.get_center()[1]
+        for label, x in zip(self.labels, self._xs):
+            label.move_to([self.baseline.get_center()[0] + x, base_y + lowest - 0.35 - (0.35 if self.values.min() < 0 else 0), 0])
+
+    def morph(self, values: Sequence[float], colours: Sequence[ManimColor] | None = None) -> AnimationGroup:
+        """Animate bars and readouts to `values` on the same scale."""
+        values = np.array(values, dtype=float)
+        base_y = self.baseline.get_center()[1]
+        animations = []
+        for index, (bar, readout, value) in enumerate(zip(self.bars, self.readouts, values)):
+            colour = colours[index] if colours is not None else bar.get_fill_color()
+            target = self._bar(value, colour)
+            target.move_to([bar.get_center()[0], base_y, 0], aligned_edge=DOWN if value >= 0 else UP)
+            animations.append(bar.animate.become(target))
+            animations.append(ChangeDecimalToValue(readout, value))
+        self.values = values
+        return AnimationGroup(*animations)
+
+    def bar_top(self, index: int) -> np.ndarray:
+        return self.bars[index].get_top()

@@ -1,0 +1,223 @@
+"""`Heatmap`: the one attention/score matrix mobject of the lecture.
+
+Rows are queries and columns are keys, and the axis titles say so. One colour scale (vmin..vmax) is
+shared by the cells and the colourbar; values can be annotated in the cells. Cells are built once and
+recoloured in place, so animating a row costs no new text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Animation,
+    AnimationGroup,
+    ManimColor,
+    Rectangle,
+    Square,
+    SurroundingRectangle,
+    Text,
+    VGroup,
+    interpolate_color,
+)
+
+from seqanim.kit import theme
+
+
+def colour_for(value: float, vmin: float, vmax: float, colormap: Sequence[ManimColor]) -> ManimColor:
+    """The colour of `value` on a piecewise-linear ramp; NaN or -inf (masked) is drawn as the background."""
+    if not np.isfinite(value):
+        return theme.background()
+    span = (vmax - vmin) or 1.0
+    position = float(np.clip((value - vmin) / span, 0.0, 1.0)) * (len(colormap) - 1)
+    low = int(np.floor(position))
+    high = min(low + 1, len(colormap) - 1)
+    return interpolate_color(colormap[low], colormap[high], position - low)
+
+
+def _text(text: str, size: float, colour: ManimColor | None = None) -> Text:
+    return Text(text, font=theme.font(), font_size=size, color=colour or theme.foreground())
+
+
+class Colourbar(VGroup):
+    """A vertical colour ramp with its min and max (and optional middle) labelled."""
+
+    def __init__(self, vmin: float, vmax: float, colormap: Sequence[ManimColor], height: float, *, fmt: str = "{:.2g}", label_size: float = theme.SMALL_SIZE) -> None:
+        super().__init__()
+        steps = 24
+        strip = VGroup(
+            *[
+                Rectangle(width=0.18, height=height / steps, stroke_width=0, fill_opacity=1, fill_color=colour_for(vmin + (vmax - vmin) * (i + 0.5) / steps, vmin, vmax, colormap))
+                for i in range(steps)
+            ]
+        ).arrange(UP, buff=0)
+        labels = VGroup(
+            _text(fmt.format(vmin), label_size).next_to(strip, RIGHT, buff=0.08).align_to(strip, DOWN),
+            _text(fmt.format(vmax), label_size).next_to(strip, RIGHT, buff=0.08).align_to(strip, UP),
+        )
+        self.strip, self.labels = strip, labels
+        self.add(strip, labels)
+
+
+class Heatmap(VGroup):
+    """A matrix of coloured cells with labelled rows (queries) and columns (keys).
+
+    values: (rows, cols). Non-finite entries (masked, -inf) are drawn empty.
+    """
+
+    def __init__(
+        self,
+        values: np.ndarray,
+        *,
+        row_labels: Sequence[str] | None = None,
+        col_labels: Sequence[str] | None = None,
+        row_title: str = "query",
+        col_title: str = "key",
+        cell_size: float = 0.5,
+        vmin: float | None = None,
+        vmax: float | None = None,
+        colormap: Sequence[ManimColor] | None = None,
+        annotate: bool = False,
+        fmt: str = "{:.2f}",
+        label_size: float = theme.SMALL_SIZE,
+        annotation_size: float | None = None,
+        colourbar: bool = True,
+        col_labels_on_top: bool = False,
+    ) -> None:
+        super().__init__()
+        self.values = np.array(values, dtype=float)
+        rows, cols = self.values.shape
+        finite = self.values[np.isfinite(self.values)]
+        self.vmin = float(vmin if vmin is not None else (finite.min() if finite.size else 0.0))
+        self.vmax = float(vmax if vmax is not None else (finite.max() if finite.size else 1.0))
+        self.colormap = list(colormap or theme.heatmap_colormap())
+        self.fmt = fmt
+        self.cell_size = cell_size
+
+        self.cells = VGroup(
+            *[
+                Square(side_length=cell_size, stroke_width=1, stroke_color=theme.background(), fill_opacity=1)
+                for _ in range(rows * cols)
+            ]
+        ).arrange_in_grid(rows=rows, cols=cols, buff=0)
+        self.add(self.cells)
+        self.annotations = VGroup()
+        if annotate:
+            size = annotation_size or min(theme.SMALL_SIZE + 2, cell_size * 36)
+            for index, cell in enumerate(self.cells):
+                label = _text(self._format(self.values.flat[index]), size).move_to(cell)
+                self.annotations.add(label)
+            self.add(self.annotations)
+        self.recolour(self.values)
+
+        self.row_labels = VGroup()
+        if row_labels is not None:
+            for i, text in enumerate(row_labels):
+                self.row_labels.add(_text(str(text), label_size).next_to(self.cell(i, 0), LEFT, buff=0.12))
+            self.add(self.row_labels)
+        self.col_labels = VGroup()
+        if col_labels is not None:
+            for j, text in enumerate(col_labels):
+                anchor = self.cell(0, j) if col_labels_on_top else self.cell(rows - 1, j)
+                label = _text(str(text), label_size)
+                label.next_to(anchor, UP if col_labels_on_top else DOWN, buff=0.1)
+                self.col_labels.add(label)
+            self.add(self.col_labels)
+
+        row_anchor = self.row_labels if len(self.row_labels) else self.cells
+        col_anchor = self.col_labels if len(self.col_labels) else self.cells
+        self.row_title = _text(f"{row_title} (rows)", label_size, theme.muted()).rotate(np.pi / 2)
+        self.row_title.next_to(row_anchor, LEFT, buff=0.15)
+        self.col_title = _text(f"{col_title} (columns)", label_size, theme.muted())
+        self.col_title.next_to(col_anchor, UP if col_labels_on_top else DOWN, buff=0.12)
+        self.add(self.row_title, self.col_title)
+
+        self.colourbar: Colourbar | None = None
+        if colourbar:
+            self.colourbar = Colourbar(self.vmin, self.vmax, self.colormap, height=min(self.cells.height, 3.0), label_size=label_size)
+            self.colourbar.next_to(self.cells, RIGHT, buff=0.25)
+            self.add(self.colourbar)
+
+    # --- access -------------------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.values.shape  # type: ignore[return-value]
+
+    def cell(self, row: int, col: int) -> Square:
+        return self.cells[row * self.shape[1] + col]
+
+    def row(self, row: int) -> VGroup:
+        cols = self.shape[1]
+        return VGroup(*self.cells[row * cols : (row + 1) * cols])
+
+    def column(self, col: int) -> VGroup:
+        rows, cols = self.shape
+        return VGroup(*[self.cells[r * cols + col] for r in range(rows)])
+
+    def row_box(self, row: int, colour: ManimColor | None = None) -> SurroundingRectangle:
+        return SurroundingRectangle(self.row(row), buff=0.03, color=colour or theme.highlight(), stroke_width=4)
+
+    # --- colouring ------------------------------------------------------------------------------------
+
+    def _format(self, value: float) -> str:
+        if np.isneginf(value):
+            return "-inf"
+        if not np.isfinite(value):
+            return ""
+        return self.fmt.format(value)
+
+    def _text_colour(self, value: float) -> ManimColor:
+        # Dark text on the bright end of the ramp, light text on the dark end.
+        if not np.isfinite(value):
+            return theme.muted()
+        bright = (value - self.vmin) / ((self.vmax - self.vmin) or 1.0) > 0.6
+        return theme.background() if bright else theme.foreground()
+
+    def recolour(self, values: np.ndarray, rows: Sequence[int] | None = None) -> "Heatmap":
+        """Set cell colours (and annotation colours) from `values`, in place; no animation."""
+        values = np.asarray(values, dtype=float)
+        cols = self.shape[1]
+        for index, cell in enumerate(self.cells):
+            if rows is not None and index // cols not in rows:
+                continue
+            value = values.flat[index]
+            cell.set_fill(colour_for(value, self.vmin, self.vmax, self.colormap), opacity=1)
+            if len(self.annotations):
+                self.annotations[index].set_color(self._text_colour(value))
+        return self
+
+    def animate_values(self, values: np.ndarray, rows: Sequence[int] | None = None) -> Animation:
+        """Animate cells to new values. Annotations keep their text; use `annotation_targets` to change numbers."""
+        target = np.asarray(values, dtype=float)
+        cols = self.shape[1]
+        animations = []
+        for index, cell in enumerate(self.cells):
+            if rows is not None and index // cols not in rows:
+                continue
+            animations.append(cell.animate.set_fill(colour_for(target.flat[index], self.vmin, self.vmax, self.colormap), opacity=1))
+        for row in range(self.shape[0]) if rows is None else rows:
+            self.values[row] = target[row]
+        return AnimationGroup(*animations)
+
+    def annotation_targets(self, values: np.ndarray) -> VGroup:
+        """New annotation texts for `values`, placed over the cells (for a Transform from `annotations`)."""
+        size = self.annotations[0].font_size if len(self.annotations) else theme.SMALL_SIZE
+        group = VGroup()
+        for index, cell in enumerate(self.cells):
+            value = float(np.asarray(values).flat[index])
+            group.add(_text(self._format(value), size, self._text_colour(value)).move_to(cell))
+        return group
+
+    def blank(self) -> "Heatmap":
+        """Paint every cell as empty (to be filled row by row)."""
+        for cell in self.cells:
+            cell.set_fill(theme.background(), opacity=1).set_stroke(theme.muted(), width=1)
+        for label in self.annotations:
+            label.set_opacity(0)
+        return self

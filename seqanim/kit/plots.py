@@ -1,0 +1,107 @@
+"""Plot mobjects: themed axes (linear or log y), curves drawn live against a tracker, axis labels.
+
+Curves precompute their screen points once; a live curve only slices that array each frame, so a
+plot with thousands of points animates at the cost of one polyline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from manim import DOWN, LEFT, Axes, DecimalNumber, LogBase, ManimColor, MathTex, Text, ValueTracker, VGroup, VMobject
+
+from seqanim.kit import theme
+
+
+def _label(text: str, size: float = theme.LABEL_SIZE) -> Text:
+    return Text(text, font=theme.font(), font_size=size, color=theme.foreground())
+
+
+class Plot(VGroup):
+    """Axes with labels. `log_y=True` takes y_range as decades, e.g. (-5, 4, 1) spans 1e-5..1e4."""
+
+    def __init__(
+        self,
+        x_range: Sequence[float],
+        y_range: Sequence[float],
+        *,
+        width: float = 6.0,
+        height: float = 4.0,
+        x_label: str = "",
+        y_label: str = "",
+        log_y: bool = False,
+        log_x: bool = False,
+        tick_size: float = theme.LABEL_SIZE,
+        label_size: float = theme.LABEL_SIZE,
+    ) -> None:
+        super().__init__()
+        self.log_y, self.log_x = log_y, log_x
+        axis_style = {"stroke_color": theme.muted(), "stroke_width": 2, "include_tip": False}
+        x_config = {**axis_style, "font_size": tick_size}
+        y_config = {**axis_style, "font_size": tick_size}
+        if log_y:
+            y_config["scaling"] = LogBase(custom_labels=True)
+        if log_x:
+            x_config["scaling"] = LogBase(base=2, custom_labels=True)
+        self.axes = Axes(
+            x_range=list(x_range),
+            y_range=list(y_range),
+            x_length=width,
+            y_length=height,
+            axis_config=axis_style,
+            x_axis_config={**x_config, "include_numbers": True},
+            y_axis_config={**y_config, "include_numbers": True},
+            tips=False,
+        )
+        self.axes.set_color(theme.muted())
+        for mobject in self.axes.get_family():
+            if isinstance(mobject, (DecimalNumber, MathTex)):
+                mobject.set_color(theme.foreground())
+        self.add(self.axes)
+        self.x_label = _label(x_label, label_size).next_to(self.axes.x_axis, DOWN, buff=0.45) if x_label else None
+        self.y_label = _label(y_label, label_size).rotate(np.pi / 2).next_to(self.axes.y_axis, LEFT, buff=0.55) if y_label else None
+        for label in (self.x_label, self.y_label):
+            if label is not None:
+                self.add(label)
+
+    def to_screen(self, xs: Sequence[float], ys: Sequence[float]) -> np.ndarray:
+        """Screen points of data (xs, ys), shape (n, 3)."""
+        return np.array([self.axes.c2p(float(x), float(y)) for x, y in zip(xs, ys)])
+
+    def curve(self, xs: Sequence[float], ys: Sequence[float], colour: ManimColor, stroke_width: float = 4) -> VMobject:
+        line = VMobject(stroke_color=colour, stroke_width=stroke_width)
+        line.set_points_as_corners(self.to_screen(xs, ys))
+        return line
+
+    def live_curve(self, xs: Sequence[float], ys: Sequence[float], tracker: ValueTracker, colour: ManimColor, stroke_width: float = 4) -> VMobject:
+        """A curve drawn up to x = tracker value, interpolating the last segment so growth is smooth."""
+        xs = np.asarray(xs, dtype=float)
+        screen = self.to_screen(xs, ys)
+        line = VMobject(stroke_color=colour, stroke_width=stroke_width)
+
+        def update(mobject: VMobject) -> None:
+            x_now = tracker.get_value()
+            count = int(np.searchsorted(xs, x_now, side="right"))
+            if count == 0:
+                mobject.set_points_as_corners([screen[0], screen[0]])
+                return
+            visible = screen[:count]
+            if count < len(xs):
+                fraction = (x_now - xs[count - 1]) / (xs[count] - xs[count - 1])
+                visible = np.vstack([visible, screen[count - 1] + fraction * (screen[count] - screen[count - 1])])
+            if len(visible) == 1:
+                visible = np.vstack([visible, visible])
+            mobject.set_points_as_corners(visible)
+
+        update(line)
+        line.add_updater(update)
+        return line
+
+    def hline(self, y: float, colour: ManimColor | None = None, dashed: bool = True) -> VMobject:
+        from manim import DashedLine, Line
+
+        scale = self.axes.x_axis.scaling.function  # identity, or base**x on a log axis
+        x0, x1 = scale(self.axes.x_range[0]), scale(self.axes.x_range[1])
+        kind = DashedLine if dashed else Line
+        return kind(self.axes.c2p(x0, y), self.axes.c2p(x1, y), color=colour or theme.muted(), stroke_width=2)

@@ -1,0 +1,45 @@
+"""Shared fixtures. The suite runs the real pipeline once (`seqanim build`, lowest quality) and then
+asserts on what it produced: data/, renders/low/, slides/low/. Nothing is mocked."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seqanim import contract
+from seqanim.config import ROOT, load
+from seqanim.registry import experiment_params
+
+QUALITY = "low"
+
+
+@pytest.fixture(scope="session")
+def lecture_built() -> Path:
+    """Build the whole lecture once per session (a no-op when `make` already built it)."""
+    if not os.environ.get("SEQANIM_TEST_SKIP_BUILD"):
+        subprocess.run([sys.executable, "-m", "seqanim.cli", "build", "--quality", QUALITY], cwd=ROOT, check=True)
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def artifact(lecture_built: Path) -> Callable[[str], contract.Artifact]:
+    """Load a data/ artifact, checked against the current lecture.toml."""
+    lecture = load()
+    return lambda name: contract.load(name, params=experiment_params(lecture, name))
+
+
+@pytest.fixture(scope="session")
+def scene_report(lecture_built: Path) -> Callable[[str], dict[str, Any]]:
+    """The render report of a scene: slides, notes, layout violations, duration, resolution."""
+
+    def read(scene: str) -> dict[str, Any]:
+        return json.loads((ROOT / "renders" / QUALITY / f"{scene}.report.json").read_text())
+
+    return read
