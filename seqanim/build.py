@@ -1,0 +1,141 @@
+"""Execute a plan: run pending stages in parallel (one process each), restore from cache where possible,
+record each stage only after its outputs are in place, and show one combined progress display."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from seqanim import graph
+from seqanim.config import CONFIG_ENV, ROOT, Lecture, digest
+from seqanim.contract import atomic_write_text
+from seqanim.errors import SeqanimError
+
+LOGS = graph.STATE_DIR / "logs"
+
+
+@dataclass
+class Outcome:
+    ran: list[str] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # stage id -> one-line error
+    skipped: list[str] = field(default_factory=list)  # not run because an input failed
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+@contextmanager
+def build_lock() -> Iterator[None]:
+    """One build at a time per tree; a second one fails at once instead of racing on outputs."""
+    graph.STATE_DIR.mkdir(parents=True, exist_ok=True)
+    with open(graph.STATE_DIR / "build.lock", "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SeqanimError("another seqanim build is running in this folder; wait for it or stop it") from None
+        shutil.rmtree(graph.STATE_DIR / "stage", ignore_errors=True)  # leftovers of a killed build
+        yield
+
+
+def resolved_config(lecture: Lecture) -> Path:
+    """Write the validated parameters (with --set applied) where worker processes read them."""
+    text = lecture.model_dump_json()
+    path = graph.STATE_DIR / "run" / f"{digest(text)[:16]}.json"
+    if not path.exists():
+        atomic_write_text(path, text)
+    return path
+
+
+def _command(stage: graph.Stage) -> list[str]:
+    command = [sys.executable, "-m", "seqanim.worker", stage.kind, stage.name]
+    return command + ["--quality", stage.quality] if stage.quality else command
+
+
+def _last_error(log: Path) -> str:
+    lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    for line in reversed(lines):
+        if line.startswith("error: "):
+            return line.removeprefix("error: ")
+    return (lines[-1] if lines else "failed with no output") + f" (log: {log.relative_to(ROOT)})"
+
+
+def execute(
+    lecture: Lecture,
+    stages: dict[str, graph.Stage],
+    todo: dict[str, str],
+    *,
+    jobs: int,
+    console: Console,
+    explicit: set[str] = frozenset(),  # type: ignore[assignment]
+) -> Outcome:
+    """Run the stages in `todo` (id -> reason) respecting dependencies, `jobs` processes at a time."""
+    outcome = Outcome()
+    state = graph.read_state()
+    env = {**os.environ, CONFIG_ENV: str(resolved_config(lecture)), "SEQANIM_QUIET": "1", "PYTHONUNBUFFERED": "1"}
+    LOGS.mkdir(parents=True, exist_ok=True)
+    waiting = list(todo)
+    running: dict[str, tuple[subprocess.Popen[bytes], float, int]] = {}
+    done: set[str] = set()
+
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False, disable=not todo) as progress:
+        overall = progress.add_task("[bold]build", total=len(todo))
+        while waiting or running:
+            for stage_id in list(waiting):
+                stage = stages[stage_id]
+                if any(dep in outcome.failed or dep in outcome.skipped for dep in stage.deps):
+                    waiting.remove(stage_id)
+                    outcome.skipped.append(stage_id)
+                    progress.advance(overall)
+                    continue
+                if any(dep in todo and dep not in done for dep in stage.deps) or len(running) >= jobs:
+                    continue
+                waiting.remove(stage_id)
+                reason = todo[stage_id]
+                if "changed since it was built" in reason or "made from other parameters" in reason or "is corrupt" in reason:
+                    if stage_id not in explicit:
+                        fix = {"experiment": "precompute", "scene": "render", "deck": "slides"}[stage.kind]
+                        outcome.failed[stage_id] = f"{reason}; run `seqanim {fix} {stage.name}` to rebuild it"
+                        progress.advance(overall)
+                        continue
+                if graph.cache_restore(stage):
+                    graph.record(stage, state)
+                    outcome.restored.append(stage_id)
+                    done.add(stage_id)
+                    progress.advance(overall)
+                    continue
+                log = LOGS / f"{stage_id.replace(':', '-')}.log"
+                with open(log, "wb") as handle:
+                    process = subprocess.Popen(_command(stage), cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT)
+                task = progress.add_task(f"{stage.kind} {stage.name}", total=None)
+                running[stage_id] = (process, time.perf_counter(), task)
+            for stage_id, (process, started, task) in list(running.items()):
+                if process.poll() is None:
+                    continue
+                del running[stage_id]
+                progress.remove_task(task)
+                progress.advance(overall)
+                stage = stages[stage_id]
+                outcome.seconds[stage_id] = round(time.perf_counter() - started, 2)
+                log = LOGS / f"{stage_id.replace(':', '-')}.log"
+                if process.returncode == 0 and all(path.exists() for path in stage.outputs):
+                    graph.record(stage, state)
+                    graph.cache_store(stage)
+                    outcome.ran.append(stage_id)
+                    done.add(stage_id)
+                else:
+                    outcome.failed[stage_id] = _last_error(log)
+            if running:
+                time.sleep(0.1)
+    graph.cache_trim(lecture.build.cache_mb)
+    return outcome

@@ -1,0 +1,241 @@
+"""`seqanim`: build, inspect and present the lecture.
+
+    seqanim list                         the graph: experiments, scenes, decks, and what is stale
+    seqanim build [--dry-run] [-j N]     everything that is out of date
+    seqanim precompute [NAME...]         experiments -> data/
+    seqanim render [SCENE...]            scenes -> renders/<q>/<Scene>.mp4 + slides/<q>/
+    seqanim slides [DECK...]             decks -> slides/<q>/<deck>.html|pdf|pptx, renders/<q>/<deck>.mp4
+    seqanim present [DECK]               the Qt presenter
+    seqanim clean                        remove generated output and the cache
+
+Every command takes `--config FILE` and `--set section.key=value` (repeatable).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from seqanim import graph, registry
+from seqanim.config import ROOT, Lecture, load
+from seqanim.errors import SeqanimError
+
+QUALITY_CHOICES = ["low", "medium", "high", "4k"]
+console = Console(stderr=True)
+
+
+def lecture_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--config and --set on every command; the lecture is loaded and validated before any work."""
+
+    @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None, help="Parameters file (default: lecture.toml).")
+    @click.option("--set", "overrides", multiple=True, metavar="SECTION.KEY=VALUE", help="Override one parameter for this run.")
+    @functools.wraps(command)
+    def wrapper(*args: Any, config_path: Path | None, overrides: tuple[str, ...], **kwargs: Any) -> Any:
+        lecture = load(config_path, overrides)
+        return command(*args, lecture=lecture, **kwargs)
+
+    return wrapper
+
+
+def quality_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--quality", "-q", type=click.Choice(QUALITY_CHOICES), default=None, help="Render quality (default: [render] quality).")(command)
+
+
+def jobs_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Stages run at once (default: [render] jobs, 0 = all cores).")(command)
+
+
+def _jobs(lecture: Lecture, jobs: int | None) -> int:
+    return jobs or lecture.render.jobs or os.cpu_count() or 1
+
+
+def _run(lecture: Lecture, quality: str, *, dry_run: bool = False, jobs: int | None = None, explicit: set[str] = frozenset(), **targets: Any) -> None:  # type: ignore[assignment]
+    from seqanim.build import build_lock, execute
+
+    stages = graph.plan(lecture, quality, **targets)
+    todo = graph.pending(stages)
+    for stage_id in explicit:  # a named stage whose output was damaged is rebuilt on request
+        if stage_id in stages and stage_id not in todo and graph.tampered(stages[stage_id], graph.read_state()):
+            todo[stage_id] = "output damaged"
+    if dry_run:
+        for stage_id, why in todo.items():
+            click.echo(f"would run {stage_id:<40} because {why}")
+        click.echo(f"{len(todo)} of {len(stages)} stages would run")
+        return
+    if not todo:
+        console.print(f"up to date ({len(stages)} stages)")
+        return
+    with build_lock():
+        outcome = execute(lecture, stages, todo, jobs=_jobs(lecture, jobs), console=console, explicit=explicit)
+    console.print(f"ran {len(outcome.ran)}, restored {len(outcome.restored)} from cache, failed {len(outcome.failed)}, skipped {len(outcome.skipped)}")
+    if outcome.failed:
+        for stage_id, message in outcome.failed.items():
+            click.echo(f"error: {stage_id}: {message}", err=True)
+        raise SystemExit(2)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """Animated lecture on sequence models: precompute, render, export and present."""
+
+
+@cli.command("list")
+@lecture_options
+@quality_option
+def list_command(lecture: Lecture, quality: str | None) -> None:
+    """Show experiments, scenes and decks, what each depends on, and whether it is up to date."""
+    quality = quality or lecture.render.quality
+    stages = graph.plan(lecture, quality)
+    todo = graph.pending(stages)
+    table = Table(title=f"seqanim lecture ({quality} quality)")
+    for column in ("stage", "name", "depends on", "status"):
+        table.add_column(column)
+    for stage in stages.values():
+        deps = ", ".join(dep.split(":")[-1] for dep in stage.deps) or "-"
+        status = f"[yellow]stale: {todo[stage.id]}" if stage.id in todo else "[green]up to date"
+        table.add_row(stage.kind, stage.name, deps, status)
+    Console().print(table)
+
+
+@cli.command()
+@lecture_options
+@quality_option
+@jobs_option
+@click.option("--dry-run", "-n", is_flag=True, help="Print the stages that would run, with the reason, and run nothing.")
+def build(lecture: Lecture, quality: str | None, jobs: int | None, dry_run: bool) -> None:
+    """Run every stage that is out of date: precompute, render, decks."""
+    _run(lecture, quality or lecture.render.quality, dry_run=dry_run, jobs=jobs)
+
+
+@cli.command()
+@lecture_options
+@jobs_option
+@click.option("--dry-run", "-n", is_flag=True)
+@click.argument("names", nargs=-1)
+def precompute(lecture: Lecture, jobs: int | None, dry_run: bool, names: tuple[str, ...]) -> None:
+    """Run experiments (default: all) and write data/<name>.npz."""
+    selected = [registry.experiment(n).name for n in names] or list(registry.experiments())
+    _run(lecture, lecture.render.quality, dry_run=dry_run, jobs=jobs, experiments=selected, explicit={f"experiment:{n}" for n in names})
+
+
+@cli.command()
+@lecture_options
+@quality_option
+@jobs_option
+@click.option("--dry-run", "-n", is_flag=True)
+@click.argument("scenes", nargs=-1)
+def render(lecture: Lecture, quality: str | None, jobs: int | None, dry_run: bool, scenes: tuple[str, ...]) -> None:
+    """Render scenes (default: all) to renders/<quality>/<Scene>.mp4 and slides/<quality>/."""
+    quality = quality or lecture.render.quality
+    selected = [registry.scene(s).name for s in scenes] or list(registry.scenes())
+    _run(lecture, quality, dry_run=dry_run, jobs=jobs, scenes=selected, explicit={f"scene:{quality}:{s}" for s in scenes})
+
+
+@cli.command()
+@lecture_options
+@quality_option
+@jobs_option
+@click.option("--dry-run", "-n", is_flag=True)
+@click.argument("decks", nargs=-1)
+def slides(lecture: Lecture, quality: str | None, jobs: int | None, dry_run: bool, decks: tuple[str, ...]) -> None:
+    """Export decks (default: all): offline HTML, PDF handout, PPTX and the joined video."""
+    quality = quality or lecture.render.quality
+    for deck in decks:
+        registry.deck_scenes(lecture, deck)  # unknown deck: one-line error before any work
+    selected = list(decks) or registry.deck_names(lecture)
+    _run(lecture, quality, dry_run=dry_run, jobs=jobs, decks=selected, explicit={f"deck:{quality}:{d}" for d in decks})
+
+
+@cli.command()
+@lecture_options
+@quality_option
+@click.option("--fullscreen", is_flag=True, help="Start fullscreen.")
+@click.option("--screen", type=int, default=None, help="Screen number for the presentation window.")
+@click.option("--start-at", type=int, default=None, help="Slide number to start at.")
+@click.argument("deck", default="full")
+def present(lecture: Lecture, quality: str | None, fullscreen: bool, screen: int | None, start_at: int | None, deck: str) -> None:
+    """Present DECK (default: full) in manim-slides' Qt presenter, building what is missing first."""
+    quality = quality or lecture.render.quality
+    registry.deck_scenes(lecture, deck)
+    _run(lecture, quality, decks=[deck])
+    from seqanim.present import present as launch
+
+    raise SystemExit(launch(lecture, deck, quality, fullscreen=fullscreen, screen=screen, start_at=start_at))
+
+
+@cli.command()
+@click.option("--cache-only", is_flag=True, help="Empty the cache but keep data/, renders/ and slides/.")
+def clean(cache_only: bool) -> None:
+    """Remove generated output (data/, renders/, slides/) and the build cache."""
+    import shutil
+
+    shutil.rmtree(graph.CACHE_DIR, ignore_errors=True)
+    if cache_only:
+        console.print("cache emptied")
+        return
+    for folder in ("data", "renders", "slides"):
+        for item in (ROOT / folder).iterdir() if (ROOT / folder).exists() else []:
+            if item.name == "README.md":
+                continue
+            shutil.rmtree(item) if item.is_dir() else item.unlink()
+    shutil.rmtree(graph.STATE_DIR, ignore_errors=True)
+    console.print("removed data/, renders/, slides/ outputs, the cache and the build state")
+
+
+@cli.command()
+@lecture_options
+@click.option("--interval", type=float, default=1.0, help="Seconds between checks.")
+def watch(lecture: Lecture, interval: float) -> None:
+    """Rebuild the affected scenes at low quality whenever lecture.toml or a source file is saved."""
+    import time
+
+    watched = [ROOT / "lecture.toml", *(ROOT / "scenes").glob("*.py"), *(ROOT / "precompute").glob("*.py"), *(ROOT / "seqanim" / "kit").glob("*.py")]
+
+    def snapshot() -> dict[Path, float]:
+        return {path: path.stat().st_mtime for path in watched if path.exists()}
+
+    seen: dict[Path, float] = {}
+    console.print("watching lecture.toml, scenes/, precompute/ and the kit; Ctrl-C stops")
+    while True:
+        now = snapshot()
+        if now != seen:
+            seen = now
+            try:
+                registry.scenes.cache_clear()
+                registry.experiments.cache_clear()
+                graph.code_closure.cache_clear()
+                fresh = load()
+                _run(fresh, "low", scenes=list(registry.scenes()))
+            except SeqanimError as error:
+                click.echo(f"error: {error}", err=True)
+            except SystemExit:
+                pass
+        time.sleep(interval)
+
+
+def main() -> None:
+    try:
+        cli.main(standalone_mode=False)
+    except SeqanimError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(error.exit_code)
+    except click.exceptions.Abort:
+        click.echo("interrupted; finished outputs are kept, the next build resumes", err=True)
+        sys.exit(130)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(2)
+    except SystemExit as exit_:
+        sys.exit(exit_.code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,379 @@
+"""The build graph: parameters -> experiments -> data/ -> scenes -> videos and slide files -> decks.
+
+Every stage has a key: the hash of exactly what feeds it (its parameter table, its own source and the
+local modules it imports, the keys of the stages it reads, and for scenes and decks the quality and the
+theme). A stage runs when its key differs from the one recorded at its last build, or an output is
+missing. Keys come from inputs, not from output bytes, so `--dry-run` predicts the whole cascade
+without running anything. Outputs of every key are kept in a content-addressed cache, so switching
+back to earlier parameters restores instead of recomputing.
+
+Why not pydoit: doit remembers only the last run of each task, so switching parameters back would
+recompute; its dry run does not say which input changed; and keying a task on upstream *keys* (needed to
+predict a cascade before running it) is not its model. This module is the ~300 lines that need.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from seqanim import registry
+from seqanim.config import ROOT, Lecture, digest
+from seqanim.contract import atomic_write_text, data_dir
+
+STATE_DIR = ROOT / ".seqanim"
+STATE_FILE = STATE_DIR / "state.json"
+CACHE_DIR = STATE_DIR / "cache"
+# Modules whose effect reaches a stage only through parameter values, which are hashed already.
+NOT_CODE_INPUTS = {"seqanim/config.py", "seqanim/registry.py", "seqanim/errors.py", "seqanim/graph.py", "seqanim/cli.py"}
+
+
+@dataclass
+class Stage:
+    id: str  # "experiment:adding", "scene:low:AddingProblem", "deck:low:rnn"
+    kind: str  # experiment | scene | deck
+    name: str
+    quality: str | None
+    inputs: dict[str, str]  # what feeds the stage -> its fingerprint
+    params: dict[str, Any]  # parameter values, kept so a reason can name the changed key
+    outputs: list[Path]
+    deps: list[str] = field(default_factory=list)
+    key: str = ""
+    data_hash: str | None = None  # experiments: the params hash their sidecar must carry
+
+
+# --- fingerprints of code ------------------------------------------------------------------------
+
+
+def _file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def _local_module_path(module: str) -> Path | None:
+    parts = module.split(".")
+    if parts[0] not in {"seqanim", "precompute", "scenes"}:
+        return None
+    as_file = ROOT.joinpath(*parts).with_suffix(".py")
+    if as_file.exists():
+        return as_file
+    as_package = ROOT.joinpath(*parts, "__init__.py")
+    return as_package if as_package.exists() else None
+
+
+@lru_cache(maxsize=None)
+def code_closure(path: Path) -> tuple[Path, ...]:
+    """`path` and every project module it imports, transitively (read with ast, nothing is imported)."""
+    seen: dict[Path, None] = {}
+    stack = [path]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen[current] = None
+        for node in ast.walk(ast.parse(current.read_text())):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            for name in names:
+                found = _local_module_path(name)
+                if found is not None and found not in seen:
+                    stack.append(found)
+    return tuple(sorted(seen))
+
+
+def code_inputs(path: Path) -> dict[str, str]:
+    result = {}
+    for module in code_closure(path):
+        relative = module.relative_to(ROOT).as_posix()
+        if relative not in NOT_CODE_INPUTS:
+            result[f"code:{relative}"] = _file_hash(module)
+    return result
+
+
+# --- the plan --------------------------------------------------------------------------------------
+
+
+def _outputs_of_experiment(name: str) -> list[Path]:
+    spec = registry.experiment(name)
+    directory = data_dir()
+    return [directory / f"{name}.npz", directory / f"{name}.json", *[directory / extra for extra in spec.extra_outputs]]
+
+
+def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, decks: list[str] | None = None, experiments: list[str] | None = None) -> dict[str, Stage]:
+    """All stages needed for the requested targets (default: everything), in dependency order."""
+    from seqanim.render import outputs as scene_outputs
+
+    stages: dict[str, Stage] = {}
+    theme_hash = digest(lecture.section("theme"))
+
+    def add_experiment(name: str) -> str:
+        stage_id = f"experiment:{name}"
+        if stage_id in stages:
+            return stage_id
+        spec = registry.experiment(name)
+        deps = [add_experiment(dep) for dep in spec.depends]
+        params = lecture.section(name)
+        inputs = {f"params:{name}": digest(params), **code_inputs(spec.source)}
+        stage = Stage(stage_id, "experiment", name, None, inputs, {name: params}, _outputs_of_experiment(name), deps)
+        stage.data_hash = digest(registry.experiment_params(lecture, name))
+        stages[stage_id] = stage
+        return stage_id
+
+    def add_scene(name: str) -> str:
+        stage_id = f"scene:{quality}:{name}"
+        if stage_id in stages:
+            return stage_id
+        spec = registry.scene(name)
+        deps = [add_experiment(artifact) for artifact in spec.data]
+        inputs = {"quality": quality, "params:theme": theme_hash, **code_inputs(spec.source)}
+        outs = scene_outputs(name, quality)
+        stage = Stage(stage_id, "scene", name, quality, inputs, {"theme": lecture.section("theme")}, list(outs.values()), deps)
+        stages[stage_id] = stage
+        return stage_id
+
+    def add_deck(name: str) -> str:
+        from seqanim.decks import deck_outputs
+
+        stage_id = f"deck:{quality}:{name}"
+        deps = [add_scene(scene) for scene in registry.deck_scenes(lecture, name)]
+        definition = lecture.deck_list()[name].model_dump() if name in lecture.deck_list() else {"scenes": registry.deck_scenes(lecture, name)}
+        options = {k: v for k, v in lecture.section("decks").items() if k != "items"}
+        params = {"deck": definition, "decks": options}
+        inputs = {"quality": quality, "params:theme": theme_hash, f"params:deck.{name}": digest(params), **code_inputs(ROOT / "seqanim" / "decks.py")}
+        lock = ROOT / "package-lock.json"
+        if lock.exists():
+            inputs["reveal.js"] = _file_hash(lock)
+        stage = Stage(stage_id, "deck", name, quality, inputs, params, list(deck_outputs(lecture, name, quality).values()), deps)
+        stages[stage_id] = stage
+        return stage_id
+
+    everything = scenes is None and decks is None and experiments is None
+    for name in experiments if experiments is not None else (registry.experiments() if everything else []):
+        add_experiment(name)
+    for name in scenes if scenes is not None else (registry.scenes() if everything else []):
+        add_scene(name)
+    for name in decks if decks is not None else (registry.deck_names(lecture) if everything else []):
+        add_deck(name)
+
+    ordered = _topological(stages)
+    for stage in ordered.values():
+        upstream = {f"stage:{dep}": ordered[dep].key for dep in stage.deps}
+        stage.key = digest({**stage.inputs, **upstream})
+    return ordered
+
+
+def _topological(stages: dict[str, Stage]) -> dict[str, Stage]:
+    ordered: dict[str, Stage] = {}
+
+    def visit(stage_id: str) -> None:
+        if stage_id in ordered:
+            return
+        for dep in stages[stage_id].deps:
+            visit(dep)
+        ordered[stage_id] = stages[stage_id]
+
+    for stage_id in stages:
+        visit(stage_id)
+    return ordered
+
+
+# --- state: what was built, with which key ---------------------------------------------------------
+
+
+def read_state() -> dict[str, Any]:
+    try:
+        return json.loads(STATE_FILE.read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}
+
+
+def _fingerprint(path: Path) -> list[int]:
+    """Size and mtime of an output (a folder: of its newest file), to notice outputs changed behind our back."""
+    if path.is_dir():
+        files = [f.stat() for f in path.rglob("*") if f.is_file()]
+        return [sum(s.st_size for s in files), max((s.st_mtime_ns for s in files), default=0)]
+    stat = path.stat()
+    return [stat.st_size, stat.st_mtime_ns]
+
+
+def record(stage: Stage, state: dict[str, Any]) -> None:
+    """Record a finished stage (atomically, after its outputs are in place)."""
+    outputs = {str(path.relative_to(ROOT)): _fingerprint(path) for path in stage.outputs}
+    state[stage.id] = {"key": stage.key, "inputs": stage.inputs, "params": stage.params, "outputs": outputs, "built": time.time()}
+    atomic_write_text(STATE_FILE, json.dumps(state, indent=1, sort_keys=True))
+
+
+def tampered(stage: Stage, state: dict[str, Any]) -> str | None:
+    """An output of an up-to-date stage that changed since it was built (truncated, edited, replaced)."""
+    recorded = state.get(stage.id, {}).get("outputs", {})
+    for path in stage.outputs:
+        label = str(path.relative_to(ROOT))
+        if label in recorded and path.exists() and _fingerprint(path) != recorded[label]:
+            return f"{label} changed since it was built"
+    if stage.data_hash is not None:
+        sidecar = stage.outputs[1]
+        try:
+            made_from = json.loads(sidecar.read_text()).get("params_hash")
+        except (OSError, json.JSONDecodeError):
+            return f"{sidecar.relative_to(ROOT)} is corrupt"
+        if made_from != stage.data_hash:
+            return f"{sidecar.relative_to(ROOT)} was made from other parameters"
+    return None
+
+
+def _param_changes(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
+    changes = []
+    for key in sorted(set(old) | set(new)):
+        before, after = old.get(key), new.get(key)
+        if isinstance(before, dict) and isinstance(after, dict):
+            changes += _param_changes(before, after, f"{prefix}{key}.")
+        elif before != after:
+            changes.append(f"{prefix}{key} {json.dumps(before)} -> {json.dumps(after)}")
+    return changes
+
+
+def reason(stage: Stage, state: dict[str, Any], will_run: set[str]) -> str | None:
+    """Why `stage` must run, or None when it is up to date. `will_run`: stages already known to run."""
+    previous = state.get(stage.id)
+    if previous is None:
+        return "never built"
+    missing = [path for path in stage.outputs if not path.exists()]
+    if previous["key"] == stage.key:
+        if missing:
+            return f"output missing: {missing[0].relative_to(ROOT)}"
+        return tampered(stage, state)
+    old_inputs = previous.get("inputs", {})
+    why: list[str] = []
+    for name, fingerprint in stage.inputs.items():
+        if old_inputs.get(name) == fingerprint:
+            continue
+        if name.startswith("params:"):
+            changes = _param_changes(previous.get("params", {}), stage.params)
+            why.append(", ".join(changes[:3]) if changes else name.removeprefix("params:"))
+        elif name.startswith("code:"):
+            why.append(f"{name.removeprefix('code:')} changed" if name in old_inputs else f"now imports {name.removeprefix('code:')}")
+        else:
+            why.append(f"{name} {old_inputs.get(name)} -> {fingerprint}")
+    for name in sorted(set(old_inputs) - set(stage.inputs)):
+        why.append(f"no longer uses {name.removeprefix('code:')}")
+    upstream = [dep.split(":")[-1] for dep in stage.deps if dep in will_run]
+    if upstream:
+        why.append(f"input {', '.join(upstream)} rebuilt")
+    return "; ".join(dict.fromkeys(why)) or "inputs changed"
+
+
+def pending(stages: dict[str, Stage], state: dict[str, Any] | None = None) -> dict[str, str]:
+    """Stage id -> reason, for every stage that must run, in dependency order."""
+    state = read_state() if state is None else state
+    result: dict[str, str] = {}
+    for stage in stages.values():
+        why = reason(stage, state, set(result))
+        if why is not None:
+            result[stage.id] = why
+    return result
+
+
+# --- content-addressed cache -------------------------------------------------------------------------
+
+
+def _entries(stage: Stage) -> list[tuple[str, Path]]:
+    return [(f"{index}-{path.name}", path) for index, path in enumerate(stage.outputs)]
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    target.mkdir(parents=True)
+    for item in source.iterdir():
+        if item.is_dir():
+            _copy_tree(item, target / item.name)
+        else:
+            _link_or_copy(item, target / item.name)
+
+
+def cache_store(stage: Stage) -> None:
+    """Keep this key's outputs (hard links, so no extra disk until an output is replaced)."""
+    entry = CACHE_DIR / stage.key
+    if (entry / "COMPLETE").exists() or not all(path.exists() for path in stage.outputs):
+        return
+    staging = CACHE_DIR / f".{stage.key}.{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for label, path in _entries(stage):
+        if path.is_dir():
+            _copy_tree(path, staging / label)
+        else:
+            _link_or_copy(path, staging / label)
+    sizes = {str(f.relative_to(staging)): f.stat().st_size for f in staging.rglob("*") if f.is_file()}
+    (staging / "COMPLETE").write_text(json.dumps({"stage": stage.id, "sizes": sizes}))
+    shutil.rmtree(entry, ignore_errors=True)
+    os.replace(staging, entry)
+
+
+def cache_restore(stage: Stage) -> bool:
+    """Put a cached key's outputs back in place, each atomically. False when the key is not cached."""
+    entry = CACHE_DIR / stage.key
+    if not (entry / "COMPLETE").exists():
+        return False
+    # Hard links share bytes with outputs, so an output truncated in place would truncate its cache copy too.
+    try:
+        sizes = json.loads((entry / "COMPLETE").read_text())["sizes"]
+        intact = all((entry / name).stat().st_size == size for name, size in sizes.items())
+    except (OSError, ValueError, KeyError):
+        intact = False
+    if not intact or not all((entry / label).exists() for label, _ in _entries(stage)):
+        shutil.rmtree(entry, ignore_errors=True)
+        return False
+    for label, path in _entries(stage):
+        source = entry / label
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.restore-{os.getpid()}")
+        shutil.rmtree(temporary, ignore_errors=True) if temporary.is_dir() else temporary.unlink(missing_ok=True)
+        if source.is_dir():
+            _copy_tree(source, temporary)
+            old = path.with_name(f".{path.name}.old-{os.getpid()}")
+            if path.exists():
+                os.replace(path, old)
+            os.replace(temporary, path)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            _link_or_copy(source, temporary)
+            os.replace(temporary, path)
+    os.utime(entry / "COMPLETE")  # least recently used goes first
+    return True
+
+
+def _size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def cache_trim(limit_mb: int) -> int:
+    """Evict least recently used entries until the cache fits in `limit_mb`. Returns entries evicted."""
+    if not CACHE_DIR.exists():
+        return 0
+    entries = sorted((p for p in CACHE_DIR.iterdir() if (p / "COMPLETE").exists()), key=lambda p: (p / "COMPLETE").stat().st_mtime)
+    sizes = {entry: _size(entry) for entry in entries}
+    total = sum(sizes.values())
+    evicted = 0
+    for entry in entries:
+        if total <= limit_mb * 1024 * 1024:
+            break
+        shutil.rmtree(entry, ignore_errors=True)
+        total -= sizes[entry]
+        evicted += 1
+    return evicted

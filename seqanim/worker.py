@@ -1,0 +1,44 @@
+"""`python -m seqanim.worker KIND NAME [--quality Q]`: run one build stage in its own process.
+
+One process per stage keeps stages independent: they run in parallel, a crash cannot corrupt another
+stage's outputs, and a killed build leaves only unpublished staging files behind.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from seqanim.config import current
+from seqanim.errors import SeqanimError
+
+
+@click.command()
+@click.argument("kind", type=click.Choice(["experiment", "scene", "deck"]))
+@click.argument("name")
+@click.option("--quality", default="low")
+def main(kind: str, name: str, quality: str) -> None:
+    try:
+        if kind == "experiment":
+            from seqanim.experiments import run_experiment
+
+            result = run_experiment(name, current())
+        elif kind == "scene":
+            from seqanim.render import render_scene
+
+            report = render_scene(name, quality, quiet=True)
+            result = {k: report[k] for k in ("duration", "render_seconds", "slides")}
+        else:
+            from seqanim.decks import export_deck
+
+            result = {k: str(v) for k, v in export_deck(current(), name, quality).items()}
+    except SeqanimError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(error.exit_code)
+    click.echo(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
