@@ -1,0 +1,54 @@
+# Two commands on a fresh Debian 12 machine:
+#   make        install what is missing (apt, .venv, reveal.js), then build the whole lecture
+#   make test   the same setup, then the test suite (which renders for real at the lowest quality)
+# A second `make` on a built tree installs nothing and rebuilds nothing.
+
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMPS := .stamps
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# Cairo/Pango headers build manimpango; TeX Live + dvisvgm render MathTex; ffmpeg/ffprobe for videos and
+# chapters; chromium drives the offline-deck browser test.
+APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config texlive-latex-base texlive-latex-extra \
+	texlive-fonts-recommended dvisvgm ffmpeg chromium fonts-dejavu-core
+
+.PHONY: all setup build test lint clean bench present
+all: build
+
+setup: $(STAMPS)/apt $(STAMPS)/venv $(STAMPS)/npm
+
+$(STAMPS)/apt:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing system packages:" $$missing; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@mkdir -p $(STAMPS) && touch $@
+
+# torch is pinned to the CPU build that lies on disk (pyproject.toml says why).
+$(STAMPS)/venv: pyproject.toml $(STAMPS)/apt
+	@[ -x $(PY) ] || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[test]"
+	@mkdir -p $(STAMPS) && touch $@
+
+$(STAMPS)/npm: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@mkdir -p $(STAMPS) && touch $@
+
+build: setup
+	$(VENV)/bin/seqanim build
+
+test: setup
+	$(PY) -m pytest
+
+bench: setup
+	$(PY) bench/precompute.py && $(PY) bench/build.py
+
+present: setup
+	$(VENV)/bin/seqanim present
+
+clean:
+	$(VENV)/bin/seqanim clean
