@@ -1,0 +1,281 @@
+"""The build graph, the CLI and bad input, run for real on an isolated copy of the built lecture."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from seqanim import contract, graph, registry
+from seqanim.config import load
+from seqanim.errors import ConfigError, DataError
+from tests.tree import Tree, make_tree
+
+
+@pytest.fixture(scope="module")
+def tree(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> Tree:
+    return make_tree(tmp_path_factory.mktemp("tree") / "lecture")
+
+
+def one_error_line(result) -> str:  # noqa: ANN001
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.returncode == 2, result.stderr
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    return lines[0]
+
+
+# --- the graph --------------------------------------------------------------------------------------
+
+
+def test_every_scene_and_experiment_is_in_the_graph(lecture_built: Path) -> None:
+    stages = graph.plan(load(), "low")
+    kinds = {stage.kind for stage in stages.values()}
+    assert kinds == {"experiment", "scene", "deck"}
+    assert {s.name for s in stages.values() if s.kind == "scene"} == set(registry.scenes())
+    assert {s.name for s in stages.values() if s.kind == "experiment"} == set(registry.experiments())
+    assert graph.pending(stages) == {}, "make test builds everything first: nothing may be stale"
+
+
+def test_second_build_does_nothing(tree: Tree) -> None:
+    before = tree.outputs()
+    result = tree.run("build")
+    assert result.returncode == 0, result.stderr
+    assert "up to date" in result.stderr
+    assert tree.outputs() == before
+
+
+def test_dry_run_lists_exactly_what_adding_T_feeds(tree: Tree) -> None:
+    result = tree.run("build", "--dry-run", "--set", "adding.T=41")
+    assert result.returncode == 0, result.stderr
+    would = {line.split()[2] for line in result.stdout.splitlines() if line.startswith("would run")}
+    lecture = load()
+    decks = {f"deck:low:{name}" for name in registry.deck_names(lecture) if {"AddingProblem", "TrainingRace", "InsideTheLSTM"} & set(registry.deck_scenes(lecture, name))}
+    expected = {"experiment:adding", "experiment:lstm_inside", "scene:low:AddingProblem", "scene:low:TrainingRace", "scene:low:InsideTheLSTM"} | decks
+    assert would == expected
+    assert "adding.T 40 -> 41" in result.stdout
+    assert {"deck:low:rnn", "deck:low:full"} <= decks
+
+
+def test_theme_change_reaches_scenes_and_decks_but_not_data(tree: Tree) -> None:
+    result = tree.run("build", "--dry-run", "--set", 'theme.background="#000000"')
+    would = {line.split()[2] for line in result.stdout.splitlines() if line.startswith("would run")}
+    assert would and not any(stage.startswith("experiment:") for stage in would)
+    assert {f"scene:low:{name}" for name in registry.scenes()} <= would
+
+
+def test_code_change_reruns_only_its_stages(tree: Tree) -> None:
+    source = tree.root / "precompute" / "positional.py"
+    original = source.read_text()
+    try:
+        source.write_text(original + "\n# a comment changes the code fingerprint\n")
+        result = tree.run("build", "--dry-run")
+        would = [line.split()[2] for line in result.stdout.splitlines() if line.startswith("would run")]
+        assert would[0] == "experiment:positional"
+        assert "precompute/positional.py changed" in result.stdout
+        assert all("positional" in line or "SinusoidalPositions" in line or line.startswith("deck:") for line in would)
+    finally:
+        source.write_text(original)
+
+
+def test_switching_back_restores_from_cache(tree: Tree) -> None:
+    before = tree.outputs()
+    changed = tree.run("render", "HiddenStateDynamics", "--set", "linear_rnn.steps=30")
+    assert changed.returncode == 0, changed.stderr
+    assert tree.outputs()["data/linear_rnn.npz"] != before["data/linear_rnn.npz"]
+    back = tree.run("render", "HiddenStateDynamics")
+    assert back.returncode == 0, back.stderr
+    assert "ran 0, restored 2 from cache" in back.stderr
+    after = tree.outputs()
+    for name in ("data/linear_rnn.npz", "renders/low/HiddenStateDynamics.mp4", "slides/low/HiddenStateDynamics.json"):
+        assert after[name] == before[name]
+
+
+def test_list_shows_the_graph(tree: Tree) -> None:
+    result = tree.run("list")
+    assert result.returncode == 0, result.stderr
+    for name in ("adding", "lstm_inside", "InsideTheLSTM", "RopeRotation", "why-attention"):
+        assert name in result.stdout
+
+
+# --- bad input: one line, exit 2, nothing overwritten ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ("adding.bogus=1", "unknown key 'adding.bogus'"),
+        ("adding.T=forty", "adding.T = 'forty'"),
+        ("adding.T=2", "adding.T = 2 is out of range: allowed >= 4"),
+        ("linear_rnn.rhos=[0.9, -1.0]", "spectral radius -1.0"),
+        ("qkv_walkthrough.temperature=0", "qkv_walkthrough.temperature = 0 is out of range"),
+        ("qkv_walkthrough.is_real_key=[false, true, true]", "is_real_key[0] must be true"),
+    ],
+)
+def test_bad_parameter_is_one_line_and_changes_nothing(tree: Tree, override: str, expected: str) -> None:
+    before = tree.outputs()
+    line = one_error_line(tree.run("build", "--set", override))
+    assert expected in line
+    assert tree.outputs() == before
+
+
+def test_bad_parameters_file(tree: Tree, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text((tree.root / "lecture.toml").read_text().replace("hidden = 64", "hidden = 0", 1))
+    before = tree.outputs()
+    line = one_error_line(tree.run("build", "--config", str(bad)))
+    assert "adding.hidden = 0 is out of range: allowed >= 2" in line
+    assert tree.outputs() == before
+
+
+@pytest.mark.parametrize(("command", "expected"), [(("render", "NoSuchScene"), "unknown scene 'NoSuchScene'"), (("slides", "no-such-deck"), "unknown deck 'no-such-deck'"), (("precompute", "nope"), "unknown experiment 'nope'")])
+def test_unknown_names(tree: Tree, command: tuple[str, ...], expected: str) -> None:
+    assert expected in one_error_line(tree.run(*command))
+
+
+def test_truncated_npz_is_named_and_not_overwritten(tree: Tree) -> None:
+    path = tree.root / "data" / "positional.npz"
+    original = path.read_bytes()
+    try:
+        path.write_bytes(original[: len(original) // 3])
+        before = tree.outputs()
+        line = one_error_line(tree.run("render", "SinusoidalPositions"))
+        assert "data/positional.npz changed since it was built" in line and "seqanim precompute positional" in line
+        assert tree.outputs() == before
+        with pytest.raises(DataError, match="corrupt or truncated"):
+            contract.load("positional", directory=tree.root / "data")
+        repaired = tree.run("precompute", "positional")  # naming the stage rebuilds it (from the cache)
+        assert repaired.returncode == 0, repaired.stderr
+        assert path.read_bytes() == original
+    finally:
+        path.write_bytes(original)
+
+
+def test_data_from_other_parameters_is_refused(tree: Tree, tmp_path: Path) -> None:
+    lecture = load(overrides=["positional.length=20"])
+    from precompute import positional
+
+    arrays, metrics = positional.run(lecture.positional)
+    contract.save("positional", arrays, metrics, registry.experiment_params(lecture, "positional"), directory=tmp_path)
+    with pytest.raises(DataError, match=r"made from other parameters \(positional.length: data has 20, lecture.toml has 60\)"):
+        contract.load("positional", params=registry.experiment_params(load(), "positional"), directory=tmp_path)
+    data = tree.root / "data"
+    saved = {name: (data / name).read_bytes() for name in ("positional.npz", "positional.json")}
+    try:
+        for name in saved:
+            (data / name).write_bytes((tmp_path / name).read_bytes())
+        before = tree.outputs()
+        line = one_error_line(tree.run("render", "SinusoidalPositions"))
+        assert "data/positional" in line and "seqanim precompute positional" in line
+        assert tree.outputs() == before
+    finally:
+        for name, payload in saved.items():
+            (data / name).write_bytes(payload)
+
+
+def test_missing_latex_is_named(tree: Tree, tmp_path: Path) -> None:
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    import shutil
+    import sys
+
+    for tool in ("ffmpeg", "ffprobe"):
+        (bare / tool).symlink_to(shutil.which(tool))
+    import os
+    import subprocess
+
+    before = tree.outputs()
+    completed = subprocess.run(
+        [sys.executable, "-m", "seqanim.worker", "scene", "HiddenStateDynamics", "--quality", "low"],
+        cwd=tree.root,
+        env={**os.environ, "PYTHONPATH": str(tree.root), "PATH": str(bare)},
+        capture_output=True,
+        text=True,
+    )
+    line = one_error_line(completed)
+    assert "LaTeX is missing" in line and "make setup" in line
+    assert tree.outputs() == before
+
+
+def test_missing_cairo_is_named(tree: Tree, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    # A module that fails to import as a real missing binding does; only the import check sees it.
+    (shadow / "manimpango.py").write_text("raise ImportError('libpango-1.0.so.0: cannot open shared object file')\n")
+    before = tree.outputs()
+    completed = subprocess.run(
+        [sys.executable, "-m", "seqanim.worker", "scene", "HiddenStateDynamics", "--quality", "low"],
+        cwd=tree.root,
+        env={**os.environ, "PYTHONPATH": f"{shadow}:{tree.root}"},
+        capture_output=True,
+        text=True,
+    )
+    line = one_error_line(completed)
+    assert "Cairo/Pango bindings are missing" in line and "make setup" in line
+    assert tree.outputs() == before
+
+
+def test_scene_that_raises(tree: Tree) -> None:
+    broken = tree.root / "scenes" / "zz_broken.py"
+    broken.write_text(
+        "from seqanim.kit.slide import LectureSlide\n\n\n"
+        "class BrokenScene(LectureSlide):\n"
+        '    data = ("linear_rnn",)\n\n'
+        "    def construct(self) -> None:\n"
+        '        self.next_slide(notes="about to fail")\n'
+        "        raise ZeroDivisionError('a bug in the scene')\n"
+    )
+    try:
+        before = tree.outputs()
+        line = one_error_line(tree.run("render", "BrokenScene"))
+        assert "scene BrokenScene raised ZeroDivisionError: a bug in the scene" in line
+        assert tree.outputs() == before
+    finally:
+        broken.unlink()
+
+
+# --- interrupted builds lose nothing ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("sig", "delay"), [(signal.SIGKILL, 1.0), (signal.SIGKILL, 3.0), (signal.SIGINT, 2.0)])
+def test_killed_build_keeps_outputs_and_resumes(tree: Tree, sig: signal.Signals, delay: float) -> None:
+    import os
+
+    before = tree.outputs()
+    steps = {1.0: 41, 3.0: 42, 2.0: 43}[delay]
+    process = tree.popen("render", "HiddenStateDynamics", "EchoOfAPulse", "-j", "1", "--set", f"linear_rnn.steps={steps}")
+    time.sleep(delay)
+    os.killpg(process.pid, sig)  # the whole process group: the CLI and its workers
+    process.wait(timeout=60)
+    after = tree.outputs()
+    for name, digest in before.items():
+        if name in after and after[name] != digest:
+            # a file that changed was replaced whole by a finished stage: it must be a valid output
+            if name.endswith(".npz"):
+                contract.load(Path(name).stem, directory=tree.root / "data")
+    for name in before:
+        assert name in after, f"{name} was lost"
+    resumed = tree.run("render", "HiddenStateDynamics", "EchoOfAPulse", "--set", f"linear_rnn.steps={steps}")
+    assert resumed.returncode == 0, resumed.stderr
+    check = tree.run("render", "HiddenStateDynamics", "EchoOfAPulse", "--dry-run", "--set", f"linear_rnn.steps={steps}")
+    assert "0 of" in check.stdout
+    artifact = contract.load("linear_rnn", directory=tree.root / "data")
+    assert artifact["norms"].shape[1] == steps + 1
+    report = json.loads((tree.root / "renders" / "low" / "HiddenStateDynamics.report.json").read_text())
+    assert report["layout_violations"] == []
+    restore = tree.run("render", "HiddenStateDynamics", "EchoOfAPulse")
+    assert restore.returncode == 0
+
+
+def test_override_syntax_is_checked() -> None:
+    with pytest.raises(ConfigError, match="must look like section.key=value"):
+        load(overrides=["adding"])
+    with pytest.raises(ConfigError, match="render.quality = 'ultra'"):
+        load(overrides=["render.quality=ultra"])

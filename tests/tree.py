@@ -1,0 +1,75 @@
+"""An isolated copy of the built lecture, for tests that break, kill or change things.
+
+Code, lecture.toml and data/ are copied; videos and slide files are hard-linked (outputs are only ever
+replaced by rename, never written in place, so links are safe). Commands run with PYTHONPATH pointing
+at the copy, so its own seqanim, precompute and scenes are imported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from seqanim.config import ROOT
+
+COPIED = ("seqanim", "precompute", "scenes", "lecture.toml", "pyproject.toml", "package.json", "package-lock.json")
+LINKED = ("renders", "slides", "node_modules")
+
+
+@dataclass
+class Tree:
+    root: Path
+
+    def run(self, *args: str, timeout: float = 600, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "seqanim.cli", *args],
+            cwd=self.root,
+            env={**os.environ, "PYTHONPATH": str(self.root), **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    def popen(self, *args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "seqanim.cli", *args],
+            cwd=self.root,
+            env={**os.environ, "PYTHONPATH": str(self.root)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+
+    def outputs(self) -> dict[str, str]:
+        """Content hash of every generated file (data/, renders/, slides/)."""
+        result = {}
+        for folder in ("data", "renders", "slides"):
+            for path in sorted((self.root / folder).rglob("*")):
+                if path.is_file() and not path.name.startswith("."):
+                    result[str(path.relative_to(self.root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+        return result
+
+
+def make_tree(destination: Path) -> Tree:
+    destination.mkdir(parents=True, exist_ok=True)
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, destination / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif source.exists():
+            shutil.copy2(source, destination / name)
+    shutil.copytree(ROOT / "data", destination / "data")
+    for name in LINKED:
+        if (ROOT / name).exists():
+            shutil.copytree(ROOT / name, destination / name, copy_function=os.link, symlinks=True)
+    state = ROOT / ".seqanim" / "state.json"
+    (destination / ".seqanim").mkdir()
+    if state.exists():
+        shutil.copy2(state, destination / ".seqanim" / "state.json")
+    return Tree(destination)
