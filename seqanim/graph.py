@@ -123,7 +123,7 @@ def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, dec
         spec = registry.experiment(name)
         deps = [add_experiment(dep) for dep in spec.depends]
         params = lecture.section(name)
-        inputs = {f"params:{name}": digest(params), **code_inputs(spec.source)}
+        inputs = {f"params:{name}": digest(params), **code_inputs(spec.source), **code_inputs(ROOT / "seqanim" / "experiments.py")}
         stage = Stage(stage_id, "experiment", name, None, inputs, {name: params}, _outputs_of_experiment(name), deps)
         stage.data_hash = digest(registry.experiment_params(lecture, name))
         stages[stage_id] = stage
@@ -135,7 +135,7 @@ def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, dec
             return stage_id
         spec = registry.scene(name)
         deps = [add_experiment(artifact) for artifact in spec.data]
-        inputs = {"quality": quality, "params:theme": theme_hash, **code_inputs(spec.source)}
+        inputs = {"quality": quality, "params:theme": theme_hash, **code_inputs(spec.source), **code_inputs(ROOT / "seqanim" / "render.py")}
         outs = scene_outputs(name, quality)
         stage = Stage(stage_id, "scene", name, quality, inputs, {"theme": lecture.section("theme")}, list(outs.values()), deps)
         stages[stage_id] = stage
