@@ -1,0 +1,106 @@
+"""Self-attention is content-based lookup (seed 000, cell tf2).
+
+A sequence of (key, value) items plus one query token that carries only a key. One layer, one head of
+scaled dot-product self-attention, trained to output the value whose key matches the query: the query
+row of the attention matrix should become (nearly) one-hot on the matching item.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from precompute.common import deterministic, progress
+from seqanim.config import Lookup
+
+
+def lookup_batch(params: Lookup, size: int, generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+    """`size` lookups: distinct item keys, random values, the query is one item's key. Vectorised."""
+    keys = torch.rand(size, params.n_keys, generator=generator).argsort(dim=1)[:, : params.items]  # distinct per row
+    values = torch.randint(0, params.n_values, (size, params.items), generator=generator)
+    asked = torch.randint(0, params.items, (size,), generator=generator)
+    rows = torch.arange(size)
+    return keys, values, keys[rows, asked], values[rows, asked]
+
+
+class LookupAttention(nn.Module):
+    """Items carry key+value embeddings, the query token carries its key plus a learned query marker."""
+
+    def __init__(self, params: Lookup) -> None:
+        super().__init__()
+        d = params.d
+        self.key_embed = nn.Embedding(params.n_keys, d)
+        self.value_embed = nn.Embedding(params.n_values, d)
+        self.query_marker = nn.Parameter(torch.randn(d) * 0.1)
+        self.position = nn.Parameter(torch.randn(params.items + 1, d) * 0.1)
+        self.Wq, self.Wk, self.Wv = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+        self.head = nn.Linear(d, params.n_values)
+        self.d = d
+
+    def forward(self, keys: torch.Tensor, values: torch.Tensor, query_key: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        items = self.key_embed(keys) + self.value_embed(values)
+        query = (self.key_embed(query_key) + self.query_marker).unsqueeze(1)
+        x = torch.cat([items, query], dim=1) + self.position
+        attention = torch.softmax(self.Wq(x) @ self.Wk(x).transpose(1, 2) / math.sqrt(self.d), dim=-1)
+        return self.head((attention @ self.Wv(x))[:, -1]), attention  # the answer is read at the query token
+
+
+def run(params: Lookup) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    if params.test_seed == params.seed:
+        raise ValueError("lookup.test_seed must differ from lookup.seed: accuracy is measured on held-out data")
+    generator = deterministic(params.seed)
+    model = LookupAttention(params)
+    optimiser = torch.optim.Adam(model.parameters(), params.lr)
+    loss_curve = np.zeros(params.iters)
+    for step in progress(range(params.iters), params.iters, "lookup: training"):
+        keys, values, query_key, answer = lookup_batch(params, params.batch, generator)
+        logits, _ = model(keys, values, query_key)
+        loss = F.cross_entropy(logits, answer)
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        loss_curve[step] = loss.item()
+
+    model.eval()
+    with torch.no_grad():
+        keys, values, query_key, answer = lookup_batch(params, params.test_size, torch.Generator().manual_seed(params.test_seed))
+        logits, attention = model(keys, values, query_key)
+        match = (keys == query_key[:, None]).float().argmax(dim=1)
+        query_rows = attention[:, -1]
+        accuracy = (logits.argmax(-1) == answer).float().mean().item()
+        match_mass = query_rows[torch.arange(params.test_size), match].mean().item()
+        argmax_is_match = (query_rows.argmax(-1) == match).float().mean().item()
+
+        keys, values, query_key, answer = lookup_batch(params, 1, torch.Generator().manual_seed(params.example_seed))
+        logits, attention = model(keys, values, query_key)
+    keys, values, query_key, answer = keys[0].numpy(), values[0].numpy(), int(query_key[0]), int(answer[0])
+    match_index = int(np.argmax(keys == query_key))
+    prediction = int(logits[0].argmax())
+    example_attention = attention[0].numpy().astype(np.float64)
+    labels = [f"k{k}=v{v}" for k, v in zip(keys, values)] + [f"query k{query_key}"]
+
+    arrays = {
+        "keys": keys.astype(np.int64),
+        "values": values.astype(np.int64),
+        "query_key": np.int64(query_key),
+        "prediction": np.int64(prediction),
+        "answer": np.int64(answer),
+        "attention": example_attention,
+        "match_index": np.int64(match_index),
+        "labels": np.array(labels),
+        "loss_curve": loss_curve,
+    }
+    metrics = {
+        "accuracy": accuracy,  # held-out lookups
+        "query_match_mass": match_mass,  # mean query-row weight on the matching item, held out
+        "query_argmax_is_match": argmax_is_match,
+        "example_match_weight": float(example_attention[-1, match_index]),
+        "example_correct": prediction == answer,
+        "final_loss": float(loss_curve[-1]),
+    }
+    return arrays, metrics

@@ -1,0 +1,87 @@
+"""Seq2seq attention learns to align (seed 000, cell at2).
+
+A GRU encoder-decoder with additive attention is trained to REVERSE a sequence of symbols. For one example
+with distinct symbols we keep the attention matrix (rows = decoder steps), the additive scores before the
+softmax, and how much of each row lands on the mirror position L-1-t: the alignment the notebook expects.
+The trained model (in the notebook too) attends one position late: at step t >= 1 it looks at position L-t,
+where the symbol it emitted last sits; the left-to-right GRU state there still remembers the symbol before
+it, the one to emit now. So we also measure the mass on that "shifted" position min(L-t, L-1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from precompute.common import deterministic
+from precompute.seq2seq_model import distinct_symbols, token_accuracy, train
+from seqanim.config import Seq2Seq
+
+
+def reverse_batch(params: Seq2Seq, size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """Training and held-out data as the notebook: symbols may repeat."""
+    source = torch.randint(0, params.vocab, (size, params.length), generator=generator)
+    return source, torch.flip(source, [1])
+
+
+def run(params: Seq2Seq) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    if params.test_seed == params.seed:
+        raise ValueError("seq2seq_reverse.test_seed must differ from seed: token accuracy is measured on held-out data")
+    generator = deterministic(params.seed)
+    model, loss_curve = train(params, lambda size, gen: reverse_batch(params, size, gen), generator, "seq2seq_reverse")
+
+    length = params.length
+    mirror = torch.arange(length - 1, -1, -1)
+    shifted = torch.clamp(length - torch.arange(length), max=length - 1)  # where the previous output sits
+    test_source, test_target = reverse_batch(params, params.test_size, torch.Generator().manual_seed(params.test_seed))
+    forced_accuracy, greedy_accuracy = token_accuracy(model, test_source, test_target)
+    with torch.no_grad():
+        held_out = model(test_source, test_target).attention  # (N, L, L)
+    mirror_mass = held_out[:, torch.arange(length), mirror]  # (N, L): weight on position L-1-t at step t
+    shifted_mass = held_out[:, torch.arange(length), shifted]
+
+    # The shown example: distinct symbols, so every output symbol has exactly one source position.
+    source = distinct_symbols(1, params.vocab, length, torch.Generator().manual_seed(params.example_seed))
+    target = torch.flip(source, [1])
+    with torch.no_grad():
+        decoded = model(source, target)
+        greedy = model(source).logits.argmax(-1)[0]
+    attention = decoded.attention[0].numpy().astype(np.float64)
+    prediction = decoded.logits[0].argmax(-1).numpy().astype(np.int64)
+    example_mirror = attention[np.arange(length), mirror.numpy()]
+    example_shifted = attention[np.arange(length), shifted.numpy()]
+    argmax = attention.argmax(1)
+
+    arrays = {
+        "source": source[0].numpy().astype(np.int64),
+        "target": target[0].numpy().astype(np.int64),
+        "prediction": prediction,  # teacher-forced, as the notebook's plot
+        "greedy_prediction": greedy.numpy().astype(np.int64),
+        "attention": attention,
+        "energies": decoded.energies[0].numpy().astype(np.float64),
+        "mirror_mass": example_mirror,  # per decoder step of the example
+        "shifted_mass": example_shifted,  # per decoder step: weight on position min(L-t, L-1)
+        "shifted_position": shifted.numpy().astype(np.int64),
+        "attention_argmax": argmax.astype(np.int64),
+        "held_out_mirror_mass": mirror_mass.mean(0).numpy().astype(np.float64),  # per decoder step, held out
+        "held_out_shifted_mass": shifted_mass.mean(0).numpy().astype(np.float64),
+        "loss_curve": loss_curve,
+    }
+    metrics = {
+        "token_accuracy": forced_accuracy,  # teacher-forced, held out
+        "greedy_token_accuracy": greedy_accuracy,  # fed its own outputs, held out
+        "example_correct": bool((prediction == target[0].numpy()).all()),
+        "example_greedy_correct": bool((greedy == target[0]).all().item()),
+        "example_mirror_mass": float(example_mirror.mean()),
+        "example_argmax_on_mirror": float((argmax == mirror.numpy()).mean()),
+        "held_out_mirror_mass": mirror_mass.mean().item(),
+        "held_out_argmax_on_mirror": (held_out.argmax(-1) == mirror).float().mean().item(),
+        "example_shifted_mass": float(example_shifted.mean()),
+        "example_argmax_on_shifted": float((argmax == shifted.numpy()).mean()),
+        "held_out_shifted_mass": shifted_mass.mean().item(),
+        "held_out_argmax_on_shifted": (held_out.argmax(-1) == shifted).float().mean().item(),
+        "final_loss": float(loss_curve[-1]),
+    }
+    return arrays, metrics

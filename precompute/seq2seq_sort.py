@@ -1,0 +1,91 @@
+"""A harder alignment: learning to sort (seed 000, cell at4).
+
+The same attention seq2seq, with a bidirectional encoder, trained to emit the SORTED input. The alignment
+follows content: step t should point to wherever the t-th smallest value sits, a different permutation for
+every input. Besides the shown example we keep a few held-out examples to show that the permutation moves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from precompute.common import deterministic
+from precompute.seq2seq_model import distinct_symbols, token_accuracy, train
+from seqanim.config import Seq2Seq
+
+MORE_EXAMPLES = 3  # extra held-out inputs whose attention the scene can show
+
+
+def sort_batch(params: Seq2Seq, size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    source = distinct_symbols(size, params.vocab, params.length, generator)
+    return source, torch.sort(source, dim=1).values
+
+
+def run(params: Seq2Seq) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    if params.test_seed == params.seed:
+        raise ValueError("seq2seq_sort.test_seed must differ from seed: token accuracy is measured on held-out data")
+    generator = deterministic(params.seed)
+    model, loss_curve = train(params, lambda size, gen: sort_batch(params, size, gen), generator, "seq2seq_sort")
+
+    length = params.length
+    steps = torch.arange(length)
+    test_source, test_target = sort_batch(params, params.test_size, torch.Generator().manual_seed(params.test_seed))
+    forced_accuracy, greedy_accuracy = token_accuracy(model, test_source, test_target)
+    with torch.no_grad():
+        held_out = model(test_source, test_target).attention  # (N, L, L)
+    # Step t should attend to where the t-th smallest value sits: the argsort of the source.
+    sorted_position = torch.argsort(test_source, dim=1)
+    target_mass = torch.gather(held_out, 2, sorted_position.unsqueeze(-1)).squeeze(-1)  # (N, L)
+    argmax_on_target = (held_out.argmax(-1) == sorted_position).float()
+    # Where the rest goes: the positions of the neighbours in sorted order (values t-1 and t+1).
+    padded = torch.cat([sorted_position[:, :1], sorted_position, sorted_position[:, -1:]], dim=1)
+    below = torch.gather(held_out, 2, padded[:, :-2].unsqueeze(-1)).squeeze(-1)
+    above = torch.gather(held_out, 2, padded[:, 2:].unsqueeze(-1)).squeeze(-1)
+    neighbour_mass = below * (steps > 0) + above * (steps < length - 1)
+
+    source, target = sort_batch(params, 1, torch.Generator().manual_seed(params.example_seed))
+    with torch.no_grad():
+        decoded = model(source, target)
+        greedy = model(source).logits.argmax(-1)[0]
+    attention = decoded.attention[0].numpy().astype(np.float64)
+    prediction = decoded.logits[0].argmax(-1).numpy().astype(np.int64)
+    example_position = torch.argsort(source[0]).numpy()
+    example_mass = attention[steps.numpy(), example_position]
+
+    more = slice(0, MORE_EXAMPLES)
+    with torch.no_grad():
+        more_predictions = model(test_source[more], test_target[more]).logits.argmax(-1)
+    arrays = {
+        "source": source[0].numpy().astype(np.int64),
+        "target": target[0].numpy().astype(np.int64),
+        "prediction": prediction,  # teacher-forced, as the notebook's plot
+        "greedy_prediction": greedy.numpy().astype(np.int64),
+        "attention": attention,
+        "energies": decoded.energies[0].numpy().astype(np.float64),
+        "sorted_position": example_position.astype(np.int64),  # where the t-th smallest value sits
+        "target_mass": example_mass,  # per decoder step: weight on that position
+        "attention_argmax": attention.argmax(1).astype(np.int64),
+        "held_out_target_mass": target_mass.mean(0).numpy().astype(np.float64),  # per decoder step
+        "more_sources": test_source[more].numpy().astype(np.int64),
+        "more_targets": test_target[more].numpy().astype(np.int64),
+        "more_predictions": more_predictions.numpy().astype(np.int64),
+        "more_attention": held_out[more].numpy().astype(np.float64),
+        "loss_curve": loss_curve,
+    }
+    metrics = {
+        "token_accuracy": forced_accuracy,  # teacher-forced, held out
+        "greedy_token_accuracy": greedy_accuracy,  # fed its own outputs, held out
+        "example_correct": bool((prediction == target[0].numpy()).all()),
+        "example_greedy_correct": bool((greedy == target[0]).all().item()),
+        "example_target_mass": float(example_mass.mean()),
+        "example_argmax_on_target": float((attention.argmax(1) == example_position).mean()),
+        "held_out_target_mass": target_mass.mean().item(),
+        "held_out_argmax_on_target": argmax_on_target.mean().item(),
+        "held_out_neighbour_mass": neighbour_mass.mean().item(),  # on the sort-order neighbours
+        "more_correct": int((more_predictions == test_target[more]).all(1).sum()),
+        "final_loss": float(loss_curve[-1]),
+    }
+    return arrays, metrics
