@@ -1,0 +1,398 @@
+"""Part 2 of seed 000: recurrent attention. A GRU encoder-decoder with additive attention learns to reverse
+(at2) and to sort (at4); at every decoder step the additive scores become a softmax row of the alignment
+matrix. Everything drawn is the trained models' real attention from data/."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    DashedVMobject,
+    FadeIn,
+    FadeOut,
+    LaggedStart,
+    MathTex,
+    ReplacementTransform,
+    RoundedRectangle,
+    Square,
+    Text,
+    Transform,
+    VGroup,
+    Write,
+)
+
+from seqanim.kit import theme
+from seqanim.kit.alignment import ScoreStrip, TokenRow, WeightedFan, label_above
+from seqanim.kit.heatmap import Heatmap
+from seqanim.kit.slide import LectureSlide
+
+ORDINALS = ["smallest", "2nd smallest", "3rd smallest"] + [f"{n}th smallest" for n in range(4, 33)]
+
+
+def _text(text: str, size: float = theme.LABEL_SIZE, colour=None) -> Text:  # noqa: ANN001 - a manim colour
+    return Text(text, font=theme.font(), font_size=size, color=colour or theme.foreground())
+
+
+def _lines(*rows: tuple[str, object]) -> VGroup:
+    """Left-aligned lines of text, each with its own colour."""
+    return VGroup(*[_text(text, theme.LABEL_SIZE, colour) for text, colour in rows]).arrange(DOWN, aligned_edge=LEFT, buff=0.22)
+
+
+class _AlignmentBuildUp(LectureSlide):
+    """The shared build-up: encoder tokens on top, the decoder state below, scores -> weights -> heatmap row."""
+
+    PANEL_LEFT = -6.2  # left edge of the mechanism panel; the heatmap sits right of x = 0
+    SPACING = 0.6
+
+    def build_stage(self, source: np.ndarray, prediction: np.ndarray, attention: np.ndarray, energies: np.ndarray, cell_size: float, col_title: str, encoder_text: str) -> None:
+        """Create (without showing) every mobject of the build-up."""
+        self.source, self.prediction, self.attention, self.energies = source, prediction, attention, energies
+        length = len(source)
+
+        self.encoder = TokenRow([str(s) for s in source], spacing=self.SPACING, colour=theme.key_colour())
+        self.encoder.move_to([0, 2.05, 0]).align_to([self.PANEL_LEFT, 0, 0], LEFT)
+        panel_centre = self.encoder.get_center()[0]
+        self.encoder_label = label_above(self.encoder, encoder_text).align_to(self.encoder, LEFT)
+
+        self.node = RoundedRectangle(corner_radius=0.12, width=2.6, height=0.5, stroke_color=theme.query_colour(), fill_color=theme.query_colour(), fill_opacity=0.2)
+        self.node.move_to([panel_centre, 0.1, 0])
+        self.node_text = _text("decoder state s_0", theme.SMALL_SIZE).move_to(self.node)
+        self.emitted = VGroup()  # "emits 2", next to the decoder state once it has spoken
+        self.fan = WeightedFan(self.node.get_top(), [self.encoder.bottom(j) for j in range(length)], colour=theme.highlight())
+
+        limit = float(np.abs(energies).max())
+        self.energy_strip = ScoreStrip(length, vmin=-limit, vmax=limit, colormap=theme.diverging_colormap(), spacing=self.SPACING, fmt="{:.1f}")
+        self.energy_strip.move_to([panel_centre, -1.45, 0]).blank()
+        self.weight_strip = ScoreStrip(length, vmin=0.0, vmax=1.0, spacing=self.SPACING, fmt="{:.2f}")
+        self.weight_strip.move_to([panel_centre, -2.7, 0]).blank()
+        self.energy_label = MathTex(r"e_{t,j}", font_size=30, color=theme.foreground()).next_to(self.energy_strip, LEFT, buff=0.1)
+        self.weight_label = MathTex(r"\alpha_{t,j}", font_size=30, color=theme.foreground()).next_to(self.weight_strip, LEFT, buff=0.1)
+        self.score_formula = MathTex(r"e_{t,j} = v^\top \tanh(W_k\, h_j + W_q\, s_t)", font_size=30, color=theme.foreground())
+        self.score_formula.move_to([panel_centre, -0.68, 0])
+        self.softmax_formula = MathTex(r"\alpha_{t,j} = \mathrm{softmax}_j\,(e_{t,j})", font_size=30, color=theme.foreground())
+        self.softmax_formula.move_to([panel_centre, -2.07, 0])
+
+        self.heatmap = Heatmap(
+            attention,
+            row_labels=[str(p) for p in prediction],
+            col_labels=[str(s) for s in source],
+            row_title="query: decoder output",
+            col_title=f"key: {col_title}",
+            cell_size=cell_size,
+            vmin=0.0,
+            vmax=1.0,
+            col_labels_on_top=True,
+        )
+        self.heatmap.shift(np.array([3.9, -0.5, 0]) - self.heatmap.cells.get_center())
+        self.heatmap.blank()
+        self.heatmap.row_labels.set_opacity(0)
+        self.row_box = self.heatmap.row_box(0, theme.query_colour())
+        self.caption_line: Text | None = None
+
+    def show_stage(self) -> None:
+        self.play(LaggedStart(FadeIn(self.encoder), FadeIn(self.encoder_label), lag_ratio=0.3), run_time=0.9)
+        self.play(FadeIn(self.heatmap), FadeIn(self.node), FadeIn(self.node_text), Create(self.fan), run_time=1.0)
+
+    def say(self, text: str, colour=None) -> None:  # noqa: ANN001 - a manim colour
+        """Replace the bottom caption."""
+        line = self.caption(text, size=theme.LABEL_SIZE, colour=colour)
+        self.caption_line = self.swap(self.caption_line, line, run_time=0.4)  # type: ignore[assignment]
+
+    def decode_step(self, step: int, detailed: bool, introduce: bool = False) -> None:
+        """One decoder step: scores, softmax weights (fan + strip), then the row lands in the heatmap."""
+        pace = 1.0 if detailed else 0.45
+        new_text = _text(f"decoder state s_{step}", theme.SMALL_SIZE).move_to(self.node)
+        box = self.heatmap.row_box(step, theme.query_colour())
+        fades = [self.emitted.animate.set_opacity(0.35)] if len(self.emitted) else []
+        self.play(Transform(self.node_text, new_text), ReplacementTransform(self.row_box, box), *fades, run_time=0.4 * pace)
+        self.row_box = box
+        if introduce:
+            self.play(Write(self.score_formula), FadeIn(self.energy_label), FadeIn(self.energy_strip), run_time=1.2)
+        self.play(*self.energy_strip.animate_values(self.energies[step]), run_time=0.9 * pace)
+        self.energy_strip.settle()
+        if introduce:
+            self.play(Write(self.softmax_formula), FadeIn(self.weight_label), FadeIn(self.weight_strip), run_time=1.0)
+        weights = self.attention[step]
+        self.play(*self.weight_strip.animate_values(weights), self.fan.animate_weights(weights), run_time=0.9 * pace)
+        self.weight_strip.settle()
+        if detailed:
+            self.wait(0.4)
+        # Write the weights into row `step` of the alignment matrix: the strip's cells fly into place.
+        ghost = self.weight_strip.cells.copy()
+        landing = VGroup(*[cell.copy() for cell in self.heatmap.row(step)])
+        for cell, weight in zip(landing, weights):
+            cell.set_fill(self.weight_strip.colour(float(weight)), opacity=1)
+        emitted = _text(f"emits {self.prediction[step]}", theme.LABEL_SIZE, theme.query_colour()).next_to(self.node, RIGHT, buff=0.25)
+        label = self.heatmap.row_labels[step]
+        self.play(
+            ReplacementTransform(ghost, landing),
+            label.animate.set_opacity(1).set_color(theme.query_colour()),
+            Transform(self.emitted, emitted) if len(self.emitted) else FadeIn(emitted),
+            run_time=0.9 * pace,
+        )
+        if not len(self.emitted):
+            self.emitted = emitted
+        self.heatmap.recolour(self.attention, rows=[step])
+        self.remove(landing)
+        if step > 0:
+            self.heatmap.row_labels[step - 1].set_color(theme.foreground())
+
+    def clear_mechanism(self) -> None:
+        """Fade out the left panel (tokens, decoder, strips, formulas), keeping the heatmap."""
+        self.heatmap.row_labels.set_color(theme.foreground())
+        parts = [self.encoder, self.encoder_label, self.node, self.node_text, self.emitted, self.fan, self.energy_strip, self.weight_strip,
+                 self.energy_label, self.weight_label, self.score_formula, self.softmax_formula, self.row_box]
+        self.play(*[FadeOut(part) for part in parts], run_time=0.7)
+
+
+class ReverseAlignment(_AlignmentBuildUp):
+    """at2: trained to reverse, attention lines each output up with a source position (one step late)."""
+
+    data = ("seq2seq_reverse",)
+
+    def construct(self) -> None:
+        run = self.load("seq2seq_reverse")
+        self.metrics = run.metrics
+        source, prediction, target = run["source"], run["prediction"], run["target"]
+        self.length = len(source)
+        self.build_stage(source, prediction, run["attention"], run["energies"], cell_size=0.42, col_title="source symbol",
+                         encoder_text="source symbols x_j, read into encoder states h_j")
+
+        self.next_slide(notes=(
+            "A GRU encoder-decoder with additive (Bahdanau) attention, trained to REVERSE a sequence of "
+            f"{self.length} symbols. The example input is {' '.join(map(str, source))}; the target is "
+            f"{' '.join(map(str, target))}. On the left the mechanism, on the right the alignment matrix, empty for now."
+        ))
+        self.title("Seq2seq attention learns to align")
+        self.show_stage()
+
+        for step in range(3):
+            weight = self.attention[step].max()
+            where = int(self.attention[step].argmax())
+            self.next_slide(notes=self._step_note(step, where, weight))
+            self.say(f"step {step}: {weight:.1%} of the weight on source position {where} (symbol {source[where]})", theme.highlight())
+            self.decode_step(step, detailed=True, introduce=step == 0)
+
+        rest = range(3, self.length)
+        self.next_slide(notes=(
+            "The remaining steps, faster. Watch the bright cell walk right to left: "
+            + "; ".join(f"step {t} -> position {int(self.attention[t].argmax())} ({self.attention[t].max():.2f})" for t in rest)
+            + f". Output {' '.join(map(str, prediction))}: example correct = {self.metrics['example_correct']}."
+        ))
+        self.say("the remaining steps: the bright cell walks from right to left")
+        for step in rest:
+            self.decode_step(step, detailed=False)
+        self.remove(self.row_box)
+        self.play(FadeOut(self.caption_line), FadeOut(self.emitted), run_time=0.3)
+        self.caption_line = None
+        self.compare_with_mirror(run)
+        self.explain(run)
+
+    def _step_note(self, step: int, where: int, weight: float) -> str:
+        mirror = self.length - 1 - step
+        note = (f"Decoder step {step}: the decoder state s_{step} scores every encoder state, e = v^T tanh(W_k h_j + W_q s_{step}); "
+                f"the scores run from {self.energies[step].min():.1f} to {self.energies[step].max():.1f}. The softmax turns them into "
+                f"weights: {weight:.2f} on position {where}, so the line there is thick. It emits {self.prediction[step]}.")
+        if step == 0:
+            note = "The additive score is a tiny network comparing decoder state and encoder state. " + note
+        if where != mirror:
+            note += (f" Note: the mirror position would be {mirror} (symbol {self.source[mirror]}, the symbol it emits); it looks at "
+                     f"position {where} instead, one step later, where its previous output {self.source[where]} sits.")
+        return note
+
+    def compare_with_mirror(self, run) -> None:  # noqa: ANN001 - an Artifact
+        metrics, length = self.metrics, self.length
+        self.next_slide(notes=(
+            "The notebook expects a clean anti-diagonal: output t attends to its mirror image, position L-1-t (dashed squares). "
+            f"The trained model does not quite: on the mirror it puts {metrics['example_mirror_mass']:.1%} of the weight in this example "
+            f"and {metrics['held_out_mirror_mass']:.1%} on {run.params['test_size']} held-out sequences. Its weight sits one position to the "
+            f"right, on L-t (the previous output's source position): {metrics['example_shifted_mass']:.1%} here, "
+            f"{metrics['held_out_shifted_mass']:.1%} held out; the argmax is there for {metrics['held_out_argmax_on_shifted']:.1%} of held-out steps. "
+            "Only step 0 looks at the mirror (the last symbol)."
+        ))
+        self.clear_mechanism()
+        mirror = VGroup(*[
+            DashedVMobject(Square(side_length=self.heatmap.cell_size * 0.92, stroke_color=theme.foreground(), stroke_width=3), num_dashes=8).move_to(self.heatmap.cell(t, length - 1 - t))
+            for t in range(length)
+        ])
+        lines = _lines(
+            ("dashed: the mirror position L-1-t", theme.foreground()),
+            (f"weight on the mirror: {metrics['example_mirror_mass']:.0%}", theme.foreground()),
+            (f"({metrics['held_out_mirror_mass']:.0%} on held-out sequences)", theme.muted()),
+            (f"weight on position L-t: {metrics['example_shifted_mass']:.0%}", theme.highlight()),
+            (f"({metrics['held_out_shifted_mass']:.0%} on held-out sequences)", theme.muted()),
+            ("the model looks one step late", theme.highlight()),
+        ).move_to([-3.6, 0.2, 0])
+        self.play(Create(mirror), run_time=1.2)
+        self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in lines], lag_ratio=0.25), run_time=1.8)
+        self.mirror_outline, self.mirror_lines = mirror, lines
+
+    def explain(self, run) -> None:  # noqa: ANN001 - an Artifact
+        metrics = self.metrics
+        self.next_slide(notes=(
+            "Why one step late? The encoder GRU reads left to right, so its state at position L-t has just read x_(L-t) and still "
+            "remembers x_(L-1-t), the symbol to emit now. The decoder was just fed its previous output x_(L-t), so finding where that "
+            "symbol sits is an easy content match; reading one step back comes free from the recurrence. Either position would do; "
+            f"training settled on this one. Held-out token accuracy: {metrics['token_accuracy']:.1%} teacher-forced (as the notebook), "
+            f"{metrics['greedy_token_accuracy']:.1%} when the decoder is fed its own outputs; the example is right both ways "
+            f"({metrics['example_correct']}, {metrics['example_greedy_correct']})."
+        ))
+        why = _lines(
+            ("the encoder reads left to right:", theme.foreground()),
+            ("its state at L-t still remembers", theme.foreground()),
+            ("x at L-1-t, the symbol to emit now", theme.foreground()),
+            ("held-out token accuracy:", theme.muted()),
+            (f"{metrics['token_accuracy']:.1%} teacher-forced", theme.value_colour()),
+            (f"{metrics['greedy_token_accuracy']:.1%} decoding greedily", theme.value_colour()),
+        ).move_to([-3.6, 0.2, 0])
+        why[3:].shift(0.3 * DOWN)  # a gap between the reason and the accuracy
+        self.play(FadeOut(self.mirror_lines), run_time=0.5)
+        self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in why], lag_ratio=0.25), run_time=1.8)
+        self.say("attention learned an alignment: a position, found anew at every step", theme.highlight())
+        self.wait(0.8)
+
+
+class SortAlignment(_AlignmentBuildUp):
+    """at4: trained to sort, each step points to wherever the t-th smallest value sits (content, not position)."""
+
+    data = ("seq2seq_sort", "seq2seq_reverse")
+
+    def construct(self) -> None:
+        run = self.load("seq2seq_sort")
+        self.metrics = run.metrics
+        source, prediction, target = run["source"], run["prediction"], run["target"]
+        self.sorted_position = run["sorted_position"]
+        self.length = len(source)
+        self.build_stage(source, prediction, run["attention"], run["energies"], cell_size=0.5, col_title="source value",
+                         encoder_text="values x_j, read both ways into states h_j")
+
+        self.next_slide(notes=(
+            "Reversal is purely positional: output t always wants input L-1-t. Now the same attention seq2seq, with a bidirectional "
+            f"encoder, is trained to SORT {self.length} distinct values. Example input {' '.join(map(str, source))}, "
+            f"target {' '.join(map(str, target))}. Step t must point to wherever the t-th smallest value sits."
+        ))
+        self.title("A harder alignment: learning to sort")
+        self.show_stage()
+
+        for step in range(2):
+            where = int(self.sorted_position[step])
+            weight = self.attention[step, where]
+            self.next_slide(notes=self._step_note(step, where, weight))
+            self.say(f"step {step}: the {ORDINALS[step]} value, {target[step]}, sits at position {where}: {weight:.0%} of the weight", theme.highlight())
+            self.decode_step(step, detailed=True, introduce=step == 0)
+
+        rest = range(2, self.length)
+        self.next_slide(notes=(
+            "The remaining steps, faster. The bright cell jumps around, following the values, not the positions: "
+            + "; ".join(f"step {t} -> position {int(self.sorted_position[t])} (value {target[t]}, weight {self.attention[t, self.sorted_position[t]]:.2f})" for t in rest)
+            + f". Output {' '.join(map(str, prediction))}: example correct = {self.metrics['example_correct']}."
+        ))
+        self.say("the remaining steps: the pointer jumps wherever the next value sits")
+        for step in rest:
+            self.decode_step(step, detailed=False)
+        self.remove(self.row_box)
+        self.play(FadeOut(self.caption_line), FadeOut(self.emitted), run_time=0.3)
+        self.caption_line = None
+        self.contrast(self.load("seq2seq_reverse"))
+        self.other_inputs(run)
+        self.summary(run)
+
+    def _step_note(self, step: int, where: int, weight: float) -> str:
+        target = np.sort(self.source)
+        note = (f"Decoder step {step}: the {ORDINALS[step]} value is {target[step]}, at source position {where}. The additive scores "
+                f"run from {self.energies[step].min():.1f} to {self.energies[step].max():.1f}; after the softmax {weight:.2f} of the weight "
+                f"lands on position {where}, so the decoder copies {self.prediction[step]}.")
+        if step == 0:
+            note = "Same scoring network as for reversal: e = v^T tanh(W_k h_j + W_q s_t), then a softmax over source positions. " + note
+        return note
+
+    def _small_heatmap(self, attention: np.ndarray, source: np.ndarray, prediction: np.ndarray, cell_size: float, colourbar: bool, col_title: str) -> Heatmap:
+        return Heatmap(
+            attention,
+            row_labels=[str(p) for p in prediction],
+            col_labels=[str(s) for s in source],
+            row_title="decoder output",
+            col_title=col_title,
+            cell_size=cell_size,
+            vmin=0.0,
+            vmax=1.0,
+            col_labels_on_top=True,
+            colourbar=colourbar,
+        )
+
+    def contrast(self, reverse) -> None:  # noqa: ANN001 - an Artifact
+        reverse_metrics = reverse.metrics
+        self.next_slide(notes=(
+            "Side by side. Reversal (left) is positional: the same staircase for every input, "
+            f"{reverse_metrics['held_out_argmax_on_shifted']:.1%} of held-out steps peak at the same position L-t. Sorting (right) is "
+            f"content-driven: the peak sits wherever the t-th smallest value is, {self.metrics['held_out_argmax_on_target']:.2%} of "
+            "held-out steps; the matrix is a permutation that changes with every input."
+        ))
+        self.clear_mechanism()
+        sort_map = self._small_heatmap(self.attention, self.source, self.prediction, 0.45, True, "source value")
+        sort_map.shift(np.array([3.3, -0.75, 0]) - sort_map.cells.get_center())
+        reverse_map = self._small_heatmap(reverse["attention"], reverse["source"], reverse["prediction"], 0.36, False, "source symbol")
+        reverse_map.shift(np.array([-3.4, -0.75, 0]) - reverse_map.cells.get_center())
+        self.heatmap.row_labels.set_opacity(1)
+        self.play(ReplacementTransform(self.heatmap, sort_map), run_time=1.0)
+        self.heatmap = sort_map
+        self.play(FadeIn(reverse_map, shift=0.3 * RIGHT), run_time=0.8)
+        self.reverse_subtitle = _text("reverse: position decides", theme.LABEL_SIZE, theme.key_colour()).next_to(reverse_map, UP, buff=0.15)
+        self.sort_subtitle = _text("sort: content decides", theme.LABEL_SIZE, theme.highlight()).next_to(sort_map, UP, buff=0.15)
+        self.sort_subtitle.align_to(self.reverse_subtitle, UP)
+        self.play(FadeIn(self.reverse_subtitle), FadeIn(self.sort_subtitle), run_time=0.6)
+        self.reverse_map = reverse_map
+        self.say("same model, same scoring rule: the alignment it learns depends on the task")
+
+    def other_inputs(self, run) -> None:  # noqa: ANN001 - an Artifact
+        sources, attentions, predictions = run["more_sources"], run["more_attention"], run["more_predictions"]
+        described = "; ".join(
+            f"input {' '.join(map(str, src))}: step 0 points to position {int(att[0].argmax())} (value {src[int(att[0].argmax())]}), "
+            f"output {' '.join(map(str, pred))}"
+            for src, att, pred in zip(sources, attentions, predictions)
+        )
+        self.next_slide(notes=(
+            f"Three held-out inputs, one after the other, on the right; the reversal on the left would look the same for every input. "
+            f"{described}. All {run.metrics['more_correct']} of {len(sources)} are sorted correctly."
+        ))
+        for index, (src, att, pred) in enumerate(zip(sources, attentions, predictions)):
+            new_map = self._small_heatmap(att, src, pred, 0.45, True, "source value")
+            new_map.move_to(self.heatmap)
+            self.say(f"held-out input {index + 1}: {' '.join(map(str, src))}  ->  {' '.join(map(str, pred))}")
+            self.play(ReplacementTransform(self.heatmap, new_map), run_time=1.2)
+            self.heatmap = new_map
+            self.wait(1.0)
+
+    def summary(self, run) -> None:  # noqa: ANN001 - an Artifact
+        metrics = run.metrics
+        self.next_slide(notes=(
+            f"On {run.params['test_size']} held-out inputs the sorter gets {metrics['token_accuracy']:.1%} of tokens right teacher-forced "
+            f"and {metrics['greedy_token_accuracy']:.1%} decoding greedily. Attention is softer than for reversal: on average "
+            f"{metrics['held_out_target_mass']:.1%} of the weight sits on the t-th smallest value and {metrics['held_out_neighbour_mass']:.1%} "
+            f"on its neighbours in sorted order (the values just below and above); the peak is on the right value in "
+            f"{metrics['held_out_argmax_on_target']:.2%} of steps. Dashed squares mark where the t-th smallest value of the input on screen sits."
+        ))
+        lines = _lines(
+            (f"held out, {run.params['test_size']} inputs:", theme.muted()),
+            (f"{metrics['token_accuracy']:.1%} of tokens right", theme.value_colour()),
+            (f"{metrics['held_out_target_mass']:.0%} of the weight on the", theme.foreground()),
+            ("t-th smallest value", theme.foreground()),
+            (f"{metrics['held_out_neighbour_mass']:.0%} on its sorted neighbours", theme.foreground()),
+            (f"peak on the right value: {metrics['held_out_argmax_on_target']:.2%}", theme.highlight()),
+        ).move_to([-3.4, -0.3, 0])
+        # Dashed: where the t-th smallest value of the input on screen sits, i.e. where the weight should go.
+        last_source = run["more_sources"][-1]
+        targets = VGroup(*[
+            DashedVMobject(Square(side_length=self.heatmap.cell_size * 0.92, stroke_color=theme.foreground(), stroke_width=3), num_dashes=8)
+            .move_to(self.heatmap.cell(t, int(position)))
+            for t, position in enumerate(np.argsort(last_source))
+        ])
+        self.play(FadeOut(self.reverse_map), FadeOut(self.reverse_subtitle), run_time=0.6)
+        self.play(Create(targets), run_time=1.0)
+        self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in lines], lag_ratio=0.25), run_time=1.8)
+        self.say("dashed: where the t-th smallest value sits. Attention is a pointer into the input", theme.highlight())
+        self.wait(0.8)

@@ -1,0 +1,189 @@
+"""Alignment pictures of recurrent attention: a row of tokens, a fan of weighted lines, a score strip.
+
+`TokenRow` draws symbols in boxes (the encoder's input, or the decoder's outputs). `WeightedFan` joins one
+point (the decoder state) to every token with a line whose width and opacity follow an attention weight;
+its lines are built once and re-weighted in place. `ScoreStrip` is one row of coloured cells with numbers,
+for the additive scores e_tj and the softmax weights alpha_tj of a single decoder step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from manim import (
+    DOWN,
+    UP,
+    Animation,
+    AnimationGroup,
+    Line,
+    ManimColor,
+    RoundedRectangle,
+    Square,
+    Text,
+    VGroup,
+)
+
+from seqanim.kit import theme
+from seqanim.kit.heatmap import colour_for
+
+
+def _text(text: str, size: float, colour: ManimColor | None = None) -> Text:
+    return Text(text, font=theme.font(), font_size=size, color=colour or theme.foreground())
+
+
+class TokenRow(VGroup):
+    """Symbols in rounded boxes, left to right, `spacing` apart (centre to centre)."""
+
+    def __init__(
+        self,
+        symbols: Sequence[str],
+        *,
+        box_size: float = 0.48,
+        spacing: float = 0.6,
+        colour: ManimColor | None = None,
+        label_size: float = theme.LABEL_SIZE,
+    ) -> None:
+        super().__init__()
+        colour = colour or theme.key_colour()
+        self.boxes = VGroup()
+        self.labels = VGroup()
+        for index, symbol in enumerate(symbols):
+            box = RoundedRectangle(corner_radius=0.08, width=box_size, height=box_size, stroke_color=colour, stroke_width=2.5, fill_color=colour, fill_opacity=0.18)
+            box.move_to([index * spacing, 0, 0])
+            self.boxes.add(box)
+            self.labels.add(_text(str(symbol), label_size).move_to(box))
+        self.add(self.boxes, self.labels)
+        self.center()
+
+    def __len__(self) -> int:
+        return len(self.boxes)
+
+    def token(self, index: int) -> VGroup:
+        return VGroup(self.boxes[index], self.labels[index])
+
+    def top(self, index: int) -> np.ndarray:
+        return self.boxes[index].get_top()
+
+    def bottom(self, index: int) -> np.ndarray:
+        return self.boxes[index].get_bottom()
+
+
+class WeightedFan(VGroup):
+    """Lines from `origin` to each target point; width and opacity grow with the weight in [0, 1]."""
+
+    def __init__(
+        self,
+        origin: np.ndarray,
+        targets: Sequence[np.ndarray],
+        *,
+        colour: ManimColor | None = None,
+        max_width: float = 12.0,
+        min_width: float = 0.6,
+    ) -> None:
+        super().__init__()
+        self.colour = colour or theme.highlight()
+        self.max_width, self.min_width = max_width, min_width
+        self.lines = VGroup(*[Line(origin, target, color=self.colour) for target in targets])
+        self.add(self.lines)
+        self.set_weights(np.zeros(len(targets)))
+
+    def _style(self, weight: float) -> tuple[float, float]:
+        weight = float(np.clip(weight, 0.0, 1.0))
+        return self.min_width + (self.max_width - self.min_width) * weight, 0.12 + 0.88 * weight
+
+    def set_weights(self, weights: Sequence[float]) -> "WeightedFan":
+        for line, weight in zip(self.lines, weights):
+            width, opacity = self._style(weight)
+            line.set_stroke(self.colour, width=width, opacity=opacity)
+        return self
+
+    def animate_weights(self, weights: Sequence[float]) -> AnimationGroup:
+        animations: list[Animation] = []
+        for line, weight in zip(self.lines, weights):
+            width, opacity = self._style(weight)
+            animations.append(line.animate.set_stroke(self.colour, width=width, opacity=opacity))
+        return AnimationGroup(*animations)
+
+
+class ScoreStrip(VGroup):
+    """One row of cells coloured on a fixed scale (vmin..vmax), each with its number written inside."""
+
+    def __init__(
+        self,
+        count: int,
+        *,
+        vmin: float,
+        vmax: float,
+        colormap: Sequence[ManimColor] | None = None,
+        cell_size: float = 0.48,
+        spacing: float = 0.6,
+        fmt: str = "{:.2f}",
+        number_size: float = 16,
+    ) -> None:
+        super().__init__()
+        self.vmin, self.vmax = vmin, vmax
+        self.colormap = list(colormap or theme.heatmap_colormap())
+        self.fmt, self.number_size = fmt, number_size
+        self.cells = VGroup()
+        for index in range(count):
+            cell = Square(side_length=cell_size, stroke_color=theme.muted(), stroke_width=1, fill_color=theme.background(), fill_opacity=1)
+            self.cells.add(cell.move_to([index * spacing, 0, 0]))
+        self.numbers = VGroup(*[_text(fmt.format(0.0), number_size).move_to(cell).set_opacity(0) for cell in self.cells])
+        self.add(self.cells, self.numbers)
+        self.center()
+
+    def colour(self, value: float) -> ManimColor:
+        return colour_for(value, self.vmin, self.vmax, self.colormap)
+
+    def _number(self, value: float, cell: Square) -> Text:
+        # Dark digits on bright cells, light digits on dark ones (by luminance: works for any ramp).
+        red, green, blue = self.colour(value).to_rgb()[:3]
+        bright = 0.2126 * red + 0.7152 * green + 0.0722 * blue > 0.5
+        colour = theme.background() if bright else theme.foreground()
+        return _text(self.fmt.format(value), self.number_size, colour).move_to(cell)
+
+    def number_targets(self, values: Sequence[float]) -> VGroup:
+        """Numbers for `values` placed over the cells (for a Transform from `numbers`)."""
+        return VGroup(*[self._number(float(v), cell) for v, cell in zip(values, self.cells)])
+
+    def set_values(self, values: Sequence[float]) -> "ScoreStrip":
+        for value, cell in zip(values, self.cells):
+            cell.set_fill(self.colour(float(value)), opacity=1)
+        targets = self.number_targets(values)
+        for old, new in zip(self.numbers, targets):
+            old.become(new)
+        return self
+
+    def animate_values(self, values: Sequence[float]) -> list[Animation]:
+        """Recolour the cells and morph the numbers; call `settle()` after playing them."""
+        from manim import Transform
+
+        self._pending = self.number_targets(values)
+        animations: list[Animation] = [cell.animate.set_fill(self.colour(float(v)), opacity=1) for v, cell in zip(values, self.cells)]
+        animations += [Transform(old, new) for old, new in zip(self.numbers, self._pending)]
+        return animations
+
+    def settle(self) -> "ScoreStrip":
+        """Swap the morphed numbers for the fresh texts they now look like (true text and font size)."""
+        pending = getattr(self, "_pending", None)
+        if pending is not None:
+            self.numbers.submobjects = list(pending.submobjects)
+            self._pending = None
+        return self
+
+    def blank(self) -> "ScoreStrip":
+        for cell in self.cells:
+            cell.set_fill(theme.background(), opacity=1)
+        for number in self.numbers:
+            number.set_opacity(0)
+        return self
+
+
+def label_above(mobject: VGroup, text: str, size: float = theme.SMALL_SIZE, buff: float = 0.12) -> Text:
+    """A muted caption just above `mobject`."""
+    return _text(text, size, theme.muted()).next_to(mobject, UP, buff=buff)
+
+
+def label_below(mobject: VGroup, text: str, size: float = theme.SMALL_SIZE, buff: float = 0.12) -> Text:
+    return _text(text, size, theme.muted()).next_to(mobject, DOWN, buff=buff)
