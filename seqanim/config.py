@@ -102,6 +102,8 @@ class Seq2Seq(Section):
     def _fits(self) -> "Seq2Seq":
         if self.length > self.vocab:
             raise ValueError(f"length {self.length} exceeds vocab {self.vocab}: the example uses distinct symbols")
+        if self.test_seed == self.seed:
+            raise ValueError("test_seed must differ from seed: metrics are measured on held-out data")
         return self
 
 
@@ -122,6 +124,8 @@ class Lookup(Section):
     def _fits(self) -> "Lookup":
         if self.items > self.n_keys:
             raise ValueError(f"items {self.items} exceeds n_keys {self.n_keys}: item keys are distinct")
+        if self.test_seed == self.seed:
+            raise ValueError("test_seed must differ from seed: metrics are measured on held-out data")
         return self
 
 
@@ -137,11 +141,19 @@ class GroupBy(Section):
     test_size: int = Field(2048, ge=16, le=100000)
     test_seed: int = Field(4244, ge=0)
 
+    @model_validator(mode="after")
+    def _held_out(self) -> "GroupBy":
+        if self.test_seed == self.seed:
+            raise ValueError("test_seed must differ from seed: metrics are measured on held-out data")
+        return self
+
 
 class Positional(Section):
     d_model: int = Field(64, ge=2, le=1024)
     length: int = Field(60, ge=2, le=1024)
     base: float = Field(10000.0, gt=1)
+    wave_pairs: list[int] = Field(default_factory=lambda: [0, 4, 12], min_length=1, max_length=4)
+    wave_samples: int = Field(8, ge=1, le=64)
 
     @field_validator("d_model")
     @classmethod
@@ -149,6 +161,12 @@ class Positional(Section):
         if d_model % 2:
             raise ValueError(f"d_model {d_model} must be even (sin/cos pairs)")
         return d_model
+
+    @model_validator(mode="after")
+    def _pairs_fit(self) -> "Positional":
+        if any(not 0 <= p < self.d_model // 2 for p in self.wave_pairs):
+            raise ValueError(f"wave_pairs {self.wave_pairs} must lie in [0, {self.d_model // 2 - 1}]")
+        return self
 
 
 class Rope(Section):
@@ -158,6 +176,8 @@ class Rope(Section):
     seed: int = Field(0, ge=0)
     pairs: list[int] = Field(default_factory=lambda: [1, 4, 10], min_length=1, max_length=4)
     shift: int = Field(8, ge=1)
+    offset: int = Field(3, ge=0)
+    sweep_steps: int = Field(160, ge=2, le=10000)
 
     @model_validator(mode="after")
     def _fits(self) -> "Rope":
@@ -167,6 +187,8 @@ class Rope(Section):
             raise ValueError(f"pairs {self.pairs} must lie in [0, {self.d // 2 - 1}]")
         if self.shift >= self.length:
             raise ValueError(f"shift {self.shift} must be below length {self.length}")
+        if self.offset + self.shift >= self.length:
+            raise ValueError(f"offset {self.offset} + shift {self.shift} must stay below length {self.length}")
         return self
 
 
@@ -175,6 +197,7 @@ class Scaling(Section):
     n_keys: int = Field(16, ge=2, le=1024)
     n_samples: int = Field(4000, ge=10, le=100000)
     seed: int = Field(0, ge=0)
+    sample_index: int = Field(0, ge=0)
 
     @field_validator("dims")
     @classmethod
@@ -182,6 +205,12 @@ class Scaling(Section):
         if any(d < 1 for d in dims) or dims != sorted(set(dims)):
             raise ValueError(f"dims {dims} must be increasing positive integers")
         return dims
+
+    @model_validator(mode="after")
+    def _sample_fits(self) -> "Scaling":
+        if self.sample_index >= self.n_samples:
+            raise ValueError(f"sample_index {self.sample_index} must be below n_samples {self.n_samples}")
+        return self
 
 
 # --- seed 003: why attention -------------------------------------------------------------------
@@ -195,6 +224,8 @@ class QkvWalkthrough(Section):
     queries: list[list[float]] = Field(default_factory=lambda: [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]], min_length=1)
     temperature: float = Field(1.0, gt=0, le=100)
     temperatures: list[float] = Field(default_factory=lambda: [0.5, 1.0, 2.0], min_length=1)
+    sweep: list[float] = Field(default_factory=lambda: [0.25, 4.0], min_length=2, max_length=2)
+    sweep_steps: int = Field(61, ge=2, le=2001)
     is_real_key: list[bool] = Field(default_factory=lambda: [True, True, False])
     changed_index: int = Field(1, ge=0)
     changed_value: list[float] = Field(default_factory=lambda: [100.0, 100.0])
@@ -210,6 +241,10 @@ class QkvWalkthrough(Section):
             raise ValueError(f"values, labels and is_real_key need one entry per key ({n})")
         if any(t <= 0 for t in self.temperatures):
             raise ValueError(f"temperatures {self.temperatures} must all be > 0")
+        if not 0 < self.sweep[0] < self.sweep[1]:
+            raise ValueError(f"sweep {self.sweep} must be two increasing temperatures > 0")
+        if any(not self.sweep[0] <= t <= self.sweep[1] for t in [*self.temperatures, self.temperature]):
+            raise ValueError(f"temperatures {self.temperatures} and temperature {self.temperature} must lie inside sweep {self.sweep}")
         if not self.changed_index < n or not self.removed_index < n:
             raise ValueError(f"changed_index and removed_index must be below the number of keys ({n})")
         if not self.is_real_key[0]:

@@ -42,10 +42,13 @@ class Bars(VGroup):
         show_values: bool = True,
         label_size: float = theme.LABEL_SIZE,
         value_size: float = theme.SMALL_SIZE,
+        min_value: float | None = None,
     ) -> None:
         super().__init__()
         self.values = np.array(values, dtype=float)
         self.max_value = max_value
+        # The lowest value any later morph reaches: labels sit below it from the start (optional).
+        self.min_value = min(0.0, float(self.values.min()) if min_value is None else min(min_value, float(self.values.min())))
         self.unit = height / max_value
         self.bar_width = bar_width
         count = len(self.values)
@@ -84,13 +87,14 @@ class Bars(VGroup):
             readout.add_updater(follow)
 
     def _place_labels(self) -> None:
-        lowest = min(0.0, float(self.values.min()) * self.unit)
+        lowest = min(0.0, self.min_value * self.unit)
         base_y = self.baseline.get_center()[1]
         for label, x in zip(self.labels, self._xs):
-            label.move_to([self.baseline.get_center()[0] + x, base_y + lowest - 0.35 - (0.35 if self.values.min() < 0 else 0), 0])
+            label.move_to([self.baseline.get_center()[0] + x, base_y + lowest - 0.35 - (0.35 if self.min_value < 0 else 0), 0])
 
-    def morph(self, values: Sequence[float], colours: Sequence[ManimColor] | None = None) -> AnimationGroup:
-        """Animate bars and readouts to `values` on the same scale."""
+    def morph(self, values: Sequence[float], colours: Sequence[ManimColor] | None = None, readouts: bool = True) -> AnimationGroup:
+        """Animate bars and readouts to `values` on the same scale. `readouts=False` animates the bars only
+        (for charts built with show_values=False: animating hidden readouts would put them on screen)."""
         values = np.array(values, dtype=float)
         base_y = self.baseline.get_center()[1]
         animations = []
@@ -99,9 +103,22 @@ class Bars(VGroup):
             target = self._bar(value, colour)
             target.move_to([bar.get_center()[0], base_y, 0], aligned_edge=DOWN if value >= 0 else UP)
             animations.append(bar.animate.become(target))
-            animations.append(ChangeDecimalToValue(readout, value))
+            if readouts:
+                animations.append(ChangeDecimalToValue(readout, value))
         self.values = values
         return AnimationGroup(*animations)
+
+    def set_values(self, values: Sequence[float]) -> "Bars":
+        """Set bars and readouts to `values` in place, no animation (for a ValueTracker updater)."""
+        values = np.array(values, dtype=float)
+        base_y = self.baseline.get_center()[1]
+        for bar, readout, value in zip(self.bars, self.readouts, values):
+            x = bar.get_center()[0]
+            bar.stretch_to_fit_height(max(abs(value) * self.unit, 1e-3))
+            bar.move_to([x, base_y, 0], aligned_edge=DOWN if value >= 0 else UP)
+            readout.set_value(value)
+        self.values = values
+        return self
 
     def bar_top(self, index: int) -> np.ndarray:
         return self.bars[index].get_top()

@@ -67,7 +67,8 @@ class Colourbar(VGroup):
 class Heatmap(VGroup):
     """A matrix of coloured cells with labelled rows (queries) and columns (keys).
 
-    values: (rows, cols). Non-finite entries (masked, -inf) are drawn empty.
+    values: (rows, cols). Non-finite entries (masked, -inf) are drawn empty. `cell_stroke=0` drops the cell
+    outlines, for dense matrices whose cells are only a few pixels wide.
     """
 
     def __init__(
@@ -88,6 +89,7 @@ class Heatmap(VGroup):
         annotation_size: float | None = None,
         colourbar: bool = True,
         col_labels_on_top: bool = False,
+        cell_stroke: float = 1.0,
     ) -> None:
         super().__init__()
         self.values = np.array(values, dtype=float)
@@ -101,7 +103,7 @@ class Heatmap(VGroup):
 
         self.cells = VGroup(
             *[
-                Square(side_length=cell_size, stroke_width=1, stroke_color=theme.background(), fill_opacity=1)
+                Square(side_length=cell_size, stroke_width=cell_stroke, stroke_color=theme.background(), fill_opacity=1)
                 for _ in range(rows * cols)
             ]
         ).arrange_in_grid(rows=rows, cols=cols, buff=0)
@@ -112,6 +114,7 @@ class Heatmap(VGroup):
             for index, cell in enumerate(self.cells):
                 label = _text(self._format(self.values.flat[index]), size).move_to(cell)
                 self.annotations.add(label)
+            self.annotations.set_z_index(1)  # AnimationGroup leaves cells on top otherwise
             self.add(self.annotations)
         self.recolour(self.values)
 
