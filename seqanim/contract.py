@@ -24,6 +24,8 @@ from seqanim.errors import DataError
 
 DATA_DIR = ROOT / "data"
 FORMAT = 1
+_UMASK = os.umask(0)
+os.umask(_UMASK)
 
 
 def data_dir() -> Path:
@@ -58,6 +60,7 @@ def atomic_write_bytes(path: Path, payload: bytes) -> None:
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; outputs are for everyone to read
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

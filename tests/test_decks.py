@@ -1,0 +1,305 @@
+"""Decks against the real tools: Chromium plays the HTML deck offline, the Qt presenter runs offscreen,
+python-pptx and pypdf read the PowerPoint and the handout back, ffprobe reads the joined video.
+
+A small deck keeps this fast: `test-mini` = the title card + HiddenStateDynamics. Its outputs are
+removed afterwards (every path `deck_outputs` lists).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seqanim import decks, registry
+from seqanim.config import ROOT, Deck, Decks, Lecture, load
+from seqanim.errors import SeqanimError
+from seqanim.present import present_command
+
+QUALITY = "low"
+SCENE = "HiddenStateDynamics"
+MINI = "test-mini"
+PAIR = "test-pair"  # the same scene twice: two chapters, the second starting where the first ends
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def _report(scene: str) -> dict[str, Any]:
+    return json.loads((ROOT / "renders" / QUALITY / f"{scene}.report.json").read_text())
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+@pytest.fixture(scope="module")
+def mini(lecture_built: Path) -> Iterator[tuple[Lecture, dict[str, Path]]]:
+    """The small deck, exported in every format (with the standalone HTML), removed afterwards."""
+    base = load()
+    lecture = base.model_copy(update={"decks": Decks(one_file=True, handout_notes=True, items={
+        MINI: Deck(title="Mini lecture", scenes=[SCENE]),
+        PAIR: Deck(title="Pair", scenes=[SCENE, SCENE]),
+    })})
+    try:
+        written = decks.export_deck(lecture, MINI, QUALITY)
+        yield lecture, written
+    finally:
+        for deck in (MINI, PAIR):
+            for path in decks.deck_outputs(lecture, deck, QUALITY).values():
+                _remove(path)
+
+
+def _browse(url: str, *, allowed: tuple[str, ...]) -> tuple[list[dict[str, Any]], list[str], list[str], Any]:
+    """Open `url` in headless Chromium with every other request aborted; step through every slide with
+    reveal.js's API; return per-slide video states, the notes, the requests that were not allowed, and the
+    speaker view's text."""
+    from playwright.sync_api import sync_playwright
+
+    left: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 720})
+
+            def route(request_route: Any) -> None:
+                if request_route.request.url.startswith(allowed):
+                    request_route.continue_()
+                else:
+                    left.append(request_route.request.url)
+                    request_route.abort()
+
+            context.route("**/*", route)
+            page = context.new_page()
+            page.on("request", lambda request: None if request.url.startswith((*allowed, "data:", "blob:", "about:")) else left.append(request.url))
+            page.goto(url)
+            page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=20_000)
+            total = page.evaluate("Reveal.getTotalSlides()")
+            states = []
+            for index in range(total):
+                page.wait_for_function(
+                    "() => { const v = Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video');"
+                    " return v !== null && v.readyState >= 2; }",
+                    timeout=15_000,
+                )
+                states.append(page.evaluate(
+                    "() => { const v = Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video');"
+                    " return {slide: Reveal.getIndices().h, readyState: v.readyState, width: v.videoWidth, muted: v.muted}; }"
+                ))
+                if index < total - 1:
+                    page.evaluate("Reveal.next()")
+            notes = page.evaluate("[...document.querySelectorAll('.slides aside.notes')].map(a => a.textContent)")
+            # The speaker view: S opens it; it must show the current slide's notes.
+            page.evaluate("Reveal.slide(1)")
+            with context.expect_page(timeout=15_000) as popup:
+                page.keyboard.press("s")
+            speaker = popup.value
+            speaker.wait_for_function("document.body && document.body.innerText.includes('NOTES')", timeout=15_000)
+            speaker.wait_for_timeout(500)
+            speaker_text = speaker.evaluate("document.body.innerText")
+        finally:
+            browser.close()
+    return states, notes, left, speaker_text
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_html_deck_plays_offline_with_notes(mini: tuple[Lecture, dict[str, Path]]) -> None:
+    _, written = mini
+    html = written["html"]
+    assert html == ROOT / "slides" / QUALITY / f"{MINI}.html"
+    states, notes, left, speaker_text = _browse(html.as_uri(), allowed=("file:",))
+    report = _report(SCENE)
+    assert len(states) == 1 + report["slides"]  # title card + the scene's slides
+    assert [s["slide"] for s in states] == list(range(len(states)))
+    assert all(s["readyState"] >= 2 and s["width"] == report["resolution"][0] for s in states), states
+    assert left == [], f"requests left the machine: {left}"
+    assert len(notes) == len(states)
+    assert notes[1:] == report["notes"]  # escaped plain text, not markdown: h_t keeps its underscore
+    assert notes[0].startswith(f"Mini lecture: 1 scene, {report['slides']} slides")
+    assert _normalise(report["notes"][0]) in _normalise(speaker_text)
+
+
+def test_html_deck_carries_revealjs_and_no_url(mini: tuple[Lecture, dict[str, Path]]) -> None:
+    _, written = mini
+    text = written["html"].read_text()
+    assets = written["html"].parent / f"{MINI}_assets"
+    version = json.loads((ROOT / "node_modules" / "reveal.js" / "package.json").read_text())["version"]
+    assert version.startswith("6.0.")
+    for needed in ("reveal.js/dist/reveal.js", "reveal.js/dist/reveal.css", "reveal.js/dist/plugin/notes.js"):
+        assert (assets / needed).is_file()
+        assert f"{MINI}_assets/{needed}" in text
+    fetched = [ref for ref in decks._local_refs(text) if ref.startswith(("http:", "https:", "//"))]
+    assert fetched == []
+    assert "cdn.jsdelivr" not in text and "unpkg" not in text
+
+
+def test_standalone_html_is_one_file(mini: tuple[Lecture, dict[str, Path]], tmp_path: Path) -> None:
+    _, written = mini
+    alone = tmp_path / "deck.html"
+    shutil.copyfile(written["standalone"], alone)  # nothing next to it: everything must be inside
+    states, notes, left, _ = _browse(alone.as_uri(), allowed=(alone.as_uri(),))
+    report = _report(SCENE)
+    assert len(states) == 1 + report["slides"]
+    assert all(s["readyState"] >= 2 for s in states), states
+    assert left == [], f"the standalone deck fetched: {left}"
+    assert notes[1:] == report["notes"]
+
+
+def test_pptx_has_one_movie_per_slide(mini: tuple[Lecture, dict[str, Path]]) -> None:
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    _, written = mini
+    report = _report(SCENE)
+    presentation = Presentation(str(written["pptx"]))
+    slides = list(presentation.slides)
+    assert len(slides) == 1 + report["slides"]
+    for slide in slides:
+        movies = [shape for shape in slide.shapes if shape.shape_type == MSO_SHAPE_TYPE.MEDIA]
+        assert len(movies) == 1
+        assert any(rel.reltype.endswith("/video") for rel in slide.part.rels.values())
+    assert [slide.notes_slide.notes_text_frame.text for slide in slides[1:]] == report["notes"]
+    assert presentation.slide_width == report["resolution"][0] * 9525
+
+
+def test_pdf_handout_one_page_per_slide_with_notes(mini: tuple[Lecture, dict[str, Path]]) -> None:
+    from pypdf import PdfReader
+
+    _, written = mini
+    report = _report(SCENE)
+    pages = PdfReader(str(written["pdf"])).pages
+    assert len(pages) == 1 + report["slides"]
+    for number, note in enumerate(report["notes"], start=2):
+        text = _normalise(pages[number - 1].extract_text())
+        assert f"{number} / {len(pages)}" in text
+        assert _normalise(note) in text, (note, text)
+
+
+def test_pdf_handout_without_notes(mini: tuple[Lecture, dict[str, Path]]) -> None:
+    from pypdf import PdfReader
+
+    lecture, _ = mini
+    quiet = lecture.model_copy(update={"decks": lecture.decks.model_copy(update={"handout_notes": False})})
+    path = decks.export_deck(quiet, MINI, QUALITY, formats=("pdf",))["pdf"]
+    text = _normalise(PdfReader(str(path)).pages[1].extract_text())
+    assert _report(SCENE)["notes"][0][:30] not in text
+    assert "Hidden state dynamics" in text
+
+
+def test_joined_video_has_a_chapter_per_scene(mini: tuple[Lecture, dict[str, Path]]) -> None:
+    lecture, written = mini
+    pair = decks.export_deck(lecture, PAIR, QUALITY, formats=("video",))
+    duration = _report(SCENE)["duration"]
+    for path, scenes in ((written["video"], [SCENE]), (pair["video"], [SCENE, SCENE])):
+        probe = json.loads(subprocess.run(
+            ["ffprobe", "-v", "error", "-show_chapters", "-show_format", "-of", "json", str(path)],
+            capture_output=True, text=True, check=True,
+        ).stdout)
+        chapters = probe["chapters"]
+        assert [c["tags"]["title"] for c in chapters] == scenes
+        for k, chapter in enumerate(chapters):
+            assert float(chapter["start_time"]) == pytest.approx(k * duration, abs=0.1)
+            assert float(chapter["end_time"]) == pytest.approx((k + 1) * duration, abs=0.1)
+        assert float(probe["format"]["duration"]) == pytest.approx(len(scenes) * duration, abs=0.2)
+    assert written["thumbnail"].is_file() and pair["thumbnail"].is_file()
+
+
+def test_every_listed_output_exists_and_no_temp_file_is_left(mini: tuple[Lecture, dict[str, Path]]) -> None:
+    lecture, written = mini
+    outputs = decks.deck_outputs(lecture, MINI, QUALITY)
+    assert set(written) <= set(outputs)
+    for name, path in outputs.items():
+        assert path.exists(), name
+    for folder in (ROOT / "slides" / QUALITY, ROOT / "renders" / QUALITY, ROOT / "slides" / QUALITY / "cards"):
+        leftovers = [p.name for p in folder.iterdir() if p.name.startswith(".") and (".tmp" in p.name or ".stage-" in p.name or ".old-" in p.name)]
+        assert leftovers == []
+    # Published files are readable by others (temporary files start as 0600).
+    assert all(os.stat(written[k]).st_mode & 0o044 == 0o044 for k in ("html", "pdf", "pptx", "video", "standalone"))
+
+
+def test_qt_presenter_runs_offscreen(mini: tuple[Lecture, dict[str, Path]], tmp_path: Path) -> None:
+    lecture, _ = mini
+    config = tmp_path / "lecture.json"
+    config.write_text(lecture.model_dump_json())
+    code = (
+        "import sys; from pathlib import Path; from seqanim.config import Lecture; from seqanim.present import present; "
+        f"lecture = Lecture.model_validate_json(Path({str(config)!r}).read_text()); "
+        f"sys.exit(present(lecture, {MINI!r}, {QUALITY!r}, fullscreen=False, screen=None, start_at=None, "
+        "extra=['--skip-all', '--exit-after-last-slide', '--playback-rate', '4']))"  # 4x: the scene lasts ~30 s
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    # Its own process group, so a hung presenter (and the manim-slides child) can be stopped as a whole.
+    process = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _, stderr = process.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail("the Qt presenter did not exit within 120 s")
+    assert process.returncode == 0, stderr[-2000:]
+
+
+def test_presenter_command_line(mini: tuple[Lecture, dict[str, Path]]) -> None:
+    lecture, _ = mini
+    command = present_command(lecture, MINI, QUALITY, fullscreen=True, screen=1, start_at=3)
+    assert command[command.index("--folder") + 1] == str(ROOT / "slides" / QUALITY)
+    assert "--full-screen" in command and command[command.index("--screen") + 1] == "1"
+    assert command[command.index("--start-at") + 1] == "1,1"  # slide 3 = the scene's second slide
+    assert command[-2:] == [f"cards/{MINI}-title", SCENE]
+    with pytest.raises(SeqanimError, match="outside"):
+        present_command(lecture, MINI, QUALITY, fullscreen=False, screen=None, start_at=1 + _report(SCENE)["slides"] + 1)
+
+
+def test_rnn_deck_references_only_existing_scenes() -> None:
+    lecture = load()
+    known = registry.scenes()
+    missing = [scene for scene in registry.deck_scenes(lecture, "rnn") if scene not in known]
+    assert missing == [], f"the rnn deck names scenes that scenes/ does not define: {missing}"
+
+
+def test_full_deck_gets_a_divider_per_part() -> None:
+    lecture = load()
+    groups = decks.deck_parts(lecture, "full")
+    assert [part for part, _ in groups] == ["rnn", "recurrent-attention", "transformers", "why-attention"]
+    assert [scene for _, group in groups for scene in group] == registry.deck_scenes(lecture, "full")
+    assert decks.deck_parts(lecture, "rnn") == [(None, registry.deck_scenes(lecture, "rnn"))]
+    card_ids = [key for key in decks.deck_outputs(lecture, "full", QUALITY) if key.startswith("card:")]
+    assert card_ids == ["card:full-title"] + [f"card:full-part-{k}-{part}" for k, (part, _) in enumerate(groups, start=1)]
+
+
+def test_divider_cards_are_real_slides(lecture_built: Path) -> None:
+    """A deck spanning two parts: title card, then a divider before each part, each with notes."""
+    from pptx import Presentation
+
+    first, second = SCENE, "EchoOfAPulse"
+    base = load()
+    lecture = base.model_copy(update={"decks": Decks(items={
+        "test-part-a": Deck(title="Part A", scenes=[first]),
+        "test-part-b": Deck(title="Part B", scenes=[second]),
+        "test-parts": Deck(title="Two parts", scenes=[first, second]),
+    })})
+    try:
+        path = decks.export_deck(lecture, "test-parts", QUALITY, formats=("pptx",))["pptx"]
+        notes = [slide.notes_slide.notes_text_frame.text for slide in Presentation(str(path)).slides]
+        a, b = _report(first), _report(second)
+        assert len(notes) == 1 + 1 + a["slides"] + 1 + b["slides"]
+        assert notes[0].startswith(f"Two parts: 2 parts, 2 scenes, {a['slides'] + b['slides']} slides")
+        assert notes[1].startswith(f"Part 1 of 2: Part A. 1 scene, {a['slides']} slides")
+        assert notes[2 + a["slides"]].startswith(f"Part 2 of 2: Part B. 1 scene, {b['slides']} slides")
+        assert notes[2 : 2 + a["slides"]] == a["notes"]
+    finally:
+        for path in decks.deck_outputs(lecture, "test-parts", QUALITY).values():
+            _remove(path)
