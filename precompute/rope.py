@@ -1,0 +1,85 @@
+"""Rotary positional encoding, RoPE (seed 000, cell tf10).
+
+Each dimension pair (2i, 2i+1) of q and k is rotated by the angle position * w_i, w_i = base^(-i/half):
+low pairs spin fast, high pairs slowly. <R_m q, R_n k> = sum_i |q_i||k_i| cos(phi_i + (m - n) w_i) then
+depends only on the offset m - n. q and k are the notebook's fixed torch.randn draws; everything after the
+draw is float64, so the diagonals of the score matrix agree to ~1e-15.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from seqanim.config import Rope
+
+
+def rope(x: torch.Tensor, positions: torch.Tensor, freqs: torch.Tensor) -> torch.Tensor:
+    """Rotate every dimension pair of x (..., d) by positions (...,) x freqs (d/2,)."""
+    angles = positions[..., None] * freqs
+    cos, sin = torch.cos(angles), torch.sin(angles)
+    first, second = x[..., 0::2], x[..., 1::2]
+    rotated = torch.empty_like(x)
+    rotated[..., 0::2] = first * cos - second * sin
+    rotated[..., 1::2] = first * sin + second * cos
+    return rotated
+
+
+def run(params: Rope) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    torch.manual_seed(params.seed)
+    query = torch.randn(params.d).double()  # drawn in float32 as the notebook, then exact arithmetic
+    key = torch.randn(params.d).double()
+    half = params.d // 2
+    freqs = params.base ** (-torch.arange(half, dtype=torch.float64) / half)
+    positions = torch.arange(params.length, dtype=torch.float64)
+
+    rotated_query = rope(query.expand(params.length, -1), positions, freqs)
+    rotated_key = rope(key.expand(params.length, -1), positions, freqs)
+    scores = rotated_query @ rotated_key.T
+
+    pairs = torch.tensor(params.pairs)
+    pair_angles = positions[None, :] * freqs[pairs, None]  # (P, L): the rotation angle of each drawn pair
+    query_pairs = torch.stack([query[0::2][pairs], query[1::2][pairs]], dim=-1)  # (P, 2), unrotated
+    key_pairs = torch.stack([key[0::2][pairs], key[1::2][pairs]], dim=-1)
+
+    # Relative-offset rows: the query at 0 and at `shift`, keys at the same offsets ahead of each.
+    offsets = np.arange(params.length - params.shift)
+    row_at_0 = scores[0, offsets].numpy()
+    row_at_shift = scores[params.shift, params.shift + offsets].numpy()
+
+    # Shift both positions together by a fractional amount s: query at s, key at s + offset.
+    sweep_shift = torch.linspace(0, params.shift, params.sweep_steps + 1, dtype=torch.float64)
+    swept_query = rope(query.expand(len(sweep_shift), -1), sweep_shift, freqs)
+    swept_key = rope(key.expand(len(sweep_shift), -1), sweep_shift + params.offset, freqs)
+    sweep_scores = (swept_query * swept_key).sum(-1)
+
+    diagonal_spread = max(float(np.ptp(np.diagonal(scores.numpy(), o))) for o in range(-(params.length - 1), params.length))
+    arrays = {
+        "freqs": freqs.numpy(),
+        "positions": positions.numpy(),
+        "query": query.numpy(),
+        "key": key.numpy(),
+        "rotated_query": rotated_query.numpy(),
+        "rotated_key": rotated_key.numpy(),
+        "scores": scores.numpy(),
+        "pairs": pairs.numpy(),
+        "pair_angles": pair_angles.numpy(),
+        "query_pairs": query_pairs.numpy(),
+        "key_pairs": key_pairs.numpy(),
+        "offsets": offsets,
+        "row_at_0": row_at_0,
+        "row_at_shift": row_at_shift,
+        "sweep_shift": sweep_shift.numpy(),
+        "sweep_scores": sweep_scores.numpy(),
+    }
+    metrics = {
+        "diagonal_max_deviation": diagonal_spread,
+        "row_max_difference": float(np.abs(row_at_0 - row_at_shift).max()),
+        "sweep_score": float(sweep_scores[0]),
+        "sweep_max_deviation": float((sweep_scores - sweep_scores[0]).abs().max()),
+        "score_min": float(scores.min()),
+        "score_max": float(scores.max()),
+    }
+    return arrays, metrics
