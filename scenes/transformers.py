@@ -1,0 +1,731 @@
+"""Part 3 of seed 000: Transformers. Self-attention as lookup and as pooling, sinusoidal and rotary
+positions, and why dot products are scaled by 1/sqrt(d). Every number is read from data/."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arrow,
+    Create,
+    DashedVMobject,
+    DecimalNumber,
+    Dot,
+    FadeIn,
+    FadeOut,
+    Line,
+    ManimColor,
+    MathTex,
+    Rectangle,
+    RoundedRectangle,
+    SurroundingRectangle,
+    Text,
+    TransformFromCopy,
+    ValueTracker,
+    VGroup,
+    linear,
+    smooth,
+)
+
+from seqanim.kit import theme
+from seqanim.kit.bars import Bars
+from seqanim.kit.heatmap import Heatmap, colour_for
+from seqanim.kit.plots import Plot
+from seqanim.kit.rotation import PhasorCircle
+from seqanim.kit.slide import LectureSlide
+
+
+# LaTeX digits look smaller than Pango text of the same font size; this makes a readout's number match its label.
+NUMBER_SCALE = 1.4
+TICK_SIZE = 30
+
+
+def _text(text: str, size: float = theme.LABEL_SIZE, colour: ManimColor | None = None) -> Text:
+    return Text(text, font=theme.font(), font_size=size, color=colour or theme.foreground())
+
+
+def _token(text: str, colour: ManimColor, width: float = 1.2, height: float = 0.8, size: float = theme.SMALL_SIZE) -> VGroup:
+    """A token box: a rounded outline in the token's colour with its text inside."""
+    box = RoundedRectangle(corner_radius=0.1, width=width, height=height, stroke_color=colour, stroke_width=3, fill_color=colour, fill_opacity=0.15)
+    return VGroup(box, _text(text, size).move_to(box))
+
+
+def _readout(prefix: str, value: float, decimals: int, colour: ManimColor | None = None, size: float = theme.LABEL_SIZE) -> tuple[VGroup, DecimalNumber]:
+    """`prefix` followed by a DecimalNumber that can change without new Text."""
+    label = _text(prefix, size, colour)
+    number = DecimalNumber(value, num_decimal_places=decimals, font_size=size * NUMBER_SCALE, color=colour or theme.foreground())
+    number.next_to(label, RIGHT, buff=0.12)
+    return VGroup(label, number), number
+
+
+def _keep_right_of(number: DecimalNumber, label: Text) -> None:
+    """DecimalNumbers re-centre when their width changes; keep them left-aligned after their label."""
+    number.add_updater(lambda mobject: mobject.next_to(label, RIGHT, buff=0.12))
+
+
+def _numbers_to_bottom(plot: Plot) -> Plot:
+    """When y = 0 lies inside the plot, the x axis crosses its middle: move the x numbers and label under the plot."""
+    bottom = plot.axes.y_axis.get_bottom()[1]
+    for number in plot.axes.x_axis.numbers:
+        number.set_y(bottom - 0.25)
+    if plot.x_label is not None:
+        plot.x_label.next_to(plot.axes.x_axis.numbers, DOWN, buff=0.2)
+    return plot
+
+
+def _diagonal_line(heatmap: Heatmap, offset: int, colour: ManimColor) -> Line:
+    """A line through the cells (i, i + offset) of a square heatmap."""
+    size = heatmap.shape[0]
+    first = heatmap.cell(0, offset) if offset >= 0 else heatmap.cell(-offset, 0)
+    last = heatmap.cell(size - 1 - offset, size - 1) if offset >= 0 else heatmap.cell(size - 1, size - 1 + offset)
+    return Line(first.get_corner(UP + LEFT), last.get_corner(DOWN + RIGHT), color=colour, stroke_width=4)
+
+
+# --- tf2: self-attention is content-based lookup ----------------------------------------------------
+
+
+class SelfAttentionLookup(LectureSlide):
+    """tf2: a trained one-head layer answers "which value has key k?" with a near one-hot attention row."""
+
+    data = ("lookup",)
+
+    def construct(self) -> None:
+        self.run = self.load("lookup")
+        self.labels = [str(label) for label in self.run["labels"]]
+        self.match = int(self.run["match_index"])
+        self.attention = self.run["attention"]
+        self.tokens()
+        self.matrix()
+        self.query_row()
+        self.bars()
+        self.read_out()
+
+    def tokens(self) -> None:
+        run, items = self.run, len(self.labels) - 1
+        self.next_slide(
+            notes=f"Every token emits a query, a key and a value. Here {items} item tokens each carry a key and a value, "
+            f"and the last token carries only the query key k{int(run['query_key'])}. One layer, one head, trained only to output "
+            f"the matching value; it answers {run.metrics['accuracy']:.1%} of held-out lookups correctly."
+        )
+        self.heading = self.title("Self-attention is content-based lookup")
+        colours = [theme.key_colour()] * items + [theme.query_colour()]
+        self.token_row = VGroup(*[_token(label, colour, width=1.35) for label, colour in zip(self.labels, colours)]).arrange(RIGHT, buff=0.25)
+        self.token_row.next_to(self.heading, DOWN, buff=0.8)
+        kinds = VGroup(
+            _text("items: key + value", theme.LABEL_SIZE, theme.key_colour()).next_to(self.token_row[: items], DOWN, buff=0.3),
+            _text("query: key only", theme.LABEL_SIZE, theme.query_colour()).next_to(self.token_row[-1], DOWN, buff=0.3),
+        )
+        task = _text(f"task: output the value stored under key k{int(run['query_key'])}", theme.BODY_SIZE)
+        layer = _text(f"one self-attention layer, one head, width {run.params['d']}", theme.LABEL_SIZE, theme.muted())
+        VGroup(layer, task).arrange(DOWN, buff=0.35).next_to(kinds, DOWN, buff=0.9)
+        self.play(FadeIn(self.token_row, lag_ratio=0.1), run_time=1.2)
+        self.play(FadeIn(kinds))
+        self.play(FadeIn(layer), FadeIn(task, shift=0.2 * UP))
+        self.kinds = VGroup(kinds, layer, task)
+
+    def matrix(self) -> None:
+        diagonal = float(np.mean(np.diagonal(self.attention)[:-1]))
+        self.next_slide(
+            notes=f"The full attention matrix: each row is the token doing the attending (the query), each column an attended token "
+            f"(the key). Every item row keeps its weight on itself: on average {diagonal:.3f} on the diagonal."
+        )
+        two_line = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
+        self.heatmap = Heatmap(
+            self.attention, row_labels=self.labels, col_labels=two_line, row_title="query", col_title="key",
+            cell_size=0.7, vmin=0.0, vmax=1.0, annotate=True, fmt="{:.2f}", annotation_size=theme.SMALL_SIZE,
+        )
+        self.heatmap.to_edge(LEFT, buff=0.3).shift(0.35 * DOWN)
+        self.play(FadeOut(self.token_row), FadeOut(self.kinds), FadeIn(self.heatmap), run_time=1.0)
+
+    def query_row(self) -> None:
+        weight = float(self.attention[-1, self.match])
+        self.next_slide(
+            notes=f"The bottom row is the query '{self.labels[-1]}'. It puts {weight:.3f} of its weight on item #{self.match} "
+            f"({self.labels[self.match]}), the one item whose key matches: a near one-hot row."
+        )
+        self.box = self.heatmap.row_box(len(self.labels) - 1, theme.query_colour())
+        self.play(Create(self.box))
+
+    def bars(self) -> None:
+        row = self.attention[-1]
+        self.next_slide(
+            notes=f"The query row on its own: one tall bar of {row[self.match]:.3f} on the matching item; the other {len(row) - 1} "
+            f"weights add up to {1 - row[self.match]:.4f}."
+        )
+        colours = [theme.query_colour() if j == self.match else theme.key_colour() for j in range(len(row))]
+        short = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
+        self.chart = Bars(row, short, max_value=1.0, height=2.6, bar_width=0.5, spacing=0.28, colours=colours, decimals=3, label_size=theme.SMALL_SIZE, value_size=theme.SMALL_SIZE * NUMBER_SCALE)
+        self.chart.next_to(self.heatmap, RIGHT, buff=0.5).align_to(self.heatmap.cells, DOWN).shift(0.3 * UP)
+        axis = _text("attention weight of the query row", theme.LABEL_SIZE, theme.muted()).next_to(self.chart, UP, buff=0.35)
+        self.play(TransformFromCopy(self.heatmap.row(len(row) - 1), self.chart.bars), FadeIn(self.chart.baseline), FadeIn(self.chart.labels), run_time=1.2)
+        self.play(FadeIn(self.chart.readouts), FadeIn(axis))
+        self.chart_title = axis
+
+    def read_out(self) -> None:
+        run = self.run
+        prediction, answer = int(run["prediction"]), int(run["answer"])
+        self.next_slide(
+            notes=f"The value is read off the attended item: predicted v{prediction}, true v{answer}. Over "
+            f"{run.params['test_size']} held-out lookups the accuracy is {run.metrics['accuracy']:.1%}, and the query row puts "
+            f"{run.metrics['query_match_mass']:.3f} of its weight on the matching item on average."
+        )
+        verdict = "correct" if prediction == answer else "wrong"
+        read = _text(f"read the value of {self.labels[self.match]}: v{int(run['values'][self.match])}", theme.LABEL_SIZE, theme.value_colour())
+        result = _text(f"predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE + 4, theme.value_colour())
+        lines = VGroup(read, result).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
+        lines.next_to(self.chart, UP, buff=0.6).align_to(self.chart, LEFT)
+        if lines.get_right()[0] > 6.9:
+            lines.shift((6.9 - lines.get_right()[0]) * RIGHT)
+        start = self.chart.readouts[self.match].get_top()
+        arrow = Arrow(start, [start[0], lines.get_bottom()[1], 0], buff=0.08, color=theme.value_colour(), stroke_width=4)
+        self.play(FadeOut(self.chart_title), run_time=0.3)
+        self.play(Create(arrow), FadeIn(read, shift=0.2 * UP))
+        self.play(FadeIn(result, shift=0.2 * UP))
+
+
+# --- tf8: attention pooling as a soft group-by -------------------------------------------------------
+
+
+class AttentionPooling(LectureSlide):
+    """tf8: trained to output each key group's mean value, attention spreads uniformly over the group."""
+
+    data = ("groupby",)
+
+    def construct(self) -> None:
+        self.run = self.load("groupby")
+        self.keys = self.run["keys"].astype(int)
+        self.tokens()
+        self.matrix()
+        self.blocks()
+        self.outputs()
+
+    def tokens(self) -> None:
+        run = self.run
+        self.next_slide(
+            notes=f"The lookup picked one position. The same mechanism can average: {len(self.keys)} tokens with a key and a value, "
+            f"trained so every token outputs the mean value of its key group. Tokens are sorted by key so groups sit together; "
+            f"this example has {len(set(self.keys.tolist()))} groups."
+        )
+        self.heading = self.title("Self-attention can pool, not just pick")
+        self.token_row = VGroup(
+            *[_token(f"k{key}\n{value:.2f}", theme.colour(key), width=0.95, height=1.0) for key, value in zip(self.keys, run["values"])]
+        ).arrange(RIGHT, buff=0.15)
+        self.token_row.next_to(self.heading, DOWN, buff=0.9)
+        targets = VGroup(
+            *[_text(f"{value:.2f}", theme.LABEL_SIZE, theme.colour(key)).next_to(token, DOWN, buff=0.7) for key, value, token in zip(self.keys, run["target"], self.token_row)]
+        )
+        target_title = _text("target: mean value of the token's key group", theme.LABEL_SIZE, theme.muted()).next_to(targets, DOWN, buff=0.35)
+        arrows = VGroup(*[Arrow(token.get_bottom(), target.get_top(), buff=0.08, color=theme.muted(), stroke_width=2, max_tip_length_to_length_ratio=0.3) for token, target in zip(self.token_row, targets)])
+        self.play(FadeIn(self.token_row, lag_ratio=0.08), run_time=1.2)
+        self.play(Create(arrows), FadeIn(targets), FadeIn(target_title), run_time=1.0)
+        self.task = VGroup(targets, target_title, arrows)
+
+    def matrix(self) -> None:
+        attention = self.run["attention"]
+        self.next_slide(
+            notes=f"The attention matrix: rows are the attending tokens (queries), columns the attended ones (keys). In this example "
+            f"{self.run.metrics['example_within_group_mass']:.1%} of every row's weight stays inside its own key group."
+        )
+        values = [f"{value:.2f}" for value in self.run["values"]]
+        # Rows name key and value; columns (the same tokens, same order) name the key, coloured by group like the rows.
+        self.heatmap = Heatmap(
+            attention, row_labels=[f"k{key} {value}" for key, value in zip(self.keys, values)], col_labels=[f"k{key}" for key in self.keys], row_title="query",
+            col_title="key (attended token)", cell_size=0.52, vmin=0.0, vmax=float(attention.max()), label_size=16,
+        )
+        self.heatmap.to_edge(LEFT, buff=0.3).shift(0.3 * DOWN)
+        for labels in (self.heatmap.row_labels, self.heatmap.col_labels):
+            for label, key in zip(labels, self.keys):
+                label.set_color(theme.colour(key))
+        self.play(FadeOut(self.token_row), FadeOut(self.task), FadeIn(self.heatmap), run_time=1.0)
+
+    def blocks(self) -> None:
+        attention, keys = self.run["attention"], self.keys
+        groups = [np.flatnonzero(keys == key) for key in np.unique(keys)]
+        sizes = ", ".join(f"k{keys[g[0]]}: {len(g)} tokens, weight {attention[g[0], g].mean():.3f} each" for g in groups)
+        self.next_slide(
+            notes=f"Block structure: each token spreads its weight uniformly over all tokens sharing its key, about 1/(group size) each "
+            f"({sizes}). A soft group-by. Held out, {self.run.metrics['within_group_mass']:.1%} of the weight stays in the group."
+        )
+        outlines = VGroup()
+        for group in groups:
+            corner_cells = VGroup(self.heatmap.cell(group[0], group[0]), self.heatmap.cell(group[-1], group[-1]))
+            outlines.add(SurroundingRectangle(corner_cells, buff=0.0, color=theme.colour(int(keys[group[0]])), stroke_width=4))
+        self.play(Create(outlines, lag_ratio=0.3), run_time=1.2)
+
+    def outputs(self) -> None:
+        run = self.run
+        target, output = run["target"], run["output"]
+        self.next_slide(
+            notes=f"The attention output next to the true group means: largest error in this example "
+            f"{run.metrics['example_max_abs_error']:.4f}. Held-out MSE {run.metrics['mse']:.2e}, against "
+            f"{run.metrics['sequence_mean_mse']:.4f} for predicting each sequence's mean and {run.metrics['baseline_mse']:.4f} for the global mean."
+        )
+        count = len(target)
+        plot = Plot((0, count - 1, 1), (0, 1, 0.25), width=4.4, height=3.6, x_label="position", y_label="value", tick_size=TICK_SIZE)
+        plot.to_edge(RIGHT, buff=0.35).shift(0.35 * DOWN)
+        positions = np.arange(count)
+        truth_line = plot.curve(positions, target, theme.colour(0), stroke_width=3)
+        truth_dots = VGroup(*[Dot(point, radius=0.09, color=theme.colour(0)) for point in plot.to_screen(positions, target)])
+        output_line = DashedVMobject(plot.curve(positions, output, theme.colour(3), stroke_width=3), num_dashes=40)
+        output_dots = VGroup(*[Dot(point, radius=0.05, color=theme.colour(3)) for point in plot.to_screen(positions, output)])
+        legend = VGroup(
+            _text("true group mean", theme.SMALL_SIZE, theme.colour(0)),
+            _text("attention output", theme.SMALL_SIZE, theme.colour(3)),
+        ).arrange(RIGHT, buff=0.4).next_to(plot, UP, buff=0.2)
+        self.play(Create(plot), FadeIn(legend), run_time=0.8)
+        self.play(Create(truth_line), FadeIn(truth_dots), run_time=0.8)
+        self.play(Create(output_line), FadeIn(output_dots), run_time=0.8)
+
+
+# --- tf4: sinusoidal positional encoding ------------------------------------------------------------
+
+
+class SinusoidalPositions(LectureSlide):
+    """tf4: sin/cos waves of geometric wavelengths build PE; PE_i . PE_j depends only on the offset."""
+
+    data = ("positional",)
+
+    def construct(self) -> None:
+        self.run = self.load("positional")
+        self.waves()
+        self.build_encoding()
+        self.gram()
+        self.diagonal()
+        self.kernel()
+
+    def waves(self) -> None:
+        run = self.run
+        pairs, lengths = list(run.params["wave_pairs"]), run["wavelengths"]
+        self.next_slide(
+            notes=f"Self-attention is permutation-invariant, so a Transformer adds a positional signal to every token. Dimension pair i "
+            f"holds sin and cos of position x w_i, with wavelengths growing geometrically from {lengths[0]:.2f} to {lengths[-1]:.0f} positions "
+            f"over d_model = {run['pe'].shape[1]} dimensions."
+        )
+        self.heading = self.title("Sinusoidal positional encoding")
+        length = len(run["positions"])
+        self.panels = VGroup()
+        self.panel_labels = VGroup()
+        curves = VGroup()
+        xs = run["wave_positions"]
+        for index, pair in enumerate(pairs):
+            last = index == len(pairs) - 1
+            plot = Plot((0, length - 1, 10), (-1, 1, 1), width=6.0, height=1.05, tick_size=TICK_SIZE, x_numbers=last)
+            if last:  # the shared position numbers go under the bottom panel, clear of the waves
+                _numbers_to_bottom(plot)
+            self.panels.add(plot)
+        self.panels.arrange(DOWN, buff=0.45).to_edge(LEFT, buff=0.7).shift(0.35 * DOWN)
+        for index, (pair, plot) in enumerate(zip(pairs, self.panels)):
+            label = _text(f"dims {2 * pair}, {2 * pair + 1}: wavelength {lengths[pair]:.1f}", theme.SMALL_SIZE, theme.muted())
+            label.next_to(plot.axes, UP, buff=0.08).align_to(plot.axes, LEFT).shift(0.3 * RIGHT)
+            self.panel_labels.add(label)
+            curves.add(plot.curve(xs, run["waves"][2 * index], theme.colour(0), stroke_width=3))
+            curves.add(plot.curve(xs, run["waves"][2 * index + 1], theme.colour(1), stroke_width=3))
+        legend = VGroup(_text("sin", theme.SMALL_SIZE, theme.colour(0)), _text("cos", theme.SMALL_SIZE, theme.colour(1))).arrange(RIGHT, buff=0.3)
+        legend.next_to(self.panels[0].axes, UP, buff=0.08).align_to(self.panels[0].axes, RIGHT)
+        self.legend = legend
+        self.curves = curves
+        self.play(FadeIn(self.panels), FadeIn(self.panel_labels), FadeIn(legend), run_time=0.8)
+        self.play(Create(curves, lag_ratio=0.15), run_time=2.0)
+
+    def build_encoding(self) -> None:
+        run = self.run
+        pe = run["pe"]
+        self.next_slide(
+            notes=f"Sweeping along the positions writes one column per position into PE ({pe.shape[0]} positions x {pe.shape[1]} dimensions, "
+            f"red positive, blue negative): the first dimensions flip every few positions, the last ones barely move "
+            f"(dimension {pe.shape[1] - 2} only reaches {pe[-1, -2]:.4f} by position {pe.shape[0] - 1})."
+        )
+        self.encoding = Heatmap(
+            pe.T, row_title="dimension", col_title="position", cell_size=0.07, vmin=-1.0, vmax=1.0,
+            colormap=theme.diverging_colormap(), cell_stroke=0.0,
+        )
+        self.encoding.to_edge(RIGHT, buff=0.5).shift(0.45 * DOWN)
+        # Mark the rows of the drawn waves at the heatmap's left edge.
+        marks = VGroup()
+        for index, pair in enumerate(run.params["wave_pairs"]):
+            for offset, colour in ((0, theme.colour(0)), (1, theme.colour(1))):
+                cell = self.encoding.cell(2 * pair + offset, 0)
+                marks.add(Line(cell.get_left() + 0.22 * LEFT, cell.get_left() + 0.04 * LEFT, color=colour, stroke_width=3))
+        cells = self.encoding.cells
+        mask = Rectangle(width=cells.width + 0.04, height=cells.height + 0.04, stroke_width=0, fill_color=theme.background(), fill_opacity=1).move_to(cells)
+        # Cells start hidden under a background-coloured mask that the sweep pulls away, one column per position.
+        furniture = VGroup(self.encoding.row_title, self.encoding.col_title, self.encoding.colourbar)
+        self.add(cells, mask)
+        self.play(FadeIn(furniture), FadeIn(marks), run_time=0.6)
+        position = ValueTracker(0.0)
+        length = pe.shape[0]
+        right_edge = cells.get_right()[0] + 0.02
+        column = cells.width / length
+
+        def uncover(rect: Rectangle) -> None:
+            shown = min(position.get_value() + 1, length) * column
+            rect.stretch_to_fit_width(max(cells.width + 0.02 - shown, 1e-4))
+            rect.move_to([right_edge - rect.width / 2, cells.get_center()[1], 0])
+
+        mask.add_updater(uncover)
+        top, bottom = self.panels[0].axes.get_top()[1], self.panels[-1].axes.get_bottom()[1]
+        sweep = Line([0, top, 0], [0, bottom, 0], color=theme.highlight(), stroke_width=3)
+        sweep.add_updater(lambda line: line.set_x(self.panels[0].axes.c2p(position.get_value(), 0)[0]))
+        self.add(sweep)
+        self.play(position.animate.set_value(length - 1), run_time=5, rate_func=linear)
+        mask.clear_updaters()
+        sweep.clear_updaters()
+        self.remove(mask, cells, furniture)
+        self.add(self.encoding)  # whole again, so it moves as one mobject
+        self.play(FadeOut(sweep), run_time=0.3)
+        self.marks = marks
+
+    def gram(self) -> None:
+        run = self.run
+        gram = run["pe_gram"]
+        self.next_slide(
+            notes=f"Now the dot product of every pair of encodings, PE PE^T. Its diagonal is {run.metrics['gram_diagonal']:.1f} = d_model/2 "
+            f"(sin^2 + cos^2 per pair), and it is constant along every diagonal: the largest spread along a diagonal is "
+            f"{run.metrics['toeplitz_max_deviation']:.1e}, float64 rounding."
+        )
+        self.play(FadeOut(self.panels), FadeOut(self.panel_labels), FadeOut(self.curves), FadeOut(self.legend), FadeOut(self.marks), run_time=0.6)
+        self.play(self.encoding.animate.to_edge(LEFT, buff=0.5), run_time=0.8)
+        self.gram_map = Heatmap(
+            gram, row_title="position i", col_title="position j", cell_size=0.07, cell_stroke=0.0,
+        )
+        self.gram_map.to_edge(RIGHT, buff=0.6).align_to(self.encoding.cells, DOWN)
+        formula = MathTex(r"PE_i \cdot PE_j", font_size=theme.BODY_SIZE, color=theme.foreground()).next_to(self.gram_map.cells, UP, buff=0.2)
+        self.play(FadeIn(self.gram_map), FadeIn(formula), run_time=1.0)
+        self.formula = formula
+
+    def diagonal(self) -> None:
+        run = self.run
+        gram = run["pe_gram"]
+        offset = max(1, gram.shape[0] // 6)
+        values = np.diagonal(gram, offset)
+        self.next_slide(
+            notes=f"Walk along one diagonal, j = i + {offset}: every cell holds {values[0]:.4f} (spread {np.ptp(values):.1e}). "
+            f"So PE_i . PE_j depends only on the offset |i - j|, never on where the pair sits."
+        )
+        line = _diagonal_line(self.gram_map, offset, theme.highlight())
+        self.play(Create(line), run_time=0.8)
+        walker = ValueTracker(0.0)
+        box = SurroundingRectangle(self.gram_map.cell(0, offset), buff=0.03, color=theme.foreground(), stroke_width=3)
+        box.add_updater(lambda b: b.move_to(self.gram_map.cell(int(round(walker.get_value())), int(round(walker.get_value())) + offset)))
+        label_i, number_i = _readout("i =", 0, 0)
+        value_label, value_number = _readout(f"PE_i . PE_(i+{offset}) =", float(values[0]), 4, theme.highlight())
+        readouts = VGroup(label_i, value_label).arrange(RIGHT, buff=0.5)
+        readouts.next_to(self.gram_map.col_title, DOWN, buff=0.15).set_x(0)
+        if readouts.get_bottom()[1] < -3.85:
+            readouts.shift((-3.85 - readouts.get_bottom()[1]) * UP)
+        number_i.add_updater(lambda n: n.set_value(int(round(walker.get_value()))))
+        value_number.add_updater(lambda n: n.set_value(float(values[int(round(walker.get_value()))])))
+        self.play(FadeIn(box), FadeIn(readouts))
+        self.play(walker.animate.set_value(len(values) - 1), run_time=4, rate_func=linear)
+        for mobject in (box, number_i, value_number):
+            mobject.clear_updaters()
+        self.diagonal_group = VGroup(line, box, readouts)
+
+    def kernel(self) -> None:
+        run = self.run
+        kernel, offsets = run["kernel"], run["offsets"]
+        self.next_slide(
+            notes=f"That one value per offset is the whole matrix: PE_0 . PE_k falls from {kernel[0]:.1f} at k = 0 to {kernel[10]:.2f} at k = 10, "
+            f"not monotonically; its smallest value is {run.metrics['kernel_min']:.2f} at k = {run.metrics['kernel_min_offset']}. "
+            f"Nearby positions look alike, distant ones less so."
+        )
+        plot = Plot((0, offsets[-1], 10), (0, 35, 10), width=5.4, height=3.4, x_label="offset k = j - i", y_label="PE_i . PE_(i+k)", tick_size=TICK_SIZE)
+        plot.to_edge(LEFT, buff=0.7).align_to(self.gram_map.cells, DOWN).shift(0.3 * UP)
+        curve = plot.curve(offsets, kernel, theme.highlight(), stroke_width=4)
+        self.play(FadeOut(self.encoding), FadeOut(self.diagonal_group[1:]), run_time=0.6)
+        self.play(Create(plot), run_time=0.8)
+        self.play(Create(curve), run_time=1.5)
+
+
+# --- tf10: rotary positional encoding ---------------------------------------------------------------
+
+
+class RopeRotation(LectureSlide):
+    """tf10: RoPE turns each dimension pair by position x frequency; scores depend only on m - n."""
+
+    data = ("rope",)
+
+    def construct(self) -> None:
+        self.run = self.load("rope")
+        self.circles()
+        self.spin()
+        self.both_positions()
+        self.shift_both()
+        self.score_matrix()
+        self.relative_rows()
+
+    # Angles: the unrotated pair angle plus the rotation at (fractional) position, interpolated from data.
+    def _rotation(self, index: int, position: float) -> float:
+        return float(np.interp(position, self.run["positions"], self.run["pair_angles"][index]))
+
+    def circles(self) -> None:
+        run = self.run
+        pairs, freqs = run["pairs"], run["freqs"]
+        self.next_slide(
+            notes=f"Instead of adding a position vector, RoPE rotates each pair of dimensions of q and k by position x frequency. "
+            f"With d = {len(run['query'])}, pair i turns by {freqs[1]:.4f} rad per position for i = 1 and only {freqs[-1]:.6f} for i = {len(freqs) - 1}: "
+            f"low pairs spin fast, high pairs slowly."
+        )
+        self.heading = self.title("Rotary positional encoding (RoPE)")
+        self.query_position = ValueTracker(0.0)
+        self.key_position = ValueTracker(0.0)
+        speeds = ["fast", "medium", "slow", "slowest"]
+        self.wheels = VGroup()
+        titles = VGroup()
+        for index, pair in enumerate(pairs):
+            wheel = PhasorCircle(radius=1.25)
+            self.wheels.add(wheel)
+        self.wheels.arrange(RIGHT, buff=1.9).shift(0.15 * DOWN)
+        colormap = theme.heatmap_colormap()
+        positions = run["positions"]
+        self.query_arrows, self.trails = [], VGroup()
+        for index, (pair, wheel) in enumerate(zip(pairs, self.wheels)):
+            title = VGroup(
+                _text(f"pair {pair} ({speeds[min(index, 3)] if len(pairs) > 1 else 'drawn'})", theme.LABEL_SIZE),
+                MathTex(rf"\omega_{{{pair}}} = {freqs[pair]:.4f}", font_size=theme.LABEL_SIZE * NUMBER_SCALE, color=theme.foreground()),
+            ).arrange(DOWN, buff=0.12).next_to(wheel, UP, buff=0.25)
+            titles.add(title)
+            q_pair = run["query_pairs"][index]
+            q_angle, q_norm = float(np.arctan2(q_pair[1], q_pair[0])), float(np.hypot(*q_pair))
+            k_pair = run["key_pairs"][index]
+            k_norm = float(np.hypot(*k_pair))
+            scale = max(q_norm, k_norm)
+            trail_colours = [colour_for(p, positions[0], positions[-1], colormap) for p in positions]
+            trail = wheel.trail(q_angle + run["pair_angles"][index], self.query_position.get_value, trail_colours, fraction=q_norm / scale, radius=0.05)
+            self.trails.add(trail)
+            arrow = wheel.phasor(lambda i=index, a=q_angle: a + self._rotation(i, self.query_position.get_value()), theme.query_colour(), length=q_norm / scale)
+            self.query_arrows.append(arrow)
+        self.add(*self.trails)  # the wheels are never added whole; their trails need the scene to run updaters
+        self.wheel_titles = titles
+        position_text, self.position_number = _readout("position m =", 0.0, 1, theme.query_colour(), theme.BODY_SIZE)
+        position_text.next_to(self.wheels, DOWN, buff=0.55)
+        self.position_number.add_updater(lambda n: n.set_value(self.query_position.get_value()))
+        _keep_right_of(self.position_number, position_text[0])
+        self.position_text = position_text
+        q_legend = _text("q pair, rotated by m x omega", theme.LABEL_SIZE, theme.query_colour())
+        self.play(FadeIn(titles), *[Create(wheel.ring) for wheel in self.wheels], run_time=0.8)
+        self.play(*[FadeIn(arrow) for arrow in self.query_arrows], FadeIn(position_text), run_time=0.6)
+        q_legend.to_edge(DOWN, buff=0.3)
+        self.play(FadeIn(q_legend))
+        self.q_legend = q_legend
+
+    def spin(self) -> None:
+        run = self.run
+        last = float(run["positions"][-1])
+        turns = run["pair_angles"][:, -1] / (2 * np.pi)
+        described = ", ".join(f"pair {p}: {t:.2f} turns" for p, t in zip(run["pairs"], turns))
+        self.next_slide(
+            notes=f"Move the query from position 0 to {last:.0f}. Each pair turns by m x omega: {described}. The dots mark the integer positions."
+        )
+        self.play(self.query_position.animate.set_value(last), run_time=7, rate_func=linear)
+
+    def both_positions(self) -> None:
+        run = self.run
+        offset = int(run.params["offset"])
+        self.next_slide(
+            notes=f"Now the key too: q at position m = 0, k at n = {offset}. The score is <R_m q, R_n k> = {run['sweep_scores'][0]:.4f}; "
+            f"each pair adds |q_i||k_i| cos(angle between them)."
+        )
+        for trail in self.trails:
+            trail.clear_updaters()
+        self.play(FadeOut(self.trails), self.query_position.animate.set_value(0.0), run_time=1.0)
+        self.key_position.set_value(float(offset))
+        key_arrows = []
+        for index, wheel in enumerate(self.wheels):
+            k_pair, q_pair = run["key_pairs"][index], run["query_pairs"][index]
+            k_angle = float(np.arctan2(k_pair[1], k_pair[0]))
+            scale = max(float(np.hypot(*q_pair)), float(np.hypot(*k_pair)))
+            key_arrows.append(
+                wheel.phasor(lambda i=index, a=k_angle: a + self._rotation(i, self.key_position.get_value()), theme.key_colour(), length=float(np.hypot(*k_pair)) / scale)
+            )
+        key_text, key_number = _readout("key n =", float(offset), 1, theme.key_colour(), theme.BODY_SIZE)
+        key_number.add_updater(lambda n: n.set_value(self.key_position.get_value()))
+        _keep_right_of(key_number, key_text[0])
+        score_text, self.score_number = _readout("score =", float(run["sweep_scores"][0]), 4, theme.highlight(), theme.BODY_SIZE)
+        readouts = VGroup(self.position_text, key_text, score_text)
+        targets = VGroup(self.position_text.copy(), key_text.copy(), score_text.copy()).arrange(RIGHT, buff=0.8).next_to(self.wheels, DOWN, buff=0.55)
+        key_text.move_to(targets[1])
+        score_text.move_to(targets[2])
+        legend = VGroup(
+            _text("q pair at m", theme.LABEL_SIZE, theme.query_colour()),
+            _text("k pair at n", theme.LABEL_SIZE, theme.key_colour()),
+        ).arrange(RIGHT, buff=0.6).to_edge(DOWN, buff=0.3)
+        self.play(
+            self.position_text.animate.move_to(targets[0]),
+            *[FadeIn(arrow) for arrow in key_arrows],
+            FadeIn(key_text),
+            FadeIn(score_text),
+            FadeOut(self.q_legend),
+            FadeIn(legend),
+            run_time=1.0,
+        )
+        self.key_arrows, self.readouts, self.legend = key_arrows, readouts, legend
+
+    def shift_both(self) -> None:
+        run = self.run
+        shift, offset = int(run.params["shift"]), int(run.params["offset"])
+        shifts, scores = run["sweep_shift"], run["sweep_scores"]
+        self.next_slide(
+            loop=True,
+            notes=f"Shift both positions by the same amount, 0 to {shift}: every arrow turns, but q and k in a pair turn together, so the "
+            f"angle between them stays. The score stays {scores[0]:.4f}: over the sweep it moves by at most {run.metrics['sweep_max_deviation']:.1e}.",
+        )
+        shared = ValueTracker(0.0)
+        self.query_position.add_updater(lambda t: t.set_value(shared.get_value()))
+        self.key_position.add_updater(lambda t: t.set_value(shared.get_value() + offset))
+        self.score_number.add_updater(lambda n: n.set_value(float(np.interp(shared.get_value(), shifts, scores))))
+        self.add(self.query_position, self.key_position)
+        self.play(shared.animate.set_value(float(shift)), run_time=3.5, rate_func=smooth)
+        self.play(shared.animate.set_value(0.0), run_time=3.5, rate_func=smooth)
+        for mobject in (self.query_position, self.key_position, self.score_number):
+            mobject.clear_updaters()
+
+    def score_matrix(self) -> None:
+        run = self.run
+        scores, offset = run["scores"], int(run.params["offset"])
+        self.next_slide(
+            notes=f"All query positions m against all key positions n: the score matrix is constant along each diagonal "
+            f"(largest spread {run.metrics['diagonal_max_deviation']:.1e}). The highlighted diagonal n - m = {offset} holds {scores[0, offset]:.4f} everywhere."
+        )
+        self.play(FadeOut(self.wheels), FadeOut(self.wheel_titles), FadeOut(self.readouts), FadeOut(self.legend), run_time=0.6)
+        for arrow in [*self.query_arrows, *self.key_arrows]:
+            arrow.clear_updaters()
+        size = scores.shape[0]
+        ticks = [str(p) if p % 8 == 0 else "" for p in range(size)]
+        self.matrix = Heatmap(
+            scores, row_labels=ticks, col_labels=ticks, row_title="query position m", col_title="key position n",
+            cell_size=0.135, cell_stroke=0.0, fmt="{:.1f}",
+        )
+        self.matrix.to_edge(LEFT, buff=0.45).shift(0.4 * DOWN)
+        line = _diagonal_line(self.matrix, offset, theme.highlight())
+        tag = _text(f"n - m = {offset}", theme.LABEL_SIZE, theme.highlight()).next_to(self.matrix.cell(0, offset), UP, buff=0.12)
+        self.play(FadeIn(self.matrix), run_time=0.8)
+        self.play(Create(line), FadeIn(tag), run_time=0.8)
+
+    def relative_rows(self) -> None:
+        run = self.run
+        offsets, row_at_0, row_at_shift = run["offsets"], run["row_at_0"], run["row_at_shift"]
+        shift = int(run.params["shift"])
+        self.next_slide(
+            notes=f"The same q and k placed at different absolute positions: the query at 0 and at {shift}, scored against keys at "
+            f"offsets 0 to {offsets[-1]}. The two curves coincide (largest difference {run.metrics['row_max_difference']:.1e}); "
+            f"e.g. offset 0 gives {row_at_0[0]:.4f} both times. RoPE scores depend only on the relative offset."
+        )
+        low, high = np.floor(min(row_at_0.min(), row_at_shift.min())), np.ceil(max(row_at_0.max(), row_at_shift.max()))
+        plot = _numbers_to_bottom(Plot((0, offsets[-1], 4), (low, high, 2), width=5.3, height=3.3, x_label="relative offset n - m", y_label="score", tick_size=TICK_SIZE))
+        plot.to_edge(RIGHT, buff=0.45).align_to(self.matrix.cells, DOWN).shift(0.35 * UP)
+        first = plot.curve(offsets, row_at_0, theme.colour(0), stroke_width=9)
+        second = DashedVMobject(plot.curve(offsets, row_at_shift, theme.colour(3), stroke_width=3.5), num_dashes=45)
+        legend = VGroup(
+            _text("query at position 0", theme.SMALL_SIZE, theme.colour(0)),
+            _text(f"query at position {shift}", theme.SMALL_SIZE, theme.colour(3)),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.1).next_to(plot, UP, buff=0.15)
+        self.play(Create(plot), FadeIn(legend[0]), run_time=0.8)
+        self.play(Create(first), run_time=1.2)
+        self.play(FadeIn(legend[1]), Create(second), run_time=1.5)
+
+
+# --- tf6: why attention is scaled by 1/sqrt(d) ------------------------------------------------------
+
+
+class ScaledDotProduct(LectureSlide):
+    """tf6: unscaled logits spread like sqrt(d) and the softmax collapses; 1/sqrt(d) keeps the entropy."""
+
+    data = ("scaling",)
+
+    def construct(self) -> None:
+        self.run = self.load("scaling")
+        self.dims = self.run["dims"]
+        self.setup_views()
+        self.grow_d()
+        self.conclude()
+
+    def setup_views(self) -> None:
+        run = self.run
+        dims = self.dims
+        self.next_slide(
+            notes=f"Dot products of d-dimensional random vectors have variance about d: the logit standard deviation is "
+            f"{run['logit_std'][0]:.2f} at d = {dims[0]} and {run['logit_std'][-1]:.2f} at d = {dims[-1]}. One sample of "
+            f"{run['sample_logits'].shape[1]} keys, softmax with and without the 1/sqrt(d) scale."
+        )
+        self.heading = self.title("Why attention is scaled by 1/√d")
+        exponents = np.log2(dims)
+        self.plot = Plot(
+            (float(exponents[0]), float(exponents[-1]), 1), (0, 1, 0.25), width=5.6, height=3.8, x_label="key / query dimension d",
+            y_label="attention entropy", log_x=True, tick_size=TICK_SIZE,
+        )
+        self.plot.to_edge(LEFT, buff=0.6).shift(0.35 * DOWN)
+        meaning = _text("1 = uniform, 0 = one-hot", theme.SMALL_SIZE, theme.muted()).next_to(self.plot.axes, UP, buff=0.15).align_to(self.plot.axes, LEFT)
+
+        keys = run["sample_logits"].shape[1]
+        blank = [""] * keys
+        chart_height = 1.9
+        self.scaled_bars = Bars(run["sample_weights_scaled"][0], blank, max_value=1.0, height=chart_height, bar_width=0.2, spacing=0.07, colours=[theme.colour(0)] * keys, show_values=False)
+        self.unscaled_bars = Bars(run["sample_weights_unscaled"][0], blank, max_value=1.0, height=chart_height, bar_width=0.2, spacing=0.07, colours=[theme.colour(3)] * keys, show_values=False)
+        # Place by baselines: a bar may grow to the full chart height (weight 1) without touching the titles.
+        right_x = 7.1 - 0.9 - self.scaled_bars.baseline.width / 2
+        self.unscaled_bars.shift([right_x, -3.3, 0] - self.unscaled_bars.baseline.get_center())
+        self.scaled_bars.shift([right_x, -3.3 + chart_height + 0.95, 0] - self.scaled_bars.baseline.get_center())
+        charts = VGroup(self.scaled_bars, self.unscaled_bars)
+        scaled_title, self.scaled_entropy = _readout("scaled softmax, entropy", float(run["sample_entropy_scaled"][0]), 3, theme.colour(0), theme.SMALL_SIZE)
+        unscaled_title, self.unscaled_entropy = _readout("unscaled softmax, entropy", float(run["sample_entropy_unscaled"][0]), 3, theme.colour(3), theme.SMALL_SIZE)
+        for title, chart in ((scaled_title, self.scaled_bars), (unscaled_title, self.unscaled_bars)):
+            title.move_to(chart.baseline.get_center() + (chart_height + 0.25) * UP)
+            _keep_right_of(title[1], title[0])
+        d_text, self.d_number = _readout("d =", int(dims[0]), 0, theme.foreground(), theme.BODY_SIZE)
+        std_text, self.std_number = _readout("unscaled logit std", float(run["logit_std"][0]), 2, theme.muted(), theme.LABEL_SIZE)
+        header = VGroup(d_text, std_text).arrange(RIGHT, buff=0.6).next_to(scaled_title, UP, buff=0.3)
+        _keep_right_of(self.d_number, d_text[0])
+        _keep_right_of(self.std_number, std_text[0])
+        self.play(Create(self.plot), FadeIn(meaning), run_time=0.8)
+        self.play(FadeIn(charts), FadeIn(scaled_title), FadeIn(unscaled_title), FadeIn(header), run_time=0.8)
+
+        self.d_tracker = ValueTracker(float(dims[0]))
+        self.scaled_curve = self.plot.live_curve(dims, run["entropy_scaled"], self.d_tracker, theme.colour(0))
+        self.unscaled_curve = self.plot.live_curve(dims, run["entropy_unscaled"], self.d_tracker, theme.colour(3))
+        self.markers = VGroup()
+        for values, colour in ((run["entropy_scaled"], theme.colour(0)), (run["entropy_unscaled"], theme.colour(3))):
+            points = self.plot.to_screen(dims, values)
+            self.markers.add(VGroup(*[Dot(point, radius=0.07, color=colour) for point in points]))
+        self.add(self.scaled_curve, self.unscaled_curve)
+        self.play(FadeIn(self.markers[0][0]), FadeIn(self.markers[1][0]), run_time=0.4)
+
+    def grow_d(self) -> None:
+        run, dims = self.run, self.dims
+        self.next_slide(
+            notes=f"Grow d from {dims[0]} to {dims[-1]}. Unscaled, this sample's top weight climbs to {run['sample_weights_unscaled'][-1].max():.3f}: "
+            f"the softmax is nearly one-hot and mean entropy falls to {run['entropy_unscaled'][-1]:.3f}. Scaled, the top weight stays "
+            f"{run['sample_weights_scaled'][-1].max():.3f} and mean entropy {run['entropy_scaled'][-1]:.3f} (over {run.params['n_samples']} samples per d)."
+        )
+        for index in range(1, len(dims)):
+            # Readouts jump to the next measured d (no invented in-between values); bars and curves glide there.
+            self.d_number.set_value(int(dims[index]))
+            self.std_number.set_value(float(run["logit_std"][index]))
+            self.scaled_entropy.set_value(float(run["sample_entropy_scaled"][index]))
+            self.unscaled_entropy.set_value(float(run["sample_entropy_unscaled"][index]))
+            self.play(
+                self.d_tracker.animate.set_value(float(dims[index])),
+                self.scaled_bars.morph(run["sample_weights_scaled"][index], readouts=False),
+                self.unscaled_bars.morph(run["sample_weights_unscaled"][index], readouts=False),
+                run_time=1.3,
+            )
+            self.add(self.markers[0][index], self.markers[1][index])
+            self.wait(0.2)
+        for curve in (self.scaled_curve, self.unscaled_curve):
+            curve.clear_updaters()
+
+    def conclude(self) -> None:
+        run, dims = self.run, self.dims
+        self.next_slide(
+            notes=f"Without 1/sqrt(d) attention collapses to one-hot as d grows (entropy {run['entropy_unscaled'][0]:.3f} at d = {dims[0]}, "
+            f"{run['entropy_unscaled'][-1]:.3f} at d = {dims[-1]}), which kills the gradients. With it the entropy never drops below "
+            f"{run.metrics['entropy_scaled_min']:.3f}."
+        )
+        labels = VGroup(
+            _text("scaled by 1/√d", theme.LABEL_SIZE, theme.colour(0)).next_to(self.plot.to_screen([dims[-1]], [run["entropy_scaled"][-1]])[0], DOWN + LEFT, buff=0.15),
+            _text("unscaled", theme.LABEL_SIZE, theme.colour(3)).next_to(self.plot.to_screen([dims[-1]], [run["entropy_unscaled"][-1]])[0], UP + LEFT, buff=0.15),
+        )
+        self.play(FadeIn(labels), run_time=0.6)
