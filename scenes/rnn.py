@@ -325,7 +325,7 @@ class EchoOfAPulse(LectureSlide):
             self.exit_step.append(exit_step)
             peak = float(np.abs(self.states[index, :, 0]).max())
             y_limit, y_step = _nice_limit(peak)
-            trace = Plot((0, self.steps, 20), (-y_limit, y_limit, y_step), width=3.4, height=1.2, tick_size=20, x_label="", y_label="")
+            trace = Plot((0, self.steps, 20), (-y_limit, y_limit, y_step), width=3.4, height=1.2, x_label="", y_label="", x_numbers_below=True)
             trace.move_to([x + 0.15, -1.95, 0])
             zero = trace.hline(0.0, dashed=False).set_stroke(opacity=0.4)
             self.columns.append((plane, trace, colour))
@@ -578,10 +578,10 @@ class InsideTheLSTM(LectureSlide):
 
         write_top = float(np.ceil(self.write.max() * 2) / 2)
         cell_top = float(np.ceil(self.cell.max()))
-        self.memory = Plot((0, length - 1, 5), (0, write_top, write_top / 2), width=width, height=1.7, tick_size=22, x_numbers=False)
-        self.memory.add_right_axis((0, cell_top, cell_top / 2), colour=theme.colour(4), tick_size=22)
+        self.memory = Plot((0, length - 1, 5), (0, write_top, write_top / 2), width=width, height=1.7, x_numbers=False)
+        self.memory.add_right_axis((0, cell_top, cell_top / 2), colour=theme.colour(4))
         guess_top = float(np.ceil(max(self.guess.max(), self.running.max()) * 2) / 2)
-        self.readout = Plot((0, length - 1, 5), (0, guess_top, guess_top / 2), width=width, height=1.7, tick_size=22, x_label="time step t", label_size=theme.SMALL_SIZE)
+        self.readout = Plot((0, length - 1, 5), (0, guess_top, guess_top / 2), width=width, height=1.7, x_label="time step t", label_size=theme.SMALL_SIZE)
         for plot, y in ((self.memory, 0.2), (self.readout, -2.1)):
             plot.shift([self.stream.x_of(0) - plot.axes.c2p(0, 0)[0], y - plot.axes.get_center()[1], 0])
 

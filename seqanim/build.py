@@ -88,7 +88,8 @@ def execute(
     done: set[str] = set()
 
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False, disable=not todo) as progress:
+    # Live progress on a terminal only; logs and captured output get just the outcome.
+    with Progress(*columns, console=console, transient=True, disable=not todo or not console.is_terminal) as progress:
         overall = progress.add_task("[bold]build", total=len(todo))
         while waiting or running:
             for stage_id in list(waiting):

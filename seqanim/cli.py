@@ -75,11 +75,11 @@ def _run(lecture: Lecture, quality: str, *, dry_run: bool = False, jobs: int | N
         return
     with build_lock():
         outcome = execute(lecture, stages, todo, jobs=_jobs(lecture, jobs), console=console, explicit=explicit)
-    console.print(f"ran {len(outcome.ran)}, restored {len(outcome.restored)} from cache, failed {len(outcome.failed)}, skipped {len(outcome.skipped)}")
-    if outcome.failed:
+    if outcome.failed:  # one line per failure, nothing else: the line names the problem and the fix
         for stage_id, message in outcome.failed.items():
             click.echo(f"error: {stage_id}: {message}", err=True)
         raise SystemExit(2)
+    console.print(f"ran {len(outcome.ran)}, restored {len(outcome.restored)} from cache")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -168,7 +168,7 @@ def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, dec
     ordered = _topological(stages)
     for stage in ordered.values():
         upstream = {f"stage:{dep}": ordered[dep].key for dep in stage.deps}
-        stage.key = digest({**stage.inputs, **upstream})
+        stage.key = digest({"stage": stage.id, **stage.inputs, **upstream})  # two scenes of one module differ by id
     return ordered
 
 

@@ -72,4 +72,6 @@ def make_tree(destination: Path) -> Tree:
     (destination / ".seqanim").mkdir()
     if state.exists():
         shutil.copy2(state, destination / ".seqanim" / "state.json")
+    if (ROOT / ".seqanim" / "cache").exists():
+        shutil.copytree(ROOT / ".seqanim" / "cache", destination / ".seqanim" / "cache", copy_function=os.link)
     return Tree(destination)

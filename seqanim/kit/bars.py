@@ -41,7 +41,7 @@ class Bars(VGroup):
         decimals: int = 4,
         show_values: bool = True,
         label_size: float = theme.LABEL_SIZE,
-        value_size: float = theme.SMALL_SIZE,
+        value_size: float = theme.tex_size(theme.SMALL_SIZE),
         min_value: float | None = None,
     ) -> None:
         super().__init__()
@@ -67,6 +67,7 @@ class Bars(VGroup):
             self.readouts.add(readout)
         self._xs = xs
         self.add(self.baseline, self.bars, self.labels)
+        self.show_values = show_values
         if show_values:
             self.add(self.readouts)
         self._place_readouts()
@@ -92,9 +93,10 @@ class Bars(VGroup):
         for label, x in zip(self.labels, self._xs):
             label.move_to([self.baseline.get_center()[0] + x, base_y + lowest - 0.35 - (0.35 if self.min_value < 0 else 0), 0])
 
-    def morph(self, values: Sequence[float], colours: Sequence[ManimColor] | None = None, readouts: bool = True) -> AnimationGroup:
-        """Animate bars and readouts to `values` on the same scale. `readouts=False` animates the bars only
-        (for charts built with show_values=False: animating hidden readouts would put them on screen)."""
+    def morph(self, values: Sequence[float], colours: Sequence[ManimColor] | None = None, readouts: bool | None = None) -> AnimationGroup:
+        """Animate bars (and readouts, when shown) to `values` on the same scale. Hidden readouts are never
+        animated: that would put them on screen."""
+        readouts = self.show_values if readouts is None else readouts and self.show_values
         values = np.array(values, dtype=float)
         base_y = self.baseline.get_center()[1]
         animations = []

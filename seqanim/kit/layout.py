@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from manim import DecimalNumber, ImageMobject, Integer, ValueTracker, VMobject, MarkupText, MathTex, Mobject, Paragraph, SingleStringMathTex, Tex, Text, config
 
-from seqanim.kit.theme import MIN_FONT
+from seqanim.kit.theme import MIN_FONT, TEX_SCALE
 
 TEXT_TYPES = (Text, MarkupText, Paragraph, MathTex, Tex, SingleStringMathTex, DecimalNumber, Integer)
 FRAME_TOLERANCE = 0.05  # manim units; 0.05 is 3 px at 480p
@@ -76,9 +76,15 @@ def _describe(mobject: Mobject) -> str:
     return f"{name}({str(text)[:30]!r})" if text is not None else name
 
 
+TEX_TYPES = (MathTex, Tex, SingleStringMathTex, DecimalNumber, Integer)
+
+
 def font_size_of(mobject: Mobject) -> float | None:
+    """The size as it reads on screen: LaTeX sizes are divided by TEX_SCALE to compare with Pango text."""
     size = getattr(mobject, "font_size", None)
-    return float(size) if size is not None else None
+    if size is None:
+        return None
+    return float(size) / TEX_SCALE if isinstance(mobject, TEX_TYPES) else float(size)
 
 
 def check(mobjects: list[Mobject], slide: int) -> list[Violation]:
@@ -98,7 +104,7 @@ def check(mobjects: list[Mobject], slide: int) -> list[Violation]:
     for text in texts:
         size = font_size_of(text)
         if size is not None and size < MIN_FONT - 0.5:
-            violations.append(Violation(slide, "text too small", f"{_describe(text)} at font size {size:.1f} < {MIN_FONT}"))
+            violations.append(Violation(slide, "text too small", f"{_describe(text)} reads as size {size:.1f} < {MIN_FONT} (Tex sizes count 1/{TEX_SCALE})"))
     boxes = [_box(text) for text in texts]
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):

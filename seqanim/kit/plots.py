@@ -32,10 +32,13 @@ class Plot(VGroup):
         y_label: str = "",
         log_y: bool = False,
         log_x: bool = False,
-        tick_size: float = theme.LABEL_SIZE,
+        tick_size: float = theme.tex_size(theme.SMALL_SIZE),
         label_size: float = theme.LABEL_SIZE,
         x_numbers: bool = True,
+        x_numbers_below: bool = False,
     ) -> None:
+        """`x_numbers_below`: when y = 0 lies inside the range the x axis crosses the middle of the plot;
+        this moves its numbers (and label) under the plot, where they do not sit on the curves."""
         super().__init__()
         self.log_y, self.log_x = log_y, log_x
         axis_style = {"stroke_color": theme.muted(), "stroke_width": 2, "include_tip": False}
@@ -60,6 +63,11 @@ class Plot(VGroup):
             if isinstance(mobject, (DecimalNumber, MathTex)):
                 mobject.set_color(theme.foreground())
         self.add(self.axes)
+        bottom = self.axes.y_axis.get_bottom()[1]
+        if x_numbers_below:
+            for number in self.axes.x_axis.get_family():
+                if isinstance(number, (DecimalNumber, MathTex)):
+                    number.set_y(bottom - 0.1 - number.height / 2)
         self.x_label = _label(x_label, label_size).next_to(self.axes.x_axis, DOWN, buff=0.45) if x_label else None
         self.y_label = _label(y_label, label_size).rotate(np.pi / 2).next_to(self.axes.y_axis, LEFT, buff=0.55) if y_label else None
         for label in (self.x_label, self.y_label):
@@ -71,33 +79,11 @@ class Plot(VGroup):
         return np.array([self.axes.c2p(float(x), float(y)) for x, y in zip(xs, ys)])
 
     def curve(self, xs: Sequence[float], ys: Sequence[float], colour: ManimColor, stroke_width: float = 4) -> VMobject:
-        line = VMobject(stroke_color=colour, stroke_width=stroke_width)
-        line.set_points_as_corners(self.to_screen(xs, ys))
-        return line
+        return self.series(xs, ys, colour, stroke_width=stroke_width)
 
     def live_curve(self, xs: Sequence[float], ys: Sequence[float], tracker: ValueTracker, colour: ManimColor, stroke_width: float = 4) -> VMobject:
         """A curve drawn up to x = tracker value, interpolating the last segment so growth is smooth."""
-        xs = np.asarray(xs, dtype=float)
-        screen = self.to_screen(xs, ys)
-        line = VMobject(stroke_color=colour, stroke_width=stroke_width)
-
-        def update(mobject: VMobject) -> None:
-            x_now = tracker.get_value()
-            count = int(np.searchsorted(xs, x_now, side="right"))
-            if count == 0:
-                mobject.set_points_as_corners([screen[0], screen[0]])
-                return
-            visible = screen[:count]
-            if count < len(xs):
-                fraction = (x_now - xs[count - 1]) / (xs[count] - xs[count - 1])
-                visible = np.vstack([visible, screen[count - 1] + fraction * (screen[count] - screen[count - 1])])
-            if len(visible) == 1:
-                visible = np.vstack([visible, visible])
-            mobject.set_points_as_corners(visible)
-
-        update(line)
-        line.add_updater(update)
-        return line
+        return self.series(xs, ys, colour, tracker=tracker, stroke_width=stroke_width)
 
     def hline(self, y: float, colour: ManimColor | None = None, dashed: bool = True) -> VMobject:
         from manim import DashedLine, Line
@@ -116,7 +102,7 @@ class Plot(VGroup):
         y_label: str = "",
         colour: ManimColor | None = None,
         log_y: bool = False,
-        tick_size: float = theme.LABEL_SIZE,
+        tick_size: float = theme.tex_size(theme.SMALL_SIZE),
         label_size: float = theme.LABEL_SIZE,
     ) -> VGroup:
         """A second y axis on the right sharing the x axis (matplotlib's twinx). Use `right=True` on

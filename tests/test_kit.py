@@ -1,0 +1,108 @@
+"""The kit: the layout check catches what it must, and kit mobjects draw what their data says (frame checks)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from manim import DOWN, LEFT, RIGHT, UP, DecimalNumber, MathTex, Scene, Square, Text, VGroup, config, tempconfig
+
+from seqanim.kit import layout, theme
+from seqanim.kit.bars import Bars
+from seqanim.kit.heatmap import Heatmap, colour_for
+
+
+def test_clean_layout_passes() -> None:
+    title = Text("title", font_size=40).to_edge(UP)
+    body = Text("body text", font_size=28)
+    assert layout.check([title, body, Square()], slide=1) == []
+
+
+def test_outside_frame_is_caught() -> None:
+    square = Square(side_length=1).move_to(config.frame_width / 2 * RIGHT)
+    found = layout.check([square], slide=2)
+    assert [v.rule for v in found] == ["outside frame"] and found[0].slide == 2
+
+
+def test_overlapping_texts_are_caught_but_touching_ones_are_not() -> None:
+    left = Text("left", font_size=28)
+    overlapping = Text("right", font_size=28).move_to(left.get_center() + 0.2 * RIGHT)
+    assert [v.rule for v in layout.check([left, overlapping], 1)] == ["texts overlap"]
+    apart = Text("right", font_size=28).next_to(left, RIGHT, buff=0.05)
+    assert layout.check([left, apart], 1) == []
+
+
+def test_small_text_is_caught_with_tex_measured_as_it_reads() -> None:
+    assert [v.rule for v in layout.check([Text("tiny", font_size=12)], 1)] == ["text too small"]
+    # A LaTeX number at 18 reads smaller than Pango text at 18 (under 8 px tall at 480p): too small.
+    small_tex = DecimalNumber(0.4011, font_size=18)
+    assert [v.rule for v in layout.check([small_tex], 1)] == ["text too small"]
+    assert layout.check([DecimalNumber(0.4011, font_size=theme.tex_size(theme.SMALL_SIZE))], 1) == []
+
+
+def test_tex_scale_matches_glyph_heights() -> None:
+    """TEX_SCALE is measured, not assumed: a digit in Tex at tex_size(s) is as tall as in Text at s."""
+    tex = MathTex("0", font_size=theme.tex_size(28))
+    text = Text("0", font_size=28)
+    assert tex.height == pytest.approx(text.height, rel=0.1)
+
+
+def test_text_nested_in_groups_is_found_once() -> None:
+    label = Text("A", font_size=28)
+    group = VGroup(VGroup(label), Square())
+    overlapping = Text("B", font_size=28).move_to(label)
+    assert len(layout.check([group, group, overlapping], 1)) == 1
+
+
+def test_invisible_mobjects_are_ignored() -> None:
+    hidden = Text("hidden", font_size=8).set_opacity(0).shift(20 * LEFT)
+    assert layout.check([hidden], 1) == []
+
+
+# --- frame checks: render a frame and read pixels back ------------------------------------------------------
+
+
+def render_frame(*mobjects: object) -> np.ndarray:
+    with tempconfig({"quality": "low_quality", "write_to_movie": False, "disable_caching": True, "background_color": theme.background(), "verbosity": "ERROR"}):
+        scene = Scene()
+        scene.add(*mobjects)
+        scene.renderer.update_frame(scene)
+        return np.array(scene.renderer.get_frame())[:, :, :3].astype(float)
+
+
+def pixel_at(frame: np.ndarray, point: np.ndarray) -> np.ndarray:
+    height, width = frame.shape[:2]
+    column = int(round((point[0] / config.frame_width + 0.5) * (width - 1)))
+    row = int(round((0.5 - point[1] / config.frame_height) * (height - 1)))
+    return frame[row, column]
+
+
+def test_heatmap_cells_show_their_values() -> None:
+    values = np.array([[0.0, 0.25], [0.75, 1.0]])
+    heatmap = Heatmap(values, row_labels=["q0", "q1"], col_labels=["k0", "k1"], vmin=0, vmax=1, cell_size=1.0)
+    frame = render_frame(heatmap)
+    for row in range(2):
+        for col in range(2):
+            expected = np.array(colour_for(values[row, col], 0, 1, heatmap.colormap).to_rgb()) * 255
+            assert np.abs(pixel_at(frame, heatmap.cell(row, col).get_center()) - expected).max() < 6
+
+
+def test_masked_cells_are_drawn_empty() -> None:
+    values = np.array([[0.5, -np.inf]])
+    heatmap = Heatmap(values, vmin=0, vmax=1, cell_size=1.0, colourbar=False)
+    frame = render_frame(heatmap)
+    background = np.array(theme.background().to_rgb()) * 255
+    assert np.abs(pixel_at(frame, heatmap.cell(0, 1).get_center()) - background).max() < 6
+
+
+def test_bars_scale_with_values_and_readouts_follow() -> None:
+    bars = Bars([0.4011, 0.1978, 0.4011], ["A", "B", "C"], max_value=1.0, height=3.0)
+    heights = [bar.height for bar in bars.bars]
+    assert heights[0] == pytest.approx(3 * 0.4011, rel=1e-3) and heights[1] == pytest.approx(3 * 0.1978, rel=1e-3)
+    bars.set_values([0.9, 0.05, 0.05])
+    bars.readouts.update()
+    assert bars.bars[0].height == pytest.approx(2.7, rel=1e-3)
+    assert bars.readouts[0].get_value() == pytest.approx(0.9)
+    assert bars.readouts[0].get_bottom()[1] > bars.bars[0].get_top()[1]
+    frame = render_frame(bars)
+    top_colour = pixel_at(frame, bars.bars[0].get_top() + 0.05 * DOWN)
+    assert np.abs(top_colour - np.array(theme.colour(0).to_rgb()) * 255 * 0.9 - np.array(theme.background().to_rgb()) * 255 * 0.1).max() < 12
