@@ -79,7 +79,13 @@ def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, A
     stage = WORK / "stage" / f"{name}-{quality}-{os.getpid()}"
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir(parents=True)
-    media = WORK / "media" / quality  # manim's partial-movie cache: reused across renders of unchanged animations
+    # manim's own caches (LaTeX SVGs, partial movies) are reused across renders of a scene. A killed render
+    # could leave a half-written .dvi or .mp4 there that manim would trust later, so each render works on a
+    # hard-linked copy and the copy replaces the cache only when the render has finished.
+    media_cache = WORK / "media" / quality / name
+    media = stage / "media"
+    if media_cache.exists():
+        shutil.copytree(media_cache, media, copy_function=os.link)
     settings = {
         "quality": QUALITIES[quality],
         "media_dir": str(media),
@@ -142,6 +148,7 @@ def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, A
     _copy_atomic(movie, out["video"])
     _copy_atomic(thumb_tmp, out["thumbnail"])
     atomic_write_text(out["report"], json.dumps(report, indent=2) + "\n")
+    _replace_dir(media, media_cache)
     shutil.rmtree(stage, ignore_errors=True)
     return report
 

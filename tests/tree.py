@@ -1,7 +1,7 @@
 """An isolated copy of the built lecture, for tests that break, kill or change things.
 
-Code, lecture.toml and data/ are copied; videos and slide files are hard-linked (outputs are only ever
-replaced by rename, never written in place, so links are safe). Commands run with PYTHONPATH pointing
+Code, lecture.toml, data/ and the cache are copied; videos and slide files are hard-linked (outputs are
+only ever replaced by rename, never written in place, so links are safe). Commands run with PYTHONPATH pointing
 at the copy, so its own seqanim, precompute and scenes are imported.
 """
 
@@ -73,5 +73,6 @@ def make_tree(destination: Path) -> Tree:
     if state.exists():
         shutil.copy2(state, destination / ".seqanim" / "state.json")
     if (ROOT / ".seqanim" / "cache").exists():
-        shutil.copytree(ROOT / ".seqanim" / "cache", destination / ".seqanim" / "cache", copy_function=os.link)
+        # Real copies: cache entries share inodes with the real outputs, and tests here damage files in place.
+        shutil.copytree(ROOT / ".seqanim" / "cache", destination / ".seqanim" / "cache")
     return Tree(destination)
