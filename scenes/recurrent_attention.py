@@ -33,13 +33,10 @@ from seqanim.kit.slide import LectureSlide
 ORDINALS = ["smallest", "2nd smallest", "3rd smallest"] + [f"{n}th smallest" for n in range(4, 33)]
 
 
-def _text(text: str, size: float = theme.LABEL_SIZE, colour=None) -> Text:  # noqa: ANN001 - a manim colour
-    return Text(text, font=theme.font(), font_size=size, color=colour or theme.foreground())
-
 
 def _lines(*rows: tuple[str, object]) -> VGroup:
     """Left-aligned lines of text, each with its own colour."""
-    return VGroup(*[_text(text, theme.LABEL_SIZE, colour) for text, colour in rows]).arrange(DOWN, aligned_edge=LEFT, buff=0.22)
+    return VGroup(*[theme.text(text, theme.LABEL_SIZE, colour) for text, colour in rows]).arrange(DOWN, aligned_edge=LEFT, buff=0.22)
 
 
 class _AlignmentBuildUp(LectureSlide):
@@ -60,7 +57,7 @@ class _AlignmentBuildUp(LectureSlide):
 
         self.node = RoundedRectangle(corner_radius=0.12, width=2.6, height=0.5, stroke_color=theme.query_colour(), fill_color=theme.query_colour(), fill_opacity=0.2)
         self.node.move_to([panel_centre, 0.1, 0])
-        self.node_text = _text("decoder state s_0", theme.SMALL_SIZE).move_to(self.node)
+        self.node_text = theme.text("decoder state s_0", theme.SMALL_SIZE).move_to(self.node)
         self.emitted = VGroup()  # "emits 2", next to the decoder state once it has spoken
         self.fan = WeightedFan(self.node.get_top(), [self.encoder.bottom(j) for j in range(length)], colour=theme.highlight())
 
@@ -105,7 +102,7 @@ class _AlignmentBuildUp(LectureSlide):
     def decode_step(self, step: int, detailed: bool, introduce: bool = False) -> None:
         """One decoder step: scores, softmax weights (fan + strip), then the row lands in the heatmap."""
         pace = 1.0 if detailed else 0.45
-        new_text = _text(f"decoder state s_{step}", theme.SMALL_SIZE).move_to(self.node)
+        new_text = theme.text(f"decoder state s_{step}", theme.SMALL_SIZE).move_to(self.node)
         box = self.heatmap.row_box(step, theme.query_colour())
         fades = [self.emitted.animate.set_opacity(0.35)] if len(self.emitted) else []
         self.play(Transform(self.node_text, new_text), ReplacementTransform(self.row_box, box), *fades, run_time=0.4 * pace)
@@ -126,7 +123,7 @@ class _AlignmentBuildUp(LectureSlide):
         landing = VGroup(*[cell.copy() for cell in self.heatmap.row(step)])
         for cell, weight in zip(landing, weights):
             cell.set_fill(self.weight_strip.colour(float(weight)), opacity=1)
-        emitted = _text(f"emits {self.prediction[step]}", theme.LABEL_SIZE, theme.query_colour()).next_to(self.node, RIGHT, buff=0.25)
+        emitted = theme.text(f"emits {self.prediction[step]}", theme.LABEL_SIZE, theme.query_colour()).next_to(self.node, RIGHT, buff=0.25)
         label = self.heatmap.row_labels[step]
         self.play(
             ReplacementTransform(ghost, landing),
@@ -341,8 +338,8 @@ class SortAlignment(_AlignmentBuildUp):
         self.play(ReplacementTransform(self.heatmap, sort_map), run_time=1.0)
         self.heatmap = sort_map
         self.play(FadeIn(reverse_map, shift=0.3 * RIGHT), run_time=0.8)
-        self.reverse_subtitle = _text("reverse: position decides", theme.LABEL_SIZE, theme.key_colour()).next_to(reverse_map, UP, buff=0.15)
-        self.sort_subtitle = _text("sort: content decides", theme.LABEL_SIZE, theme.highlight()).next_to(sort_map, UP, buff=0.15)
+        self.reverse_subtitle = theme.text("reverse: position decides", theme.LABEL_SIZE, theme.key_colour()).next_to(reverse_map, UP, buff=0.15)
+        self.sort_subtitle = theme.text("sort: content decides", theme.LABEL_SIZE, theme.highlight()).next_to(sort_map, UP, buff=0.15)
         self.sort_subtitle.align_to(self.reverse_subtitle, UP)
         self.play(FadeIn(self.reverse_subtitle), FadeIn(self.sort_subtitle), run_time=0.6)
         self.reverse_map = reverse_map

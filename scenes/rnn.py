@@ -26,7 +26,6 @@ from manim import (
     Line,
     ManimColor,
     MathTex,
-    Text,
     TransformFromCopy,
     ValueTracker,
     VGroup,
@@ -42,9 +41,6 @@ from seqanim.kit.slide import LectureSlide
 from seqanim.kit.stream import Stream
 from seqanim.kit.vectors import VectorDiagram
 
-
-def _text(text: str, size: float = theme.LABEL_SIZE, colour: ManimColor | None = None, weight: str = "NORMAL") -> Text:
-    return Text(text, font=theme.font(), font_size=size, color=colour or theme.foreground(), weight=weight)
 
 
 def _maths(tex: str, size: float = theme.BODY_SIZE, colour: ManimColor | None = None) -> MathTex:
@@ -138,8 +134,8 @@ class HiddenStateDynamics(LectureSlide):
         self.eigen_dots = VGroup(*[Dot(radius=0.035) for _ in self.angles])
         self.eigen_dots.add_updater(lambda dots: self.place_eigenvalues(dots))  # a closure: bound methods would deep-copy the scene
         self.place_eigenvalues(self.eigen_dots)
-        eigen_title = _text(f"{len(self.angles)} eigenvalues of W", theme.LABEL_SIZE).next_to(self.eigen, UP, buff=0.15)
-        unit_label = _text("|λ| = 1", theme.SMALL_SIZE, theme.muted()).next_to(self.eigen, DOWN, buff=0.1)
+        eigen_title = theme.text(f"{len(self.angles)} eigenvalues of W", theme.LABEL_SIZE).next_to(self.eigen, UP, buff=0.15)
+        unit_label = theme.text("|λ| = 1", theme.SMALL_SIZE, theme.muted()).next_to(self.eigen, DOWN, buff=0.1)
 
         self.state = VectorDiagram((-1, 1, 0.5), (-1, 1, 0.5), width=2.7, grid=False).move_to([5.6, -0.25, 0])
         self.state.plane.background_lines.set_opacity(0)
@@ -151,10 +147,10 @@ class HiddenStateDynamics(LectureSlide):
             ring = Circle(radius=self.radius_of(10.0**decade), color=theme.muted(), stroke_width=1.5 if decade else 2.5)
             ring.move_to(self.state.to_point((0, 0))).set_stroke(opacity=0.9 if decade == 0 else 0.45)
             rings.add(ring)
-            label = _text(f"1e{decade}" if decade else "1", theme.SMALL_SIZE, theme.muted())
+            label = theme.text(f"1e{decade}" if decade else "1", theme.SMALL_SIZE, theme.muted())
             ring_labels.add(label.next_to(ring.point_at_angle(np.pi / 3), UR, buff=0.02))
-        state_title = _text("state h_t", theme.LABEL_SIZE).next_to(self.state, UP, buff=0.15)
-        state_help = _text("‖h_t‖ on log rings", theme.SMALL_SIZE, theme.muted()).next_to(self.state, DOWN, buff=0.1)
+        state_title = theme.text("state h_t", theme.LABEL_SIZE).next_to(self.state, UP, buff=0.15)
+        state_help = theme.text("‖h_t‖ on log rings", theme.SMALL_SIZE, theme.muted()).next_to(self.state, DOWN, buff=0.1)
         self.state_arrow = Arrow(ORIGIN, RIGHT, buff=0, stroke_width=5, max_tip_length_to_length_ratio=0.25)
 
         self.clock = ValueTracker(0.0)
@@ -166,7 +162,7 @@ class HiddenStateDynamics(LectureSlide):
         t_value.add_updater(lambda m: m.set_value(int(self.clock.get_value())))
         readout = VGroup(VGroup(rho_label, rho_value).arrange(RIGHT, buff=0.15), VGroup(t_label, t_value).arrange(RIGHT, buff=0.15))
         readout.arrange(RIGHT, buff=0.7)
-        regimes = VGroup(*[_text(word, theme.LABEL_SIZE, theme.muted()) for word in ("forgets", "holds", "explodes")])
+        regimes = VGroup(*[theme.text(word, theme.LABEL_SIZE, theme.muted()) for word in ("forgets", "holds", "explodes")])
         regimes.next_to(readout, RIGHT, buff=0.6)
         for word in regimes[1:]:
             word.move_to(regimes[0], aligned_edge=LEFT)
@@ -219,7 +215,7 @@ class HiddenStateDynamics(LectureSlide):
         self.play(self.rho.animate.set_value(float(self.rhos[index])), FadeOut(self.trail), run_time=0.8)
         self.clock.set_value(0)
         curve = self.plot.live_curve(np.arange(self.steps + 1), self.norms[index], self.clock, colour)
-        label = _text(f"ρ = {self.rhos[index]:.2f}", theme.SMALL_SIZE, colour)
+        label = theme.text(f"ρ = {self.rhos[index]:.2f}", theme.SMALL_SIZE, colour)
         label.next_to(self.plot.axes.c2p(self.steps, self.norms[index, -1]), RIGHT, buff=0.1)
         tips = [self.tip(index, step) for step in range(self.steps + 1)]
         self.trail = VGroup(*[Dot(point, radius=0.03, color=colour).set_opacity(0) for point in tips])
@@ -317,7 +313,7 @@ class EchoOfAPulse(LectureSlide):
         animations = []
         for index, (rho, x) in enumerate(zip(self.echo_rhos, xs)):
             colour = theme.colour(2 * index)
-            header = _text(f"ρ = {rho:g}: {_regime(rho)}", theme.LABEL_SIZE, colour).move_to([x, 2.0, 0])
+            header = theme.text(f"ρ = {rho:g}: {_regime(rho)}", theme.LABEL_SIZE, colour).move_to([x, 2.0, 0])
             plane = VectorDiagram((-limit, limit, 1), (-limit, limit, 1), width=2.6).move_to([x, 0.45, 0])
             unit = DashedVMobject(plane.circle(1.0, theme.muted()), num_dashes=30)
             inside = np.flatnonzero(self.radii[index] > limit)
@@ -330,7 +326,7 @@ class EchoOfAPulse(LectureSlide):
             zero = trace.hline(0.0, dashed=False).set_stroke(opacity=0.4)
             self.columns.append((plane, trace, colour))
             animations += [FadeIn(header), Create(plane), Create(unit), Create(trace), Create(zero)]
-        axis_note = _text("first coordinate of h_t against t", theme.SMALL_SIZE, theme.muted()).move_to([0, -2.95, 0])
+        axis_note = theme.text("first coordinate of h_t against t", theme.SMALL_SIZE, theme.muted()).move_to([0, -2.95, 0])
         self.axis_note = axis_note
         self.play(*animations, FadeIn(axis_note), run_time=1.2)
 
@@ -369,7 +365,7 @@ class EchoOfAPulse(LectureSlide):
         self.play(tracker.animate.set_value(self.steps), run_time=3.5, rate_func=linear)
         if self.exit_step[index] is not None:
             arrow_end = plane.to_point(self.states[index, last_inside] * 1.0)
-            note = _text(f"leaves at t = {self.exit_step[index]}", theme.SMALL_SIZE, colour)
+            note = theme.text(f"leaves at t = {self.exit_step[index]}", theme.SMALL_SIZE, colour)
             note.next_to(plane, DOWN, buff=0.08)
             self.play(FadeIn(note), Create(Dot(arrow_end, radius=0.05, color=colour)), run_time=0.4)
 
@@ -396,7 +392,7 @@ class AddingProblem(LectureSlide):
         stream = Stream(values, marks, width=11.0, height=2.3, value_label="value", marker_label="marker", label_size=theme.SMALL_SIZE, tick_every=5)
         stream.move_to(0.35 * UP).shift(0.45 * RIGHT)
         stream.hide()
-        time_label = _text("time step", theme.SMALL_SIZE, theme.muted()).next_to(stream.ticks, DOWN, buff=0.1)
+        time_label = theme.text("time step", theme.SMALL_SIZE, theme.muted()).next_to(stream.ticks, DOWN, buff=0.1)
         self.play(Create(stream.baseline), FadeIn(stream.channel_labels), FadeIn(stream.ticks), FadeIn(time_label), run_time=0.8)
 
         self.next_slide(notes=f"The network reads the two channels one step at a time, {length} steps in all. Here is one example sequence (seed {self.lecture.adding.example_seed}); its markers sit at t = {first} and t = {second}.")
@@ -405,13 +401,13 @@ class AddingProblem(LectureSlide):
         self.next_slide(notes=f"The two marked values are {values[first]:.2f} at t = {first} and {values[second]:.2f} at t = {second}: {gap} steps apart.")
         labels = VGroup()
         for index in (first, second):
-            label = _text(f"{values[index]:.2f}", theme.LABEL_SIZE, theme.highlight())
+            label = theme.text(f"{values[index]:.2f}", theme.LABEL_SIZE, theme.highlight())
             labels.add(label.next_to(stream.top(index), UP, buff=0.15))
         gap_arrow = DoubleArrow(
             [stream.x_of(first), stream.get_top()[1] + 0.35, 0], [stream.x_of(second), stream.get_top()[1] + 0.35, 0],
             buff=0, color=theme.highlight(), stroke_width=3, tip_length=0.18,
         )
-        gap_label = _text(f"{gap} steps apart", theme.SMALL_SIZE, theme.highlight()).next_to(gap_arrow, UP, buff=0.08)
+        gap_label = theme.text(f"{gap} steps apart", theme.SMALL_SIZE, theme.highlight()).next_to(gap_arrow, UP, buff=0.08)
         self.play(stream.light([first, second], theme.highlight()), FadeIn(labels, shift=0.1 * UP), run_time=1.0)
         self.play(Create(gap_arrow), FadeIn(gap_label), run_time=0.8)
 
@@ -427,8 +423,8 @@ class AddingProblem(LectureSlide):
             f"Predicting the mean sum, 1, already gives MSE 1/6 = {baseline:.3f}: that is the baseline to beat."
         )
         why = VGroup(
-            _text(f"the net reads {values[first]:.2f} at t = {first} but answers only after t = {length - 1}:", theme.LABEL_SIZE),
-            _text(f"it must carry that value across {length - 1 - first} steps  ·  baseline (predict the mean): MSE {baseline:.3f}", theme.LABEL_SIZE, theme.muted()),
+            theme.text(f"the net reads {values[first]:.2f} at t = {first} but answers only after t = {length - 1}:", theme.LABEL_SIZE),
+            theme.text(f"it must carry that value across {length - 1 - first} steps  ·  baseline (predict the mean): MSE {baseline:.3f}", theme.LABEL_SIZE, theme.muted()),
         ).arrange(DOWN, buff=0.15)
         why.next_to(equation, DOWN, buff=0.3)
         self.play(FadeIn(why, shift=0.1 * UP), run_time=0.8)
@@ -482,7 +478,7 @@ class TrainingRace(LectureSlide):
         self.plot = Plot((0, total, 100), (low, high, 1), width=8.4, height=4.7, x_label="training step", y_label="test MSE (log)", log_y=True, tick_size=24)
         self.plot.move_to([-1.3, -0.35, 0])
         baseline = self.plot.hline(self.baseline, theme.muted())
-        self.baseline_label = _text(f"predict the mean: {self.baseline:.3f}", theme.SMALL_SIZE, theme.muted())
+        self.baseline_label = theme.text(f"predict the mean: {self.baseline:.3f}", theme.SMALL_SIZE, theme.muted())
         self.baseline_label.next_to(self.plot.axes.c2p(total, self.baseline), UP, buff=0.08).align_to(baseline, RIGHT)
         self.play(Create(self.plot), run_time=1.0)
         self.play(Create(baseline), FadeIn(self.baseline_label), run_time=0.8)
@@ -490,11 +486,11 @@ class TrainingRace(LectureSlide):
     def race(self) -> None:
         self.step = ValueTracker(0.0)
         curves = VGroup(*[self.plot.live_curve(self.iters, self.mse[i], self.step, theme.colour(i)) for i in range(len(self.kinds))])
-        counter_label = _text("step", theme.LABEL_SIZE, theme.muted())
+        counter_label = theme.text("step", theme.LABEL_SIZE, theme.muted())
         counter = Integer(0, font_size=theme.BODY_SIZE, color=theme.foreground())
         counter.add_updater(lambda m: m.set_value(int(self.step.get_value())))
         readout = VGroup(counter_label, counter).arrange(RIGHT, buff=0.2).move_to([5.2, 2.2, 0])
-        self.legend = VGroup(*[_text(kind, theme.LABEL_SIZE, theme.colour(i)) for i, kind in enumerate(self.kinds)])
+        self.legend = VGroup(*[theme.text(kind, theme.LABEL_SIZE, theme.colour(i)) for i, kind in enumerate(self.kinds)])
         self.legend.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(readout, DOWN, buff=0.4).align_to(readout, LEFT)
         self.add(curves)
         self.play(FadeIn(readout), FadeIn(self.legend), run_time=0.5)
@@ -511,7 +507,7 @@ class TrainingRace(LectureSlide):
         for index in order:
             y = max(ends[index], placed[-1] + 0.38) if placed else ends[index]
             placed.append(y)
-            label = _text(f"{self.kinds[index]} {self.finals[index]:.3g}", theme.LABEL_SIZE, theme.colour(index))
+            label = theme.text(f"{self.kinds[index]} {self.finals[index]:.3g}", theme.LABEL_SIZE, theme.colour(index))
             label.move_to([self.plot.axes.get_right()[0] + 0.2 + label.width / 2, y, 0])
             labels.add(label)
         self.final_labels = labels
@@ -521,9 +517,9 @@ class TrainingRace(LectureSlide):
         threshold = self.baseline / 10
         lines = VGroup()
         if solved:
-            lines.add(_text(f"solved (MSE < {threshold:.4f}): {', '.join(solved)}", theme.LABEL_SIZE, theme.value_colour()))
+            lines.add(theme.text(f"solved (MSE < {threshold:.4f}): {', '.join(solved)}", theme.LABEL_SIZE, theme.value_colour()))
         if failed:
-            lines.add(_text(f"not solved: {', '.join(failed)}", theme.LABEL_SIZE, theme.query_colour()))
+            lines.add(theme.text(f"not solved: {', '.join(failed)}", theme.LABEL_SIZE, theme.query_colour()))
         lines.arrange(RIGHT, buff=0.6).to_edge(DOWN, buff=0.3)
         threshold_line = self.plot.hline(threshold, theme.value_colour())
         self.play(Create(threshold_line), FadeIn(lines), run_time=1.0)
@@ -574,7 +570,7 @@ class InsideTheLSTM(LectureSlide):
         left, width = -4.9, 9.1
         self.stream = Stream(self.values, self.marks, width=width * length / (length - 1), height=1.0, tick_every=0, dot_radius=0.045)
         self.stream.move_to([left + width / 2, 2.25, 0])
-        stream_label = _text("input", theme.LABEL_SIZE).next_to(self.stream, LEFT, buff=0.35)
+        stream_label = theme.text("input", theme.LABEL_SIZE).next_to(self.stream, LEFT, buff=0.35)
 
         write_top = float(np.ceil(self.write.max() * 2) / 2)
         cell_top = float(np.ceil(self.cell.max()))
@@ -585,12 +581,12 @@ class InsideTheLSTM(LectureSlide):
         for plot, y in ((self.memory, 0.2), (self.readout, -2.1)):
             plot.shift([self.stream.x_of(0) - plot.axes.c2p(0, 0)[0], y - plot.axes.get_center()[1], 0])
 
-        legend_write = _text("write ‖i⊙c̃‖", theme.SMALL_SIZE, theme.colour(0))
-        legend_cell = _text("memory ‖c‖", theme.SMALL_SIZE, theme.colour(4))
+        legend_write = theme.text("write ‖i⊙c̃‖", theme.SMALL_SIZE, theme.colour(0))
+        legend_cell = theme.text("memory ‖c‖", theme.SMALL_SIZE, theme.colour(4))
         legend_memory = VGroup(legend_write, legend_cell).arrange(RIGHT, buff=0.4)
         legend_memory.next_to(self.memory.axes, UP, buff=0.02).align_to(self.memory.axes, LEFT).shift(0.3 * RIGHT)
-        legend_guess = _text("guess fc(h_t)", theme.SMALL_SIZE, theme.colour(2))
-        legend_sum = _text("true running sum", theme.SMALL_SIZE, theme.muted())
+        legend_guess = theme.text("guess fc(h_t)", theme.SMALL_SIZE, theme.colour(2))
+        legend_sum = theme.text("true running sum", theme.SMALL_SIZE, theme.muted())
         legend_readout = VGroup(legend_guess, legend_sum).arrange(RIGHT, buff=0.4)
         legend_readout.next_to(self.readout.axes, UP, buff=0.02).align_to(self.readout.axes, LEFT).shift(0.3 * RIGHT)
 
@@ -599,7 +595,7 @@ class InsideTheLSTM(LectureSlide):
             x = self.stream.x_of(marker)
             marker_lines.add(DashedVMobject(Line([x, self.readout.axes.get_bottom()[1], 0], [x, self.memory.axes.get_top()[1], 0]), num_dashes=24).set_stroke(theme.highlight(), width=1.5, opacity=0.6))
         target_line = self.readout.hline(self.target, theme.highlight())
-        target_label = _text(f"target {self.target:.2f}", theme.SMALL_SIZE, theme.highlight())
+        target_label = theme.text(f"target {self.target:.2f}", theme.SMALL_SIZE, theme.highlight())
         target_label.next_to(target_line, RIGHT, buff=0.1)
         self.target_label = target_label
 
@@ -619,7 +615,7 @@ class InsideTheLSTM(LectureSlide):
         )
         cursor = self.stream.cursor(time, theme.foreground(), extend_down=self.stream.get_bottom()[1] - self.readout.axes.get_bottom()[1])
         cursor.set_stroke(opacity=0.7)
-        stamp = VGroup(_text("t =", theme.LABEL_SIZE), Integer(0, font_size=theme.BODY_SIZE, color=theme.foreground())).arrange(RIGHT, buff=0.1)
+        stamp = VGroup(theme.text("t =", theme.LABEL_SIZE), Integer(0, font_size=theme.BODY_SIZE, color=theme.foreground())).arrange(RIGHT, buff=0.1)
         stamp.add_updater(lambda m: m[1].set_value(int(round(time.get_value()))))
         stamp.move_to([5.9, 2.25, 0])
         self.add(self.live, cursor, stamp)
@@ -629,6 +625,6 @@ class InsideTheLSTM(LectureSlide):
 
     def finish(self) -> None:
         end = self.readout.axes.c2p(self.length - 1, self.guess[-1])
-        final = _text(f"final guess {self.guess[-1]:.2f}", theme.SMALL_SIZE, theme.colour(2))
+        final = theme.text(f"final guess {self.guess[-1]:.2f}", theme.SMALL_SIZE, theme.colour(2))
         final.next_to(self.target_label, DOWN, buff=0.12).align_to(self.target_label, LEFT)
         self.play(FadeIn(final), Create(Dot(end, radius=0.06, color=theme.colour(2))), run_time=0.6)

@@ -43,19 +43,16 @@ NUMBER_SCALE = 1.4
 TICK_SIZE = 30
 
 
-def _text(text: str, size: float = theme.LABEL_SIZE, colour: ManimColor | None = None) -> Text:
-    return Text(text, font=theme.font(), font_size=size, color=colour or theme.foreground())
-
 
 def _token(text: str, colour: ManimColor, width: float = 1.2, height: float = 0.8, size: float = theme.SMALL_SIZE) -> VGroup:
     """A token box: a rounded outline in the token's colour with its text inside."""
     box = RoundedRectangle(corner_radius=0.1, width=width, height=height, stroke_color=colour, stroke_width=3, fill_color=colour, fill_opacity=0.15)
-    return VGroup(box, _text(text, size).move_to(box))
+    return VGroup(box, theme.text(text, size).move_to(box))
 
 
 def _readout(prefix: str, value: float, decimals: int, colour: ManimColor | None = None, size: float = theme.LABEL_SIZE) -> tuple[VGroup, DecimalNumber]:
     """`prefix` followed by a DecimalNumber that can change without new Text."""
-    label = _text(prefix, size, colour)
+    label = theme.text(prefix, size, colour)
     number = DecimalNumber(value, num_decimal_places=decimals, font_size=size * NUMBER_SCALE, color=colour or theme.foreground())
     number.next_to(label, RIGHT, buff=0.12)
     return VGroup(label, number), number
@@ -115,11 +112,11 @@ class SelfAttentionLookup(LectureSlide):
         self.token_row = VGroup(*[_token(label, colour, width=1.35) for label, colour in zip(self.labels, colours)]).arrange(RIGHT, buff=0.25)
         self.token_row.next_to(self.heading, DOWN, buff=0.8)
         kinds = VGroup(
-            _text("items: key + value", theme.LABEL_SIZE, theme.key_colour()).next_to(self.token_row[: items], DOWN, buff=0.3),
-            _text("query: key only", theme.LABEL_SIZE, theme.query_colour()).next_to(self.token_row[-1], DOWN, buff=0.3),
+            theme.text("items: key + value", theme.LABEL_SIZE, theme.key_colour()).next_to(self.token_row[: items], DOWN, buff=0.3),
+            theme.text("query: key only", theme.LABEL_SIZE, theme.query_colour()).next_to(self.token_row[-1], DOWN, buff=0.3),
         )
-        task = _text(f"task: output the value stored under key k{int(run['query_key'])}", theme.BODY_SIZE)
-        layer = _text(f"one self-attention layer, one head, width {run.params['d']}", theme.LABEL_SIZE, theme.muted())
+        task = theme.text(f"task: output the value stored under key k{int(run['query_key'])}", theme.BODY_SIZE)
+        layer = theme.text(f"one self-attention layer, one head, width {run.params['d']}", theme.LABEL_SIZE, theme.muted())
         VGroup(layer, task).arrange(DOWN, buff=0.35).next_to(kinds, DOWN, buff=0.9)
         self.play(FadeIn(self.token_row, lag_ratio=0.1), run_time=1.2)
         self.play(FadeIn(kinds))
@@ -159,7 +156,7 @@ class SelfAttentionLookup(LectureSlide):
         short = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
         self.chart = Bars(row, short, max_value=1.0, height=2.6, bar_width=0.5, spacing=0.28, colours=colours, decimals=3, label_size=theme.SMALL_SIZE, value_size=theme.SMALL_SIZE * NUMBER_SCALE)
         self.chart.next_to(self.heatmap, RIGHT, buff=0.5).align_to(self.heatmap.cells, DOWN).shift(0.3 * UP)
-        axis = _text("attention weight of the query row", theme.LABEL_SIZE, theme.muted()).next_to(self.chart, UP, buff=0.35)
+        axis = theme.text("attention weight of the query row", theme.LABEL_SIZE, theme.muted()).next_to(self.chart, UP, buff=0.35)
         self.play(TransformFromCopy(self.heatmap.row(len(row) - 1), self.chart.bars), FadeIn(self.chart.baseline), FadeIn(self.chart.labels), run_time=1.2)
         self.play(FadeIn(self.chart.readouts), FadeIn(axis))
         self.chart_title = axis
@@ -173,8 +170,8 @@ class SelfAttentionLookup(LectureSlide):
             f"{run.metrics['query_match_mass']:.3f} of its weight on the matching item on average."
         )
         verdict = "correct" if prediction == answer else "wrong"
-        read = _text(f"read the value of {self.labels[self.match]}: v{int(run['values'][self.match])}", theme.LABEL_SIZE, theme.value_colour())
-        result = _text(f"predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE + 4, theme.value_colour())
+        read = theme.text(f"read the value of {self.labels[self.match]}: v{int(run['values'][self.match])}", theme.LABEL_SIZE, theme.value_colour())
+        result = theme.text(f"predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE + 4, theme.value_colour())
         lines = VGroup(read, result).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
         lines.next_to(self.chart, UP, buff=0.6).align_to(self.chart, LEFT)
         if lines.get_right()[0] > 6.9:
@@ -215,9 +212,9 @@ class AttentionPooling(LectureSlide):
         ).arrange(RIGHT, buff=0.15)
         self.token_row.next_to(self.heading, DOWN, buff=0.9)
         targets = VGroup(
-            *[_text(f"{value:.2f}", theme.LABEL_SIZE, theme.colour(key)).next_to(token, DOWN, buff=0.7) for key, value, token in zip(self.keys, run["target"], self.token_row)]
+            *[theme.text(f"{value:.2f}", theme.LABEL_SIZE, theme.colour(key)).next_to(token, DOWN, buff=0.7) for key, value, token in zip(self.keys, run["target"], self.token_row)]
         )
-        target_title = _text("target: mean value of the token's key group", theme.LABEL_SIZE, theme.muted()).next_to(targets, DOWN, buff=0.35)
+        target_title = theme.text("target: mean value of the token's key group", theme.LABEL_SIZE, theme.muted()).next_to(targets, DOWN, buff=0.35)
         arrows = VGroup(*[Arrow(token.get_bottom(), target.get_top(), buff=0.08, color=theme.muted(), stroke_width=2, max_tip_length_to_length_ratio=0.3) for token, target in zip(self.token_row, targets)])
         self.play(FadeIn(self.token_row, lag_ratio=0.08), run_time=1.2)
         self.play(Create(arrows), FadeIn(targets), FadeIn(target_title), run_time=1.0)
@@ -272,8 +269,8 @@ class AttentionPooling(LectureSlide):
         output_line = DashedVMobject(plot.curve(positions, output, theme.colour(3), stroke_width=3), num_dashes=40)
         output_dots = VGroup(*[Dot(point, radius=0.05, color=theme.colour(3)) for point in plot.to_screen(positions, output)])
         legend = VGroup(
-            _text("true group mean", theme.SMALL_SIZE, theme.colour(0)),
-            _text("attention output", theme.SMALL_SIZE, theme.colour(3)),
+            theme.text("true group mean", theme.SMALL_SIZE, theme.colour(0)),
+            theme.text("attention output", theme.SMALL_SIZE, theme.colour(3)),
         ).arrange(RIGHT, buff=0.4).next_to(plot, UP, buff=0.2)
         self.play(Create(plot), FadeIn(legend), run_time=0.8)
         self.play(Create(truth_line), FadeIn(truth_dots), run_time=0.8)
@@ -318,12 +315,12 @@ class SinusoidalPositions(LectureSlide):
             self.panels.add(plot)
         self.panels.arrange(DOWN, buff=0.45).to_edge(LEFT, buff=0.7).shift(0.35 * DOWN)
         for index, (pair, plot) in enumerate(zip(pairs, self.panels)):
-            label = _text(f"dims {2 * pair}, {2 * pair + 1}: wavelength {lengths[pair]:.1f}", theme.SMALL_SIZE, theme.muted())
+            label = theme.text(f"dims {2 * pair}, {2 * pair + 1}: wavelength {lengths[pair]:.1f}", theme.SMALL_SIZE, theme.muted())
             label.next_to(plot.axes, UP, buff=0.08).align_to(plot.axes, LEFT).shift(0.3 * RIGHT)
             self.panel_labels.add(label)
             curves.add(plot.curve(xs, run["waves"][2 * index], theme.colour(0), stroke_width=3))
             curves.add(plot.curve(xs, run["waves"][2 * index + 1], theme.colour(1), stroke_width=3))
-        legend = VGroup(_text("sin", theme.SMALL_SIZE, theme.colour(0)), _text("cos", theme.SMALL_SIZE, theme.colour(1))).arrange(RIGHT, buff=0.3)
+        legend = VGroup(theme.text("sin", theme.SMALL_SIZE, theme.colour(0)), theme.text("cos", theme.SMALL_SIZE, theme.colour(1))).arrange(RIGHT, buff=0.3)
         legend.next_to(self.panels[0].axes, UP, buff=0.08).align_to(self.panels[0].axes, RIGHT)
         self.legend = legend
         self.curves = curves
@@ -484,7 +481,7 @@ class RopeRotation(LectureSlide):
         self.query_arrows, self.trails = [], VGroup()
         for index, (pair, wheel) in enumerate(zip(pairs, self.wheels)):
             title = VGroup(
-                _text(f"pair {pair} ({speeds[min(index, 3)] if len(pairs) > 1 else 'drawn'})", theme.LABEL_SIZE),
+                theme.text(f"pair {pair} ({speeds[min(index, 3)] if len(pairs) > 1 else 'drawn'})", theme.LABEL_SIZE),
                 MathTex(rf"\omega_{{{pair}}} = {freqs[pair]:.4f}", font_size=theme.LABEL_SIZE * NUMBER_SCALE, color=theme.foreground()),
             ).arrange(DOWN, buff=0.12).next_to(wheel, UP, buff=0.25)
             titles.add(title)
@@ -505,7 +502,7 @@ class RopeRotation(LectureSlide):
         self.position_number.add_updater(lambda n: n.set_value(self.query_position.get_value()))
         _keep_right_of(self.position_number, position_text[0])
         self.position_text = position_text
-        q_legend = _text("q pair, rotated by m x omega", theme.LABEL_SIZE, theme.query_colour())
+        q_legend = theme.text("q pair, rotated by m x omega", theme.LABEL_SIZE, theme.query_colour())
         self.play(FadeIn(titles), *[Create(wheel.ring) for wheel in self.wheels], run_time=0.8)
         self.play(*[FadeIn(arrow) for arrow in self.query_arrows], FadeIn(position_text), run_time=0.6)
         q_legend.to_edge(DOWN, buff=0.3)
@@ -550,8 +547,8 @@ class RopeRotation(LectureSlide):
         key_text.move_to(targets[1])
         score_text.move_to(targets[2])
         legend = VGroup(
-            _text("q pair at m", theme.LABEL_SIZE, theme.query_colour()),
-            _text("k pair at n", theme.LABEL_SIZE, theme.key_colour()),
+            theme.text("q pair at m", theme.LABEL_SIZE, theme.query_colour()),
+            theme.text("k pair at n", theme.LABEL_SIZE, theme.key_colour()),
         ).arrange(RIGHT, buff=0.6).to_edge(DOWN, buff=0.3)
         self.play(
             self.position_text.animate.move_to(targets[0]),
@@ -601,7 +598,7 @@ class RopeRotation(LectureSlide):
         )
         self.matrix.to_edge(LEFT, buff=0.45).shift(0.4 * DOWN)
         line = _diagonal_line(self.matrix, offset, theme.highlight())
-        tag = _text(f"n - m = {offset}", theme.LABEL_SIZE, theme.highlight()).next_to(self.matrix.cell(0, offset), UP, buff=0.12)
+        tag = theme.text(f"n - m = {offset}", theme.LABEL_SIZE, theme.highlight()).next_to(self.matrix.cell(0, offset), UP, buff=0.12)
         self.play(FadeIn(self.matrix), run_time=0.8)
         self.play(Create(line), FadeIn(tag), run_time=0.8)
 
@@ -620,8 +617,8 @@ class RopeRotation(LectureSlide):
         first = plot.curve(offsets, row_at_0, theme.colour(0), stroke_width=9)
         second = DashedVMobject(plot.curve(offsets, row_at_shift, theme.colour(3), stroke_width=3.5), num_dashes=45)
         legend = VGroup(
-            _text("query at position 0", theme.SMALL_SIZE, theme.colour(0)),
-            _text(f"query at position {shift}", theme.SMALL_SIZE, theme.colour(3)),
+            theme.text("query at position 0", theme.SMALL_SIZE, theme.colour(0)),
+            theme.text(f"query at position {shift}", theme.SMALL_SIZE, theme.colour(3)),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.1).next_to(plot, UP, buff=0.15)
         self.play(Create(plot), FadeIn(legend[0]), run_time=0.8)
         self.play(Create(first), run_time=1.2)
@@ -658,7 +655,7 @@ class ScaledDotProduct(LectureSlide):
             y_label="attention entropy", log_x=True, tick_size=TICK_SIZE,
         )
         self.plot.to_edge(LEFT, buff=0.6).shift(0.35 * DOWN)
-        meaning = _text("1 = uniform, 0 = one-hot", theme.SMALL_SIZE, theme.muted()).next_to(self.plot.axes, UP, buff=0.15).align_to(self.plot.axes, LEFT)
+        meaning = theme.text("1 = uniform, 0 = one-hot", theme.SMALL_SIZE, theme.muted()).next_to(self.plot.axes, UP, buff=0.15).align_to(self.plot.axes, LEFT)
 
         keys = run["sample_logits"].shape[1]
         blank = [""] * keys
@@ -725,7 +722,7 @@ class ScaledDotProduct(LectureSlide):
             f"{run.metrics['entropy_scaled_min']:.3f}."
         )
         labels = VGroup(
-            _text("scaled by 1/√d", theme.LABEL_SIZE, theme.colour(0)).next_to(self.plot.to_screen([dims[-1]], [run["entropy_scaled"][-1]])[0], DOWN + LEFT, buff=0.15),
-            _text("unscaled", theme.LABEL_SIZE, theme.colour(3)).next_to(self.plot.to_screen([dims[-1]], [run["entropy_unscaled"][-1]])[0], UP + LEFT, buff=0.15),
+            theme.text("scaled by 1/√d", theme.LABEL_SIZE, theme.colour(0)).next_to(self.plot.to_screen([dims[-1]], [run["entropy_scaled"][-1]])[0], DOWN + LEFT, buff=0.15),
+            theme.text("unscaled", theme.LABEL_SIZE, theme.colour(3)).next_to(self.plot.to_screen([dims[-1]], [run["entropy_unscaled"][-1]])[0], UP + LEFT, buff=0.15),
         )
         self.play(FadeIn(labels), run_time=0.6)

@@ -59,10 +59,6 @@ def fmt_g(values: Sequence[float]) -> str:
     return "[" + ", ".join(f"{float(v):g}" for v in values) + "]"
 
 
-def text(content: str, size: float = theme.LABEL_SIZE, colour: ManimColor | None = None, weight: str = "NORMAL") -> Text:
-    return Text(content, font=theme.font(), font_size=size, color=colour or theme.foreground(), weight=weight)
-
-
 def item_colours(count: int) -> list[ManimColor]:
     """One colour per memory item (A, B, C), kept through every scene; distinct from the Q/K/V role colours."""
     palette = [theme.colour(7), theme.colour(4), theme.colour(5), theme.colour(6), theme.colour(1)]
@@ -146,13 +142,13 @@ class QueryKeyValue(WhyAttentionSlide):
         diagram = VectorDiagram((-0.5, span, 0.5), (-0.5, span, 0.5), width=5.0)
         diagram.to_edge(LEFT, buff=0.9).shift(0.25 * DOWN)
         axes_labels = VGroup(
-            text("key dim 1", theme.SMALL_SIZE, theme.muted()).next_to(diagram, DOWN, buff=0.08),
-            text("key dim 2", theme.SMALL_SIZE, theme.muted()).rotate(np.pi / 2).next_to(diagram, LEFT, buff=0.08),
+            theme.text("key dim 1", theme.SMALL_SIZE, theme.muted()).next_to(diagram, DOWN, buff=0.08),
+            theme.text("key dim 2", theme.SMALL_SIZE, theme.muted()).rotate(np.pi / 2).next_to(diagram, LEFT, buff=0.08),
         )
         diagram.add(axes_labels)
         points = VGroup(*[diagram.point(k, c, f"{l} {fmt_g(k)}") for k, c, l in zip(keys, self.colours, self.labels)])
         arrow = diagram.arrow(query, theme.query_colour())
-        label = text(f"q = {fmt_g(query)}", theme.LABEL_SIZE, theme.query_colour()).next_to(arrow.get_end(), DOWN, buff=0.15)
+        label = theme.text(f"q = {fmt_g(query)}", theme.LABEL_SIZE, theme.query_colour()).next_to(arrow.get_end(), DOWN, buff=0.15)
         self.diagram = diagram
         return diagram, points, VGroup(arrow, label)
 
@@ -284,7 +280,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
                     bar_width=0.95, spacing=0.55, value_size=theme.BODY_SIZE)
         bars.to_edge(LEFT, buff=1.3)
         bars.shift((-0.1 - bars.baseline.get_y()) * UP)  # room above for bars of 1, below for the shifted row
-        bars_caption = text("scores s", theme.LABEL_SIZE, theme.muted()).next_to(bars.labels, DOWN, buff=0.2)
+        bars_caption = theme.text("scores s", theme.LABEL_SIZE, theme.muted()).next_to(bars.labels, DOWN, buff=0.2)
         self.play(FadeIn(bars), FadeIn(bars_caption), run_time=0.8)
         steps = self.step_lines(scores, shifted, exp, exp_sum, weights).to_edge(RIGHT, buff=0.6).shift(0.2 * DOWN)
         self.play(FadeIn(steps[0]), run_time=0.6)
@@ -334,7 +330,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
     def advance(self, steps: VGroup, index: int, bars_caption: Text, caption: str) -> None:
         """Dim the steps done, reveal the next one, and retitle the bars."""
         done = [steps[i] for i in range(index) if i != 2]
-        new_caption = text(caption, theme.LABEL_SIZE, theme.muted()).move_to(bars_caption)
+        new_caption = theme.text(caption, theme.LABEL_SIZE, theme.muted()).move_to(bars_caption)
         self.play(*[line.animate.set_opacity(0.45) for line in done], FadeIn(steps[index], shift=0.2 * UP),
                   Transform(bars_caption, new_caption), run_time=0.7)
         self.play(Indicate(steps[index][1] if len(steps[index]) > 1 else steps[index], color=theme.highlight(), scale_factor=1.05), run_time=0.6)
@@ -359,7 +355,7 @@ class WeightedRetrieval(WhyAttentionSlide):
         equation = formula(CONTEXT, size=theme.BODY_SIZE + 8).to_edge(LEFT, buff=0.9).shift(1.9 * UP)
         diagram = self.value_plane(V)
         value_arrows = VGroup(*[diagram.arrow(v, c, stroke_width=3).set_opacity(0.35) for v, c in zip(V, self.colours)])
-        value_labels = VGroup(*[text(f"v_{l}", theme.LABEL_SIZE, c).next_to(diagram.to_point(v), UP if v[1] >= v[0] else RIGHT, buff=0.1) for v, c, l in zip(V, self.colours, self.labels)])
+        value_labels = VGroup(*[theme.text(f"v_{l}", theme.LABEL_SIZE, c).next_to(diagram.to_point(v), UP if v[1] >= v[0] else RIGHT, buff=0.1) for v, c, l in zip(V, self.colours, self.labels)])
         self.play(Write(equation), Create(diagram), run_time=1.0)
         self.play(LaggedStart(*[GrowArrow(a) for a in value_arrows], lag_ratio=0.3), FadeIn(value_labels), run_time=1.2)
 
@@ -398,7 +394,7 @@ class WeightedRetrieval(WhyAttentionSlide):
             f"({' + '.join(f'{c[1]:.4f}' for c in contributions if abs(c[1]) > 1e-9)})."
         )
         result = diagram.arrow(context, theme.highlight(), stroke_width=7)
-        result_label = text(f"c = {fmt_row(context)}", theme.LABEL_SIZE, theme.highlight()).next_to(result.get_end(), UP, buff=0.2)
+        result_label = theme.text(f"c = {fmt_row(context)}", theme.LABEL_SIZE, theme.highlight()).next_to(result.get_end(), UP, buff=0.2)
         result_label.shift(min(0.0, diagram.get_right()[0] - result_label.get_right()[0]) * RIGHT)
         pieces.set_z_index(2)  # the chain stays on top of the sum it builds
         self.play(FadeIn(total, shift=0.2 * RIGHT), GrowArrow(result), run_time=1.2)
@@ -410,8 +406,8 @@ class WeightedRetrieval(WhyAttentionSlide):
         low = min(-1.0, float(V.min()) - 1.0)
         diagram = VectorDiagram((low, top, 2), (low, top, 2), width=4.9)
         diagram.to_edge(RIGHT, buff=0.8).shift(0.25 * DOWN)
-        diagram.add(text("value dim 1", theme.SMALL_SIZE, theme.muted()).next_to(diagram, DOWN, buff=0.08))
-        diagram.add(text("value dim 2", theme.SMALL_SIZE, theme.muted()).rotate(np.pi / 2).next_to(diagram, LEFT, buff=0.08))
+        diagram.add(theme.text("value dim 1", theme.SMALL_SIZE, theme.muted()).next_to(diagram, DOWN, buff=0.08))
+        diagram.add(theme.text("value dim 2", theme.SMALL_SIZE, theme.muted()).rotate(np.pi / 2).next_to(diagram, LEFT, buff=0.08))
         return diagram
 
 
@@ -444,7 +440,7 @@ class QueryAndTemperature(WhyAttentionSlide):
             label.set_color(colour)
         heatmap.blank().to_edge(RIGHT, buff=0.5).shift(0.3 * DOWN)
         heatmap.annotations.set_z_index(1)  # animate_values re-adds the cells on top; keep the numbers above them
-        query_label = text(row_labels[0], theme.LABEL_SIZE, theme.query_colour()).next_to(diagram, UP, buff=0.15)
+        query_label = theme.text(row_labels[0], theme.LABEL_SIZE, theme.query_colour()).next_to(diagram, UP, buff=0.15)
         self.play(Create(diagram), FadeIn(points), run_time=0.8)
         self.play(GrowArrow(arrow), FadeIn(query_label), FadeIn(heatmap), run_time=0.8)
         self.fill_row(heatmap, query_weights, 0)
@@ -458,7 +454,7 @@ class QueryAndTemperature(WhyAttentionSlide):
                    if queries[index][0] < 0 else f" The ranking changes with the query: {' and '.join(lower)} now weigh least.")
             )
             target = float(np.arctan2(queries[index][1], queries[index][0]))
-            new_label = text(row_labels[index], theme.LABEL_SIZE, theme.query_colour()).move_to(query_label)
+            new_label = theme.text(row_labels[index], theme.LABEL_SIZE, theme.query_colour()).move_to(query_label)
             self.play(angle.animate.set_value(target), length.animate.set_value(float(np.linalg.norm(queries[index]))),
                       Transform(query_label, new_label), run_time=1.2)
             self.fill_row(heatmap, query_weights, index)
@@ -500,10 +496,10 @@ class QueryAndTemperature(WhyAttentionSlide):
         equation.to_edge(RIGHT, buff=1.2).shift(1.6 * UP)
         dial = NumberLine(x_range=[np.log2(sweep_t[0]), np.log2(sweep_t[-1]), 1], length=5.0, color=theme.muted(), include_numbers=False)
         dial.next_to(equation, DOWN, buff=1.3)
-        ticks = VGroup(*[text(f"{2.0 ** x:g}", theme.SMALL_SIZE, theme.muted()).next_to(dial.n2p(x), DOWN, buff=0.2)
+        ticks = VGroup(*[theme.text(f"{2.0 ** x:g}", theme.SMALL_SIZE, theme.muted()).next_to(dial.n2p(x), DOWN, buff=0.2)
                          for x in np.arange(np.ceil(np.log2(sweep_t[0])), np.floor(np.log2(sweep_t[-1])) + 1)])
         marks = VGroup(*[Dot(dial.n2p(np.log2(t)), radius=0.06, color=theme.foreground()) for t in temps])
-        dial_title = text("temperature T (log scale)", theme.LABEL_SIZE, theme.muted()).next_to(ticks, DOWN, buff=0.2)
+        dial_title = theme.text("temperature T (log scale)", theme.LABEL_SIZE, theme.muted()).next_to(ticks, DOWN, buff=0.2)
         knob = Dot(radius=0.13, color=theme.highlight()).add_updater(lambda m: m.move_to(dial.n2p(log_t.get_value() / np.log(2))))
         readout = VGroup(MathTex("T =", font_size=theme.BODY_SIZE + 6, color=theme.highlight()),
                          DecimalNumber(temps[start], num_decimal_places=2, font_size=theme.BODY_SIZE + 6, color=theme.highlight())).arrange(RIGHT, buff=0.15)
@@ -592,7 +588,7 @@ class CausalMask(WhyAttentionSlide):
         self.contrast(positions)
 
     def row_sums(self, table: MatrixTable, sums: np.ndarray, colour: ManimColor) -> VGroup:
-        group = VGroup(*[text(f"\u03a3 = {s:.4f}", theme.SMALL_SIZE + 2, colour).next_to(table.brackets, RIGHT, buff=0.15).match_y(table.cell(r, 0))
+        group = VGroup(*[theme.text(f"\u03a3 = {s:.4f}", theme.SMALL_SIZE + 2, colour).next_to(table.brackets, RIGHT, buff=0.15).match_y(table.cell(r, 0))
                          for r, s in enumerate(sums)])
         return group
 
@@ -608,7 +604,7 @@ class CausalMask(WhyAttentionSlide):
         table.col_title.set_color(theme.colour(3))
         table.fill_cells(np.where(art["causal_allowed"], wrong, -np.inf), animate=False)
         table.shift((self.correct[0].cells.get_y() - table.cells.get_y()) * UP)
-        sums = VGroup(*[text(f"\u03a3 = {s:.4f}", theme.SMALL_SIZE + 2, theme.colour(3) if not np.isclose(s, 1.0) else theme.foreground())
+        sums = VGroup(*[theme.text(f"\u03a3 = {s:.4f}", theme.SMALL_SIZE + 2, theme.colour(3) if not np.isclose(s, 1.0) else theme.foreground())
                         .next_to(table.brackets, RIGHT, buff=0.15).match_y(table.cell(r, 0)) for r, s in enumerate(wrong_sums)])
         VGroup(table, sums).to_edge(RIGHT, buff=0.3)
         self.play(FadeIn(table, shift=0.3 * LEFT), run_time=0.8)
@@ -648,7 +644,7 @@ class PaddingMask(WhyAttentionSlide):
         eq = MathTex("=", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
         row = VGroup(causal_t, amp, padding_t, eq, combined_t).arrange(RIGHT, buff=0.6).shift(0.1 * DOWN)
         padding_t.match_y(causal_t.cells).shift((causal_t.cells.get_y() - padding_t.cells.get_y()) * UP)
-        notes = text("rows = queries, columns = keys; 1 = allowed", theme.SMALL_SIZE + 2, theme.muted()).next_to(row, DOWN, buff=0.5)
+        notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.SMALL_SIZE + 2, theme.muted()).next_to(row, DOWN, buff=0.5)
         self.play(FadeIn(causal_t), run_time=0.6)
         self.play(FadeIn(amp), FadeIn(padding_t), run_time=0.6)
         self.play(FadeIn(eq), TransformFromCopy(VGroup(causal_t.cells, causal_t.entries), VGroup(combined_t.cells, combined_t.entries)),
@@ -671,7 +667,7 @@ class PaddingMask(WhyAttentionSlide):
         result.to_edge(RIGHT, buff=1.8).match_y(combined_t.cells).shift((combined_t.cells.get_y() - result.cells.get_y()) * UP)
         arrow = Arrow(combined_t.get_right(), result.get_left(), buff=0.25, color=theme.muted(), stroke_width=3)
         arrow_label = MathTex(r"\operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 4, color=theme.foreground()).next_to(arrow, UP, buff=0.1)
-        sums = VGroup(*[text(f"\u03a3 = {s:.4f}", theme.SMALL_SIZE + 2).next_to(result.brackets, RIGHT, buff=0.15).match_y(result.cell(r, 0))
+        sums = VGroup(*[theme.text(f"\u03a3 = {s:.4f}", theme.SMALL_SIZE + 2).next_to(result.brackets, RIGHT, buff=0.15).match_y(result.cell(r, 0))
                         for r, s in enumerate(weights.sum(axis=-1))])
         self.play(GrowArrow(arrow), FadeIn(arrow_label), FadeIn(result), run_time=1.0)
         self.play(FadeIn(sums), *[Create(result.column_box(i, theme.colour(3))) for i in padded], run_time=0.8)
@@ -699,7 +695,7 @@ class PaddingMask(WhyAttentionSlide):
         for r in empty:
             self.play(Create(table.row_box(r, theme.colour(3))), run_time=0.5)
         wrapped = self.wrap(f"DataError: {message}", 44)
-        lines = VGroup(*[text(line, theme.LABEL_SIZE, theme.foreground()) for line in wrapped]).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
+        lines = VGroup(*[theme.text(line, theme.LABEL_SIZE, theme.foreground()) for line in wrapped]).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
         panel = RoundedRectangle(corner_radius=0.15, width=lines.width + 0.6, height=lines.height + 0.5, color=theme.colour(3), stroke_width=3,
                                  fill_color=theme.background(), fill_opacity=1)
         error = VGroup(panel, lines.move_to(panel)).to_edge(RIGHT, buff=0.6).match_y(table.cells)
@@ -765,7 +761,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
         )
         highlighted = {(index, c): theme.highlight() for c in range(art["V"].shape[1])}
         self.play(v_table.transform_entries(art["changed_V"], highlighted), Create(v_table.row_box(index)), run_time=1.0)
-        verdict = text("unchanged" if same else "changed", theme.LABEL_SIZE, theme.value_colour()).next_to(w_table, DOWN, buff=0.3)
+        verdict = theme.text("unchanged" if same else "changed", theme.LABEL_SIZE, theme.value_colour()).next_to(w_table, DOWN, buff=0.3)
         self.play(Create(w_table.row_box(0, theme.value_colour())), FadeIn(verdict), run_time=0.7)
         self.play(c_table.transform_entries(art["changed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}), run_time=1.0)
         self.say(f"same weights, context {fmt_row(art['context'][0])} \u2192 {fmt_row(art['changed_context'][0])}", colour=theme.highlight())
@@ -798,10 +794,10 @@ class WhatAttentionExplains(WhyAttentionSlide):
         )
         self.play(FadeOut(layout), FadeOut(self.marks), FadeOut(self._caption), run_time=0.6)
         self._caption = None
-        first = text("Attention weights show routing:", theme.BODY_SIZE + 4, theme.foreground(), weight="BOLD")
-        second = text("where this computation sends information.", theme.BODY_SIZE, theme.foreground())
-        third = text("They are not causal importance:", theme.BODY_SIZE + 4, theme.colour(3), weight="BOLD")
-        fourth = text("that takes an intervention (change a value, remove a key).", theme.BODY_SIZE, theme.foreground())
+        first = theme.text("Attention weights show routing:", theme.BODY_SIZE + 4, theme.foreground(), weight="BOLD")
+        second = theme.text("where this computation sends information.", theme.BODY_SIZE, theme.foreground())
+        third = theme.text("They are not causal importance:", theme.BODY_SIZE + 4, theme.colour(3), weight="BOLD")
+        fourth = theme.text("that takes an intervention (change a value, remove a key).", theme.BODY_SIZE, theme.foreground())
         message = VGroup(first, second, third, fourth).arrange(DOWN, buff=0.3)
         third.shift(0.25 * DOWN)
         fourth.shift(0.25 * DOWN)
@@ -819,12 +815,12 @@ class WhatAttentionExplains(WhyAttentionSlide):
             "Other PyTorch APIs use other mask conventions: read the API you call. This is an implementation check, not evidence that attention learned language."
         )
         self.play(FadeOut(self.message), run_time=0.5)
-        header = text("NumPy vs torch.nn.functional.scaled_dot_product_attention", theme.BODY_SIZE, theme.foreground()).shift(2.1 * UP)
+        header = theme.text("NumPy vs torch.nn.functional.scaled_dot_product_attention", theme.BODY_SIZE, theme.foreground()).shift(2.1 * UP)
         rows = VGroup(
-            VGroup(text("NumPy (float64)", theme.LABEL_SIZE + 2, theme.muted()), text(fmt_row(art["context"][0]), theme.BODY_SIZE)),
-            VGroup(text("SDPA (float32)", theme.LABEL_SIZE + 2, theme.muted()), text(fmt_row(art["sdpa_context"][0]), theme.BODY_SIZE)),
-            VGroup(text("max |difference|", theme.LABEL_SIZE + 2, theme.muted()), text(f"{diff:.2e}", theme.BODY_SIZE, theme.value_colour())),
-            VGroup(text("with causal+padding mask", theme.LABEL_SIZE + 2, theme.muted()), text(f"{masked_diff:.2e}", theme.BODY_SIZE, theme.value_colour())),
+            VGroup(theme.text("NumPy (float64)", theme.LABEL_SIZE + 2, theme.muted()), theme.text(fmt_row(art["context"][0]), theme.BODY_SIZE)),
+            VGroup(theme.text("SDPA (float32)", theme.LABEL_SIZE + 2, theme.muted()), theme.text(fmt_row(art["sdpa_context"][0]), theme.BODY_SIZE)),
+            VGroup(theme.text("max |difference|", theme.LABEL_SIZE + 2, theme.muted()), theme.text(f"{diff:.2e}", theme.BODY_SIZE, theme.value_colour())),
+            VGroup(theme.text("with causal+padding mask", theme.LABEL_SIZE + 2, theme.muted()), theme.text(f"{masked_diff:.2e}", theme.BODY_SIZE, theme.value_colour())),
         )
         for pair in rows:
             pair.arrange(RIGHT, buff=0.5)

@@ -191,9 +191,8 @@ def clean(cache_only: bool) -> None:
 
 
 @cli.command()
-@lecture_options
 @click.option("--interval", type=float, default=1.0, help="Seconds between checks.")
-def watch(lecture: Lecture, interval: float) -> None:
+def watch(interval: float) -> None:
     """Rebuild the affected scenes at low quality whenever lecture.toml or a source file is saved."""
     import time
 

@@ -78,14 +78,15 @@ class LstmInside(Section):
     @field_validator("markers")
     @classmethod
     def _ordered(cls, markers: list[int]) -> list[int]:
-        if markers[0] < 0 or markers[0] >= markers[1]:
-            raise ValueError(f"markers {markers} must be two increasing time steps >= 0")
+        # The scene compares the write before, at and between the markers, so each needs a step around it.
+        if markers[0] < 1 or markers[1] - markers[0] < 2:
+            raise ValueError(f"markers {markers} must be two time steps >= 1, at least 2 apart")
         return markers
 
 
 class Seq2Seq(Section):
     vocab: int = Field(12, ge=4, le=64)
-    length: int = Field(10, ge=2, le=32)
+    length: int = Field(10, ge=3, le=32)
     hidden: int = Field(64, ge=4, le=512)
     embed: int = Field(32, ge=2, le=512)
     attn: int = Field(64, ge=2, le=512)
@@ -150,7 +151,7 @@ class GroupBy(Section):
 
 class Positional(Section):
     d_model: int = Field(64, ge=2, le=1024)
-    length: int = Field(60, ge=2, le=1024)
+    length: int = Field(60, ge=12, le=1024)
     base: float = Field(10000.0, gt=1)
     wave_pairs: list[int] = Field(default_factory=lambda: [0, 4, 12], min_length=1, max_length=4)
     wave_samples: int = Field(8, ge=1, le=64)
@@ -170,7 +171,7 @@ class Positional(Section):
 
 
 class Rope(Section):
-    d: int = Field(32, ge=2, le=1024)
+    d: int = Field(32, ge=4, le=1024)
     length: int = Field(32, ge=4, le=512)
     base: float = Field(10000.0, gt=1)
     seed: int = Field(0, ge=0)

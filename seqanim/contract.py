@@ -7,6 +7,8 @@ stale file: it gets one line that names the file and the command that fixes it.
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import os
 import platform
@@ -100,13 +102,16 @@ def save(name: str, arrays: dict[str, Any], metrics: dict[str, Any], params: dic
     for key, value in arrays.items():
         if value.dtype == object:
             raise DataError(f"{name}: array '{key}' has dtype object; the contract allows no pickles")
-    import io
-
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)  # uncompressed: deterministic bytes and fast loads
     npz_path = directory / f"{name}.npz"
-    atomic_write_bytes(npz_path, buffer.getvalue())
+    payload = buffer.getvalue()
+    # The pair is complete only when the sidecar (written last) carries the npz's hash: a crash between
+    # the two writes leaves an npz without a matching sidecar, which `load` refuses.
+    (directory / f"{name}.json").unlink(missing_ok=True)
+    atomic_write_bytes(npz_path, payload)
     sidecar = {
+        "npz_sha256": hashlib.sha256(payload).hexdigest(),
         "format": FORMAT,
         "name": name,
         "params": _jsonable(params),
@@ -147,8 +152,11 @@ def load(name: str, params: dict[str, Any] | None = None, directory: Path | None
     npz_path = directory / f"{name}.npz"
     if not npz_path.exists():
         raise DataError(f"data/{name}.npz is missing; {fix}")
+    payload = npz_path.read_bytes()
+    if hashlib.sha256(payload).hexdigest() != sidecar.get("npz_sha256"):
+        raise DataError(f"data/{name}.npz is corrupt or truncated, or does not belong to its sidecar; {fix}")
     try:
-        with np.load(npz_path, allow_pickle=False) as npz:
+        with np.load(io.BytesIO(payload), allow_pickle=False) as npz:
             arrays = {key: npz[key] for key in npz.files}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as error:
         raise DataError(f"data/{name}.npz is corrupt or truncated ({type(error).__name__}); {fix}") from None

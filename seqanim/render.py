@@ -142,9 +142,16 @@ def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, A
         "notes": scene.notes,
         "layout_violations": [str(v) for v in scene.layout_violations],
     }
-    # Publish: slide files first, the JSON that points at them next, the video and report last.
-    _replace_dir(stage / "slides" / "files" / name, out["files"])
+    # Publish: new slide files join the old ones (manim-slides names them by content hash), the JSON switches
+    # to them, and only then do files the JSON no longer names go. A presenter never sees a dangling path.
+    out["files"].mkdir(parents=True, exist_ok=True)
+    for video in (stage / "slides" / "files" / name).iterdir():
+        os.replace(video, out["files"] / video.name)
     atomic_write_text(out["slides"], json.dumps(slides_json, indent=2))
+    named = {Path(slide[key]).name for slide in slides_json["slides"] for key in ("file", "rev_file")}
+    for video in out["files"].iterdir():
+        if video.name not in named:
+            video.unlink()
     _copy_atomic(movie, out["video"])
     _copy_atomic(thumb_tmp, out["thumbnail"])
     atomic_write_text(out["report"], json.dumps(report, indent=2) + "\n")

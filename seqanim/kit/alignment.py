@@ -28,9 +28,6 @@ from seqanim.kit import theme
 from seqanim.kit.heatmap import colour_for
 
 
-def _text(text: str, size: float, colour: ManimColor | None = None) -> Text:
-    return Text(text, font=theme.font(), font_size=size, color=colour or theme.foreground())
-
 
 class TokenRow(VGroup):
     """Symbols in rounded boxes, left to right, `spacing` apart (centre to centre)."""
@@ -52,7 +49,7 @@ class TokenRow(VGroup):
             box = RoundedRectangle(corner_radius=0.08, width=box_size, height=box_size, stroke_color=colour, stroke_width=2.5, fill_color=colour, fill_opacity=0.18)
             box.move_to([index * spacing, 0, 0])
             self.boxes.add(box)
-            self.labels.add(_text(str(symbol), label_size).move_to(box))
+            self.labels.add(theme.text(str(symbol), label_size).move_to(box))
         self.add(self.boxes, self.labels)
         self.center()
 
@@ -129,7 +126,7 @@ class ScoreStrip(VGroup):
         for index in range(count):
             cell = Square(side_length=cell_size, stroke_color=theme.muted(), stroke_width=1, fill_color=theme.background(), fill_opacity=1)
             self.cells.add(cell.move_to([index * spacing, 0, 0]))
-        self.numbers = VGroup(*[_text(fmt.format(0.0), number_size).move_to(cell).set_opacity(0) for cell in self.cells])
+        self.numbers = VGroup(*[theme.text(fmt.format(0.0), number_size).move_to(cell).set_opacity(0) for cell in self.cells])
         self.add(self.cells, self.numbers)
         self.center()
 
@@ -141,7 +138,7 @@ class ScoreStrip(VGroup):
         red, green, blue = self.colour(value).to_rgb()[:3]
         bright = 0.2126 * red + 0.7152 * green + 0.0722 * blue > 0.5
         colour = theme.background() if bright else theme.foreground()
-        return _text(self.fmt.format(value), self.number_size, colour).move_to(cell)
+        return theme.text(self.fmt.format(value), self.number_size, colour).move_to(cell)
 
     def number_targets(self, values: Sequence[float]) -> VGroup:
         """Numbers for `values` placed over the cells (for a Transform from `numbers`)."""
@@ -182,8 +179,8 @@ class ScoreStrip(VGroup):
 
 def label_above(mobject: VGroup, text: str, size: float = theme.SMALL_SIZE, buff: float = 0.12) -> Text:
     """A muted caption just above `mobject`."""
-    return _text(text, size, theme.muted()).next_to(mobject, UP, buff=buff)
+    return theme.text(text, size, theme.muted()).next_to(mobject, UP, buff=buff)
 
 
 def label_below(mobject: VGroup, text: str, size: float = theme.SMALL_SIZE, buff: float = 0.12) -> Text:
-    return _text(text, size, theme.muted()).next_to(mobject, DOWN, buff=buff)
+    return theme.text(text, size, theme.muted()).next_to(mobject, DOWN, buff=buff)

@@ -21,7 +21,6 @@ from manim import (
     Rectangle,
     Square,
     SurroundingRectangle,
-    Text,
     VGroup,
     interpolate_color,
 )
@@ -40,9 +39,6 @@ def colour_for(value: float, vmin: float, vmax: float, colormap: Sequence[ManimC
     return interpolate_color(colormap[low], colormap[high], position - low)
 
 
-def _text(text: str, size: float, colour: ManimColor | None = None) -> Text:
-    return Text(text, font=theme.font(), font_size=size, color=colour or theme.foreground())
-
 
 class Colourbar(VGroup):
     """A vertical colour ramp with its min and max (and optional middle) labelled."""
@@ -57,8 +53,8 @@ class Colourbar(VGroup):
             ]
         ).arrange(UP, buff=0)
         labels = VGroup(
-            _text(fmt.format(vmin), label_size).next_to(strip, RIGHT, buff=0.08).align_to(strip, DOWN),
-            _text(fmt.format(vmax), label_size).next_to(strip, RIGHT, buff=0.08).align_to(strip, UP),
+            theme.text(fmt.format(vmin), label_size).next_to(strip, RIGHT, buff=0.08).align_to(strip, DOWN),
+            theme.text(fmt.format(vmax), label_size).next_to(strip, RIGHT, buff=0.08).align_to(strip, UP),
         )
         self.strip, self.labels = strip, labels
         self.add(strip, labels)
@@ -112,7 +108,7 @@ class Heatmap(VGroup):
         if annotate:
             size = annotation_size or min(theme.SMALL_SIZE + 2, cell_size * 36)
             for index, cell in enumerate(self.cells):
-                label = _text(self._format(self.values.flat[index]), size).move_to(cell)
+                label = theme.text(self._format(self.values.flat[index]), size).move_to(cell)
                 self.annotations.add(label)
             self.annotations.set_z_index(1)  # AnimationGroup leaves cells on top otherwise
             self.add(self.annotations)
@@ -121,22 +117,22 @@ class Heatmap(VGroup):
         self.row_labels = VGroup()
         if row_labels is not None:
             for i, text in enumerate(row_labels):
-                self.row_labels.add(_text(str(text), label_size).next_to(self.cell(i, 0), LEFT, buff=0.12))
+                self.row_labels.add(theme.text(str(text), label_size).next_to(self.cell(i, 0), LEFT, buff=0.12))
             self.add(self.row_labels)
         self.col_labels = VGroup()
         if col_labels is not None:
             for j, text in enumerate(col_labels):
                 anchor = self.cell(0, j) if col_labels_on_top else self.cell(rows - 1, j)
-                label = _text(str(text), label_size)
+                label = theme.text(str(text), label_size)
                 label.next_to(anchor, UP if col_labels_on_top else DOWN, buff=0.1)
                 self.col_labels.add(label)
             self.add(self.col_labels)
 
         row_anchor = self.row_labels if len(self.row_labels) else self.cells
         col_anchor = self.col_labels if len(self.col_labels) else self.cells
-        self.row_title = _text(f"{row_title} (rows)", label_size, theme.muted()).rotate(np.pi / 2)
+        self.row_title = theme.text(f"{row_title} (rows)", label_size, theme.muted()).rotate(np.pi / 2)
         self.row_title.next_to(row_anchor, LEFT, buff=0.15)
-        self.col_title = _text(f"{col_title} (columns)", label_size, theme.muted())
+        self.col_title = theme.text(f"{col_title} (columns)", label_size, theme.muted())
         self.col_title.next_to(col_anchor, UP if col_labels_on_top else DOWN, buff=0.12)
         self.add(self.row_title, self.col_title)
 
@@ -214,7 +210,7 @@ class Heatmap(VGroup):
         group = VGroup()
         for index, cell in enumerate(self.cells):
             value = float(np.asarray(values).flat[index])
-            group.add(_text(self._format(value), size, self._text_colour(value)).move_to(cell))
+            group.add(theme.text(self._format(value), size, self._text_colour(value)).move_to(cell))
         return group
 
     def blank(self) -> "Heatmap":

@@ -62,9 +62,6 @@ def number_format(decimals: int = 4, *, exact_zero: bool = False) -> Formatter:
     return fmt
 
 
-def _text(text: str, size: float, colour: ManimColor | None = None) -> Text:
-    return Text(text, font=theme.font(), font_size=size, color=colour or theme.foreground())
-
 
 def brackets(height: float, colour: ManimColor | None = None) -> tuple[VGroup, VGroup]:
     """A left and right square bracket of `height`, set by LaTeX (as manim's Matrix does) then stretched."""
@@ -133,7 +130,7 @@ class MatrixTable(VGroup):
         if row_labels is not None:
             for r, label in enumerate(row_labels):
                 colour = row_label_colours[r] if row_label_colours is not None else theme.foreground()
-                text = _text(str(label), label_size, colour)
+                text = theme.text(str(label), label_size, colour)
                 text.move_to(self.cell(r, 0)).align_to(frame, LEFT).shift((text.width + 0.12) * LEFT)
                 self.row_labels.add(text)
             self.add(self.row_labels)
@@ -141,7 +138,7 @@ class MatrixTable(VGroup):
         if col_labels is not None:
             for c, label in enumerate(col_labels):
                 colour = col_label_colours[c] if col_label_colours is not None else theme.foreground()
-                text = _text(str(label), label_size, colour).next_to(frame, UP, buff=0.1)
+                text = theme.text(str(label), label_size, colour).next_to(frame, UP, buff=0.1)
                 text.set_x(self.cell(0, c).get_x())
                 self.col_labels.add(text)
             self.add(self.col_labels)
@@ -149,12 +146,12 @@ class MatrixTable(VGroup):
         self.row_title: Text | None = None
         if row_title:
             anchor = self.row_labels if len(self.row_labels) else frame
-            self.row_title = _text(row_title, label_size, theme.muted()).rotate(np.pi / 2).next_to(anchor, LEFT, buff=0.12)
+            self.row_title = theme.text(row_title, label_size, theme.muted()).rotate(np.pi / 2).next_to(anchor, LEFT, buff=0.12)
             self.add(self.row_title)
         self.col_title: Text | None = None
         if col_title:
             anchor = self.col_labels if len(self.col_labels) else frame
-            self.col_title = _text(col_title, label_size, theme.muted()).next_to(anchor, UP, buff=0.1)
+            self.col_title = theme.text(col_title, label_size, theme.muted()).next_to(anchor, UP, buff=0.1)
             self.col_title.set_x(self.cells.get_x())
             self.add(self.col_title)
 
@@ -196,7 +193,7 @@ class MatrixTable(VGroup):
         if colour is None:
             colour = self.entry_colours[col] if self.entry_colours is not None else theme.foreground()
         # Above the cells: an animated cell fill is re-added on top by manim's AnimationGroup, z keeps text visible.
-        return _text(self.fmt(value), self.entry_size, colour).set_z_index(1)
+        return theme.text(self.fmt(value), self.entry_size, colour).set_z_index(1)
 
     def entry_target(self, row: int, col: int, value: float, colour: ManimColor | None = None) -> Text:
         """A new text for one entry, in place over its cell (Transform the old entry into it)."""

@@ -9,13 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, Axes, DecimalNumber, LogBase, ManimColor, MathTex, Text, ValueTracker, VGroup, VMobject
+from manim import DOWN, LEFT, Axes, DecimalNumber, LogBase, ManimColor, MathTex, ValueTracker, VGroup, VMobject
 
 from seqanim.kit import theme
 
-
-def _label(text: str, size: float = theme.LABEL_SIZE) -> Text:
-    return Text(text, font=theme.font(), font_size=size, color=theme.foreground())
 
 
 class Plot(VGroup):
@@ -68,8 +65,8 @@ class Plot(VGroup):
             for number in self.axes.x_axis.get_family():
                 if isinstance(number, (DecimalNumber, MathTex)):
                     number.set_y(bottom - 0.1 - number.height / 2)
-        self.x_label = _label(x_label, label_size).next_to(self.axes.x_axis, DOWN, buff=0.45) if x_label else None
-        self.y_label = _label(y_label, label_size).rotate(np.pi / 2).next_to(self.axes.y_axis, LEFT, buff=0.55) if y_label else None
+        self.x_label = theme.text(x_label, label_size).next_to(self.axes.x_axis, DOWN, buff=0.45) if x_label else None
+        self.y_label = theme.text(y_label, label_size).rotate(np.pi / 2).next_to(self.axes.y_axis, LEFT, buff=0.55) if y_label else None
         for label in (self.x_label, self.y_label):
             if label is not None:
                 self.add(label)
@@ -137,7 +134,7 @@ class Plot(VGroup):
         self.right_axes = twin
         group = VGroup(visible)
         if y_label:
-            label = _label(y_label, label_size).set_color(colour or theme.foreground()).rotate(-np.pi / 2)
+            label = theme.text(y_label, label_size).set_color(colour or theme.foreground()).rotate(-np.pi / 2)
             group.add(label.next_to(visible, RIGHT, buff=0.25))
         self.right_axis = group
         self.add(twin, group)

@@ -34,6 +34,7 @@ class LectureSlide(Slide):
         self.layout_violations: list[layout.Violation] = []
         self._slide_index = 0
         self._artifacts: dict[str, contract.Artifact] = {}
+        self._caption: Text | None = None
 
     # --- data ------------------------------------------------------------------------------------
 
@@ -68,7 +69,7 @@ class LectureSlide(Slide):
 
     def title(self, text: str, *, animate: bool = True) -> Text:
         """The scene's title, top left, in the theme's title style."""
-        heading = Text(text, font=theme.font(), font_size=theme.TITLE_SIZE, color=theme.foreground(), weight="BOLD")
+        heading = theme.text(text, theme.TITLE_SIZE, weight="BOLD")
         heading.to_edge(UP, buff=0.35)
         if animate:
             self.play(FadeIn(heading, shift=0.2 * DOWN), run_time=0.6)
@@ -78,10 +79,17 @@ class LectureSlide(Slide):
 
     def caption(self, text: str, *, size: int = theme.BODY_SIZE, colour: Any = None) -> Text:
         """A line of body text at the bottom of the frame."""
-        line = Text(text, font=theme.font(), font_size=size, color=colour or theme.foreground())
+        line = theme.text(text, size, colour)
         if line.width > config.frame_width - 0.8:
             line.scale_to_fit_width(config.frame_width - 0.8)
         return line.to_edge(DOWN, buff=0.35)
+
+    def say(self, text: str, colour: Any = None, size: int = theme.LABEL_SIZE) -> Text:
+        """Replace the bottom caption with `text` (the running commentary of a scene)."""
+        line = self.caption(text, size=size, colour=colour)
+        self.swap(self._caption, line)
+        self._caption = line
+        return line
 
     def swap(self, old: Mobject | None, new: Mobject, run_time: float = 0.5) -> Mobject:
         """Replace a caption or readout in place."""

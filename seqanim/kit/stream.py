@@ -25,16 +25,12 @@ from manim import (
     Line,
     ManimColor,
     Square,
-    Text,
     ValueTracker,
     VGroup,
 )
 
 from seqanim.kit import theme
 
-
-def _text(text: str, size: float, colour: ManimColor | None = None) -> Text:
-    return Text(text, font=theme.font(), font_size=size, color=colour or theme.foreground())
 
 
 class Stream(VGroup):
@@ -92,16 +88,16 @@ class Stream(VGroup):
         if tick_every:
             anchor = self.marker_cells if len(self.marker_cells) else self.baseline
             for index in range(0, self.count, tick_every):
-                label = _text(str(index), label_size, theme.muted())
+                label = theme.text(str(index), label_size, theme.muted())
                 self.ticks.add(label.move_to([xs[index], anchor.get_bottom()[1] - 0.1 - label.height / 2, 0]))
             self.add(self.ticks)
 
         self.channel_labels = VGroup()
         if value_label:
-            label = _text(value_label, label_size, theme.muted()).next_to(self.baseline, LEFT, buff=0.2)
+            label = theme.text(value_label, label_size, theme.muted()).next_to(self.baseline, LEFT, buff=0.2)
             self.channel_labels.add(label.align_to(self.baseline, DOWN).shift(0.1 * UP))
         if marker_label and len(self.marker_cells):
-            self.channel_labels.add(_text(marker_label, label_size, theme.muted()).next_to(self.marker_cells, LEFT, buff=0.2))
+            self.channel_labels.add(theme.text(marker_label, label_size, theme.muted()).next_to(self.marker_cells, LEFT, buff=0.2))
         self.add(self.channel_labels)
 
     # --- geometry ----------------------------------------------------------------------------------

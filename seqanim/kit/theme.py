@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from manim import ManimColor
+from manim import ManimColor, Text
 
 from seqanim.config import Theme, current
 
@@ -82,3 +82,8 @@ def diverging_colormap() -> list[ManimColor]:
 
     ramp = matplotlib.colormaps["RdBu_r"]
     return [ManimColor.from_rgb(ramp(i / 15)[:3]) for i in range(16)]
+
+
+def text(content: str, size: float = LABEL_SIZE, colour: ManimColor | None = None, weight: str = "NORMAL") -> Text:
+    """A line of text in the lecture's font; foreground colour unless told otherwise."""
+    return Text(content, font=font(), font_size=size, color=colour or foreground(), weight=weight)
