@@ -18,7 +18,8 @@ import torch.nn.functional as F
 from precompute.common import progress
 from seqanim.config import Seq2Seq
 
-Batch = Callable[[int, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
+# Draws `size` (source, target) pairs from the generator: the training data of one task.
+BatchSampler = Callable[[int, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
 
 
 class Decoded(NamedTuple):
@@ -74,8 +75,17 @@ def distinct_symbols(size: int, vocab: int, length: int, generator: torch.Genera
     return torch.rand(size, vocab, generator=generator).argsort(dim=1)[:, :length]
 
 
-def train(params: Seq2Seq, batch: Batch, generator: torch.Generator, name: str) -> tuple[Seq2SeqAttention, np.ndarray]:
-    """Adam on teacher-forced cross-entropy, as the notebook. The model is built after seeding, so it is reproducible."""
+def notebook_example(params: Seq2Seq) -> torch.Tensor:
+    """The notebook's shown source, drawn by the same calls: `torch.manual_seed(example_seed)`, then
+    `torch.randperm(V)[:Ls]` for the one row (at2's `rev_batch(1, distinct=True)`, at4's `sort_batch(1)`)."""
+    generator = torch.Generator().manual_seed(params.example_seed)  # a fresh generator = the reseeded global one
+    return torch.randperm(params.vocab, generator=generator)[: params.length].unsqueeze(0)
+
+
+def train(params: Seq2Seq, batch: BatchSampler, generator: torch.Generator, name: str) -> tuple[Seq2SeqAttention, np.ndarray]:
+    """Adam on teacher-forced cross-entropy, as the notebook. The model is built after seeding, so it is reproducible.
+
+    Returns the model and its loss per step (the training log, saved as `loss_curve`)."""
     model = Seq2SeqAttention(params)
     optimiser = torch.optim.Adam(model.parameters(), params.lr)
     loss_curve = np.zeros(params.iters)

@@ -22,6 +22,15 @@ def _words(values: np.ndarray) -> str:
     return " ".join(str(int(v)) for v in values)
 
 
+def _on_mirror(attention: np.ndarray) -> str:
+    """The note's account of where the peak is on the mirror position L-1-t, computed here from the attention."""
+    length = len(attention)
+    steps = [t for t in range(length) if attention[t].argmax() == length - 1 - t]
+    if len(steps) == 1:
+        return f"the peak is on the mirror at step {steps[0]} "
+    return f"the peak is on the mirror at steps {steps[0]}" if steps else "the peak is on the mirror at no step"
+
+
 def test_reverse_notes_quote_the_data(scene_report, artifact) -> None:
     notes = scene_report("ReverseAlignment")["notes"]
     run = artifact("seq2seq_reverse")
@@ -31,7 +40,7 @@ def test_reverse_notes_quote_the_data(scene_report, artifact) -> None:
         *[[f"{attention[t].max():.2f} on position {int(attention[t].argmax())}", f"{run['energies'][t].max():.1f}"] for t in range(3)],
         [f"step {t} -> position {int(attention[t].argmax())} ({attention[t].max():.2f})" for t in range(3, len(attention))],
         [f"{metrics['example_mirror_mass']:.1%}", f"{metrics['held_out_mirror_mass']:.1%}", f"{metrics['example_shifted_mass']:.1%}",
-         f"{metrics['held_out_shifted_mass']:.1%}", f"{metrics['held_out_argmax_on_shifted']:.1%}"],
+         f"{metrics['held_out_shifted_mass']:.1%}", f"{metrics['held_out_argmax_on_shifted']:.1%}", _on_mirror(attention)],
         [f"{metrics['token_accuracy']:.1%}", f"{metrics['greedy_token_accuracy']:.1%}"],
     ]
     assert len(expected) == len(notes)
@@ -51,7 +60,8 @@ def test_sort_notes_quote_the_data(scene_report, artifact) -> None:
         *[[f"{attention[t, position[t]]:.2f} of the weight", f"position {position[t]}"] for t in range(2)],
         [f"step {t} -> position {position[t]} (value {np.sort(source)[t]}, weight {attention[t, position[t]]:.2f})" for t in range(2, len(source))],
         [f"{reverse.metrics['held_out_argmax_on_shifted']:.1%}", f"{metrics['held_out_argmax_on_target']:.2%}"],
-        [f"input {_words(more)}: step 0 points to position {int(att[0].argmax())}" for more, att in zip(run["more_sources"], run["more_attention"])],
+        [f"{len(run['more_sources'])} held-out inputs",
+         *[f"input {_words(more)}: step 0 points to position {int(att[0].argmax())}" for more, att in zip(run["more_sources"], run["more_attention"])]],
         [f"{metrics['token_accuracy']:.1%}", f"{metrics['held_out_target_mass']:.1%}", f"{metrics['held_out_neighbour_mass']:.1%}"],
     ]
     assert len(expected) == len(notes)

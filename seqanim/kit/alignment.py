@@ -3,12 +3,13 @@
 `TokenRow` draws symbols in boxes (the encoder's input, or the decoder's outputs). `WeightedFan` joins one
 point (the decoder state) to every token with a line whose width and opacity follow an attention weight;
 its lines are built once and re-weighted in place. `ScoreStrip` is one row of coloured cells with numbers,
-for the additive scores e_tj and the softmax weights alpha_tj of a single decoder step.
+for the additive scores e_tj and the softmax weights alpha_tj of a single decoder step. `cell_outlines`
+marks chosen cells of a `Heatmap` with dashed squares (e.g. where the weight is expected to go).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from manim import (
@@ -16,6 +17,7 @@ from manim import (
     UP,
     Animation,
     AnimationGroup,
+    DashedVMobject,
     Line,
     ManimColor,
     RoundedRectangle,
@@ -25,8 +27,7 @@ from manim import (
 )
 
 from seqanim.kit import theme
-from seqanim.kit.heatmap import colour_for
-
+from seqanim.kit.heatmap import Heatmap, colour_for
 
 
 class TokenRow(VGroup):
@@ -184,3 +185,13 @@ def label_above(mobject: VGroup, text: str, size: float = theme.SMALL_SIZE, buff
 
 def label_below(mobject: VGroup, text: str, size: float = theme.SMALL_SIZE, buff: float = 0.12) -> Text:
     return theme.text(text, size, theme.muted()).next_to(mobject, DOWN, buff=buff)
+
+
+def cell_outlines(heatmap: Heatmap, cells: Iterable[tuple[int, int]], colour: ManimColor | None = None) -> VGroup:
+    """Dashed squares just inside the (row, col) cells of `heatmap`, one per cell, in the foreground colour by default."""
+    colour = colour or theme.foreground()
+    side = heatmap.cell_size * 0.92  # inside the cell, so neighbouring outlines never touch
+    return VGroup(*[
+        DashedVMobject(Square(side_length=side, stroke_color=colour, stroke_width=3), num_dashes=8).move_to(heatmap.cell(row, col))
+        for row, col in cells
+    ])
