@@ -54,3 +54,9 @@ def load_state_dict(filename: str, producer: str) -> dict[str, torch.Tensor]:
         return torch.load(path, weights_only=True)  # tensors only: no arbitrary unpickling
     except Exception as error:  # noqa: BLE001 - torch raises many types for a bad file
         raise DataError(f"data/{filename} is corrupt ({type(error).__name__}); run `seqanim precompute {producer}`") from None
+
+
+def diagonal_spread(matrix: np.ndarray) -> np.ndarray:
+    """Max minus min along every diagonal offset -(L-1)..(L-1) of a square matrix: all zero for a Toeplitz matrix."""
+    size = matrix.shape[0]
+    return np.array([np.ptp(np.diagonal(matrix, offset)) for offset in range(-(size - 1), size)])

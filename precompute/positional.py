@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from precompute.common import diagonal_spread
 from seqanim.config import Positional
 
 
@@ -24,12 +25,6 @@ def encoding(positions: torch.Tensor, div_term: torch.Tensor) -> torch.Tensor:
     pe[:, 0::2] = torch.sin(angles)
     pe[:, 1::2] = torch.cos(angles)
     return pe
-
-
-def diagonal_spread(matrix: np.ndarray) -> np.ndarray:
-    """Max minus min of every diagonal offset j - i = -(L-1)..(L-1): zero for a Toeplitz matrix."""
-    size = matrix.shape[0]
-    return np.array([np.ptp(np.diagonal(matrix, offset)) for offset in range(-(size - 1), size)])
 
 
 def run(params: Positional) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

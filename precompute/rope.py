@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from precompute.common import diagonal_spread
 from seqanim.config import Rope
 
 
@@ -55,7 +56,6 @@ def run(params: Rope) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     swept_key = rope(key.expand(len(sweep_shift), -1), sweep_shift + params.offset, freqs)
     sweep_scores = (swept_query * swept_key).sum(-1)
 
-    diagonal_spread = max(float(np.ptp(np.diagonal(scores.numpy(), o))) for o in range(-(params.length - 1), params.length))
     arrays = {
         "freqs": freqs.numpy(),
         "positions": positions.numpy(),
@@ -75,7 +75,7 @@ def run(params: Rope) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         "sweep_scores": sweep_scores.numpy(),
     }
     metrics = {
-        "diagonal_max_deviation": diagonal_spread,
+        "diagonal_max_deviation": float(diagonal_spread(scores.numpy()).max()),
         "row_max_difference": float(np.abs(row_at_0 - row_at_shift).max()),
         "sweep_score": float(sweep_scores[0]),
         "sweep_max_deviation": float((sweep_scores - sweep_scores[0]).abs().max()),

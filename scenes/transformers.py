@@ -38,9 +38,8 @@ from seqanim.kit.rotation import PhasorCircle
 from seqanim.kit.slide import LectureSlide
 
 
-# LaTeX digits look smaller than Pango text of the same font size; this makes a readout's number match its label.
-NUMBER_SCALE = 1.4
-TICK_SIZE = 30
+# Axis numbers a little above the kit default: these plots are small on a 854x480 frame.
+TICK_SIZE = theme.tex_size(theme.SMALL_SIZE + 2)
 
 
 
@@ -53,7 +52,7 @@ def _token(text: str, colour: ManimColor, width: float = 1.2, height: float = 0.
 def _readout(prefix: str, value: float, decimals: int, colour: ManimColor | None = None, size: float = theme.LABEL_SIZE) -> tuple[VGroup, DecimalNumber]:
     """`prefix` followed by a DecimalNumber that can change without new Text."""
     label = theme.text(prefix, size, colour)
-    number = DecimalNumber(value, num_decimal_places=decimals, font_size=size * NUMBER_SCALE, color=colour or theme.foreground())
+    number = DecimalNumber(value, num_decimal_places=decimals, font_size=theme.tex_size(size), color=colour or theme.foreground())
     number.next_to(label, RIGHT, buff=0.12)
     return VGroup(label, number), number
 
@@ -63,14 +62,27 @@ def _keep_right_of(number: DecimalNumber, label: Text) -> None:
     number.add_updater(lambda mobject: mobject.next_to(label, RIGHT, buff=0.12))
 
 
-def _numbers_to_bottom(plot: Plot) -> Plot:
-    """When y = 0 lies inside the plot, the x axis crosses its middle: move the x numbers and label under the plot."""
-    bottom = plot.axes.y_axis.get_bottom()[1]
-    for number in plot.axes.x_axis.numbers:
-        number.set_y(bottom - 0.25)
-    if plot.x_label is not None:
-        plot.x_label.next_to(plot.axes.x_axis.numbers, DOWN, buff=0.2)
-    return plot
+def _nice_range(low: float, high: float, ticks: int = 4) -> tuple[float, float, float]:
+    """An axis range covering [low, high] in about `ticks` steps of 1, 2 or 5 x 10^k (integers when the step is)."""
+    raw = max(high - low, 1e-12) / ticks
+    magnitude = 10.0 ** np.floor(np.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    bounds = (np.floor(low / step) * step, np.ceil(high / step) * step, step)
+    # Integer ticks print as "10", not "10.0".
+    return tuple(int(round(b)) for b in bounds) if step >= 1 else tuple(float(b) for b in bounds)  # type: ignore[return-value]
+
+
+def _label_beside_curve(plot: Plot, xs: np.ndarray, ys: np.ndarray, label: Text, direction: np.ndarray, gap: float = 0.25) -> Text:
+    """Put `label` right-aligned with the curve's last point, `gap` above (UP) or below (DOWN) the curve everywhere under it."""
+    screen = plot.to_screen(xs, ys)
+    label.move_to(screen[-1]).align_to(screen[-1], RIGHT)
+    span = np.linspace(label.get_left()[0], label.get_right()[0], 24)
+    heights = np.interp(span, screen[:, 0], screen[:, 1])
+    if direction[1] > 0:
+        label.shift((heights.max() + gap - label.get_bottom()[1]) * UP)
+    else:
+        label.shift((heights.min() - gap - label.get_top()[1]) * UP)
+    return label
 
 
 def _diagonal_line(heatmap: Heatmap, offset: int, colour: ManimColor) -> Line:
@@ -154,7 +166,7 @@ class SelfAttentionLookup(LectureSlide):
         )
         colours = [theme.query_colour() if j == self.match else theme.key_colour() for j in range(len(row))]
         short = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
-        self.chart = Bars(row, short, max_value=1.0, height=2.6, bar_width=0.5, spacing=0.28, colours=colours, decimals=3, label_size=theme.SMALL_SIZE, value_size=theme.SMALL_SIZE * NUMBER_SCALE)
+        self.chart = Bars(row, short, max_value=1.0, height=2.6, bar_width=0.5, spacing=0.28, colours=colours, decimals=3, label_size=theme.SMALL_SIZE, value_size=theme.tex_size(theme.SMALL_SIZE))
         self.chart.next_to(self.heatmap, RIGHT, buff=0.5).align_to(self.heatmap.cells, DOWN).shift(0.3 * UP)
         axis = theme.text("attention weight of the query row", theme.LABEL_SIZE, theme.muted()).next_to(self.chart, UP, buff=0.35)
         self.play(TransformFromCopy(self.heatmap.row(len(row) - 1), self.chart.bars), FadeIn(self.chart.baseline), FadeIn(self.chart.labels), run_time=1.2)
@@ -204,7 +216,7 @@ class AttentionPooling(LectureSlide):
         self.next_slide(
             notes=f"The lookup picked one position. The same mechanism can average: {len(self.keys)} tokens with a key and a value, "
             f"trained so every token outputs the mean value of its key group. Tokens are sorted by key so groups sit together; "
-            f"this example has {len(set(self.keys.tolist()))} groups."
+            f"this example has {len(set(self.keys.tolist()))} groups; the k{self.keys[0]} group's values average {run['target'][0]:.4f}."
         )
         self.heading = self.title("Self-attention can pool, not just pick")
         self.token_row = VGroup(
@@ -309,9 +321,8 @@ class SinusoidalPositions(LectureSlide):
         xs = run["wave_positions"]
         for index, pair in enumerate(pairs):
             last = index == len(pairs) - 1
-            plot = Plot((0, length - 1, 10), (-1, 1, 1), width=6.0, height=1.05, tick_size=TICK_SIZE, x_numbers=last)
-            if last:  # the shared position numbers go under the bottom panel, clear of the waves
-                _numbers_to_bottom(plot)
+            # The shared position numbers go under the bottom panel, clear of the waves.
+            plot = Plot((0, length - 1, 10), (-1, 1, 1), width=6.0, height=1.05, tick_size=TICK_SIZE, x_numbers=last, x_numbers_below=last)
             self.panels.add(plot)
         self.panels.arrange(DOWN, buff=0.45).to_edge(LEFT, buff=0.7).shift(0.35 * DOWN)
         for index, (pair, plot) in enumerate(zip(pairs, self.panels)):
@@ -424,12 +435,17 @@ class SinusoidalPositions(LectureSlide):
     def kernel(self) -> None:
         run = self.run
         kernel, offsets = run["kernel"], run["offsets"]
+        probe = min(10, len(kernel) - 1)  # a nearby offset to quote
         self.next_slide(
-            notes=f"That one value per offset is the whole matrix: PE_0 . PE_k falls from {kernel[0]:.1f} at k = 0 to {kernel[10]:.2f} at k = 10, "
+            notes=f"That one value per offset is the whole matrix: PE_0 . PE_k falls from {kernel[0]:.1f} at k = 0 to {kernel[probe]:.2f} at k = {offsets[probe]}, "
             f"not monotonically; its smallest value is {run.metrics['kernel_min']:.2f} at k = {run.metrics['kernel_min_offset']}. "
             f"Nearby positions look alike, distant ones less so."
         )
-        plot = Plot((0, offsets[-1], 10), (0, 35, 10), width=5.4, height=3.4, x_label="offset k = j - i", y_label="PE_i . PE_(i+k)", tick_size=TICK_SIZE)
+        low, high, step = _nice_range(min(0.0, float(kernel.min())), float(kernel.max()))
+        plot = Plot(
+            (0, offsets[-1], 10), (low, high, step), width=5.4, height=3.4, x_label="offset k = j - i", y_label="PE_i . PE_(i+k)",
+            tick_size=TICK_SIZE, x_numbers_below=low < 0,
+        )
         plot.to_edge(LEFT, buff=0.7).align_to(self.gram_map.cells, DOWN).shift(0.3 * UP)
         curve = plot.curve(offsets, kernel, theme.highlight(), stroke_width=4)
         self.play(FadeOut(self.encoding), FadeOut(self.diagonal_group[1:]), run_time=0.6)
@@ -461,9 +477,10 @@ class RopeRotation(LectureSlide):
     def circles(self) -> None:
         run = self.run
         pairs, freqs = run["pairs"], run["freqs"]
+        second = min(1, len(freqs) - 1)  # pair 0 always turns 1 rad per position; quote the next one
         self.next_slide(
             notes=f"Instead of adding a position vector, RoPE rotates each pair of dimensions of q and k by position x frequency. "
-            f"With d = {len(run['query'])}, pair i turns by {freqs[1]:.4f} rad per position for i = 1 and only {freqs[-1]:.6f} for i = {len(freqs) - 1}: "
+            f"With d = {len(run['query'])}, pair i turns by {freqs[second]:.4f} rad per position for i = {second} and only {freqs[-1]:.6f} for i = {len(freqs) - 1}: "
             f"low pairs spin fast, high pairs slowly."
         )
         self.heading = self.title("Rotary positional encoding (RoPE)")
@@ -482,7 +499,7 @@ class RopeRotation(LectureSlide):
         for index, (pair, wheel) in enumerate(zip(pairs, self.wheels)):
             title = VGroup(
                 theme.text(f"pair {pair} ({speeds[min(index, 3)] if len(pairs) > 1 else 'drawn'})", theme.LABEL_SIZE),
-                MathTex(rf"\omega_{{{pair}}} = {freqs[pair]:.4f}", font_size=theme.LABEL_SIZE * NUMBER_SCALE, color=theme.foreground()),
+                MathTex(rf"\omega_{{{pair}}} = {freqs[pair]:.4f}", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.foreground()),
             ).arrange(DOWN, buff=0.12).next_to(wheel, UP, buff=0.25)
             titles.add(title)
             q_pair = run["query_pairs"][index]
@@ -612,7 +629,10 @@ class RopeRotation(LectureSlide):
             f"e.g. offset 0 gives {row_at_0[0]:.4f} both times. RoPE scores depend only on the relative offset."
         )
         low, high = np.floor(min(row_at_0.min(), row_at_shift.min())), np.ceil(max(row_at_0.max(), row_at_shift.max()))
-        plot = _numbers_to_bottom(Plot((0, offsets[-1], 4), (low, high, 2), width=5.3, height=3.3, x_label="relative offset n - m", y_label="score", tick_size=TICK_SIZE))
+        plot = Plot(
+            (0, offsets[-1], 4), (low, high, 2), width=5.3, height=3.3, x_label="relative offset n - m", y_label="score", tick_size=TICK_SIZE,
+            x_numbers_below=True,
+        )
         plot.to_edge(RIGHT, buff=0.45).align_to(self.matrix.cells, DOWN).shift(0.35 * UP)
         first = plot.curve(offsets, row_at_0, theme.colour(0), stroke_width=9)
         second = DashedVMobject(plot.curve(offsets, row_at_shift, theme.colour(3), stroke_width=3.5), num_dashes=45)
@@ -721,8 +741,9 @@ class ScaledDotProduct(LectureSlide):
             f"{run['entropy_unscaled'][-1]:.3f} at d = {dims[-1]}), which kills the gradients. With it the entropy never drops below "
             f"{run.metrics['entropy_scaled_min']:.3f}."
         )
+        # Each label sits clear of its own curve over its whole width, at the right end where the two curves are far apart.
         labels = VGroup(
-            theme.text("scaled by 1/√d", theme.LABEL_SIZE, theme.colour(0)).next_to(self.plot.to_screen([dims[-1]], [run["entropy_scaled"][-1]])[0], DOWN + LEFT, buff=0.15),
-            theme.text("unscaled", theme.LABEL_SIZE, theme.colour(3)).next_to(self.plot.to_screen([dims[-1]], [run["entropy_unscaled"][-1]])[0], UP + LEFT, buff=0.15),
+            _label_beside_curve(self.plot, dims, run["entropy_scaled"], theme.text("scaled by 1/√d", theme.LABEL_SIZE, theme.colour(0)), DOWN),
+            _label_beside_curve(self.plot, dims, run["entropy_unscaled"], theme.text("unscaled", theme.LABEL_SIZE, theme.colour(3)), UP),
         )
         self.play(FadeIn(labels), run_time=0.6)

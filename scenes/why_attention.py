@@ -46,6 +46,9 @@ from seqanim.kit.matrix import MatrixTable, number_format
 from seqanim.kit.slide import LectureSlide
 from seqanim.kit.vectors import VectorDiagram
 
+# Bottom captions of these scenes run a little larger than the kit's default label size.
+CAPTION_SIZE = theme.LABEL_SIZE + 2
+
 # --- formatting: every number on screen and in the notes goes through these -------------------------
 
 
@@ -74,7 +77,7 @@ def position_labels(count: int) -> list[str]:
 
 
 class WhyAttentionSlide(LectureSlide):
-    """Shared furniture of the seed-003 scenes: the walkthrough artifact and a caption that swaps in place."""
+    """Shared furniture of the seed-003 scenes: the walkthrough artifact, its key labels and item colours."""
 
     data = ("qkv_walkthrough",)
 
@@ -83,13 +86,6 @@ class WhyAttentionSlide(LectureSlide):
         self.art = self.load("qkv_walkthrough")
         self.labels = key_labels(self.art)
         self.colours = item_colours(len(self.labels))
-        self._caption: Text | None = None
-
-    def say(self, content: str, colour: ManimColor | None = None, size: int = theme.LABEL_SIZE + 2) -> Text:
-        """Replace the bottom caption."""
-        line = self.caption(content, size=size, colour=colour)
-        self._caption = self.swap(self._caption, line)  # type: ignore[assignment]
-        return line
 
 
 # --- cells 5-7 -----------------------------------------------------------------------------------
@@ -124,7 +120,7 @@ class QueryKeyValue(WhyAttentionSlide):
         self.play(FadeIn(tables), run_time=0.8)
         row_boxes = VGroup(*[SurroundingRectangle(VGroup(tables[0].row_entries(i), tables[1].row_entries(i)), buff=0.06, color=c, stroke_width=2) for i, c in enumerate(self.colours)])
         self.play(LaggedStart(*[Create(b) for b in row_boxes], lag_ratio=0.4), run_time=1.2)
-        self.say("a key is an address; its value need not equal the key", colour=theme.muted())
+        self.say("a key is an address; its value need not equal the key", colour=theme.muted(), size=CAPTION_SIZE)
 
         raw = art["raw_scores"][0]
         self.next_slide(
@@ -135,7 +131,7 @@ class QueryKeyValue(WhyAttentionSlide):
         self.play(FadeOut(row_boxes), run_time=0.4)
         self.projections(diagram, Q[0], K, raw, tables)
         same = [i for i in range(len(raw)) if np.isclose(raw[i], raw.max())]
-        self.say(f"{' and '.join(self.labels[i] for i in same)} score the same with this query: q\u00b7k = {raw.max():g}", colour=theme.highlight())
+        self.say(f"{' and '.join(self.labels[i] for i in same)} score the same with this query: q\u00b7k = {raw.max():g}", colour=theme.highlight(), size=CAPTION_SIZE)
 
     def key_plane(self, query: np.ndarray, keys: np.ndarray) -> tuple[VGroup, VGroup, VGroup]:
         span = max(1.5, float(np.abs(np.vstack([keys, query[None]])).max()) + 0.5)
@@ -224,7 +220,7 @@ class ScaledScores(WhyAttentionSlide):
 
         self.next_slide(
             notes=f"Checkpoint: the scaled score row is approximately {fmt_row(scores)}. "
-            f"Raw dot products {fmt_g(raw)}. Scores are not yet probabilities and may be negative: with q = [-1, 0] they would be."
+            f"Raw dot products {fmt_g(raw)}. Scores are not yet probabilities and may be negative{self.negative_example()}."
         )
         summary = MathTex(r"S = \frac{1}{\sqrt{" + f"{d_k}" + "}}", rf"\left[{', '.join(f'{r:g}' for r in raw)}\right]", "=",
                           rf"\left[{', '.join(f'{s:.4f}' for s in scores)}\right]", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
@@ -232,7 +228,15 @@ class ScaledScores(WhyAttentionSlide):
         summary.move_to(self.work)
         box = SurroundingRectangle(row.entries, buff=0.12, color=theme.highlight())
         self.play(ReplacementTransform(self.work, summary), Create(box), run_time=1.0)
-        self.say("scores, not yet probabilities: they may be negative")
+        self.say("scores, not yet probabilities: they may be negative", size=CAPTION_SIZE)
+
+    def negative_example(self) -> str:
+        """A later query of the walkthrough whose scaled scores go negative, quoted with its scores."""
+        queries, query_scores = self.art["queries"], self.art["query_scores"]
+        negative = [i for i in range(len(queries)) if query_scores[i].min() < 0]
+        if not negative:
+            return ""
+        return f": with q = {fmt_g(queries[negative[0]])} they are {fmt_row(query_scores[negative[0]])}"
 
     def compute_entry(self, index: int, query: np.ndarray, key: np.ndarray, raw: float, score: float, d_k: int,
                       keys_t: MatrixTable, row: MatrixTable, anchor: VGroup, quick: bool) -> None:
@@ -243,7 +247,7 @@ class ScaledScores(WhyAttentionSlide):
         dot[0].set_color(colour)
         scaled = MathTex(rf"\frac{{{raw:g}}}{{\sqrt{{{d_k}}}}}", "=", f"{score:.4f}", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
         scaled[2].set_color(colour)
-        work = VGroup(dot, scaled).arrange(RIGHT, buff=0.8).move_to(1.3 * DOWN)
+        VGroup(dot, scaled).arrange(RIGHT, buff=0.8).move_to(1.3 * DOWN)
         column = keys_t.column_box(index, colour)
         speed = 0.6 if quick else 1.0
         if hasattr(self, "work"):
@@ -294,20 +298,21 @@ class SoftmaxNormalization(WhyAttentionSlide):
         self.play(bars.morph(shifted), run_time=1.4)
         self.play(FadeIn(steps[2], shift=0.2 * UP), run_time=0.6)
 
+        zero_key = int(np.argmin(scores))  # the lowest-scoring key still keeps some weight
         self.next_slide(notes=f"Step 2, exponentiate: {fmt_row(exp)}. Every entry is now positive; the row sum is {exp_sum:.4f}.")
         self.advance(steps, 3, bars_caption, "exp(s \u2212 max s)")
         self.play(bars.morph(exp), run_time=1.4)
 
         self.next_slide(
             notes=f"Step 3, divide by the sum {exp_sum:.4f}. Checkpoint: the weights are approximately {fmt_row(weights)}, sum {weights.sum():.4f}. "
-            f"B still has positive weight {weights[1]:.4f} even though its score is {scores[1]:.4f}: softmax never gives exactly zero to an allowed key."
+            f"{self.labels[zero_key]} still has positive weight {weights[zero_key]:.4f} even though its score is {scores[zero_key]:.4f}, the lowest: "
+            "softmax never gives exactly zero to an allowed key."
         )
         self.advance(steps, 4, bars_caption, "weights w")
         self.play(bars.morph(weights), run_time=1.4)
-        zero_key = int(np.argmin(scores))
         box = SurroundingRectangle(VGroup(bars.bars[zero_key], bars.readouts[zero_key], bars.labels[zero_key]), buff=0.1, color=theme.highlight())
         self.play(Create(box), run_time=0.6)
-        self.say(f"{self.labels[zero_key]}: score {scores[zero_key]:.4f}, yet weight {weights[zero_key]:.4f} > 0", colour=theme.highlight())
+        self.say(f"{self.labels[zero_key]}: score {scores[zero_key]:.4f}, yet weight {weights[zero_key]:.4f} > 0", colour=theme.highlight(), size=CAPTION_SIZE)
 
     def step_lines(self, scores: np.ndarray, shifted: np.ndarray, exp: np.ndarray, exp_sum: float, weights: np.ndarray) -> VGroup:
         def row(values: np.ndarray) -> str:
@@ -366,7 +371,7 @@ class WeightedRetrieval(WhyAttentionSlide):
         for line, colour in zip(lines, self.colours):
             line.set_color(colour)
         total = MathTex(r"c = \sum_i w_i v_i = ", rf"[{context[0]:.4f}, {context[1]:.4f}]", font_size=theme.BODY_SIZE + 6, color=theme.highlight())
-        column = VGroup(*lines, total).arrange(DOWN, aligned_edge=LEFT, buff=0.32).next_to(equation, DOWN, buff=0.5).align_to(equation, LEFT)
+        VGroup(*lines, total).arrange(DOWN, aligned_edge=LEFT, buff=0.32).next_to(equation, DOWN, buff=0.5).align_to(equation, LEFT)
         total.shift(0.15 * DOWN)
 
         self.next_slide(
@@ -399,7 +404,7 @@ class WeightedRetrieval(WhyAttentionSlide):
         pieces.set_z_index(2)  # the chain stays on top of the sum it builds
         self.play(FadeIn(total, shift=0.2 * RIGHT), GrowArrow(result), run_time=1.2)
         self.play(FadeIn(result_label), run_time=0.5)
-        self.say("no argmax: every value contributes to the context", colour=theme.highlight())
+        self.say("no argmax: every value contributes to the context", colour=theme.highlight(), size=CAPTION_SIZE)
 
     def value_plane(self, V: np.ndarray) -> VectorDiagram:
         top = float(np.ceil(max(V.max(), 1.0))) + 1.5
@@ -459,7 +464,7 @@ class QueryAndTemperature(WhyAttentionSlide):
                       Transform(query_label, new_label), run_time=1.2)
             self.fill_row(heatmap, query_weights, index)
         arrow.clear_updaters()
-        self.say("one memory, three rankings: retrieval depends on the query", colour=theme.highlight())
+        self.say("one memory, three rankings: retrieval depends on the query", colour=theme.highlight(), size=CAPTION_SIZE)
         self.temperature(VGroup(diagram, points, arrow, query_label, heatmap))
 
     def fill_row(self, heatmap: Heatmap, weights: np.ndarray, row: int) -> None:
@@ -521,7 +526,7 @@ class QueryAndTemperature(WhyAttentionSlide):
                 )
             self.play(log_t.animate.set_value(float(np.log(t))), run_time=2.0, rate_func=smooth)
             message = (f"T = {t:g}: standard attention" if stop == start else f"T = {t:g} {'sharpens' if sharper else 'softens'}: {fmt_row(weights_at[stop])}")
-            self.say(message, colour=theme.highlight() if stop != start else theme.foreground())
+            self.say(message, colour=theme.highlight() if stop != start else theme.foreground(), size=CAPTION_SIZE)
         bars.clear_updaters()
 
 
@@ -578,19 +583,14 @@ class CausalMask(WhyAttentionSlide):
         fill = np.where(allowed, causal_weights, -np.inf)
         self.play(scores.transform_entries(causal_weights, scores.text_colours(fill)), Transform(s_label, a_label), FadeOut(tiles),
                   scores.fill_cells(fill, recolour_entries=False), run_time=1.2)
-        sums = self.row_sums(scores, causal_weights.sum(axis=-1), theme.foreground())
+        sums = scores.row_sums(causal_weights.sum(axis=-1))
         self.play(FadeIn(sums), run_time=0.6)
         first = scores.row_box(0)
         self.play(Create(first), run_time=0.6)
-        self.say(f"first row = {fmt_g(causal_weights[0])}: position 0 sees only itself", colour=theme.highlight())
+        self.say(f"first row = {fmt_g(causal_weights[0])}: position 0 sees only itself", colour=theme.highlight(), size=CAPTION_SIZE)
         self.correct = VGroup(scores, s_label, sums, first)
 
         self.contrast(positions)
-
-    def row_sums(self, table: MatrixTable, sums: np.ndarray, colour: ManimColor) -> VGroup:
-        group = VGroup(*[theme.text(f"\u03a3 = {s:.4f}", theme.SMALL_SIZE + 2, colour).next_to(table.brackets, RIGHT, buff=0.15).match_y(table.cell(r, 0))
-                         for r, s in enumerate(sums)])
-        return group
 
     def contrast(self, positions: list[str]) -> None:
         art = self.art
@@ -604,14 +604,13 @@ class CausalMask(WhyAttentionSlide):
         table.col_title.set_color(theme.colour(3))
         table.fill_cells(np.where(art["causal_allowed"], wrong, -np.inf), animate=False)
         table.shift((self.correct[0].cells.get_y() - table.cells.get_y()) * UP)
-        sums = VGroup(*[theme.text(f"\u03a3 = {s:.4f}", theme.SMALL_SIZE + 2, theme.colour(3) if not np.isclose(s, 1.0) else theme.foreground())
-                        .next_to(table.brackets, RIGHT, buff=0.15).match_y(table.cell(r, 0)) for r, s in enumerate(wrong_sums)])
+        sums = table.row_sums(wrong_sums, [theme.foreground() if np.isclose(s, 1.0) else theme.colour(3) for s in wrong_sums])
         VGroup(table, sums).to_edge(RIGHT, buff=0.3)
         self.play(FadeIn(table, shift=0.3 * LEFT), run_time=0.8)
         self.play(LaggedStart(*[FadeIn(s) for s in sums], lag_ratio=0.3), run_time=1.0)
         bad = VGroup(*[sums[r] for r in range(len(wrong_sums)) if not np.isclose(wrong_sums[r], 1.0)])
         self.play(*[Indicate(s, color=theme.colour(3)) for s in bad], run_time=0.8)
-        self.say("mask before softmax: otherwise rows no longer sum to 1", colour=theme.colour(3))
+        self.say("mask before softmax: otherwise rows no longer sum to 1", colour=theme.colour(3), size=CAPTION_SIZE)
 
 
 # --- cells 23-25 ---------------------------------------------------------------------------------
@@ -667,12 +666,11 @@ class PaddingMask(WhyAttentionSlide):
         result.to_edge(RIGHT, buff=1.8).match_y(combined_t.cells).shift((combined_t.cells.get_y() - result.cells.get_y()) * UP)
         arrow = Arrow(combined_t.get_right(), result.get_left(), buff=0.25, color=theme.muted(), stroke_width=3)
         arrow_label = MathTex(r"\operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 4, color=theme.foreground()).next_to(arrow, UP, buff=0.1)
-        sums = VGroup(*[theme.text(f"\u03a3 = {s:.4f}", theme.SMALL_SIZE + 2).next_to(result.brackets, RIGHT, buff=0.15).match_y(result.cell(r, 0))
-                        for r, s in enumerate(weights.sum(axis=-1))])
+        sums = result.row_sums(weights.sum(axis=-1))
         self.play(GrowArrow(arrow), FadeIn(arrow_label), FadeIn(result), run_time=1.0)
         self.play(FadeIn(sums), *[Create(result.column_box(i, theme.colour(3))) for i in padded], run_time=0.8)
         if padded:
-            self.say(f"padded key {positions[padded[0]]}: weight exactly {weights[:, padded[0]].max():g} in every row", colour=theme.colour(3))
+            self.say(f"padded key {positions[padded[0]]}: weight exactly {weights[:, padded[0]].max():g} in every row", colour=theme.colour(3), size=CAPTION_SIZE)
         self.weights_view = VGroup(result, arrow, arrow_label, sums)
         self.combined_t = combined_t
         self.all_masked(positions)
@@ -701,7 +699,7 @@ class PaddingMask(WhyAttentionSlide):
         error = VGroup(panel, lines.move_to(panel)).to_edge(RIGHT, buff=0.6).match_y(table.cells)
         arrow = Arrow(table.get_right(), error.get_left(), buff=0.2, color=theme.colour(3), stroke_width=3)
         self.play(GrowArrow(arrow), FadeIn(error, shift=0.2 * LEFT), run_time=1.0)
-        self.say("an all-masked row is refused, not returned as NaN", colour=theme.colour(3))
+        self.say("an all-masked row is refused, not returned as NaN", colour=theme.colour(3), size=CAPTION_SIZE)
 
     @staticmethod
     def wrap(message: str, width: int) -> list[str]:
@@ -764,7 +762,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
         verdict = theme.text("unchanged" if same else "changed", theme.LABEL_SIZE, theme.value_colour()).next_to(w_table, DOWN, buff=0.3)
         self.play(Create(w_table.row_box(0, theme.value_colour())), FadeIn(verdict), run_time=0.7)
         self.play(c_table.transform_entries(art["changed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}), run_time=1.0)
-        self.say(f"same weights, context {fmt_row(art['context'][0])} \u2192 {fmt_row(art['changed_context'][0])}", colour=theme.highlight())
+        self.say(f"same weights, context {fmt_row(art['context'][0])} \u2192 {fmt_row(art['changed_context'][0])}", colour=theme.highlight(), size=CAPTION_SIZE)
         self.intervention_marks = VGroup(verdict, *[m for m in self.mobjects if isinstance(m, SurroundingRectangle)])
 
     def remove_key(self) -> None:
@@ -784,7 +782,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
         self.marks = crosses
         self.play(w_table.transform_entries(art["removed_weights"], {(0, i): theme.highlight() for i in range(len(rw)) if i not in removed}), run_time=1.0)
         self.play(c_table.transform_entries(art["removed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}), run_time=1.0)
-        self.say(f"remove {', '.join(self.labels[i] for i in removed)}: the rest renormalise to {fmt_row([w for i, w in enumerate(rw) if i not in removed])}", colour=theme.highlight())
+        self.say(f"remove {', '.join(self.labels[i] for i in removed)}: the rest renormalise to {fmt_row([w for i, w in enumerate(rw) if i not in removed])}", colour=theme.highlight(), size=CAPTION_SIZE)
 
     def closing(self, layout: VGroup) -> None:
         art = self.art
@@ -822,15 +820,11 @@ class WhatAttentionExplains(WhyAttentionSlide):
             VGroup(theme.text("max |difference|", theme.LABEL_SIZE + 2, theme.muted()), theme.text(f"{diff:.2e}", theme.BODY_SIZE, theme.value_colour())),
             VGroup(theme.text("with causal+padding mask", theme.LABEL_SIZE + 2, theme.muted()), theme.text(f"{masked_diff:.2e}", theme.BODY_SIZE, theme.value_colour())),
         )
-        for pair in rows:
-            pair.arrange(RIGHT, buff=0.5)
-        for pair in rows:
-            pair[1].shift((rows[0][0].get_right()[0] + 2.8 - pair[1].get_left()[0]) * RIGHT)
-            pair[0].shift((rows[0][0].get_right()[0] + 2.3 - pair[0].get_right()[0]) * RIGHT)
-        rows.arrange(DOWN, buff=0.35, aligned_edge=LEFT).next_to(header, DOWN, buff=0.6)
-        for pair in rows:
-            pair[0].align_to(rows[0][0], RIGHT)
-            pair[1].next_to(pair[0], RIGHT, buff=0.5)
+        # A two-column table: names right-aligned, values left-aligned, one row per line.
+        VGroup(*[pair[0] for pair in rows], *[pair[1] for pair in rows]).arrange_in_grid(
+            rows=len(rows), cols=2, buff=(0.5, 0.35), col_alignments="rl", flow_order="dr"
+        )
+        rows.next_to(header, DOWN, buff=0.6)
         self.play(FadeIn(header), run_time=0.6)
         self.play(LaggedStart(*[FadeIn(r, shift=0.2 * UP) for r in rows], lag_ratio=0.3), run_time=1.5)
-        self.say("an implementation check, not evidence that attention learned language", colour=theme.muted())
+        self.say("an implementation check, not evidence that attention learned language", colour=theme.muted(), size=CAPTION_SIZE)

@@ -29,7 +29,7 @@ def expected_notes(scene: str, artifact: Callable[[str], Artifact]) -> list[str]
     if scene == "AttentionPooling":
         run = artifact("groupby")
         return [
-            f"{len(run['keys'])} tokens",
+            f"k{int(run['keys'][0])} group's values average {run['target'][0]:.4f}",
             f"{run.metrics['example_within_group_mass']:.1%}",
             f"{run.metrics['within_group_mass']:.1%}",
             f"{run.metrics['mse']:.2e}",

@@ -187,6 +187,25 @@ class MatrixTable(VGroup):
         cells = VGroup(*[self.cell(r, col) for r in range(self.shape[0])])
         return SurroundingRectangle(cells, buff=0.0, color=colour or theme.highlight(), stroke_width=3)
 
+    def row_sums(
+        self,
+        sums: Sequence[float],
+        colours: ManimColor | Sequence[ManimColor] | None = None,
+        *,
+        decimals: int = 4,
+        size: float = theme.SMALL_SIZE + 2,
+    ) -> VGroup:
+        """One "\u03a3 = s" label right of the brackets per row (e.g. a weight row's sum); one colour or one per row."""
+        if colours is None or isinstance(colours, (ManimColor, str)):
+            colours = [colours or theme.foreground()] * self.shape[0]
+        frame = self.brackets if len(self.brackets) else self.cells
+        return VGroup(
+            *[
+                theme.text(f"\u03a3 = {float(total):.{decimals}f}", size, colour).next_to(frame, RIGHT, buff=0.15).match_y(self.cell(row, 0))
+                for row, (total, colour) in enumerate(zip(sums, colours))
+            ]
+        )
+
     # --- changing values ----------------------------------------------------------------------------
 
     def _entry(self, value: float, col: int, colour: ManimColor | None = None) -> Text:
