@@ -18,8 +18,10 @@ from seqanim.config import LinearRnn
 
 def run(params: LinearRnn) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     deterministic(params.seed)
-    Q, _ = torch.linalg.qr(torch.randn(params.size, params.size, dtype=torch.float64))
-    h0 = torch.randn(params.size, dtype=torch.float64)
+    # The notebook's draws exactly (float32, this call order); float64 only for the 60-step iteration.
+    Q, _ = torch.linalg.qr(torch.randn(params.size, params.size))
+    h0 = torch.randn(params.size)
+    Q, h0 = Q.double(), h0.double()
     h0 = h0 / h0.norm()
 
     rhos = torch.tensor(params.rhos, dtype=torch.float64)
@@ -28,10 +30,10 @@ def run(params: LinearRnn) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         states.append(rhos[:, None] * (states[-1] @ Q.T))
     trajectory = torch.stack(states, dim=1)  # (R, T+1, N)
     norms = trajectory.norm(dim=-1)
-    # The scene draws h_t as a 2-D arrow: its first two coordinates, rescaled per step to keep direction.
+    # The first two coordinates of every h_t, unscaled; the scene takes their direction for its 2-D arrow.
     first_two = trajectory[..., :2]
 
-    # Eigenvalues of W = rho * Q lie on the circle of radius rho; keep a few for the eigenvalue panel.
+    # Eigenvalues of W = rho * Q lie on the circle of radius rho; their angles (all N) feed the eigenvalue panel.
     eig = torch.linalg.eigvals(Q)
     angles = torch.sort(torch.angle(eig)).values.numpy()
 

@@ -42,9 +42,9 @@ from seqanim.kit.stream import Stream
 from seqanim.kit.vectors import VectorDiagram
 
 
-
 def _maths(tex: str, size: float = theme.BODY_SIZE, colour: ManimColor | None = None) -> MathTex:
-    return MathTex(tex, font_size=size, color=colour or theme.foreground())
+    """A formula whose glyphs stand as tall as theme text of `size`."""
+    return MathTex(tex, font_size=theme.tex_size(size), color=colour or theme.foreground())
 
 
 def _regime(rho: float) -> str:
@@ -58,11 +58,8 @@ def _nice_limit(value: float) -> tuple[float, float]:
     """A symmetric axis limit >= value and a tick step: 1, 2 or 5 times a power of ten."""
     value *= 1 - 1e-9  # a peak of exactly 1 gets the limit 1
     magnitude = 10 ** math.floor(math.log10(value))
-    for factor in (1, 2, 5, 10):
-        if factor * magnitude >= value:
-            limit = factor * magnitude
-            return limit, limit
-    return 10 * magnitude, 10 * magnitude
+    limit = next(factor * magnitude for factor in (1, 2, 5, 10) if factor * magnitude >= value)
+    return limit, limit
 
 
 class HiddenStateDynamics(LectureSlide):
@@ -107,7 +104,7 @@ class HiddenStateDynamics(LectureSlide):
             f"{self.norms[:, -1].min():.2g} to {self.norms[:, -1].max():.3g}. Only rho = 1 keeps the signal; this is why plain "
             f"RNNs forget or explode, and why gated cells were invented."
         )
-        self.play(FadeIn(self.caption("the spectral radius ρ = max|eig(W)| decides: < 1 forgets, > 1 explodes", size=theme.LABEL_SIZE, colour=theme.highlight())))
+        self.say("the spectral radius ρ = max|eig(W)| decides: < 1 forgets, > 1 explodes", colour=theme.highlight())
 
     def where(self, indices: list[int]) -> str:
         rho = self.rhos[indices[0]]
@@ -155,10 +152,10 @@ class HiddenStateDynamics(LectureSlide):
 
         self.clock = ValueTracker(0.0)
         rho_label = _maths(r"\rho =", theme.BODY_SIZE)
-        rho_value = DecimalNumber(self.rho.get_value(), num_decimal_places=2, font_size=theme.BODY_SIZE, color=theme.foreground())
+        rho_value = DecimalNumber(self.rho.get_value(), num_decimal_places=2, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
         rho_value.add_updater(lambda m: m.set_value(self.rho.get_value()).set_color(self.colour_of_rho(self.rho.get_value())))
         t_label = _maths("t =", theme.BODY_SIZE)
-        t_value = Integer(0, font_size=theme.BODY_SIZE, color=theme.foreground())
+        t_value = Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
         t_value.add_updater(lambda m: m.set_value(int(self.clock.get_value())))
         readout = VGroup(VGroup(rho_label, rho_value).arrange(RIGHT, buff=0.15), VGroup(t_label, t_value).arrange(RIGHT, buff=0.15))
         readout.arrange(RIGHT, buff=0.7)
@@ -290,7 +287,7 @@ class EchoOfAPulse(LectureSlide):
             tracker.set_value(0)
         self.play(*[tracker.animate.set_value(self.steps) for tracker in self.trackers], run_time=4.0, rate_func=linear)
         self.next_slide(notes=f"Damped, sustained or growing: the radius rho alone decides. After {self.steps} steps the echo has size " + ", ".join(f"{self.radii[i, -1]:.3g} (rho = {rho:g})" for i, rho in enumerate(self.echo_rhos)) + ".")
-        self.play(FadeIn(self.caption("only ρ = 1 keeps the echo: smaller forgets, larger explodes", size=theme.LABEL_SIZE, colour=theme.highlight())))
+        self.say("only ρ = 1 keeps the echo: smaller forgets, larger explodes", colour=theme.highlight())
 
     def final_phrase(self, index: int) -> str:
         return f"rho = {self.echo_rhos[index]:g}: |h_{self.steps}| = {self.radii[index, -1]:.3g}"
@@ -300,7 +297,7 @@ class EchoOfAPulse(LectureSlide):
         regime = _regime(rho)
         exit_note = ""
         if self.exit_step[index] is not None:
-            exit_note = f" It leaves the panel at t = {self.exit_step[index]} (|h| = {self.radii[index, self.exit_step[index]]:.2f}) and keeps growing."
+            exit_note = f" It leaves the panel at t = {self.exit_step[index]} (|h| = {self.radii[index, self.exit_step[index]]:.2f}){' and keeps growing' if rho > 1 else ''}."
         return (
             f"rho = {rho:g}, {regime}: each turn multiplies the radius by {rho ** round(2 * math.pi / self.angle):.3g}. "
             f"The first coordinate, traced against time below, reaches |h_{self.steps}| = {self.radii[index, -1]:.3g}.{exit_note}"
@@ -395,7 +392,7 @@ class AddingProblem(LectureSlide):
         time_label = theme.text("time step", theme.SMALL_SIZE, theme.muted()).next_to(stream.ticks, DOWN, buff=0.1)
         self.play(Create(stream.baseline), FadeIn(stream.channel_labels), FadeIn(stream.ticks), FadeIn(time_label), run_time=0.8)
 
-        self.next_slide(notes=f"The network reads the two channels one step at a time, {length} steps in all. Here is one example sequence (seed {self.lecture.adding.example_seed}); its markers sit at t = {first} and t = {second}.")
+        self.next_slide(notes=f"The network reads the two channels one step at a time, {length} steps in all. Here is one example sequence (seed {run.params['example_seed']}); its markers sit at t = {first} and t = {second}.")
         self.play(stream.appear(run_time_per_step=0.1))
 
         self.next_slide(notes=f"The two marked values are {values[first]:.2f} at t = {first} and {values[second]:.2f} at t = {second}: {gap} steps apart.")
@@ -412,7 +409,7 @@ class AddingProblem(LectureSlide):
         self.play(Create(gap_arrow), FadeIn(gap_label), run_time=0.8)
 
         self.next_slide(notes=f"The target is the sum of the two marked values: {values[first]:.2f} + {values[second]:.2f} = {target:.2f}.")
-        equation = _maths(rf"y = {values[first]:.2f} + {values[second]:.2f} = {target:.2f}", theme.TITLE_SIZE, theme.highlight())
+        equation = _maths(rf"y = {values[first]:.2f} + {values[second]:.2f} = {target:.2f}", theme.BODY_SIZE, theme.highlight())
         equation.move_to(2.1 * DOWN)
         parts = equation[0]
         self.play(TransformFromCopy(labels, parts), run_time=1.2)
@@ -441,17 +438,17 @@ class TrainingRace(LectureSlide):
         self.iters, self.mse = run["curve_iters"], run["test_mse"]
         self.baseline = float(run["baseline"])
         self.finals = self.mse[:, -1]
-        params = self.lecture.adding
+        params = run.params  # the parameters that produced these curves
 
         self.next_slide(
-            notes=f"One linear readout on three recurrent cells ({', '.join(self.kinds)}), each with {params.hidden} hidden units, "
-            f"trained {params.iters} Adam steps (lr {params.lr:g}, batch {params.batch}, gradient clip {params.clip:g}) on T = {params.T}. "
+            notes=f"One linear readout on three recurrent cells ({', '.join(self.kinds)}), each with {params['hidden']} hidden units, "
+            f"trained {params['iters']} Adam steps (lr {params['lr']:g}, batch {params['batch']}, gradient clip {params['clip']:g}) on T = {params['T']}. "
             f"The dashed line is the predict-the-mean baseline, MSE {self.baseline:.3f}."
         )
         self.title("Vanilla RNN vs LSTM vs GRU")
         self.build_plot()
 
-        self.next_slide(notes="Test MSE on " f"{params.test_size} held-out sequences, every {params.eval_every} steps. " + "; ".join(f"{kind} starts at {self.mse[i, 0]:.3f}" for i, kind in enumerate(self.kinds)) + ".")
+        self.next_slide(notes=f"Test MSE on {params['test_size']} held-out sequences, every {params['eval_every']} steps. " + "; ".join(f"{kind} starts at {self.mse[i, 0]:.3f}" for i, kind in enumerate(self.kinds)) + ".")
         self.race()
 
         self.next_slide(notes="Final held-out MSE: " + "; ".join(f"{kind} {self.finals[i]:.3g}" for i, kind in enumerate(self.kinds)) + f" (baseline {self.baseline:.3f}).")
@@ -466,9 +463,13 @@ class TrainingRace(LectureSlide):
         threshold = self.baseline / 10
         parts = []
         if solved:
-            parts.append(f"{' and '.join(solved)} fall far below the baseline (under {threshold:.4f}, a tenth of {self.baseline:.3f}): the gates carry the first value across the gap")
+            finals = ", ".join(f"{self.finals[self.kinds.index(k)]:.3g}" for k in solved)
+            parts.append(f"{' and '.join(solved)} fall{'s' if len(solved) == 1 else ''} far below the baseline ({finals}, under {threshold:.4f}, a tenth of {self.baseline:.3f}): the gates carry the first value across the gap")
         if failed:
-            parts.append(f"{' and '.join(failed)} stay{'s' if len(failed) == 1 else ''} near the baseline ({', '.join(f'{self.finals[self.kinds.index(k)]:.3f}' for k in failed)}): {'it' if len(failed) == 1 else 'they'} learned little more than the mean")
+            finals = [self.finals[self.kinds.index(k)] for k in failed]
+            where = "near the baseline" if min(finals) > self.baseline / 2 else "above a tenth of the baseline"
+            meaning = "learned little more than the mean" if min(finals) > self.baseline / 2 else "did not solve the task"
+            parts.append(f"{' and '.join(failed)} stay{'s' if len(failed) == 1 else ''} {where} ({', '.join(f'{final:.3f}' for final in finals)}): {'it' if len(failed) == 1 else 'they'} {meaning}")
         return "; ".join(parts) + "."
 
     def build_plot(self) -> None:
@@ -487,7 +488,7 @@ class TrainingRace(LectureSlide):
         self.step = ValueTracker(0.0)
         curves = VGroup(*[self.plot.live_curve(self.iters, self.mse[i], self.step, theme.colour(i)) for i in range(len(self.kinds))])
         counter_label = theme.text("step", theme.LABEL_SIZE, theme.muted())
-        counter = Integer(0, font_size=theme.BODY_SIZE, color=theme.foreground())
+        counter = Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
         counter.add_updater(lambda m: m.set_value(int(self.step.get_value())))
         readout = VGroup(counter_label, counter).arrange(RIGHT, buff=0.2).move_to([5.2, 2.2, 0])
         self.legend = VGroup(*[theme.text(kind, theme.LABEL_SIZE, theme.colour(i)) for i, kind in enumerate(self.kinds)])
@@ -549,14 +550,15 @@ class InsideTheLSTM(LectureSlide):
 
         self.cursor_time = ValueTracker(0.0)
         self.start_live()
-        self.next_slide(notes=f"Up to the first marker the cell writes little: ||i * c~|| is {self.write[first - 1]:.2f} at t = {first - 1}, then jumps to {self.write[first]:.2f} at t = {first}, the first marked step. The guess fc(h_t) rises from {self.guess[first - 1]:.2f} to {self.guess[first]:.2f}.")
+        self.next_slide(notes=f"Before the first marker the write ||i * c~|| stays at or below {self.write[:first].max():.2f}, then jumps to {self.write[first]:.2f} at t = {first}, the first marked step. The guess fc(h_t) rises from {self.guess[first - 1]:.2f} to {self.guess[first]:.2f}.")
         self.walk_to(first, 2.0)
 
         between = self.cell[first + 1 : second]
         self.next_slide(notes=f"Between the markers the memory holds: ||c_t|| stays between {between.min():.2f} and {between.max():.2f} from t = {first + 1} to t = {second - 1}, while the guess drifts from {self.guess[first]:.2f} to {self.guess[second - 1]:.2f}; the true running sum is {self.running[first]:.2f}.")
         self.walk_to(second - 1, 3.0)
 
-        self.next_slide(notes=f"At the second marker the write spikes again to {self.write[second]:.2f}, the largest of the sequence; the guess jumps from {self.guess[second - 1]:.2f} to {self.guess[second]:.2f}.")
+        largest = ", the largest of the sequence" if int(np.argmax(self.write)) == second else f" (the largest write, {self.write.max():.2f}, is at t = {int(np.argmax(self.write))})"
+        self.next_slide(notes=f"At the second marker the write spikes again to {self.write[second]:.2f}{largest}; the guess jumps from {self.guess[second - 1]:.2f} to {self.guess[second]:.2f}.")
         self.walk_to(second, 1.0)
 
         self.next_slide(notes=f"After the last step the readout gives fc(h_{self.length - 1}) = {self.guess[-1]:.3f} against the target {self.target:.3f}: error {abs(self.guess[-1] - self.target):.3f}. The LSTM writes at the markers and holds in between; it was trained only on the final step, so the running guess before it is not exact.")
@@ -615,8 +617,8 @@ class InsideTheLSTM(LectureSlide):
         )
         cursor = self.stream.cursor(time, theme.foreground(), extend_down=self.stream.get_bottom()[1] - self.readout.axes.get_bottom()[1])
         cursor.set_stroke(opacity=0.7)
-        stamp = VGroup(theme.text("t =", theme.LABEL_SIZE), Integer(0, font_size=theme.BODY_SIZE, color=theme.foreground())).arrange(RIGHT, buff=0.1)
-        stamp.add_updater(lambda m: m[1].set_value(int(round(time.get_value()))))
+        stamp = VGroup(theme.text("t =", theme.LABEL_SIZE), Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())).arrange(RIGHT, buff=0.1)
+        stamp.add_updater(lambda m: m[1].set_value(round(time.get_value())))
         stamp.move_to([5.9, 2.25, 0])
         self.add(self.live, cursor, stamp)
 

@@ -1,7 +1,9 @@
-"""The recurrent-network experiments (seed 000, cells rnn4, rnn6, rnn8) against data/ and the notebook's claims."""
+"""The recurrent-network experiments (seed 000, cells rnn2, rnn4, rnn6, rnn8) against data/ and the notebook's claims."""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -10,10 +12,61 @@ import torch
 
 from precompute import adding as adding_experiment
 from precompute import lstm_inside as inside_experiment
+from precompute.common import load_state_dict
 from seqanim.config import Adding, LstmInside, load
 from seqanim.errors import ConfigError, DataError
 
 BASELINE = 1 / 6  # the notebook's predict-the-mean baseline, 0.167
+
+
+@pytest.fixture
+def restore_torch_state() -> Iterator[None]:
+    """`deterministic()` pins threads and deterministic algorithms process-wide; put them back afterwards."""
+    threads = torch.get_num_threads()
+    deterministic_algorithms = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    generators = torch.get_rng_state(), np.random.get_state(), random.getstate()
+    yield
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(deterministic_algorithms, warn_only=warn_only)
+    torch.set_rng_state(generators[0])
+    np.random.set_state(generators[1])
+    random.setstate(generators[2])
+
+
+# --- linear_rnn: h_t = rho Q h_(t-1) -------------------------------------------------------------------
+
+
+def _notebook_rnn2(rhos: list[float], size: int, steps: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The notebook's own lines (cell rnn2), float32 as written there: norms and h_t[:2] per rho."""
+    torch.manual_seed(seed)
+    N, T = size, steps
+    Q, _ = torch.linalg.qr(torch.randn(N, N)); h0 = torch.randn(N); h0 = h0 / h0.norm()
+    all_norms, all_heads = [], []
+    for rho in rhos:
+        h = h0.clone(); norms = [1.0]; heads = [h[:2].tolist()]
+        for _ in range(T):
+            h = (rho * Q) @ h; norms.append(h.norm().item()); heads.append(h[:2].tolist())
+        all_norms.append(norms)
+        all_heads.append(heads)
+    return np.array(all_norms), np.array(all_heads)
+
+
+def test_linear_rnn_follows_the_notebook_draws(artifact, restore_torch_state: None) -> None:
+    run = artifact("linear_rnn")
+    params = run.params
+    norms, heads = _notebook_rnn2(list(params["rhos"]), params["size"], params["steps"], params["seed"])
+    np.testing.assert_allclose(run["norms"], norms, rtol=1e-5)
+    # The first two coordinates depend on Q and h_0 themselves, not only on rho^t.
+    np.testing.assert_allclose(run["first_two"] / run["norms"][..., None], heads / norms[..., None], atol=1e-5)
+
+
+def test_norms_follow_rho_to_the_t(artifact) -> None:
+    """The notebook's claim ||h_t|| = rho^t (Q orthogonal, ||h_0|| = 1)."""
+    run = artifact("linear_rnn")
+    steps = np.arange(run["norms"].shape[1])
+    np.testing.assert_allclose(run["norms"], run["rhos"][:, None] ** steps, rtol=1e-5)  # Q is orthogonal to float32 precision
+    np.testing.assert_allclose(np.abs(np.exp(1j * run["eigen_angles"])), 1.0)
 
 
 # --- adding: the training race ----------------------------------------------------------------------
@@ -56,7 +109,7 @@ def test_example_has_one_marker_in_each_half_and_target_is_their_sum(artifact) -
     assert np.all((values >= 0) & (values < 1))
 
 
-def test_adding_is_deterministic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_adding_is_deterministic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_torch_state: None) -> None:
     """Same parameters -> identical arrays; tiny sizes keep it fast. Outputs go to a temporary data dir."""
     monkeypatch.setenv("SEQANIM_DATA_DIR", str(tmp_path))
     params = Adding(T=10, hidden=8, iters=12, batch=16, eval_every=5, test_size=32)
@@ -74,21 +127,21 @@ def test_adding_is_deterministic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 # --- lstm_inside: the replayed recurrence -------------------------------------------------------------
 
 
-def _trained_lstm() -> adding_experiment.Seq:
-    lecture = load()
-    net = adding_experiment.Seq("LSTM", lecture.adding.hidden)
-    net.load_state_dict(torch.load(Path(__file__).resolve().parent.parent / "data" / "adding_lstm.pt", weights_only=True))
+def _trained_lstm(adding) -> adding_experiment.Seq:
+    """The LSTM the adding experiment saved (after its artifact is loaded, i.e. built and current)."""
+    net = adding_experiment.Seq("LSTM", adding.params["hidden"])
+    net.load_state_dict(load_state_dict("adding_lstm.pt", "adding"))
     return net.eval()
 
 
 def test_replayed_hidden_states_equal_nn_lstm(artifact) -> None:
     run = artifact("lstm_inside")
-    net = _trained_lstm()
+    net = _trained_lstm(artifact("adding"))
     x = torch.zeros(1, len(run["values"]), 2)
     x[0, :, 0] = torch.from_numpy(run["values"]).float()
     x[0, :, 1] = torch.from_numpy(run["marks"]).float()
     with torch.no_grad():
-        out, (h_n, c_n) = net.rnn(x)
+        out, (_, c_n) = net.rnn(x)
     np.testing.assert_allclose(run["hidden"], out[0].double().numpy(), atol=1e-5)
     np.testing.assert_allclose(run["cell"][-1], c_n[0, 0].double().numpy(), atol=1e-5)
     with torch.no_grad():
@@ -109,7 +162,7 @@ def test_gates_are_consistent(artifact) -> None:
     np.testing.assert_allclose(run["cell_norm"], np.linalg.norm(run["cell"], axis=1), atol=1e-5)
 
 
-def test_example_follows_the_notebook(artifact) -> None:
+def test_example_follows_the_notebook(artifact, restore_torch_state: None) -> None:
     run = artifact("lstm_inside")
     params = load().lstm_inside
     torch.manual_seed(params.example_seed)

@@ -32,7 +32,6 @@ from manim import (
 from seqanim.kit import theme
 
 
-
 class Stream(VGroup):
     """Stems for `values` (length T) spread over `width`; `max_value` maps to `height`.
 
@@ -121,7 +120,7 @@ class Stream(VGroup):
 
     # --- animation ------------------------------------------------------------------------------------
 
-    def hide(self) -> "Stream":
+    def hide(self) -> Stream:
         """Hide every step (stem, dot, marker cell) so `appear` can reveal them one by one."""
         for index in range(self.count):
             self.stem(index).set_opacity(0)
