@@ -92,6 +92,8 @@ def execute(
     with Progress(*columns, console=console, transient=True, disable=not todo or not console.is_terminal) as progress:
         overall = progress.add_task("[bold]build", total=len(todo))
         while waiting or running:
+            # Longest first: on 2 cores a long training run started last would finish alone.
+            waiting.sort(key=lambda stage_id: -graph.expected_cost(stages[stage_id], state))
             for stage_id in list(waiting):
                 stage = stages[stage_id]
                 if any(dep in outcome.failed or dep in outcome.skipped for dep in stage.deps):
@@ -130,7 +132,7 @@ def execute(
                 outcome.seconds[stage_id] = round(time.perf_counter() - started, 2)
                 log = LOGS / f"{stage_id.replace(':', '-')}.log"
                 if process.returncode == 0 and all(path.exists() for path in stage.outputs):
-                    graph.record(stage, state)
+                    graph.record(stage, state, outcome.seconds[stage_id])
                     graph.cache_store(stage)
                     outcome.ran.append(stage_id)
                     done.add(stage_id)

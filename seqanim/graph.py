@@ -206,10 +206,12 @@ def _fingerprint(path: Path) -> list[int]:
     return [stat.st_size, stat.st_mtime_ns]
 
 
-def record(stage: Stage, state: dict[str, Any]) -> None:
+def record(stage: Stage, state: dict[str, Any], seconds: float | None = None) -> None:
     """Record a finished stage (atomically, after its outputs are in place)."""
     outputs = {str(path.relative_to(ROOT)): _fingerprint(path) for path in stage.outputs}
-    state[stage.id] = {"key": stage.key, "inputs": stage.inputs, "params": stage.params, "outputs": outputs, "built": time.time()}
+    if seconds is None:  # restored from the cache: keep what running it cost last time
+        seconds = state.get(stage.id, {}).get("seconds")
+    state[stage.id] = {"key": stage.key, "inputs": stage.inputs, "params": stage.params, "outputs": outputs, "built": time.time(), "seconds": seconds}
     atomic_write_text(STATE_FILE, json.dumps(state, indent=1, sort_keys=True))
 
 
@@ -229,6 +231,15 @@ def tampered(stage: Stage, state: dict[str, Any]) -> str | None:
         if made_from != stage.data_hash:
             return f"{sidecar.relative_to(ROOT)} was made from other parameters"
     return None
+
+
+def expected_cost(stage: Stage, state: dict[str, Any]) -> float:
+    """Seconds the stage took last time; never run: its training steps as a rough guess. Longest go first."""
+    seconds = state.get(stage.id, {}).get("seconds")
+    if seconds is not None:
+        return float(seconds)
+    params = next(iter(stage.params.values()), {}) if stage.kind == "experiment" else {}
+    return float(params.get("iters", 0)) / 50 if isinstance(params, dict) else 0.0
 
 
 def _param_changes(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
