@@ -163,7 +163,7 @@ class HiddenStateDynamics(LectureSlide):
         regimes.next_to(readout, RIGHT, buff=0.6)
         for word in regimes[1:]:
             word.move_to(regimes[0], aligned_edge=LEFT)
-        readout.add(*regimes)
+        readout.add(regimes)  # the group itself: its updater must be on screen to run
 
         def show_regime(group: VGroup) -> None:
             rho = self.rho.get_value()

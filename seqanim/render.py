@@ -141,6 +141,7 @@ def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, A
         "slides": len(slides_json["slides"]),
         "notes": scene.notes,
         "layout_violations": [str(v) for v in scene.layout_violations],
+        "screen_texts": scene.screen_texts,
     }
     # Publish: new slide files join the old ones (manim-slides names them by content hash), the JSON switches
     # to them, and only then do files the JSON no longer names go. A presenter never sees a dangling path.

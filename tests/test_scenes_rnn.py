@@ -125,3 +125,13 @@ def test_inside_the_lstm_calls_the_second_write_largest_only_when_it_is(scene_re
     note = scene_report("InsideTheLSTM")["notes"][3]
     largest = int(np.argmax(run["write_norm"])) == int(run["markers"][1])
     assert ("the largest of the sequence" in note) == largest
+
+
+def test_regime_word_matches_the_spectral_radius_on_screen(scene_report, artifact) -> None:  # noqa: ANN001
+    """At the end of each regime slide the readout names the regime of the rho on screen (a frame-state check)."""
+    report = scene_report("HiddenStateDynamics")
+    rhos = artifact("linear_rnn")["rhos"]
+    expected = [word for word, present in (("forgets", (rhos < 1).any()), ("holds", np.isclose(rhos, 1).any()), ("explodes", (rhos > 1).any())) if present]
+    regime_slides = report["screen_texts"][1 : 1 + len(expected)]  # slides 2..: one slide per regime
+    shown = [[word for word in ("forgets", "holds", "explodes") if word in texts] for texts in regime_slides]
+    assert shown == [[word] for word in expected]

@@ -79,6 +79,17 @@ def _describe(mobject: Mobject) -> str:
 TEX_TYPES = (MathTex, Tex, SingleStringMathTex, DecimalNumber, Integer)
 
 
+def visible_texts(mobjects: list[Mobject]) -> list[str]:
+    """What the audience can read right now: the string of every visible text-like mobject."""
+    result = []
+    for text in _texts(mobjects):
+        if isinstance(text, DecimalNumber):
+            result.append(f"{text.get_value():.{text.num_decimal_places}f}")
+        else:
+            result.append(str(getattr(text, "text", None) or getattr(text, "tex_string", "")))
+    return result
+
+
 def font_size_of(mobject: Mobject) -> float | None:
     """The size as it reads on screen: LaTeX sizes are divided by TEX_SCALE to compare with Pango text."""
     size = getattr(mobject, "font_size", None)

@@ -32,6 +32,7 @@ class LectureSlide(Slide):
         self.lecture: Lecture = current()
         self.notes: list[str] = []
         self.layout_violations: list[layout.Violation] = []
+        self.screen_texts: list[list[str]] = []  # per slide, what is readable at its end (for tests)
         self._slide_index = 0
         self._artifacts: dict[str, contract.Artifact] = {}
         self._caption: Text | None = None
@@ -64,6 +65,7 @@ class LectureSlide(Slide):
     def _check_layout(self) -> None:
         self._slide_index += 1
         self.layout_violations += layout.check(list(self.mobjects), self._slide_index)
+        self.screen_texts.append(layout.visible_texts(list(self.mobjects)))
 
     # --- shared furniture --------------------------------------------------------------------------
 
