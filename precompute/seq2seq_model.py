@@ -54,20 +54,60 @@ class Seq2SeqAttention(nn.Module):
         self.out = nn.Linear(2 * state, params.vocab)
 
     def forward(self, source: torch.Tensor, target: torch.Tensor | None = None) -> Decoded:
-        """Teacher-forced when `target` is given, greedy (feeding back its own argmax) otherwise."""
+        """Teacher-forced when `target` is given, greedy (feeding back its own argmax) otherwise.
+
+        The notebook's step (attention, GRUCell, output layer) computed with the loop-invariant work hoisted out:
+        W_k h_enc, the embeddings' share of the GRU input gates and (teacher-forced) the output layer are applied
+        once per forward, and the one matmul on the previous decoder state yields both W_q h_dec and the GRU's
+        hidden gates. Same function, fewer and larger ops (results differ only by float rounding).
+        """
+        batch, state = source.size(0), self.decoder.hidden_size
         encoder_states, last = self.encoder(self.source_embed(source))
         decoder_state = torch.cat(list(last), dim=-1)  # both directions' final states when bidirectional
-        previous = torch.full((source.size(0),), self.vocab, dtype=torch.long)  # BOS
-        logits, weights, energies = [], [], []
+        keys = self.attention.Wk(encoder_states)  # (B, L, attn): constant over the decoder steps
+        embed_width = self.target_embed.embedding_dim
+        input_weight = self.decoder.weight_ih  # columns: [embedded previous symbol | context]
+        embed_weight, context_weight = input_weight[:, :embed_width], input_weight[:, embed_width:]
+        # One matmul on the previous state: the GRU's hidden gates and the attention query.
+        state_weight = torch.cat([self.decoder.weight_hh, self.attention.Wq.weight])
+        state_bias = torch.cat([self.decoder.bias_hh, self.attention.Wq.bias])
+        score_weight = self.attention.v.weight.squeeze(0)  # (attn,); v's bias cancels in the softmax but is kept
+        bos = torch.full((batch, 1), self.vocab, dtype=torch.long)
+        if target is not None:
+            previous = torch.cat([bos, target[:, :-1]], dim=1)  # teacher forcing: every step's input is known
+            # (B, 3S) per step; unbind, not indexing, so the backward is one stack instead of L zero-filled copies
+            embed_gates = F.linear(self.target_embed(previous), embed_weight, self.decoder.bias_ih).unbind(1)
+        states, contexts, weights, energies, step_logits = [], [], [], [], []
+        previous_symbol = bos[:, 0]
         for t in range(self.length):
-            context, step_weights, step_energies = self.attention(decoder_state, encoder_states)
-            decoder_state = self.decoder(torch.cat([self.target_embed(previous), context], -1), decoder_state)
-            step_logits = self.out(torch.cat([decoder_state, context], -1))
-            logits.append(step_logits)
+            state_product = F.linear(decoder_state, state_weight, state_bias)
+            hidden_gates, query = state_product.split([3 * state, self.attention.Wq.out_features], -1)
+            step_energies = torch.tanh(keys + query.unsqueeze(1)) @ score_weight + self.attention.v.bias
+            step_weights = torch.softmax(step_energies, dim=-1)
+            context = torch.bmm(step_weights.unsqueeze(1), encoder_states).squeeze(1)
+            if target is None:
+                embedded = F.linear(self.target_embed(previous_symbol), embed_weight, self.decoder.bias_ih)
+            else:
+                embedded = embed_gates[t]
+            input_rz, input_n = torch.addmm(embedded, context, context_weight.t()).split([2 * state, state], -1)
+            hidden_rz, hidden_n = hidden_gates.split([2 * state, state], -1)
+            reset, update = torch.sigmoid(input_rz + hidden_rz).chunk(2, -1)
+            candidate = torch.tanh(input_n + reset * hidden_n)
+            decoder_state = torch.lerp(candidate, decoder_state, update)  # (1 - z) n + z h, as nn.GRUCell
             weights.append(step_weights)
             energies.append(step_energies)
-            previous = target[:, t] if target is not None else step_logits.argmax(-1)
-        return Decoded(torch.stack(logits, 1), torch.stack(weights, 1), torch.stack(energies, 1))
+            if target is None:  # greedy: the next input is this step's own argmax
+                logits = self.out(torch.cat([decoder_state, context], -1))
+                step_logits.append(logits)
+                previous_symbol = logits.argmax(-1)
+            else:
+                states.append(decoder_state)
+                contexts.append(context)
+        if target is None:
+            all_logits = torch.stack(step_logits, 1)
+        else:  # the output layer once on every step's (state, context)
+            all_logits = self.out(torch.cat([torch.stack(states, 1), torch.stack(contexts, 1)], -1))
+        return Decoded(all_logits, torch.stack(weights, 1), torch.stack(energies, 1))
 
 
 def distinct_symbols(size: int, vocab: int, length: int, generator: torch.Generator) -> torch.Tensor:
@@ -87,22 +127,23 @@ def train(params: Seq2Seq, batch: BatchSampler, generator: torch.Generator, name
 
     Returns the model and its loss per step (the training log, saved as `loss_curve`)."""
     model = Seq2SeqAttention(params)
-    optimiser = torch.optim.Adam(model.parameters(), params.lr)
+    optimiser = torch.optim.Adam(model.parameters(), params.lr, fused=True)  # one fused kernel per step, same update rule
     loss_curve = np.zeros(params.iters)
     for step in progress(range(params.iters), params.iters, f"{name}: training"):
         source, target = batch(params.batch, generator)
         logits = model(source, target).logits
         loss = F.cross_entropy(logits.reshape(-1, params.vocab), target.reshape(-1))
-        optimiser.zero_grad()
+        optimiser.zero_grad(set_to_none=True)
         loss.backward()
         optimiser.step()
         loss_curve[step] = loss.item()
     return model, loss_curve
 
 
-def token_accuracy(model: Seq2SeqAttention, source: torch.Tensor, target: torch.Tensor) -> tuple[float, float]:
-    """(teacher-forced, greedy-decoded) fraction of output tokens that are right."""
-    with torch.no_grad():
-        forced = model(source, target).logits.argmax(-1)
+def token_accuracy(model: Seq2SeqAttention, source: torch.Tensor, target: torch.Tensor) -> tuple[float, float, torch.Tensor]:
+    """(teacher-forced, greedy-decoded) fraction of output tokens that are right, and the teacher-forced attention."""
+    with torch.inference_mode():
+        forced = model(source, target)
         greedy = model(source).logits.argmax(-1)
-    return (forced == target).float().mean().item(), (greedy == target).float().mean().item()
+    accuracy = (forced.logits.argmax(-1) == target).float().mean().item()
+    return accuracy, (greedy == target).float().mean().item(), forced.attention

@@ -34,16 +34,14 @@ def run(params: Seq2Seq) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     mirror = torch.arange(length - 1, -1, -1)
     shifted = torch.clamp(length - torch.arange(length), max=length - 1)  # where the previous output sits
     test_source, test_target = reverse_batch(params, params.test_size, torch.Generator().manual_seed(params.test_seed))
-    forced_accuracy, greedy_accuracy = token_accuracy(model, test_source, test_target)
-    with torch.no_grad():
-        held_out = model(test_source, test_target).attention  # (N, L, L)
+    forced_accuracy, greedy_accuracy, held_out = token_accuracy(model, test_source, test_target)  # held_out: (N, L, L)
     mirror_mass = held_out[:, torch.arange(length), mirror]  # (N, L): weight on position L-1-t at step t
     shifted_mass = held_out[:, torch.arange(length), shifted]
 
     # The notebook's example: distinct symbols, so every output symbol has exactly one source position.
     source = notebook_example(params)
     target = torch.flip(source, [1])
-    with torch.no_grad():
+    with torch.inference_mode():
         decoded = model(source, target)
         greedy = model(source).logits.argmax(-1)[0]
     attention = decoded.attention[0].numpy().astype(np.float64)

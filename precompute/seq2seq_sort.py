@@ -31,9 +31,7 @@ def run(params: Seq2Seq) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     length = params.length
     steps = torch.arange(length)
     test_source, test_target = sort_batch(params, params.test_size, torch.Generator().manual_seed(params.test_seed))
-    forced_accuracy, greedy_accuracy = token_accuracy(model, test_source, test_target)
-    with torch.no_grad():
-        held_out = model(test_source, test_target).attention  # (N, L, L)
+    forced_accuracy, greedy_accuracy, held_out = token_accuracy(model, test_source, test_target)  # held_out: (N, L, L)
     # Step t should attend to where the t-th smallest value sits: the argsort of the source.
     sorted_position = torch.argsort(test_source, dim=1)
     target_mass = torch.gather(held_out, 2, sorted_position.unsqueeze(-1)).squeeze(-1)  # (N, L)
@@ -46,7 +44,7 @@ def run(params: Seq2Seq) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
 
     source = notebook_example(params)  # the notebook's example, drawn by its own calls
     target = torch.sort(source, dim=1).values
-    with torch.no_grad():
+    with torch.inference_mode():
         decoded = model(source, target)
         greedy = model(source).logits.argmax(-1)[0]
     attention = decoded.attention[0].numpy().astype(np.float64)
@@ -55,7 +53,7 @@ def run(params: Seq2Seq) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     example_mass = attention[steps.numpy(), example_position]
 
     more = slice(0, MORE_EXAMPLES)
-    with torch.no_grad():
+    with torch.inference_mode():
         more_predictions = model(test_source[more], test_target[more]).logits.argmax(-1)
     arrays = {
         "source": source[0].numpy().astype(np.int64),
