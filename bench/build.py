@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -43,12 +44,11 @@ def cold_tree(workdir: Path) -> Tree:
             if path.name == "README.md":
                 continue
             if path.is_dir():
-                import shutil
-
                 shutil.rmtree(path)
             else:
                 path.unlink()
     (tree.root / ".seqanim" / "state.json").unlink(missing_ok=True)
+    shutil.rmtree(tree.root / ".seqanim" / "cache", ignore_errors=True)  # cold: nothing to restore
     return tree
 
 
