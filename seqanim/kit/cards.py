@@ -162,7 +162,7 @@ def _render(cards: list[Card], quality: str) -> None:
         stage.mkdir(parents=True)
         settings = {
             "quality": QUALITIES[quality],
-            "media_dir": str(WORK / "media" / quality),
+            "media_dir": str(WORK / "media" / quality / f"card-{card.id}"),  # one per card: decks render in parallel
             "output_file": class_name,
             "progress_bar": "none",
             "verbosity": "WARNING",
