@@ -162,7 +162,8 @@ def _render(cards: list[Card], quality: str) -> None:
         stage.mkdir(parents=True)
         settings = {
             "quality": QUALITIES[quality],
-            "media_dir": str(WORK / "media" / quality / f"card-{card.id}"),  # one per card: decks render in parallel
+            "media_dir": str(stage / "media"),  # private and thrown away: decks export in parallel, and a killed
+            # render must leave no half-written cache behind (cards take a second to render)
             "output_file": class_name,
             "progress_bar": "none",
             "verbosity": "WARNING",
