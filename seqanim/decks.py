@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from seqanim.config import ROOT, Lecture
-from seqanim.contract import atomic_write_bytes
+from seqanim.contract import atomic_output, atomic_write_bytes
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
 from seqanim.kit.cards import Card, card_files, card_json, ensure_cards
 from seqanim.registry import deck_scenes
@@ -503,10 +503,8 @@ def export_pdf(plan: DeckPlan, presentations: list[Any], *, notes: bool) -> Path
     path = SLIDES / plan.quality / f"{plan.deck}.pdf"
     path.parent.mkdir(parents=True, exist_ok=True)
     pages = [(entry, k, presentation, slide) for entry, presentation in zip(plan.entries, presentations) for k, slide in enumerate(presentation.slides, start=1)]
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
     width, height = 11.69, 8.27
-    try:
+    with atomic_output(path) as tmp:
         metadata = {"Title": plan.title, "Creator": "seqanim", "CreationDate": None}
         with PdfPages(tmp, metadata=metadata) as pdf:
             for number, (entry, k, presentation, slide) in enumerate(pages, start=1):
@@ -529,11 +527,6 @@ def export_pdf(plan: DeckPlan, presentations: list[Any], *, notes: bool) -> Path
                     figure.text(left, top - image_height - 0.04, wrapped, fontsize=11, va="top", parse_math=False, linespacing=1.5)
                 pdf.savefig(figure)
                 plt.close(figure)
-        _publish_mode(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return path
 
 
@@ -547,15 +540,8 @@ def export_pptx(plan: DeckPlan, presentations: list[Any]) -> Path:
     path = SLIDES / plan.quality / f"{plan.deck}.pptx"
     path.parent.mkdir(parents=True, exist_ok=True)
     width, height = presentations[0].resolution
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp.pptx")
-    os.close(fd)
-    try:
-        PowerPoint(presentation_configs=presentations, width=width, height=height).convert_to(Path(tmp))
-        _publish_mode(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_output(path, suffix=".tmp.pptx") as tmp:
+        PowerPoint(presentation_configs=presentations, width=width, height=height).convert_to(tmp)
     return path
 
 
