@@ -279,3 +279,29 @@ def test_override_syntax_is_checked() -> None:
         load(overrides=["adding"])
     with pytest.raises(ConfigError, match="render.quality = 'ultra'"):
         load(overrides=["render.quality=ultra"])
+
+
+def test_watch_rebuilds_what_a_saved_change_affects(tree: Tree) -> None:
+    import os
+
+    process = tree.popen("watch", "--interval", "0.5")
+    config = tree.root / "lecture.toml"
+    original = config.read_text()
+    try:
+        time.sleep(3)  # the first pass finds everything up to date
+        config.write_text(original.replace("steps = 60 ", "steps = 44 ", 1))
+        sidecar = tree.root / "data" / "linear_rnn.json"
+        deadline = time.time() + 240
+        while time.time() < deadline:
+            report = tree.root / "renders" / "low" / "EchoOfAPulse.report.json"
+            done = json.loads(sidecar.read_text())["params"]["steps"] == 44 and "|h_44|" in report.read_text()
+            if done:
+                break
+            time.sleep(1)
+        assert done, "watch did not rebuild linear_rnn and its scenes after lecture.toml was saved"
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(timeout=60)
+        config.write_text(original)
+    restore = tree.run("render", "HiddenStateDynamics", "EchoOfAPulse")
+    assert restore.returncode == 0, restore.stderr
