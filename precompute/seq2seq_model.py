@@ -8,7 +8,7 @@ of encoder states. The decoder is teacher-forced in training and can also decode
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -147,3 +147,29 @@ def token_accuracy(model: Seq2SeqAttention, source: torch.Tensor, target: torch.
         greedy = model(source).logits.argmax(-1)
     accuracy = (forced.logits.argmax(-1) == target).float().mean().item()
     return accuracy, (greedy == target).float().mean().item(), forced.attention
+
+
+def decode_example(model: Seq2SeqAttention, source: torch.Tensor, target: torch.Tensor, loss_curve: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """What both tasks keep of their shown example: the attention (rows = decoder steps), the additive scores,
+    teacher-forced and greedy outputs, and whether each is right."""
+    with torch.inference_mode():
+        decoded = model(source, target)
+        greedy = model(source).logits.argmax(-1)[0]
+    attention = decoded.attention[0].numpy().astype(np.float64)
+    prediction = decoded.logits[0].argmax(-1).numpy().astype(np.int64)
+    arrays = {
+        "source": source[0].numpy().astype(np.int64),
+        "target": target[0].numpy().astype(np.int64),
+        "prediction": prediction,  # teacher-forced, as the notebook's plot
+        "greedy_prediction": greedy.numpy().astype(np.int64),
+        "attention": attention,
+        "energies": decoded.energies[0].numpy().astype(np.float64),
+        "attention_argmax": attention.argmax(1).astype(np.int64),  # per decoder step: where the peak actually is
+        "loss_curve": loss_curve,  # training log: cross-entropy per Adam step
+    }
+    metrics = {
+        "example_correct": bool((prediction == target[0].numpy()).all()),
+        "example_greedy_correct": bool((greedy == target[0]).all().item()),
+        "final_loss": float(loss_curve[-1]),
+    }
+    return arrays, metrics

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from precompute.common import deterministic
-from precompute.seq2seq_model import notebook_example, token_accuracy, train
+from precompute.seq2seq_model import decode_example, notebook_example, token_accuracy, train
 from seqanim.config import Seq2Seq
 
 
@@ -41,32 +41,17 @@ def run(params: Seq2Seq) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     # The notebook's example: distinct symbols, so every output symbol has exactly one source position.
     source = notebook_example(params)
     target = torch.flip(source, [1])
-    with torch.inference_mode():
-        decoded = model(source, target)
-        greedy = model(source).logits.argmax(-1)[0]
-    attention = decoded.attention[0].numpy().astype(np.float64)
-    prediction = decoded.logits[0].argmax(-1).numpy().astype(np.int64)
+    arrays, metrics = decode_example(model, source, target, loss_curve)
+    attention, argmax = arrays["attention"], arrays["attention_argmax"]
     example_mirror = attention[np.arange(length), mirror.numpy()]
     example_shifted = attention[np.arange(length), shifted.numpy()]
-    argmax = attention.argmax(1)
-
-    arrays = {
-        "source": source[0].numpy().astype(np.int64),
-        "target": target[0].numpy().astype(np.int64),
-        "prediction": prediction,  # teacher-forced, as the notebook's plot
-        "greedy_prediction": greedy.numpy().astype(np.int64),
-        "attention": attention,
-        "energies": decoded.energies[0].numpy().astype(np.float64),
+    arrays |= {
         "shifted_mass": example_shifted,  # per decoder step: weight on position min(L-t, L-1)
         "shifted_position": shifted.numpy().astype(np.int64),  # min(L-t, L-1): where the previous output sits
-        "attention_argmax": argmax.astype(np.int64),  # per decoder step: the source position with the most weight
-        "loss_curve": loss_curve,  # training log: cross-entropy per Adam step
     }
-    metrics = {
+    metrics |= {
         "token_accuracy": forced_accuracy,  # teacher-forced, held out
         "greedy_token_accuracy": greedy_accuracy,  # fed its own outputs, held out
-        "example_correct": bool((prediction == target[0].numpy()).all()),
-        "example_greedy_correct": bool((greedy == target[0]).all().item()),
         "example_mirror_mass": float(example_mirror.mean()),
         "held_out_mirror_mass": mirror_mass.mean().item(),
         "held_out_argmax_on_mirror": (held_out.argmax(-1) == mirror).float().mean().item(),
@@ -74,6 +59,5 @@ def run(params: Seq2Seq) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         "example_argmax_on_shifted": float((argmax == shifted.numpy()).mean()),
         "held_out_shifted_mass": shifted_mass.mean().item(),
         "held_out_argmax_on_shifted": (held_out.argmax(-1) == shifted).float().mean().item(),
-        "final_loss": float(loss_curve[-1]),
     }
     return arrays, metrics

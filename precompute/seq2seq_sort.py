@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from precompute.common import deterministic
-from precompute.seq2seq_model import distinct_symbols, notebook_example, token_accuracy, train
+from precompute.seq2seq_model import decode_example, distinct_symbols, notebook_example, token_accuracy, train
 from seqanim.config import Seq2Seq
 
 MORE_EXAMPLES = 3  # extra held-out inputs whose attention the scene can show
@@ -44,42 +44,28 @@ def run(params: Seq2Seq) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
 
     source = notebook_example(params)  # the notebook's example, drawn by its own calls
     target = torch.sort(source, dim=1).values
-    with torch.inference_mode():
-        decoded = model(source, target)
-        greedy = model(source).logits.argmax(-1)[0]
-    attention = decoded.attention[0].numpy().astype(np.float64)
-    prediction = decoded.logits[0].argmax(-1).numpy().astype(np.int64)
+    arrays, metrics = decode_example(model, source, target, loss_curve)
+    attention = arrays["attention"]
     example_position = torch.argsort(source[0]).numpy()
     example_mass = attention[steps.numpy(), example_position]
 
     more = slice(0, MORE_EXAMPLES)
     with torch.inference_mode():
         more_predictions = model(test_source[more], test_target[more]).logits.argmax(-1)
-    arrays = {
-        "source": source[0].numpy().astype(np.int64),
-        "target": target[0].numpy().astype(np.int64),
-        "prediction": prediction,  # teacher-forced, as the notebook's plot
-        "greedy_prediction": greedy.numpy().astype(np.int64),
-        "attention": attention,
-        "energies": decoded.energies[0].numpy().astype(np.float64),
+    arrays |= {
         "sorted_position": example_position.astype(np.int64),  # where the t-th smallest value sits
-        "attention_argmax": attention.argmax(1).astype(np.int64),  # per decoder step: where the peak actually is
         "more_sources": test_source[more].numpy().astype(np.int64),
         "more_predictions": more_predictions.numpy().astype(np.int64),
         "more_attention": held_out[more].numpy().astype(np.float64),
-        "loss_curve": loss_curve,  # training log: cross-entropy per Adam step
     }
-    metrics = {
+    metrics |= {
         "token_accuracy": forced_accuracy,  # teacher-forced, held out
         "greedy_token_accuracy": greedy_accuracy,  # fed its own outputs, held out
-        "example_correct": bool((prediction == target[0].numpy()).all()),
-        "example_greedy_correct": bool((greedy == target[0]).all().item()),
         "example_target_mass": float(example_mass.mean()),
         "example_argmax_on_target": float((attention.argmax(1) == example_position).mean()),
         "held_out_target_mass": target_mass.mean().item(),
         "held_out_argmax_on_target": argmax_on_target.mean().item(),
         "held_out_neighbour_mass": neighbour_mass.mean().item(),  # on the sort-order neighbours
         "more_correct": int((more_predictions == test_target[more]).all(1).sum()),
-        "final_loss": float(loss_curve[-1]),
     }
     return arrays, metrics
