@@ -6,8 +6,6 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,7 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from seqanim import graph
+from seqanim import graph, launch
 from seqanim.config import CONFIG_ENV, ROOT, Lecture, digest
 from seqanim.contract import atomic_write_text
 from seqanim.errors import SeqanimError
@@ -56,9 +54,10 @@ def resolved_config(lecture: Lecture) -> Path:
     return path
 
 
-def _command(stage: graph.Stage) -> list[str]:
-    command = [sys.executable, "-m", "seqanim.worker", stage.kind, stage.name]
-    return command + ["--quality", stage.quality] if stage.quality else command
+def _worker_argv(stage: graph.Stage) -> list[str]:
+    """The stage's `python -m seqanim.worker` arguments."""
+    argv = [stage.kind, stage.name]
+    return argv + ["--quality", stage.quality] if stage.quality else argv
 
 
 def _last_error(log: Path) -> str:
@@ -84,7 +83,9 @@ def execute(
     env = {**os.environ, CONFIG_ENV: str(resolved_config(lecture)), "SEQANIM_QUIET": "1", "PYTHONUNBUFFERED": "1"}
     LOGS.mkdir(parents=True, exist_ok=True)
     waiting = list(todo)
-    running: dict[str, tuple[subprocess.Popen[bytes], float, int]] = {}
+    running: dict[str, tuple[launch.Stage, float, int]] = {}
+    kinds = {stages[stage_id].kind for stage_id in todo}
+    priority = graph.priorities(stages, todo, state)
     done: set[str] = set()
 
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -92,8 +93,8 @@ def execute(
     with Progress(*columns, console=console, transient=True, disable=not todo or not console.is_terminal) as progress:
         overall = progress.add_task("[bold]build", total=len(todo))
         while waiting or running:
-            # Longest first: on 2 cores a long training run started last would finish alone.
-            waiting.sort(key=lambda stage_id: -graph.expected_cost(stages[stage_id], state))
+            # Longest chain first: on 2 cores a long training run started last would finish alone.
+            waiting.sort(key=lambda stage_id: -priority[stage_id])
             for stage_id in list(waiting):
                 stage = stages[stage_id]
                 if any(dep in outcome.failed or dep in outcome.skipped for dep in stage.deps):
@@ -118,8 +119,7 @@ def execute(
                     progress.advance(overall)
                     continue
                 log = LOGS / f"{stage_id.replace(':', '-')}.log"
-                with open(log, "wb") as handle:
-                    process = subprocess.Popen(_command(stage), cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT)
+                process = launch.Stage(_worker_argv(stage), log, env, ROOT, kinds)
                 task = progress.add_task(f"{stage.kind} {stage.name}", total=None)
                 running[stage_id] = (process, time.perf_counter(), task)
             for stage_id, (process, started, task) in list(running.items()):
