@@ -18,6 +18,8 @@ import torch.nn.functional as F
 from precompute.common import deterministic, progress
 from seqanim.config import GroupBy
 
+SECONDS = 2  # one core, default parameters: a cold build starts the longest first
+
 
 def group_batch(params: GroupBy, size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Keys, values and each token's group mean (the target)."""

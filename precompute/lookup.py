@@ -18,6 +18,8 @@ import torch.nn.functional as F
 from precompute.common import deterministic, progress
 from seqanim.config import Lookup
 
+SECONDS = 1.5  # one core, default parameters: a cold build starts the longest first
+
 
 def lookup_batch(params: Lookup, size: int, generator: torch.Generator) -> tuple[torch.Tensor, ...]:
     """`size` lookups: distinct item keys, random values, the query is one item's key. Vectorised."""

@@ -17,6 +17,8 @@ import torch
 from precompute.common import deterministic, progress
 from seqanim.config import Scaling
 
+SECONDS = 0.5  # one core, default parameters: a cold build starts the longest first
+
 
 def normalised_entropy(logits: torch.Tensor) -> torch.Tensor:
     """Softmax entropy over the last axis divided by log(n): the notebook's formula, eps 1e-9 included."""

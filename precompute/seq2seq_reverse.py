@@ -19,6 +19,8 @@ from precompute.common import deterministic
 from precompute.seq2seq_model import decode_example, notebook_example, token_accuracy, train
 from seqanim.config import Seq2Seq
 
+SECONDS = 6  # one core, default parameters: a cold build starts the longest first
+
 
 def reverse_batch(params: Seq2Seq, size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """Training and held-out data as the notebook: symbols may repeat."""

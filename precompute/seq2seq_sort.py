@@ -16,6 +16,8 @@ from precompute.common import deterministic
 from precompute.seq2seq_model import decode_example, distinct_symbols, notebook_example, token_accuracy, train
 from seqanim.config import Seq2Seq
 
+SECONDS = 15  # one core, default parameters: a cold build starts the longest first
+
 MORE_EXAMPLES = 3  # extra held-out inputs whose attention the scene can show
 
 

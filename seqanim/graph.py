@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -234,12 +235,36 @@ def tampered(stage: Stage, state: dict[str, Any]) -> str | None:
 
 
 def expected_cost(stage: Stage, state: dict[str, Any]) -> float:
-    """Seconds the stage took last time; never run: its training steps as a rough guess. Longest go first."""
+    """Seconds the stage took last time; never run: the experiment's SECONDS hint (scenes and decks: 0)."""
     seconds = state.get(stage.id, {}).get("seconds")
     if seconds is not None:
         return float(seconds)
-    params = next(iter(stage.params.values()), {}) if stage.kind == "experiment" else {}
-    return float(params.get("iters", 0)) / 50 if isinstance(params, dict) else 0.0
+    return registry.experiment(stage.name).seconds if stage.kind == "experiment" else 0.0
+
+
+def priorities(stages: dict[str, Stage], todo: Iterable[str], state: dict[str, Any]) -> dict[str, float]:
+    """Each pending stage's expected cost plus that of the longest chain of pending stages waiting on it.
+
+    Starting the highest first (critical-path list scheduling) keeps a long chain, such as adding ->
+    lstm_inside -> InsideTheLSTM, from being started last and finishing alone on one core.
+    """
+    pending = set(todo)
+    waiting_on: dict[str, list[str]] = {stage_id: [] for stage_id in pending}
+    for stage_id in pending:
+        for dep in stages[stage_id].deps:
+            if dep in pending:
+                waiting_on[dep].append(stage_id)
+    priority: dict[str, float] = {}
+
+    def chain(stage_id: str) -> float:
+        if stage_id not in priority:
+            downstream = max((chain(child) for child in waiting_on[stage_id]), default=0.0)
+            priority[stage_id] = expected_cost(stages[stage_id], state) + downstream
+        return priority[stage_id]
+
+    for stage_id in pending:
+        chain(stage_id)
+    return priority
 
 
 def _param_changes(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:

@@ -27,6 +27,7 @@ class Experiment:
     source: Path
     depends: tuple[str, ...]  # upstream experiments whose data this one reads
     extra_outputs: tuple[str, ...]  # files besides <name>.npz/.json, e.g. a state dict
+    seconds: float = 0.1  # the module's SECONDS: a cold build's guess of its run time, for scheduling
 
 
 @dataclass(frozen=True)
@@ -50,22 +51,22 @@ def experiments() -> dict[str, Experiment]:
         tree = ast.parse(path.read_text())
         depends: tuple[str, ...] = ()
         extra: tuple[str, ...] = ()
+        seconds = 0.1
         has_run = False
         for node in tree.body:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                if node.targets[0].id == "DEPENDS":
-                    depends = _literal_tuple(node.value)
-                elif node.targets[0].id == "EXTRA_OUTPUTS":
-                    extra = _literal_tuple(node.value)
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-                if node.target.id == "DEPENDS":
-                    depends = _literal_tuple(node.value)
-                elif node.target.id == "EXTRA_OUTPUTS":
-                    extra = _literal_tuple(node.value)
+            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
+            value = getattr(node, "value", None)
+            if isinstance(target, ast.Name) and value is not None:
+                if target.id == "DEPENDS":
+                    depends = _literal_tuple(value)
+                elif target.id == "EXTRA_OUTPUTS":
+                    extra = _literal_tuple(value)
+                elif target.id == "SECONDS":
+                    seconds = float(ast.literal_eval(value))
             elif isinstance(node, ast.FunctionDef) and node.name == "run":
                 has_run = True
         if has_run:
-            found[path.stem] = Experiment(path.stem, path, depends, extra)
+            found[path.stem] = Experiment(path.stem, path, depends, extra, seconds)
     return found
 
 
