@@ -15,6 +15,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from precompute.bptt import GRU, AttentionDecoderRecurrence
 from precompute.common import progress
 from seqanim.config import Seq2Seq
 
@@ -48,12 +49,35 @@ class Seq2SeqAttention(nn.Module):
         self.vocab, self.length = params.vocab, params.length
         self.source_embed = nn.Embedding(params.vocab, params.embed)
         self.target_embed = nn.Embedding(params.vocab + 1, params.embed)  # + the begin-of-sequence symbol
-        self.encoder = nn.GRU(params.embed, params.hidden, batch_first=True, bidirectional=params.bidirectional)
+        self.encoder = GRU(params.embed, params.hidden, bidirectional=params.bidirectional)
         self.decoder = nn.GRUCell(params.embed + state, state)
         self.attention = AdditiveAttention(state, params.attn)
         self.out = nn.Linear(2 * state, params.vocab)
 
     def forward(self, source: torch.Tensor, target: torch.Tensor | None = None) -> Decoded:
+        """Teacher-forced when `target` is given (the decoder's backward hand-written, see bptt), greedy otherwise."""
+        if target is None:
+            return self.step_by_step(source)
+        batch, embed_width = source.size(0), self.target_embed.embedding_dim
+        encoder_states, last = self.encoder(self.source_embed(source))
+        bos = torch.full((batch, 1), self.vocab, dtype=torch.long)
+        previous = torch.cat([bos, target[:, :-1]], dim=1).t()  # time-major: every step's input is known
+        embed_gates = F.linear(self.target_embed(previous), self.decoder.weight_ih[:, :embed_width], self.decoder.bias_ih)
+        states, contexts, attention, energies = AttentionDecoderRecurrence.apply(
+            encoder_states.contiguous(),
+            self.attention.Wk(encoder_states),
+            torch.cat(list(last), dim=-1),
+            embed_gates,
+            torch.cat([self.decoder.weight_hh, self.attention.Wq.weight]),
+            torch.cat([self.decoder.bias_hh, self.attention.Wq.bias]),
+            self.attention.v.weight.squeeze(0),
+            self.attention.v.bias,
+            self.decoder.weight_ih[:, embed_width:],
+        )
+        logits = self.out(torch.cat([states, contexts], -1)).transpose(0, 1)
+        return Decoded(logits, attention.transpose(0, 1), energies.transpose(0, 1))
+
+    def step_by_step(self, source: torch.Tensor, target: torch.Tensor | None = None) -> Decoded:
         """Teacher-forced when `target` is given, greedy (feeding back its own argmax) otherwise.
 
         The notebook's step (attention, GRUCell, output layer) computed with the loop-invariant work hoisted out:

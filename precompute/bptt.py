@@ -1,0 +1,283 @@
+"""Hand-written backward passes through time for the recurrences the experiments train: same models, faster.
+
+On a CPU, at the notebooks' sizes (batch 64-128, hidden 64), training time goes into the overhead of
+autograd's ~30 small ops per time step rather than into arithmetic. Here each recurrence is one custom
+autograd Function: the forward loop runs a matmul and a few elementwise ops per step, the step-local
+factors of the backward are computed for all steps at once, the backward loop is one matmul and a few
+elementwise ops per step, and weight gradients are summed over every step in one matmul at the end.
+
+- `RNN` (tanh) and `GRU` are nn.RNN and nn.GRU (same parameters, initialisation and state dict, so a seed gives the notebook's initial
+  weights) trained through them; a bidirectional GRU runs both directions in one loop.
+- `AttentionDecoderRecurrence` is the teacher-forced decoder of seq2seq_model.
+
+tests/test_bptt.py checks values and gradients against nn.GRU and the step-by-step decoder in float64.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def fast_tanh_(x: torch.Tensor) -> torch.Tensor:
+    """tanh(x) = 2 sigmoid(2x) - 1, in place. torch.tanh has no vectorised CPU kernel here (7x slower than sigmoid)."""
+    return x.mul_(2).sigmoid_().mul_(2).sub_(1)
+
+
+def one_minus_square(x: torch.Tensor) -> torch.Tensor:
+    """1 - x^2, the derivative of tanh at tanh = x (x * x: torch.square goes through a slow pow kernel)."""
+    return torch.mul(x, x).neg_().add_(1)
+
+
+class GRURecurrence(torch.autograd.Function):
+    """h_t = GRU(h_{t-1}; input gates gi_t) for t = 1..T, for D independent directions at once.
+
+    gi = W_ih x + b_ih is computed outside. Gate order as nn.GRU: r (reset), z (update), n (candidate);
+    n = tanh(gi_n + r * (W_hn h + b_hn)) and h_t = (1 - z) n + z h_{t-1}.
+    """
+
+    @staticmethod
+    def forward(ctx: Any, input_gates: torch.Tensor, h0: torch.Tensor, weight_hh: torch.Tensor, bias_hh: torch.Tensor) -> torch.Tensor:
+        steps, directions, batch, three_hidden = input_gates.shape  # (T, D, B, 3H), time-major
+        hidden = three_hidden // 3
+        states = input_gates.new_empty(steps + 1, directions, batch, hidden)  # h_0 .. h_T
+        gates = input_gates.new_empty(steps, directions, batch, three_hidden)  # r, z, n after their nonlinearities
+        hidden_gates = input_gates.new_empty(steps, directions, batch, three_hidden)  # W_hh h_{t-1} + b_hh
+        states[0] = h0
+        # Per-step views made once: indexing inside the loop would cost as much as the elementwise ops.
+        split = [2 * hidden, hidden]
+        input_rz, input_n = (part.unbind(0) for part in input_gates.split(split, -1))
+        hidden_rz, hidden_n = (part.unbind(0) for part in hidden_gates.split(split, -1))
+        gate_rz, candidate = (part.unbind(0) for part in gates.split(split, -1))
+        reset, update = (part.unbind(0) for part in gates[..., : 2 * hidden].split(hidden, -1))
+        state, hidden_product = states.unbind(0), hidden_gates.unbind(0)
+        weight, bias = weight_hh.transpose(1, 2), bias_hh.unsqueeze(1)
+        for t in range(steps):
+            torch.baddbmm(bias, state[t], weight, out=hidden_product[t])
+            torch.add(input_rz[t], hidden_rz[t], out=gate_rz[t]).sigmoid_()
+            fast_tanh_(torch.addcmul(input_n[t], reset[t], hidden_n[t], out=candidate[t]))
+            torch.lerp(candidate[t], state[t], update[t], out=state[t + 1])
+        reset, update, candidate = gates.split(hidden, -1)
+        # d h_t / d(pre-activations), except for the incoming gradient: one vectorised op each over all steps.
+        keep = update.neg().add_(1)
+        through_candidate = keep * one_minus_square(candidate)  # (1 - z)(1 - n^2)
+        through_update = (states[:-1] - candidate).mul_(update).mul_(keep)  # (h_{t-1} - n) z (1 - z)
+        through_reset = reset.neg().add_(1).mul_(reset).mul_(hidden_gates[..., 2 * hidden :])  # r (1 - r) (W_hn h + b_hn)
+        ctx.save_for_backward(states, update, reset, through_candidate, through_update, through_reset, weight_hh)
+        return states[1:]
+
+    @staticmethod
+    def backward(ctx: Any, grad_states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        states, update, reset, through_candidate, through_update, through_reset, weight_hh = ctx.saved_tensors
+        steps, directions, batch, hidden = update.shape
+        grad_hidden_gates = update.new_empty(steps, directions, batch, 3 * hidden)  # d loss / d(W_hh h_{t-1} + b_hh)
+        grad_candidate = update.new_empty(steps, directions, batch, hidden)  # d loss / d(candidate pre-activation)
+        grad_reset, grad_update, grad_hidden_n = (part.unbind(0) for part in grad_hidden_gates.split(hidden, -1))
+        grad_hidden, grad_n, grad_out = grad_hidden_gates.unbind(0), grad_candidate.unbind(0), grad_states.unbind(0)
+        views = [tensor.unbind(0) for tensor in (update, reset, through_candidate, through_update, through_reset)]
+        update_t, reset_t, candidate_t, update_factor, reset_factor = views
+        grad_h = torch.zeros_like(states[0])
+        for t in reversed(range(steps)):
+            grad_h += grad_out[t]
+            torch.mul(grad_h, candidate_t[t], out=grad_n[t])
+            torch.mul(grad_n[t], reset_factor[t], out=grad_reset[t])
+            torch.mul(grad_h, update_factor[t], out=grad_update[t])
+            torch.mul(grad_n[t], reset_t[t], out=grad_hidden_n[t])
+            grad_h = torch.baddbmm(grad_h.mul_(update_t[t]), grad_hidden[t], weight_hh)
+        # The input gates share the r and z gradients; their n gradient skips the reset gate.
+        grad_input_gates = torch.cat([grad_hidden_gates[..., : 2 * hidden], grad_candidate], -1)
+        # Every step's share of the weight gradient in one matmul per direction.
+        by_direction = grad_hidden_gates.transpose(0, 1).reshape(directions, steps * batch, 3 * hidden)
+        previous = states[:-1].transpose(0, 1).reshape(directions, steps * batch, hidden)
+        grad_weight = torch.bmm(by_direction.transpose(1, 2), previous)
+        return grad_input_gates, grad_h, grad_weight, by_direction.sum(1)
+
+
+class GRU(nn.GRU):
+    """A one-layer, batch-first nn.GRU (optionally bidirectional) trained through GRURecurrence."""
+
+    def __init__(self, input_size: int, hidden_size: int, *, bidirectional: bool = False) -> None:
+        super().__init__(input_size, hidden_size, batch_first=True, bidirectional=bidirectional)
+
+    def forward(self, x: torch.Tensor, h0: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
+        if not torch.is_grad_enabled():  # evaluation: nn.GRU's own forward, which keeps nothing for a backward
+            return super().forward(x, h0)
+        suffixes = ["l0", "l0_reverse"][: 2 if self.bidirectional else 1]
+        time_major = x.transpose(0, 1)
+        sequences = [time_major, time_major.flip(0)]  # the reverse direction reads the sequence backwards
+        input_gates = torch.stack(
+            [F.linear(sequence, getattr(self, f"weight_ih_{suffix}"), getattr(self, f"bias_ih_{suffix}")) for sequence, suffix in zip(sequences, suffixes)],
+            dim=1,
+        )  # (T, D, B, 3H)
+        if h0 is None:
+            h0 = x.new_zeros(len(suffixes), x.size(0), self.hidden_size)
+        weight_hh = torch.stack([getattr(self, f"weight_hh_{suffix}") for suffix in suffixes])
+        bias_hh = torch.stack([getattr(self, f"bias_hh_{suffix}") for suffix in suffixes])
+        states = GRURecurrence.apply(input_gates, h0, weight_hh, bias_hh)  # (T, D, B, H)
+        outputs = [states[:, 0]] + ([states[:, 1].flip(0)] if self.bidirectional else [])
+        return torch.cat(outputs, -1).transpose(0, 1), states[-1]
+
+
+class TanhRecurrence(torch.autograd.Function):
+    """h_t = tanh(pre_t + W_hh h_{t-1}) for t = 1..T; pre = W_ih x + b_ih + b_hh is computed outside."""
+
+    @staticmethod
+    def forward(ctx: Any, inputs: torch.Tensor, h0: torch.Tensor, weight_hh: torch.Tensor) -> torch.Tensor:
+        steps, batch, hidden = inputs.shape  # (T, B, H), time-major
+        states = inputs.new_empty(steps + 1, batch, hidden)
+        states[0] = h0
+        state, pre, weight = states.unbind(0), inputs.unbind(0), weight_hh.t()
+        for t in range(steps):
+            fast_tanh_(torch.addmm(pre[t], state[t], weight, out=state[t + 1]))
+        ctx.save_for_backward(states, one_minus_square(states[1:]), weight_hh)
+        return states[1:]
+
+    @staticmethod
+    def backward(ctx: Any, grad_states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        states, through_tanh, weight_hh = ctx.saved_tensors
+        steps, batch, hidden = through_tanh.shape
+        grad_inputs = torch.empty_like(through_tanh)  # d loss / d(pre-activation) of every step
+        grad_pre, factor, grad_out = grad_inputs.unbind(0), through_tanh.unbind(0), grad_states.unbind(0)
+        grad_h = torch.zeros_like(states[0])
+        for t in reversed(range(steps)):
+            grad_h += grad_out[t]
+            grad_h = torch.mm(torch.mul(grad_h, factor[t], out=grad_pre[t]), weight_hh)
+        flat = grad_inputs.reshape(steps * batch, hidden)
+        return grad_inputs, grad_h, flat.t() @ states[:-1].reshape(steps * batch, hidden)
+
+
+class RNN(nn.RNN):
+    """A one-layer, batch-first tanh nn.RNN trained through TanhRecurrence."""
+
+    def __init__(self, input_size: int, hidden_size: int) -> None:
+        super().__init__(input_size, hidden_size, batch_first=True)
+
+    def forward(self, x: torch.Tensor, h0: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
+        if not torch.is_grad_enabled():  # evaluation: nn.RNN's own forward
+            return super().forward(x, h0)
+        inputs = F.linear(x.transpose(0, 1), self.weight_ih_l0, self.bias_ih_l0 + self.bias_hh_l0)
+        start = x.new_zeros(x.size(0), self.hidden_size) if h0 is None else h0[0]
+        states = TanhRecurrence.apply(inputs, start, self.weight_hh_l0)
+        return states.transpose(0, 1), states[-1:]
+
+
+class AttentionDecoderRecurrence(torch.autograd.Function):
+    """The teacher-forced decoder of seq2seq_model: additive attention over the encoder states, then a GRUCell.
+
+    Per decoder step t, with h the previous decoder state:
+        [hidden gates | query] = W_s h + b_s                    (W_s stacks the GRU's W_hh and attention's W_q)
+        energies_j = v . tanh(keys_j + query) + v_bias           (keys = W_k encoder_states + b_k, from outside)
+        attention = softmax(energies);  context = sum_j attention_j encoder_states_j
+        input gates = embed_gates_t + W_c context                (embed_gates: the embedded previous symbol)
+        h' = GRU(h; input gates, hidden gates)
+    Returns every step's state, context, attention and energies, time-major. Only states and contexts
+    carry gradients (they feed the output layer); the attention and energies are for display.
+    """
+
+    @staticmethod
+    def forward(  # type: ignore[override]
+        ctx: Any,
+        encoder_states: torch.Tensor,  # (B, L_src, S)
+        keys: torch.Tensor,  # (B, L_src, A)
+        h0: torch.Tensor,  # (B, S)
+        embed_gates: torch.Tensor,  # (T, B, 3S)
+        state_weight: torch.Tensor,  # (3S + A, S)
+        state_bias: torch.Tensor,  # (3S + A,)
+        score_weight: torch.Tensor,  # (A,)
+        score_bias: torch.Tensor,  # (1,)
+        context_weight: torch.Tensor,  # (3S, S)
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        steps, batch, three_state = embed_gates.shape
+        state_size, width, sources = three_state // 3, keys.size(-1), keys.size(1)
+        states = h0.new_empty(steps + 1, batch, state_size)
+        state_products = h0.new_empty(steps, batch, three_state + width)  # [W_hh h + b_hh | query]
+        squashed = h0.new_empty(steps, batch, sources, width)  # tanh(keys + query)
+        energies = h0.new_empty(steps, batch, sources)
+        attention = h0.new_empty(steps, batch, sources)
+        contexts = h0.new_empty(steps, batch, state_size)
+        input_gates = h0.new_empty(steps, batch, three_state)
+        gates = h0.new_empty(steps, batch, three_state)  # r, z, n after their nonlinearities
+        states[0] = h0
+        split = [2 * state_size, state_size]
+        hidden_rz, hidden_n, query = (part.unbind(0) for part in state_products.split([*split, width], -1))
+        input_rz, input_n = (part.unbind(0) for part in input_gates.split(split, -1))
+        gate_rz, candidate = (part.unbind(0) for part in gates.split(split, -1))
+        reset, update = (part.unbind(0) for part in gates[..., : 2 * state_size].split(state_size, -1))
+        state, product, squash, energy, weights, context, gate_input = (
+            tensor.unbind(0) for tensor in (states, state_products, squashed, energies, attention, contexts, input_gates)
+        )
+        state_weight_t, context_weight_t = state_weight.t(), context_weight.t()
+        for t in range(steps):
+            torch.addmm(state_bias, state[t], state_weight_t, out=product[t])
+            fast_tanh_(torch.add(keys, query[t].unsqueeze(1), out=squash[t]))
+            torch.matmul(squash[t], score_weight, out=energy[t]).add_(score_bias)
+            torch.softmax(energy[t], -1, out=weights[t])
+            torch.bmm(weights[t].unsqueeze(1), encoder_states, out=context[t].unsqueeze(1))
+            torch.addmm(embed_gates[t], context[t], context_weight_t, out=gate_input[t])
+            torch.add(input_rz[t], hidden_rz[t], out=gate_rz[t]).sigmoid_()
+            fast_tanh_(torch.addcmul(input_n[t], reset[t], hidden_n[t], out=candidate[t]))
+            torch.lerp(candidate[t], state[t], update[t], out=state[t + 1])
+        reset, update, candidate = gates.split(state_size, -1)
+        keep = update.neg().add_(1)
+        through_candidate = keep * one_minus_square(candidate)  # (1 - z)(1 - n^2)
+        through_update = (states[:-1] - candidate).mul_(update).mul_(keep)  # (h - n) z (1 - z)
+        through_reset = reset.neg().add_(1).mul_(reset).mul_(state_products[..., 2 * state_size : three_state])
+        through_squash = one_minus_square(squashed).mul_(score_weight)  # d energy / d(keys + query)
+        ctx.save_for_backward(
+            encoder_states, states, contexts, attention, squashed, reset, update,
+            through_candidate, through_update, through_reset, through_squash, state_weight, context_weight,
+        )  # fmt: skip
+        ctx.mark_non_differentiable(attention, energies)
+        return states[1:], contexts, attention, energies
+
+    @staticmethod
+    def backward(ctx: Any, grad_states: torch.Tensor, grad_contexts: torch.Tensor, *_: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        (
+            encoder_states, states, contexts, attention, squashed, reset, update,
+            through_candidate, through_update, through_reset, through_squash, state_weight, context_weight,
+        ) = ctx.saved_tensors  # fmt: skip
+        steps, batch, state_size = update.shape
+        width = squashed.size(-1)
+        grad_products = update.new_empty(steps, batch, 3 * state_size + width)  # d loss / d(W_s h + b_s)
+        grad_inputs = update.new_empty(steps, batch, 3 * state_size)  # d loss / d(input gates)
+        grad_context = update.new_empty(steps, batch, state_size)
+        grad_energies = update.new_empty(steps, batch, attention.size(-1))
+        grad_squash = torch.empty_like(squashed)  # d loss / d(keys + query)
+        grad_hidden_rz, grad_hidden_n, grad_query = (part.unbind(0) for part in grad_products.split([2 * state_size, state_size, width], -1))
+        grad_reset, grad_update, grad_input_n = (part.unbind(0) for part in grad_inputs.split(state_size, -1))
+        grad_input_rz = grad_inputs[..., : 2 * state_size].unbind(0)
+        grad_product, grad_input, grad_ctx, grad_energy, grad_pre = (
+            tensor.unbind(0) for tensor in (grad_products, grad_inputs, grad_context, grad_energies, grad_squash)
+        )
+        views = (reset, update, through_candidate, through_update, through_reset, through_squash, attention, grad_states, grad_contexts)
+        reset_t, update_t, candidate_factor, update_factor, reset_factor, squash_factor, weights, grad_out, grad_ctx_out = (
+            tensor.unbind(0) for tensor in views
+        )
+        grad_h = torch.zeros_like(states[0])
+        for t in reversed(range(steps)):
+            grad_h += grad_out[t]
+            torch.mul(grad_h, candidate_factor[t], out=grad_input_n[t])
+            torch.mul(grad_input_n[t], reset_factor[t], out=grad_reset[t])
+            torch.mul(grad_h, update_factor[t], out=grad_update[t])
+            grad_hidden_rz[t].copy_(grad_input_rz[t])
+            torch.mul(grad_input_n[t], reset_t[t], out=grad_hidden_n[t])
+            torch.addmm(grad_ctx_out[t], grad_input[t], context_weight, out=grad_ctx[t])
+            grad_weights = torch.bmm(encoder_states, grad_ctx[t].unsqueeze(-1)).squeeze(-1)
+            torch._softmax_backward_data(grad_weights, weights[t], -1, grad_weights.dtype, grad_input=grad_energy[t])
+            torch.mul(grad_energy[t].unsqueeze(-1), squash_factor[t], out=grad_pre[t])
+            torch.sum(grad_pre[t], 1, out=grad_query[t])
+            grad_h = torch.addmm(grad_h.mul_(update_t[t]), grad_product[t], state_weight)
+        # Weight gradients summed over every step in one matmul each.
+        flat_products = grad_products.reshape(steps * batch, -1)
+        flat_inputs = grad_inputs.reshape(steps * batch, -1)
+        grad_state_weight = flat_products.t() @ states[:-1].reshape(steps * batch, state_size)
+        grad_context_weight = flat_inputs.t() @ contexts.reshape(steps * batch, state_size)
+        grad_score_weight = grad_energies.reshape(-1) @ squashed.reshape(-1, width)
+        grad_encoder = torch.bmm(attention.permute(1, 2, 0), grad_context.transpose(0, 1))  # sum_t a_t^T dc_t
+        return (
+            grad_encoder, grad_squash.sum(0), grad_h, grad_inputs, grad_state_weight, flat_products.sum(0),
+            grad_score_weight, grad_energies.sum().reshape(1), grad_context_weight,
+        )  # fmt: skip
