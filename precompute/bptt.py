@@ -20,6 +20,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.autograd.function import once_differentiable
 
 
 def fast_tanh_(x: torch.Tensor) -> torch.Tensor:
@@ -70,6 +71,7 @@ class GRURecurrence(torch.autograd.Function):
         return states[1:]
 
     @staticmethod
+    @once_differentiable  # the backward loops are not themselves differentiable
     def backward(ctx: Any, grad_states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         states, update, reset, through_candidate, through_update, through_reset, weight_hh = ctx.saved_tensors
         steps, directions, batch, hidden = update.shape
@@ -102,9 +104,9 @@ class GRU(nn.GRU):
     def __init__(self, input_size: int, hidden_size: int, *, bidirectional: bool = False) -> None:
         super().__init__(input_size, hidden_size, batch_first=True, bidirectional=bidirectional)
 
-    def forward(self, x: torch.Tensor, h0: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
+    def forward(self, x: torch.Tensor, hx: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
         if not torch.is_grad_enabled():  # evaluation: nn.GRU's own forward, which keeps nothing for a backward
-            return super().forward(x, h0)
+            return super().forward(x, hx)
         suffixes = ["l0", "l0_reverse"][: 2 if self.bidirectional else 1]
         time_major = x.transpose(0, 1)
         sequences = [time_major, time_major.flip(0)]  # the reverse direction reads the sequence backwards
@@ -112,8 +114,7 @@ class GRU(nn.GRU):
             [F.linear(sequence, getattr(self, f"weight_ih_{suffix}"), getattr(self, f"bias_ih_{suffix}")) for sequence, suffix in zip(sequences, suffixes)],
             dim=1,
         )  # (T, D, B, 3H)
-        if h0 is None:
-            h0 = x.new_zeros(len(suffixes), x.size(0), self.hidden_size)
+        h0 = x.new_zeros(len(suffixes), x.size(0), self.hidden_size) if hx is None else hx
         weight_hh = torch.stack([getattr(self, f"weight_hh_{suffix}") for suffix in suffixes])
         bias_hh = torch.stack([getattr(self, f"bias_hh_{suffix}") for suffix in suffixes])
         states = GRURecurrence.apply(input_gates, h0, weight_hh, bias_hh)  # (T, D, B, H)
@@ -136,6 +137,7 @@ class TanhRecurrence(torch.autograd.Function):
         return states[1:]
 
     @staticmethod
+    @once_differentiable  # the backward loops are not themselves differentiable
     def backward(ctx: Any, grad_states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         states, through_tanh, weight_hh = ctx.saved_tensors
         steps, batch, hidden = through_tanh.shape
@@ -155,11 +157,11 @@ class RNN(nn.RNN):
     def __init__(self, input_size: int, hidden_size: int) -> None:
         super().__init__(input_size, hidden_size, batch_first=True)
 
-    def forward(self, x: torch.Tensor, h0: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
+    def forward(self, x: torch.Tensor, hx: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
         if not torch.is_grad_enabled():  # evaluation: nn.RNN's own forward
-            return super().forward(x, h0)
+            return super().forward(x, hx)
         inputs = F.linear(x.transpose(0, 1), self.weight_ih_l0, self.bias_ih_l0 + self.bias_hh_l0)
-        start = x.new_zeros(x.size(0), self.hidden_size) if h0 is None else h0[0]
+        start = x.new_zeros(x.size(0), self.hidden_size) if hx is None else hx[0]
         states = TanhRecurrence.apply(inputs, start, self.weight_hh_l0)
         return states.transpose(0, 1), states[-1:]
 
@@ -234,6 +236,7 @@ class AttentionDecoderRecurrence(torch.autograd.Function):
         return states[1:], contexts, attention, energies
 
     @staticmethod
+    @once_differentiable  # the backward loops are not themselves differentiable
     def backward(ctx: Any, grad_states: torch.Tensor, grad_contexts: torch.Tensor, *_: torch.Tensor) -> tuple[torch.Tensor, ...]:
         (
             encoder_states, states, contexts, attention, squashed, reset, update,
@@ -266,7 +269,8 @@ class AttentionDecoderRecurrence(torch.autograd.Function):
             torch.mul(grad_input_n[t], reset_t[t], out=grad_hidden_n[t])
             torch.addmm(grad_ctx_out[t], grad_input[t], context_weight, out=grad_ctx[t])
             grad_weights = torch.bmm(encoder_states, grad_ctx[t].unsqueeze(-1)).squeeze(-1)
-            torch._softmax_backward_data(grad_weights, weights[t], -1, grad_weights.dtype, grad_input=grad_energy[t])
+            grad_weights -= (grad_weights * weights[t]).sum(-1, keepdim=True)  # through the softmax: a * (g - <a, g>)
+            torch.mul(grad_weights, weights[t], out=grad_energy[t])
             torch.mul(grad_energy[t].unsqueeze(-1), squash_factor[t], out=grad_pre[t])
             torch.sum(grad_pre[t], 1, out=grad_query[t])
             grad_h = torch.addmm(grad_h.mul_(update_t[t]), grad_product[t], state_weight)

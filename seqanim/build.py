@@ -61,7 +61,8 @@ def _worker_argv(stage: graph.Stage) -> list[str]:
 
 
 def _last_error(log: Path) -> str:
-    lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    text = log.read_text(errors="replace") if log.exists() else ""
+    lines = [line for line in text.splitlines() if line.strip()]
     for line in reversed(lines):
         if line.startswith("error: "):
             return line.removeprefix("error: ")
@@ -90,55 +91,60 @@ def execute(
 
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     # Live progress on a terminal only; logs and captured output get just the outcome.
-    with Progress(*columns, console=console, transient=True, disable=not todo or not console.is_terminal) as progress:
-        overall = progress.add_task("[bold]build", total=len(todo))
-        while waiting or running:
-            # Longest chain first: on 2 cores a long training run started last would finish alone.
-            waiting.sort(key=lambda stage_id: -priority[stage_id])
-            for stage_id in list(waiting):
-                stage = stages[stage_id]
-                if any(dep in outcome.failed or dep in outcome.skipped for dep in stage.deps):
-                    waiting.remove(stage_id)
-                    outcome.skipped.append(stage_id)
-                    progress.advance(overall)
-                    continue
-                if any(dep in todo and dep not in done for dep in stage.deps) or len(running) >= jobs:
-                    continue
-                waiting.remove(stage_id)
-                reason = todo[stage_id]
-                if "changed since it was built" in reason or "made from other parameters" in reason or "is corrupt" in reason:
-                    if stage_id not in explicit:
-                        fix = {"experiment": "precompute", "scene": "render", "deck": "slides"}[stage.kind]
-                        outcome.failed[stage_id] = f"{reason}; run `seqanim {fix} {stage.name}` to rebuild it"
+    try:
+        with Progress(*columns, console=console, transient=True, disable=not todo or not console.is_terminal) as progress:
+            overall = progress.add_task("[bold]build", total=len(todo))
+            while waiting or running:
+                # Longest chain first: on 2 cores a long training run started last would finish alone.
+                waiting.sort(key=lambda stage_id: -priority[stage_id])
+                for stage_id in list(waiting):
+                    stage = stages[stage_id]
+                    if any(dep in outcome.failed or dep in outcome.skipped for dep in stage.deps):
+                        waiting.remove(stage_id)
+                        outcome.skipped.append(stage_id)
                         progress.advance(overall)
                         continue
-                if graph.cache_restore(stage):
-                    graph.record(stage, state)
-                    outcome.restored.append(stage_id)
-                    done.add(stage_id)
+                    if any(dep in todo and dep not in done for dep in stage.deps) or len(running) >= jobs:
+                        continue
+                    waiting.remove(stage_id)
+                    reason = todo[stage_id]
+                    if "changed since it was built" in reason or "made from other parameters" in reason or "is corrupt" in reason:
+                        if stage_id not in explicit:
+                            fix = {"experiment": "precompute", "scene": "render", "deck": "slides"}[stage.kind]
+                            outcome.failed[stage_id] = f"{reason}; run `seqanim {fix} {stage.name}` to rebuild it"
+                            progress.advance(overall)
+                            continue
+                    if graph.cache_restore(stage):
+                        graph.record(stage, state)
+                        outcome.restored.append(stage_id)
+                        done.add(stage_id)
+                        progress.advance(overall)
+                        continue
+                    log = LOGS / f"{stage_id.replace(':', '-')}.log"
+                    process = launch.Stage(_worker_argv(stage), log, env, ROOT, kinds)
+                    task = progress.add_task(f"{stage.kind} {stage.name}", total=None)
+                    running[stage_id] = (process, time.perf_counter(), task)
+                for stage_id, (process, started, task) in list(running.items()):
+                    if process.poll() is None:
+                        continue
+                    del running[stage_id]
+                    progress.remove_task(task)
                     progress.advance(overall)
-                    continue
-                log = LOGS / f"{stage_id.replace(':', '-')}.log"
-                process = launch.Stage(_worker_argv(stage), log, env, ROOT, kinds)
-                task = progress.add_task(f"{stage.kind} {stage.name}", total=None)
-                running[stage_id] = (process, time.perf_counter(), task)
-            for stage_id, (process, started, task) in list(running.items()):
-                if process.poll() is None:
-                    continue
-                del running[stage_id]
-                progress.remove_task(task)
-                progress.advance(overall)
-                stage = stages[stage_id]
-                outcome.seconds[stage_id] = round(time.perf_counter() - started, 2)
-                log = LOGS / f"{stage_id.replace(':', '-')}.log"
-                if process.returncode == 0 and all(path.exists() for path in stage.outputs):
-                    graph.record(stage, state, outcome.seconds[stage_id])
-                    graph.cache_store(stage)
-                    outcome.ran.append(stage_id)
-                    done.add(stage_id)
-                else:
-                    outcome.failed[stage_id] = _last_error(log)
-            if running:
-                time.sleep(0.1)
+                    stage = stages[stage_id]
+                    outcome.seconds[stage_id] = round(time.perf_counter() - started, 2)
+                    log = LOGS / f"{stage_id.replace(':', '-')}.log"
+                    if process.returncode == 0 and all(path.exists() for path in stage.outputs):
+                        graph.record(stage, state, outcome.seconds[stage_id])
+                        graph.cache_store(stage)
+                        outcome.ran.append(stage_id)
+                        done.add(stage_id)
+                    else:
+                        outcome.failed[stage_id] = _last_error(log)
+                if running:
+                    time.sleep(0.1)
+    except BaseException:  # Ctrl-C or a bug here: stop the stages instead of waiting for them at exit
+        for process, _, _ in running.values():
+            process.kill()
+        raise
     graph.cache_trim(lecture.build.cache_mb)
     return outcome

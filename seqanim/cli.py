@@ -24,7 +24,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from seqanim import graph, registry
+from seqanim import graph, launch, registry
 from seqanim.config import ROOT, Lecture, load
 from seqanim.errors import SeqanimError
 
@@ -202,6 +202,7 @@ def watch(interval: float) -> None:
         return {path: path.stat().st_mtime for path in watched if path.exists()}
 
     seen: dict[Path, float] = {}
+    launch.start(set(launch.PRELOAD), ROOT)  # one server for every rebuild: preload what any stage may need
     console.print("watching lecture.toml, scenes/, precompute/ and the kit; Ctrl-C stops")
     while True:
         now = snapshot()

@@ -18,15 +18,20 @@ from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext
 from pathlib import Path
 
-PRELOAD = {"experiment": ("numpy", "torch"), "scene": ("numpy", "manim"), "deck": ("numpy", "manim")}
+# What every worker imports. rich too: multiprocessing re-imports the parent's main module (the seqanim CLI) in each child.
+COMMON = ("numpy", "pydantic", "click", "rich")
+PRELOAD = {"experiment": (*COMMON, "torch"), "scene": (*COMMON, "manim"), "deck": (*COMMON, "manim")}
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
 
 _context: ForkServerContext | None = None
 
 
-def _server(kinds: set[str], cwd: Path) -> ForkServerContext:
-    """The forkserver, started on first use with every library the planned stages need."""
+def start(kinds: set[str], cwd: Path) -> ForkServerContext:
+    """The forkserver, started once per process with every library the given kinds of stage need.
+
+    A later build in the same process (`seqanim watch`) reuses it, so watch starts it with every kind.
+    """
     global _context
     if _context is None:
         context = multiprocessing.get_context("forkserver")
@@ -59,12 +64,13 @@ def _run_stage(argv: list[str], log: str, env: dict[str, str], cwd: str) -> None
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
-    descriptor = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    descriptor = os.open(log, os.O_WRONLY | os.O_APPEND)  # the parent created it empty
     sys.stdout.flush()
     sys.stderr.flush()
     os.dup2(descriptor, 1)
     os.dup2(descriptor, 2)
     os.close(descriptor)
+    sys.stdout.reconfigure(line_buffering=True)  # a killed stage keeps its log up to the last line
     from seqanim.worker import main
 
     main(argv, prog_name="seqanim.worker")  # exits through SystemExit; multiprocessing turns it into the exit code
@@ -74,7 +80,8 @@ class Stage:
     """A running stage with the part of subprocess.Popen's interface the executor uses."""
 
     def __init__(self, argv: list[str], log: Path, env: dict[str, str], cwd: Path, kinds: set[str]) -> None:
-        self.process = _server(kinds, cwd).Process(target=_run_stage, args=(argv, str(log), env, str(cwd)))
+        log.write_bytes(b"")  # before the child exists: a child that dies early leaves an empty log, not an old one
+        self.process = start(kinds, cwd).Process(target=_run_stage, args=(argv, str(log), env, str(cwd)))
         self.process.start()
 
     def poll(self) -> int | None:
@@ -85,4 +92,6 @@ class Stage:
         return self.process.exitcode
 
     def kill(self) -> None:
+        """Stop the stage and reap it."""
         self.process.kill()
+        self.process.join()

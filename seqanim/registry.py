@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from seqanim.config import ROOT, Lecture
-from seqanim.errors import UnknownNameError
+from seqanim.errors import ConfigError, UnknownNameError
 
 PRECOMPUTE_DIR = ROOT / "precompute"
 SCENES_DIR = ROOT / "scenes"
@@ -42,6 +42,16 @@ def _literal_tuple(node: ast.AST) -> tuple[str, ...]:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
+def _literal_seconds(node: ast.AST, path: Path) -> float:
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        value = None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ConfigError(f"{path.relative_to(ROOT)}: SECONDS must be a plain non-negative number (a cold build's time guess)")
+    return float(value)
+
+
 @lru_cache(maxsize=1)
 def experiments() -> dict[str, Experiment]:
     found: dict[str, Experiment] = {}
@@ -54,15 +64,15 @@ def experiments() -> dict[str, Experiment]:
         seconds = 0.1
         has_run = False
         for node in tree.body:
-            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
-            value = getattr(node, "value", None)
+            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else node.target if isinstance(node, ast.AnnAssign) else None
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
             if isinstance(target, ast.Name) and value is not None:
                 if target.id == "DEPENDS":
                     depends = _literal_tuple(value)
                 elif target.id == "EXTRA_OUTPUTS":
                     extra = _literal_tuple(value)
                 elif target.id == "SECONDS":
-                    seconds = float(ast.literal_eval(value))
+                    seconds = _literal_seconds(value, path)
             elif isinstance(node, ast.FunctionDef) and node.name == "run":
                 has_run = True
         if has_run:

@@ -40,6 +40,24 @@ def test_every_scene_and_experiment_is_in_the_graph(lecture_built: Path) -> None
     assert graph.pending(stages) == {}, "make test builds everything first: nothing may be stale"
 
 
+def test_a_cold_build_starts_the_longest_chains_first() -> None:
+    """With no timing history, the experiments' SECONDS hints order the work, and a stage inherits the
+    cost of the longest chain of pending stages waiting on it (critical-path scheduling)."""
+    stages = graph.plan(load(), "low")
+    priority = graph.priorities(stages, stages, state={})
+    for stage_id, stage in stages.items():
+        own = graph.expected_cost(stage, {})
+        waiting = [other for other, candidate in stages.items() if stage_id in candidate.deps]
+        assert priority[stage_id] == pytest.approx(own + max((priority[other] for other in waiting), default=0.0))
+    experiments = sorted((s for s in stages if s.startswith("experiment:")), key=lambda s: -priority[s])
+    seconds = {name: spec.seconds for name, spec in registry.experiments().items()}
+    two_longest = sorted(seconds, key=lambda name: -seconds[name])[:2]
+    assert {s.removeprefix("experiment:") for s in experiments[:2]} == set(two_longest)
+    assert priority["experiment:adding"] > graph.expected_cost(stages["experiment:adding"], {})  # lstm_inside waits on it
+    recorded = {stage_id: {"seconds": 99.0} for stage_id in stages}
+    assert graph.expected_cost(stages["experiment:positional"], recorded) == 99.0  # a measured time beats the hint
+
+
 def test_second_build_does_nothing(tree: Tree) -> None:
     before = tree.outputs()
     result = tree.run("build")
