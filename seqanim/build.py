@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from multiprocessing.connection import wait
 from pathlib import Path
 
 from rich.console import Console
@@ -140,8 +141,8 @@ def execute(
                         done.add(stage_id)
                     else:
                         outcome.failed[stage_id] = _last_error(log)
-                if running:
-                    time.sleep(0.1)
+                if running:  # until a stage ends (or the spinner's next tick), not a fixed poll interval
+                    wait([process.sentinel for process, _, _ in running.values()], timeout=0.1)
     except BaseException:  # Ctrl-C or a bug here: stop the stages instead of waiting for them at exit
         for process, _, _ in running.values():
             process.kill()

@@ -84,6 +84,11 @@ class Stage:
         self.process = start(kinds, cwd).Process(target=_run_stage, args=(argv, str(log), env, str(cwd)))
         self.process.start()
 
+    @property
+    def sentinel(self) -> int:
+        """Becomes ready when the stage's process ends (for multiprocessing.connection.wait)."""
+        return self.process.sentinel
+
     def poll(self) -> int | None:
         return self.process.exitcode
 
