@@ -348,7 +348,7 @@ class SinusoidalPositions(LectureSlide):
         )
         self.encoding = Heatmap(
             pe.T, row_title="dimension", col_title="position", cell_size=0.07, vmin=-1.0, vmax=1.0,
-            colormap=theme.diverging_colormap(), cell_stroke=0.0,
+            colormap=theme.diverging_colormap(), cell_stroke=0.0, dense=True,
         )
         self.encoding.to_edge(RIGHT, buff=0.5).shift(0.45 * DOWN)
         # Mark the rows of the drawn waves at the heatmap's left edge.
@@ -397,7 +397,7 @@ class SinusoidalPositions(LectureSlide):
         self.play(FadeOut(self.panels), FadeOut(self.panel_labels), FadeOut(self.curves), FadeOut(self.legend), FadeOut(self.marks), run_time=0.6)
         self.play(self.encoding.animate.to_edge(LEFT, buff=0.5), run_time=0.8)
         self.gram_map = Heatmap(
-            gram, row_title="position i", col_title="position j", cell_size=0.07, cell_stroke=0.0,
+            gram, row_title="position i", col_title="position j", cell_size=0.07, cell_stroke=0.0, dense=True,
         )
         self.gram_map.to_edge(RIGHT, buff=0.6).align_to(self.encoding.cells, DOWN)
         formula = MathTex(r"PE_i \cdot PE_j", font_size=theme.BODY_SIZE, color=theme.foreground()).next_to(self.gram_map.cells, UP, buff=0.2)
@@ -558,6 +558,7 @@ class RopeRotation(LectureSlide):
         key_text, key_number = _readout("key n =", float(offset), 1, theme.key_colour(), theme.BODY_SIZE)
         key_number.add_updater(lambda n: n.set_value(self.key_position.get_value()))
         _keep_right_of(key_number, key_text[0])
+        self.readout_numbers = (self.position_number, key_number)
         score_text, self.score_number = _readout("score =", float(run["sweep_scores"][0]), 4, theme.highlight(), theme.BODY_SIZE)
         readouts = VGroup(self.position_text, key_text, score_text)
         targets = VGroup(self.position_text.copy(), key_text.copy(), score_text.copy()).arrange(RIGHT, buff=0.8).next_to(self.wheels, DOWN, buff=0.55)
@@ -594,7 +595,8 @@ class RopeRotation(LectureSlide):
         self.add(self.query_position, self.key_position)
         self.play(shared.animate.set_value(float(shift)), run_time=3.5, rate_func=smooth)
         self.play(shared.animate.set_value(0.0), run_time=3.5, rate_func=smooth)
-        for mobject in (self.query_position, self.key_position, self.score_number):
+        # Freeze every readout: a live one that re-renders (say 0.0 as -0.0) changes its glyph count mid-fade.
+        for mobject in (self.query_position, self.key_position, self.score_number, *self.readout_numbers):
             mobject.clear_updaters()
 
     def score_matrix(self) -> None:
@@ -611,7 +613,7 @@ class RopeRotation(LectureSlide):
         ticks = [str(p) if p % 8 == 0 else "" for p in range(size)]
         self.matrix = Heatmap(
             scores, row_labels=ticks, col_labels=ticks, row_title="query position m", col_title="key position n",
-            cell_size=0.135, cell_stroke=0.0, fmt="{:.1f}",
+            cell_size=0.135, cell_stroke=0.0, fmt="{:.1f}", dense=True,
         )
         self.matrix.to_edge(LEFT, buff=0.45).shift(0.4 * DOWN)
         line = _diagonal_line(self.matrix, offset, theme.highlight())

@@ -94,6 +94,26 @@ def test_masked_cells_are_drawn_empty() -> None:
     assert np.abs(pixel_at(frame, heatmap.cell(0, 1).get_center()) - background).max() < 6
 
 
+def test_dense_heatmap_draws_what_the_cell_by_cell_one_draws() -> None:
+    """The dense drawing (one shape per colour level) against one square per cell: the same colour at every
+    cell centre and the same geometry, also after the heatmap is moved and scaled; a masked cell stays empty."""
+    values = np.sin(np.arange(24 * 30).reshape(24, 30) / 7.0)
+    values[3, 4] = -np.inf
+    pair = [Heatmap(values, cell_size=0.12, vmin=-1, vmax=1, cell_stroke=0.0, dense=dense).scale(1.3).shift(0.7 * LEFT) for dense in (False, True)]
+    frames = [render_frame(heatmap) for heatmap in pair]
+    rows, cols = values.shape
+    centres = [pair[0].cell(row, col).get_center() for row in range(rows) for col in range(cols)]
+    difference = np.array([np.abs(pixel_at(frames[0], point) - pixel_at(frames[1], point)).max() for point in centres])
+    assert difference.max() <= 4  # 256 colour levels: at most about one step apart (edges differ only in anti-aliasing)
+    assert len(pair[1].cells) < values.size / 2
+    for row, col in ((0, 0), (11, 17), (23, 29)):
+        assert np.allclose(pair[1].cell(row, col).get_center(), pair[0].cell(row, col).get_center())
+    background = np.array(theme.background().to_rgb()) * 255
+    assert np.abs(pixel_at(frames[1], pair[1].cell(3, 4).get_center()) - background).max() < 6
+    with pytest.raises(ValueError, match="dense"):
+        pair[1].animate_values(values)
+
+
 def test_bars_scale_with_values_and_readouts_follow() -> None:
     bars = Bars([0.4011, 0.1978, 0.4011], ["A", "B", "C"], max_value=1.0, height=3.0)
     heights = [bar.height for bar in bars.bars]

@@ -22,6 +22,7 @@ from manim import (
     Square,
     SurroundingRectangle,
     VGroup,
+    VMobject,
     interpolate_color,
 )
 
@@ -65,7 +66,14 @@ class Heatmap(VGroup):
 
     values: (rows, cols). Non-finite entries (masked, -inf) are drawn empty. `cell_stroke=0` drops the cell
     outlines, for dense matrices whose cells are only a few pixels wide.
+
+    `dense=True` is for big matrices that are shown, moved and faded but not recoloured cell by cell (the
+    positional-encoding and Gram matrices, thousands of cells): cells are drawn as one filled shape per
+    colour level (256 levels, runs of equal level merged), so a frame draws ~256 shapes instead of one per
+    cell. `cell(i, j)`, `row(i)` and `column(j)` still give each cell's geometry.
     """
+
+    DENSE_LEVELS = 256
 
     def __init__(
         self,
@@ -86,6 +94,7 @@ class Heatmap(VGroup):
         colourbar: bool = True,
         col_labels_on_top: bool = False,
         cell_stroke: float = 1.0,
+        dense: bool = False,
     ) -> None:
         super().__init__()
         self.values = np.array(values, dtype=float)
@@ -96,13 +105,20 @@ class Heatmap(VGroup):
         self.colormap = list(colormap or theme.heatmap_colormap())
         self.fmt = fmt
         self.cell_size = cell_size
+        self.dense = dense
+        if dense and annotate:
+            raise ValueError("a dense Heatmap cannot annotate its cells; use dense=False")
 
-        self.cells = VGroup(
-            *[
-                Square(side_length=cell_size, stroke_width=cell_stroke, stroke_color=theme.background(), fill_opacity=1)
-                for _ in range(rows * cols)
-            ]
-        ).arrange_in_grid(rows=rows, cols=cols, buff=0)
+        if dense:
+            self.cells = VGroup()
+            self._draw_dense(self.values)
+        else:
+            self.cells = VGroup(
+                *[
+                    Square(side_length=cell_size, stroke_width=cell_stroke, stroke_color=theme.background(), fill_opacity=1)
+                    for _ in range(rows * cols)
+                ]
+            ).arrange_in_grid(rows=rows, cols=cols, buff=0)
         self.add(self.cells)
         self.annotations = VGroup()
         if annotate:
@@ -112,7 +128,8 @@ class Heatmap(VGroup):
                 self.annotations.add(label)
             self.annotations.set_z_index(1)  # AnimationGroup leaves cells on top otherwise
             self.add(self.annotations)
-        self.recolour(self.values)
+        if not dense:
+            self.recolour(self.values)
 
         self.row_labels = VGroup()
         if row_labels is not None:
@@ -149,15 +166,66 @@ class Heatmap(VGroup):
         return self.values.shape  # type: ignore[return-value]
 
     def cell(self, row: int, col: int) -> Square:
+        if self.dense:  # geometry only: a square where the cell is drawn now
+            return Square(side_length=self._cell_width()).move_to(self._cell_centre(row, col))
         return self.cells[row * self.shape[1] + col]
 
     def row(self, row: int) -> VGroup:
+        if self.dense:
+            return VGroup(self._span(row, row, 0, self.shape[1] - 1))
         cols = self.shape[1]
         return VGroup(*self.cells[row * cols : (row + 1) * cols])
 
     def column(self, col: int) -> VGroup:
+        if self.dense:
+            return VGroup(self._span(0, self.shape[0] - 1, col, col))
         rows, cols = self.shape
         return VGroup(*[self.cells[r * cols + col] for r in range(rows)])
+
+    # --- dense drawing ----------------------------------------------------------------------------------
+
+    def _cell_width(self) -> float:
+        return self.cells.width / self.shape[1]  # follows any scaling of the heatmap
+
+    def _cell_centre(self, row: int, col: int) -> np.ndarray:
+        width = self._cell_width()
+        return self.cells.get_corner(UP + LEFT) + np.array([(col + 0.5) * width, -(row + 0.5) * width, 0.0])
+
+    def _span(self, top: int, bottom: int, left: int, right: int) -> Rectangle:
+        width = self._cell_width()
+        corner = self.cells.get_corner(UP + LEFT)
+        rectangle = Rectangle(width=(right - left + 1) * width, height=(bottom - top + 1) * width)
+        return rectangle.move_to(corner + np.array([(left + right + 1) / 2 * width, -(top + bottom + 1) / 2 * width, 0.0]))
+
+    def _draw_dense(self, values: np.ndarray) -> None:
+        """One filled VMobject per colour level; each horizontal run of equal level is one rectangle in it."""
+        rows, cols = values.shape
+        size, levels = self.cell_size, self.DENSE_LEVELS
+        span = (self.vmax - self.vmin) or 1.0
+        level = np.where(np.isfinite(values), np.rint(np.clip((values - self.vmin) / span, 0, 1) * (levels - 1)), -1).astype(int)
+        origin = np.array([-cols * size / 2, rows * size / 2, 0.0])  # top-left corner, grid centred on ORIGIN
+        shapes: dict[int, VMobject] = {}
+        for row in range(rows):
+            start = 0
+            for col in range(1, cols + 1):
+                if col < cols and level[row, col] == level[row, start]:
+                    continue
+                key = int(level[row, start])
+                if key not in shapes:
+                    colour = theme.background() if key < 0 else colour_for(self.vmin + span * key / (levels - 1), self.vmin, self.vmax, self.colormap)
+                    shapes[key] = VMobject(fill_color=colour, fill_opacity=1, stroke_width=0)
+                # Overlap the next run and row by a sliver (not past the grid's edge), so no background shows at seams.
+                width = (col - start) * size + (0.06 * size if col < cols else 0.0)
+                height = size + (0.06 * size if row < rows - 1 else 0.0)
+                left = origin + np.array([start * size, -row * size, 0.0])
+                corners = [left, left + [width, 0, 0], left + [width, -height, 0], left + [0, -height, 0], left]
+                shapes[key].start_new_path(corners[0])
+                shapes[key].add_points_as_corners(corners[1:])
+                start = col
+        centre = self.cells.get_center() if len(self.cells) else None
+        self.cells.submobjects = [shapes[key] for key in sorted(shapes)]
+        if centre is not None:
+            self.cells.move_to(centre)
 
     def row_box(self, row: int, colour: ManimColor | None = None) -> SurroundingRectangle:
         return SurroundingRectangle(self.row(row), buff=0.03, color=colour or theme.highlight(), stroke_width=4)
@@ -181,6 +249,12 @@ class Heatmap(VGroup):
     def recolour(self, values: np.ndarray, rows: Sequence[int] | None = None) -> "Heatmap":
         """Set cell colours (and annotation colours) from `values`, in place; no animation."""
         values = np.asarray(values, dtype=float)
+        if self.dense:
+            if rows is not None:
+                values = np.where(np.isin(np.arange(self.shape[0]), list(rows))[:, None], values, self.values)
+            self.values = values.copy()
+            self._draw_dense(values)
+            return self
         cols = self.shape[1]
         for index, cell in enumerate(self.cells):
             if rows is not None and index // cols not in rows:
@@ -193,6 +267,8 @@ class Heatmap(VGroup):
 
     def animate_values(self, values: np.ndarray, rows: Sequence[int] | None = None) -> Animation:
         """Animate cells to new values. Annotations keep their text; use `annotation_targets` to change numbers."""
+        if self.dense:
+            raise ValueError("a dense Heatmap is not animated cell by cell; use recolour() or dense=False")
         target = np.asarray(values, dtype=float)
         cols = self.shape[1]
         animations = []
@@ -215,6 +291,8 @@ class Heatmap(VGroup):
 
     def blank(self) -> "Heatmap":
         """Paint every cell as empty (to be filled row by row)."""
+        if self.dense:
+            raise ValueError("a dense Heatmap cannot be blanked cell by cell; use dense=False")
         for cell in self.cells:
             cell.set_fill(theme.background(), opacity=1).set_stroke(theme.muted(), width=1)
         for label in self.annotations:
