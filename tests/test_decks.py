@@ -1,28 +1,30 @@
 """Decks against the real tools: Chromium plays the HTML deck offline, the Qt presenter runs offscreen,
 python-pptx and pypdf read the PowerPoint and the handout back, ffprobe reads the joined video.
 
-A small deck keeps this fast: `test-mini` = the title card + HiddenStateDynamics. Its outputs are
-removed afterwards (every path `deck_outputs` lists).
+A small deck keeps this fast: `test-mini` = the title card + HiddenStateDynamics. Every deck here is
+exported in an isolated copy of the built lecture (tests/tree.py), by the copy's own seqanim in a child
+process: the real slides/ and renders/ are never written, so an interrupted run leaves nothing behind there
+and a concurrent build never meets a test deck.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 from seqanim import decks, registry
 from seqanim.config import ROOT, Deck, Decks, Lecture, load
-from seqanim.errors import SeqanimError
-from seqanim.present import present_command
+from tests.tree import Tree, make_tree
 
 QUALITY = "low"
 SCENE = "HiddenStateDynamics"
@@ -31,33 +33,81 @@ PAIR = "test-pair"  # the same scene twice: two chapters, the second starting wh
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
 
+# What a child process in the copy runs before its body (see `_call`).
+CHILD_PRELUDE = """\
+import json, sys
+from pathlib import Path
+from seqanim import decks
+from seqanim.config import Lecture
+from seqanim.errors import SeqanimError
+from seqanim.present import present, present_command
+lecture = Lecture.model_validate_json(Path(sys.argv[1]).read_text())
+"""
 
-def _report(scene: str) -> dict[str, Any]:
-    return json.loads((ROOT / "renders" / QUALITY / f"{scene}.report.json").read_text())
+
+class Export(NamedTuple):
+    """A deck exported in the copy: where, with which parameters, and what `export_deck` returned."""
+
+    tree: Tree
+    lecture: Lecture
+    written: dict[str, Path]
 
 
-def _remove(path: Path) -> None:
-    if path.is_dir():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        path.unlink(missing_ok=True)
+def _report(tree: Tree, scene: str) -> dict[str, Any]:
+    return json.loads((tree.root / "renders" / QUALITY / f"{scene}.report.json").read_text())
+
+
+def _call(tree: Tree, lecture: Lecture, body: str, *, timeout: float = 600, env: dict[str, str] | None = None) -> Any:
+    """Run `body` in a child process that imports the copy's seqanim (cwd and PYTHONPATH are the copy, so its
+    ROOT, and every path it writes, lie in the copy), with `lecture` bound; return what `body` assigns to
+    `result`, passed back as JSON (paths as strings); None when `body` exits first (`sys.exit(...)`, which
+    must exit 0)."""
+    with tempfile.TemporaryDirectory(prefix="seqanim-decks-") as tmp:
+        config, answer = Path(tmp) / "lecture.json", Path(tmp) / "result.json"
+        config.write_text(lecture.model_dump_json())
+        code = f"{CHILD_PRELUDE}{body}\nPath(sys.argv[2]).write_text(json.dumps(result, default=str))\n"
+        # Its own process group, so a hung child (the Qt presenter and its manim-slides child) is stopped as a whole.
+        process = subprocess.Popen(
+            [sys.executable, "-c", code, str(config), str(answer)],
+            cwd=tree.root, env={**os.environ, "PYTHONPATH": str(tree.root), **(env or {})},
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        )
+        try:
+            _, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            pytest.fail(f"the child process did not exit within {timeout:.0f} s: {body}")
+        assert process.returncode == 0, stderr[-2000:]
+        return json.loads(answer.read_text()) if answer.exists() else None
+
+
+def _export(tree: Tree, lecture: Lecture, deck: str, formats: tuple[str, ...] = decks.FORMATS) -> dict[str, Path]:
+    """`decks.export_deck(lecture, deck, QUALITY, formats=formats)`, run in the copy."""
+    written = _call(tree, lecture, f"result = decks.export_deck(lecture, {deck!r}, {QUALITY!r}, formats={formats!r})")
+    return {name: Path(path) for name, path in written.items()}
 
 
 @pytest.fixture(scope="module")
-def mini(lecture_built: Path) -> Iterator[tuple[Lecture, dict[str, Path]]]:
-    """The small deck, exported in every format (with the standalone HTML), removed afterwards."""
-    base = load()
+def deck_tree(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> Tree:
+    """The copy every deck of this module is exported in. Its slides/ and renders/ are folders of its own
+    (only the files in them are hard links, and exports replace files by rename, never in place), so what
+    an export writes there never appears in the real tree."""
+    tree = make_tree(tmp_path_factory.mktemp("decks") / "lecture")
+    for folder in ("slides", "renders"):
+        assert not (tree.root / folder / QUALITY).samefile(ROOT / folder / QUALITY)
+    return tree
+
+
+@pytest.fixture(scope="module")
+def mini(deck_tree: Tree) -> Export:
+    """The small deck, exported in every format (with the standalone HTML) in the copy."""
+    base = load(deck_tree.root / "lecture.toml")
     lecture = base.model_copy(update={"decks": Decks(one_file=True, handout_notes=True, items={
         MINI: Deck(title="Mini lecture", scenes=[SCENE]),
         PAIR: Deck(title="Pair", scenes=[SCENE, SCENE]),
     })})
-    try:
-        written = decks.export_deck(lecture, MINI, QUALITY)
-        yield lecture, written
-    finally:
-        for deck in (MINI, PAIR):
-            for path in decks.deck_outputs(lecture, deck, QUALITY).values():
-                _remove(path)
+    return Export(deck_tree, lecture, _export(deck_tree, lecture, MINI))
 
 
 def _browse(url: str, *, allowed: tuple[str, ...]) -> tuple[list[dict[str, Any]], list[str], list[str], Any]:
@@ -116,12 +166,11 @@ def _normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_html_deck_plays_offline_with_notes(mini: tuple[Lecture, dict[str, Path]]) -> None:
-    _, written = mini
-    html = written["html"]
-    assert html == ROOT / "slides" / QUALITY / f"{MINI}.html"
+def test_html_deck_plays_offline_with_notes(mini: Export) -> None:
+    html = mini.written["html"]
+    assert html == mini.tree.root / "slides" / QUALITY / f"{MINI}.html"
     states, notes, left, speaker_text = _browse(html.as_uri(), allowed=("file:",))
-    report = _report(SCENE)
+    report = _report(mini.tree, SCENE)
     assert len(states) == 1 + report["slides"]  # title card + the scene's slides
     assert [s["slide"] for s in states] == list(range(len(states)))
     assert all(s["readyState"] >= 2 and s["width"] == report["resolution"][0] for s in states), states
@@ -132,11 +181,10 @@ def test_html_deck_plays_offline_with_notes(mini: tuple[Lecture, dict[str, Path]
     assert _normalise(report["notes"][0]) in _normalise(speaker_text)
 
 
-def test_html_deck_carries_revealjs_and_no_url(mini: tuple[Lecture, dict[str, Path]]) -> None:
-    _, written = mini
-    text = written["html"].read_text()
-    assets = written["html"].parent / f"{MINI}_assets"
-    version = json.loads((ROOT / "node_modules" / "reveal.js" / "package.json").read_text())["version"]
+def test_html_deck_carries_revealjs_and_no_url(mini: Export) -> None:
+    text = mini.written["html"].read_text()
+    assets = mini.written["html"].parent / f"{MINI}_assets"
+    version = json.loads((mini.tree.root / "node_modules" / "reveal.js" / "package.json").read_text())["version"]
     assert version.startswith("6.0.")
     for needed in ("reveal.js/dist/reveal.js", "reveal.js/dist/reveal.css", "reveal.js/dist/plugin/notes.js"):
         assert (assets / needed).is_file()
@@ -146,25 +194,23 @@ def test_html_deck_carries_revealjs_and_no_url(mini: tuple[Lecture, dict[str, Pa
     assert "cdn.jsdelivr" not in text and "unpkg" not in text
 
 
-def test_standalone_html_is_one_file(mini: tuple[Lecture, dict[str, Path]], tmp_path: Path) -> None:
-    _, written = mini
+def test_standalone_html_is_one_file(mini: Export, tmp_path: Path) -> None:
     alone = tmp_path / "deck.html"
-    shutil.copyfile(written["standalone"], alone)  # nothing next to it: everything must be inside
+    shutil.copyfile(mini.written["standalone"], alone)  # nothing next to it: everything must be inside
     states, notes, left, _ = _browse(alone.as_uri(), allowed=(alone.as_uri(),))
-    report = _report(SCENE)
+    report = _report(mini.tree, SCENE)
     assert len(states) == 1 + report["slides"]
     assert all(s["readyState"] >= 2 for s in states), states
     assert left == [], f"the standalone deck fetched: {left}"
     assert notes[1:] == report["notes"]
 
 
-def test_pptx_has_one_movie_per_slide(mini: tuple[Lecture, dict[str, Path]]) -> None:
+def test_pptx_has_one_movie_per_slide(mini: Export) -> None:
     from pptx import Presentation
     from pptx.enum.shapes import MSO_SHAPE_TYPE
 
-    _, written = mini
-    report = _report(SCENE)
-    presentation = Presentation(str(written["pptx"]))
+    report = _report(mini.tree, SCENE)
+    presentation = Presentation(str(mini.written["pptx"]))
     slides = list(presentation.slides)
     assert len(slides) == 1 + report["slides"]
     for slide in slides:
@@ -175,12 +221,11 @@ def test_pptx_has_one_movie_per_slide(mini: tuple[Lecture, dict[str, Path]]) -> 
     assert presentation.slide_width == report["resolution"][0] * 9525
 
 
-def test_pdf_handout_one_page_per_slide_with_notes(mini: tuple[Lecture, dict[str, Path]]) -> None:
+def test_pdf_handout_one_page_per_slide_with_notes(mini: Export) -> None:
     from pypdf import PdfReader
 
-    _, written = mini
-    report = _report(SCENE)
-    pages = PdfReader(str(written["pdf"])).pages
+    report = _report(mini.tree, SCENE)
+    pages = PdfReader(str(mini.written["pdf"])).pages
     assert len(pages) == 1 + report["slides"]
     for number, note in enumerate(report["notes"], start=2):
         text = _normalise(pages[number - 1].extract_text())
@@ -188,21 +233,20 @@ def test_pdf_handout_one_page_per_slide_with_notes(mini: tuple[Lecture, dict[str
         assert _normalise(note) in text, (note, text)
 
 
-def test_pdf_handout_without_notes(mini: tuple[Lecture, dict[str, Path]]) -> None:
+def test_pdf_handout_without_notes(mini: Export) -> None:
     from pypdf import PdfReader
 
-    lecture, _ = mini
-    quiet = lecture.model_copy(update={"decks": lecture.decks.model_copy(update={"handout_notes": False})})
-    path = decks.export_deck(quiet, MINI, QUALITY, formats=("pdf",))["pdf"]
+    quiet = mini.lecture.model_copy(update={"decks": mini.lecture.decks.model_copy(update={"handout_notes": False})})
+    path = _export(mini.tree, quiet, MINI, ("pdf",))["pdf"]
     text = _normalise(PdfReader(str(path)).pages[1].extract_text())
-    assert _report(SCENE)["notes"][0][:30] not in text
+    assert _report(mini.tree, SCENE)["notes"][0][:30] not in text
     assert "Hidden state dynamics" in text
 
 
-def test_joined_video_has_a_chapter_per_scene(mini: tuple[Lecture, dict[str, Path]]) -> None:
-    lecture, written = mini
-    pair = decks.export_deck(lecture, PAIR, QUALITY, formats=("video",))
-    duration = _report(SCENE)["duration"]
+def test_joined_video_has_a_chapter_per_scene(mini: Export) -> None:
+    written = mini.written
+    pair = _export(mini.tree, mini.lecture, PAIR, ("video",))
+    duration = _report(mini.tree, SCENE)["duration"]
     for path, scenes in ((written["video"], [SCENE]), (pair["video"], [SCENE, SCENE])):
         probe = json.loads(subprocess.run(
             ["ffprobe", "-v", "error", "-show_chapters", "-show_format", "-of", "json", str(path)],
@@ -217,50 +261,49 @@ def test_joined_video_has_a_chapter_per_scene(mini: tuple[Lecture, dict[str, Pat
     assert written["thumbnail"].is_file() and pair["thumbnail"].is_file()
 
 
-def test_every_listed_output_exists_and_no_temp_file_is_left(mini: tuple[Lecture, dict[str, Path]]) -> None:
-    lecture, written = mini
-    outputs = decks.deck_outputs(lecture, MINI, QUALITY)
+def test_every_listed_output_exists_and_no_temp_file_is_left(mini: Export) -> None:
+    root, written = mini.tree.root, mini.written
+    outputs = decks.deck_outputs(mini.lecture, MINI, QUALITY)
+    # deck_outputs names paths in the real tree (this process's ROOT); the export wrote them under the copy's.
+    outputs = {name: root / path.relative_to(ROOT) for name, path in outputs.items()}
     assert set(written) <= set(outputs)
+    assert all(written[name] == outputs[name] for name in written)
     for name, path in outputs.items():
         assert path.exists(), name
-    for folder in (ROOT / "slides" / QUALITY, ROOT / "renders" / QUALITY, ROOT / "slides" / QUALITY / "cards"):
+    for folder in (root / "slides" / QUALITY, root / "renders" / QUALITY, root / "slides" / QUALITY / "cards"):
         leftovers = [p.name for p in folder.iterdir() if p.name.startswith(".") and (".tmp" in p.name or ".stage-" in p.name or ".old-" in p.name)]
         assert leftovers == []
     # Published files are readable by others (temporary files start as 0600).
     assert all(os.stat(written[k]).st_mode & 0o044 == 0o044 for k in ("html", "pdf", "pptx", "video", "standalone"))
 
 
-def test_qt_presenter_runs_offscreen(mini: tuple[Lecture, dict[str, Path]], tmp_path: Path) -> None:
-    lecture, _ = mini
-    config = tmp_path / "lecture.json"
-    config.write_text(lecture.model_dump_json())
-    code = (
-        "import sys; from pathlib import Path; from seqanim.config import Lecture; from seqanim.present import present; "
-        f"lecture = Lecture.model_validate_json(Path({str(config)!r}).read_text()); "
+def test_qt_presenter_runs_offscreen(mini: Export) -> None:
+    body = (
         f"sys.exit(present(lecture, {MINI!r}, {QUALITY!r}, fullscreen=False, screen=None, start_at=None, "
         "extra=['--skip-all', '--exit-after-last-slide', '--playback-rate', '4']))"  # 4x: the scene lasts ~30 s
     )
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    # Its own process group, so a hung presenter (and the manim-slides child) can be stopped as a whole.
-    process = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        _, stderr = process.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        pytest.fail("the Qt presenter did not exit within 120 s")
-    assert process.returncode == 0, stderr[-2000:]
+    _call(mini.tree, mini.lecture, body, timeout=120, env={"QT_QPA_PLATFORM": "offscreen"})
 
 
-def test_presenter_command_line(mini: tuple[Lecture, dict[str, Path]]) -> None:
-    lecture, _ = mini
-    command = present_command(lecture, MINI, QUALITY, fullscreen=True, screen=1, start_at=3)
-    assert command[command.index("--folder") + 1] == str(ROOT / "slides" / QUALITY)
+def test_presenter_command_line(mini: Export) -> None:
+    # In the copy: present_command renders the deck's cards when they are missing.
+    beyond = 1 + _report(mini.tree, SCENE)["slides"] + 1
+    body = f"""\
+command = present_command(lecture, {MINI!r}, {QUALITY!r}, fullscreen=True, screen=1, start_at=3)
+try:
+    present_command(lecture, {MINI!r}, {QUALITY!r}, fullscreen=False, screen=None, start_at={beyond})
+    outside = None
+except SeqanimError as error:
+    outside = str(error)
+result = {{"command": command, "outside": outside}}"""
+    result = _call(mini.tree, mini.lecture, body)
+    command, outside = result["command"], result["outside"]
+    assert command[command.index("--folder") + 1] == str(mini.tree.root / "slides" / QUALITY)
     assert "--full-screen" in command and command[command.index("--screen") + 1] == "1"
     assert command[command.index("--start-at") + 1] == "1,1"  # slide 3 = the scene's second slide
     assert command[-2:] == [f"cards/{MINI}-title", SCENE]
-    with pytest.raises(SeqanimError, match="outside"):
-        present_command(lecture, MINI, QUALITY, fullscreen=False, screen=None, start_at=1 + _report(SCENE)["slides"] + 1)
+    assert outside is not None, "a start slide beyond the deck must raise SeqanimError"
+    assert re.search("outside", outside), outside
 
 
 def test_rnn_deck_references_only_existing_scenes() -> None:
@@ -280,26 +323,22 @@ def test_full_deck_gets_a_divider_per_part() -> None:
     assert card_ids == ["card:full-title"] + [f"card:full-part-{k}-{part}" for k, (part, _) in enumerate(groups, start=1)]
 
 
-def test_divider_cards_are_real_slides(lecture_built: Path) -> None:
+def test_divider_cards_are_real_slides(deck_tree: Tree) -> None:
     """A deck spanning two parts: title card, then a divider before each part, each with notes."""
     from pptx import Presentation
 
     first, second = SCENE, "EchoOfAPulse"
-    base = load()
+    base = load(deck_tree.root / "lecture.toml")
     lecture = base.model_copy(update={"decks": Decks(items={
         "test-part-a": Deck(title="Part A", scenes=[first]),
         "test-part-b": Deck(title="Part B", scenes=[second]),
         "test-parts": Deck(title="Two parts", scenes=[first, second]),
     })})
-    try:
-        path = decks.export_deck(lecture, "test-parts", QUALITY, formats=("pptx",))["pptx"]
-        notes = [slide.notes_slide.notes_text_frame.text for slide in Presentation(str(path)).slides]
-        a, b = _report(first), _report(second)
-        assert len(notes) == 1 + 1 + a["slides"] + 1 + b["slides"]
-        assert notes[0].startswith(f"Two parts: 2 parts, 2 scenes, {a['slides'] + b['slides']} slides")
-        assert notes[1].startswith(f"Part 1 of 2: Part A. 1 scene, {a['slides']} slides")
-        assert notes[2 + a["slides"]].startswith(f"Part 2 of 2: Part B. 1 scene, {b['slides']} slides")
-        assert notes[2 : 2 + a["slides"]] == a["notes"]
-    finally:
-        for path in decks.deck_outputs(lecture, "test-parts", QUALITY).values():
-            _remove(path)
+    path = _export(deck_tree, lecture, "test-parts", ("pptx",))["pptx"]
+    notes = [slide.notes_slide.notes_text_frame.text for slide in Presentation(str(path)).slides]
+    a, b = _report(deck_tree, first), _report(deck_tree, second)
+    assert len(notes) == 1 + 1 + a["slides"] + 1 + b["slides"]
+    assert notes[0].startswith(f"Two parts: 2 parts, 2 scenes, {a['slides'] + b['slides']} slides")
+    assert notes[1].startswith(f"Part 1 of 2: Part A. 1 scene, {a['slides']} slides")
+    assert notes[2 + a["slides"]].startswith(f"Part 2 of 2: Part B. 1 scene, {b['slides']} slides")
+    assert notes[2 : 2 + a["slides"]] == a["notes"]
