@@ -1,18 +1,21 @@
 """Hand-written backward passes through time for the recurrences the experiments train: same models, faster.
 
-On a CPU, at the notebooks' sizes (batch 64-128, hidden 64), training time goes into the overhead of
-autograd's ~30 small ops per time step rather than into arithmetic. Here each recurrence is one custom
-autograd Function: the forward loop runs a matmul and a few elementwise ops per step, the step-local
-factors of the backward are computed for all steps at once, the backward loop is one matmul and a few
-elementwise ops per step, and weight gradients are summed over every step in one matmul at the end.
+On a CPU, at the notebooks' sizes (batch 64-128, hidden 64), much of the training time goes into the
+overhead of autograd's ~30 small ops per time step. Here each recurrence is one custom autograd Function:
+the forward loop runs a matmul and a few elementwise ops per step, the step-local factors of the backward
+are computed for all steps at once, the backward loop is one matmul and a few elementwise ops per step,
+and weight gradients are summed over every step in one matmul at the end. Measured per training step
+(one core, same machine, side by side): adding RNN 3.7 -> 2.9 ms, adding GRU 10.4 -> 9.5 ms, seq2seq
+reverse 6.8 -> 5.7 ms, seq2seq sort 10.1 -> 9.2 ms (the rest is matmul arithmetic, which stays).
 
-- `RNN` (tanh) and `GRU` are nn.RNN and nn.GRU (same parameters, initialisation and state dict, so a seed gives the notebook's initial
-  weights) trained through them; a bidirectional GRU runs both directions in one loop.
+- `RNN` (tanh) and `GRU` are nn.RNN and nn.GRU (same parameters, initialisation and state dict, so a seed
+  gives the notebook's initial weights) trained through them; a bidirectional GRU runs both directions in
+  one loop. Without grad (evaluation) they run nn's own forward.
 - `AttentionDecoderRecurrence` is the teacher-forced decoder of seq2seq_model.
 
-tests/test_bptt.py checks values and gradients against nn.GRU and the step-by-step decoder in float64.
+tests/test_bptt.py checks values and gradients against nn.RNN, nn.GRU and the step-by-step decoder in
+float64 (and float32, as trained).
 """
-
 from __future__ import annotations
 
 from typing import Any
