@@ -8,6 +8,7 @@ at the copy, so its own seqanim, precompute and scenes are imported.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -72,7 +73,22 @@ def make_tree(destination: Path) -> Tree:
     (destination / ".seqanim").mkdir()
     if state.exists():
         shutil.copy2(state, destination / ".seqanim" / "state.json")
-    if (ROOT / ".seqanim" / "cache").exists():
+    cache = ROOT / ".seqanim" / "cache"
+    if cache.exists():
         # Real copies: cache entries share inodes with the real outputs, and tests here damage files in place.
-        shutil.copytree(ROOT / ".seqanim" / "cache", destination / ".seqanim" / "cache")
+        # Not every entry: the tests build only low quality, and old deck exports (tens of MB each) pile up.
+        current = {entry["key"] for entry in json.loads(state.read_text()).values()} if state.exists() else set()
+        for entry in cache.iterdir():
+            if entry.is_dir() and _needed(entry, current):
+                shutil.copytree(entry, destination / ".seqanim" / "cache" / entry.name)
     return Tree(destination)
+
+
+def _needed(entry: Path, current: set[str]) -> bool:
+    """Experiments and low-quality scenes, every version (tests switch parameters back); decks: the current ones."""
+    try:
+        stage = json.loads((entry / "COMPLETE").read_text())["stage"]
+    except (OSError, ValueError, KeyError):
+        return False  # unfinished or foreign: the build would not restore it either
+    kind, _, rest = stage.partition(":")
+    return kind == "experiment" or (rest.startswith("low:") and (kind == "scene" or entry.name in current))
