@@ -36,6 +36,49 @@ def one_minus_square(x: torch.Tensor) -> torch.Tensor:
     return torch.mul(x, x).neg_().add_(1)
 
 
+# --- the GRU cell, shared by GRURecurrence and the attention decoder ---------------------------------------
+# Gate order as nn.GRU: r (reset), z (update), n (candidate); n = tanh(gi_n + r * (W_hn h + b_hn)) and
+# h' = (1 - z) n + z h. gi and gh are the input's and the previous state's shares of the gates.
+
+
+def gru_views(gates: torch.Tensor) -> list[tuple[torch.Tensor, ...]]:
+    """Per step, the (r and z, n, r, z) views into `gates` (T, ..., 3H) that gru_cell_ writes: made once,
+    because indexing inside the loop would cost as much as the elementwise ops."""
+    hidden = gates.size(-1) // 3
+    parts = (gates[..., : 2 * hidden], gates[..., 2 * hidden :], gates[..., :hidden], gates[..., hidden : 2 * hidden])
+    return list(zip(*(part.unbind(0) for part in parts)))
+
+
+def gru_cell_(gi_rz: torch.Tensor, gi_n: torch.Tensor, gh_rz: torch.Tensor, gh_n: torch.Tensor, gates: tuple[torch.Tensor, ...], previous: torch.Tensor, out: torch.Tensor) -> None:
+    """One step, written in place: r, z, n into the step's `gates` views (gru_views), the new state into `out`."""
+    rz, candidate, reset, update = gates
+    torch.add(gi_rz, gh_rz, out=rz).sigmoid_()
+    fast_tanh_(torch.addcmul(gi_n, reset, gh_n, out=candidate))
+    torch.lerp(candidate, previous, update, out=out)
+
+
+def gru_factors(gates: torch.Tensor, previous: torch.Tensor, gh_n: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """For all steps at once, what the backward multiplies the incoming gradient dh by:
+    reset r, update z, and d h'/d(n pre-activation), d h'/d(z pre-activation), d(n pre)/d(r pre)."""
+    reset, update, candidate = gates.split(previous.size(-1), -1)
+    keep = update.neg().add_(1)
+    through_candidate = keep * one_minus_square(candidate)  # (1 - z)(1 - n^2)
+    through_update = (previous - candidate).mul_(update).mul_(keep)  # (h - n) z (1 - z)
+    through_reset = reset.neg().add_(1).mul_(reset).mul_(gh_n)  # r (1 - r) (W_hn h + b_hn)
+    return reset, update, through_candidate, through_update, through_reset
+
+
+def gru_cell_backward_(grad_h: torch.Tensor, factors: tuple[torch.Tensor, ...], grad_reset: torch.Tensor, grad_update: torch.Tensor, grad_n: torch.Tensor, grad_gh_n: torch.Tensor) -> torch.Tensor:
+    """One step back: the gradients of the r, z and n pre-activations (and of gh_n) from dh', written in
+    place; returns dh' z, the part of dh that skips the gates."""
+    reset, update, through_candidate, through_update, through_reset = factors
+    torch.mul(grad_h, through_candidate, out=grad_n)
+    torch.mul(grad_n, through_reset, out=grad_reset)
+    torch.mul(grad_h, through_update, out=grad_update)
+    torch.mul(grad_n, reset, out=grad_gh_n)
+    return grad_h.mul_(update)
+
+
 class GRURecurrence(torch.autograd.Function):
     """h_t = GRU(h_{t-1}; input gates gi_t) for t = 1..T, for D independent directions at once.
 
@@ -55,43 +98,30 @@ class GRURecurrence(torch.autograd.Function):
         split = [2 * hidden, hidden]
         input_rz, input_n = (part.unbind(0) for part in input_gates.split(split, -1))
         hidden_rz, hidden_n = (part.unbind(0) for part in hidden_gates.split(split, -1))
-        gate_rz, candidate = (part.unbind(0) for part in gates.split(split, -1))
-        reset, update = (part.unbind(0) for part in gates[..., : 2 * hidden].split(hidden, -1))
-        state, hidden_product = states.unbind(0), hidden_gates.unbind(0)
+        cell, state, hidden_product = gru_views(gates), states.unbind(0), hidden_gates.unbind(0)
         weight, bias = weight_hh.transpose(1, 2), bias_hh.unsqueeze(1)
         for t in range(steps):
             torch.baddbmm(bias, state[t], weight, out=hidden_product[t])
-            torch.add(input_rz[t], hidden_rz[t], out=gate_rz[t]).sigmoid_()
-            fast_tanh_(torch.addcmul(input_n[t], reset[t], hidden_n[t], out=candidate[t]))
-            torch.lerp(candidate[t], state[t], update[t], out=state[t + 1])
-        reset, update, candidate = gates.split(hidden, -1)
-        # d h_t / d(pre-activations), except for the incoming gradient: one vectorised op each over all steps.
-        keep = update.neg().add_(1)
-        through_candidate = keep * one_minus_square(candidate)  # (1 - z)(1 - n^2)
-        through_update = (states[:-1] - candidate).mul_(update).mul_(keep)  # (h_{t-1} - n) z (1 - z)
-        through_reset = reset.neg().add_(1).mul_(reset).mul_(hidden_gates[..., 2 * hidden :])  # r (1 - r) (W_hn h + b_hn)
-        ctx.save_for_backward(states, update, reset, through_candidate, through_update, through_reset, weight_hh)
+            gru_cell_(input_rz[t], input_n[t], hidden_rz[t], hidden_n[t], cell[t], state[t], state[t + 1])
+        factors = gru_factors(gates, states[:-1], hidden_gates[..., 2 * hidden :])  # all steps at once
+        ctx.save_for_backward(states, *factors, weight_hh)
         return states[1:]
 
     @staticmethod
     @once_differentiable  # the backward loops are not themselves differentiable
     def backward(ctx: Any, grad_states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        states, update, reset, through_candidate, through_update, through_reset, weight_hh = ctx.saved_tensors
-        steps, directions, batch, hidden = update.shape
-        grad_hidden_gates = update.new_empty(steps, directions, batch, 3 * hidden)  # d loss / d(W_hh h_{t-1} + b_hh)
-        grad_candidate = update.new_empty(steps, directions, batch, hidden)  # d loss / d(candidate pre-activation)
+        states, *factors, weight_hh = ctx.saved_tensors
+        steps, directions, batch, hidden = states[1:].shape
+        grad_hidden_gates = states.new_empty(steps, directions, batch, 3 * hidden)  # d loss / d(W_hh h_{t-1} + b_hh)
+        grad_candidate = states.new_empty(steps, directions, batch, hidden)  # d loss / d(candidate pre-activation)
         grad_reset, grad_update, grad_hidden_n = (part.unbind(0) for part in grad_hidden_gates.split(hidden, -1))
         grad_hidden, grad_n, grad_out = grad_hidden_gates.unbind(0), grad_candidate.unbind(0), grad_states.unbind(0)
-        views = [tensor.unbind(0) for tensor in (update, reset, through_candidate, through_update, through_reset)]
-        update_t, reset_t, candidate_t, update_factor, reset_factor = views
+        step_factors = list(zip(*(factor.unbind(0) for factor in factors)))
         grad_h = torch.zeros_like(states[0])
         for t in reversed(range(steps)):
             grad_h += grad_out[t]
-            torch.mul(grad_h, candidate_t[t], out=grad_n[t])
-            torch.mul(grad_n[t], reset_factor[t], out=grad_reset[t])
-            torch.mul(grad_h, update_factor[t], out=grad_update[t])
-            torch.mul(grad_n[t], reset_t[t], out=grad_hidden_n[t])
-            grad_h = torch.baddbmm(grad_h.mul_(update_t[t]), grad_hidden[t], weight_hh)
+            skip = gru_cell_backward_(grad_h, step_factors[t], grad_reset[t], grad_update[t], grad_n[t], grad_hidden_n[t])
+            grad_h = torch.baddbmm(skip, grad_hidden[t], weight_hh)
         # The input gates share the r and z gradients; their n gradient skips the reset gate.
         grad_input_gates = torch.cat([grad_hidden_gates[..., : 2 * hidden], grad_candidate], -1)
         # Every step's share of the weight gradient in one matmul per direction.
@@ -209,8 +239,7 @@ class AttentionDecoderRecurrence(torch.autograd.Function):
         split = [2 * state_size, state_size]
         hidden_rz, hidden_n, query = (part.unbind(0) for part in state_products.split([*split, width], -1))
         input_rz, input_n = (part.unbind(0) for part in input_gates.split(split, -1))
-        gate_rz, candidate = (part.unbind(0) for part in gates.split(split, -1))
-        reset, update = (part.unbind(0) for part in gates[..., : 2 * state_size].split(state_size, -1))
+        cell = gru_views(gates)
         state, product, squash, energy, weights, context, gate_input = (
             tensor.unbind(0) for tensor in (states, state_products, squashed, energies, attention, contexts, input_gates)
         )
@@ -222,18 +251,11 @@ class AttentionDecoderRecurrence(torch.autograd.Function):
             torch.softmax(energy[t], -1, out=weights[t])
             torch.bmm(weights[t].unsqueeze(1), encoder_states, out=context[t].unsqueeze(1))
             torch.addmm(embed_gates[t], context[t], context_weight_t, out=gate_input[t])
-            torch.add(input_rz[t], hidden_rz[t], out=gate_rz[t]).sigmoid_()
-            fast_tanh_(torch.addcmul(input_n[t], reset[t], hidden_n[t], out=candidate[t]))
-            torch.lerp(candidate[t], state[t], update[t], out=state[t + 1])
-        reset, update, candidate = gates.split(state_size, -1)
-        keep = update.neg().add_(1)
-        through_candidate = keep * one_minus_square(candidate)  # (1 - z)(1 - n^2)
-        through_update = (states[:-1] - candidate).mul_(update).mul_(keep)  # (h - n) z (1 - z)
-        through_reset = reset.neg().add_(1).mul_(reset).mul_(state_products[..., 2 * state_size : three_state])
+            gru_cell_(input_rz[t], input_n[t], hidden_rz[t], hidden_n[t], cell[t], state[t], state[t + 1])
+        factors = gru_factors(gates, states[:-1], state_products[..., 2 * state_size : three_state])
         through_squash = one_minus_square(squashed).mul_(score_weight)  # d energy / d(keys + query)
         ctx.save_for_backward(
-            encoder_states, states, contexts, attention, squashed, reset, update,
-            through_candidate, through_update, through_reset, through_squash, state_weight, context_weight,
+            encoder_states, states, contexts, attention, squashed, through_squash, state_weight, context_weight, *factors,
         )  # fmt: skip
         ctx.mark_non_differentiable(attention, energies)
         return states[1:], contexts, attention, energies
@@ -241,16 +263,13 @@ class AttentionDecoderRecurrence(torch.autograd.Function):
     @staticmethod
     @once_differentiable  # the backward loops are not themselves differentiable
     def backward(ctx: Any, grad_states: torch.Tensor, grad_contexts: torch.Tensor, *_: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        (
-            encoder_states, states, contexts, attention, squashed, reset, update,
-            through_candidate, through_update, through_reset, through_squash, state_weight, context_weight,
-        ) = ctx.saved_tensors  # fmt: skip
-        steps, batch, state_size = update.shape
+        encoder_states, states, contexts, attention, squashed, through_squash, state_weight, context_weight, *factors = ctx.saved_tensors
+        steps, batch, state_size = contexts.shape
         width = squashed.size(-1)
-        grad_products = update.new_empty(steps, batch, 3 * state_size + width)  # d loss / d(W_s h + b_s)
-        grad_inputs = update.new_empty(steps, batch, 3 * state_size)  # d loss / d(input gates)
-        grad_context = update.new_empty(steps, batch, state_size)
-        grad_energies = update.new_empty(steps, batch, attention.size(-1))
+        grad_products = states.new_empty(steps, batch, 3 * state_size + width)  # d loss / d(W_s h + b_s)
+        grad_inputs = states.new_empty(steps, batch, 3 * state_size)  # d loss / d(input gates)
+        grad_context = states.new_empty(steps, batch, state_size)
+        grad_energies = states.new_empty(steps, batch, attention.size(-1))
         grad_squash = torch.empty_like(squashed)  # d loss / d(keys + query)
         grad_hidden_rz, grad_hidden_n, grad_query = (part.unbind(0) for part in grad_products.split([2 * state_size, state_size, width], -1))
         grad_reset, grad_update, grad_input_n = (part.unbind(0) for part in grad_inputs.split(state_size, -1))
@@ -258,25 +277,20 @@ class AttentionDecoderRecurrence(torch.autograd.Function):
         grad_product, grad_input, grad_ctx, grad_energy, grad_pre = (
             tensor.unbind(0) for tensor in (grad_products, grad_inputs, grad_context, grad_energies, grad_squash)
         )
-        views = (reset, update, through_candidate, through_update, through_reset, through_squash, attention, grad_states, grad_contexts)
-        reset_t, update_t, candidate_factor, update_factor, reset_factor, squash_factor, weights, grad_out, grad_ctx_out = (
-            tensor.unbind(0) for tensor in views
-        )
+        squash_factor, weights, grad_out, grad_ctx_out = (tensor.unbind(0) for tensor in (through_squash, attention, grad_states, grad_contexts))
+        step_factors = list(zip(*(factor.unbind(0) for factor in factors)))
         grad_h = torch.zeros_like(states[0])
         for t in reversed(range(steps)):
             grad_h += grad_out[t]
-            torch.mul(grad_h, candidate_factor[t], out=grad_input_n[t])
-            torch.mul(grad_input_n[t], reset_factor[t], out=grad_reset[t])
-            torch.mul(grad_h, update_factor[t], out=grad_update[t])
-            grad_hidden_rz[t].copy_(grad_input_rz[t])
-            torch.mul(grad_input_n[t], reset_t[t], out=grad_hidden_n[t])
+            skip = gru_cell_backward_(grad_h, step_factors[t], grad_reset[t], grad_update[t], grad_input_n[t], grad_hidden_n[t])
+            grad_hidden_rz[t].copy_(grad_input_rz[t])  # the input and hidden gates share the r and z gradients
             torch.addmm(grad_ctx_out[t], grad_input[t], context_weight, out=grad_ctx[t])
             grad_weights = torch.bmm(encoder_states, grad_ctx[t].unsqueeze(-1)).squeeze(-1)
             grad_weights -= (grad_weights * weights[t]).sum(-1, keepdim=True)  # through the softmax: a * (g - <a, g>)
             torch.mul(grad_weights, weights[t], out=grad_energy[t])
             torch.mul(grad_energy[t].unsqueeze(-1), squash_factor[t], out=grad_pre[t])
             torch.sum(grad_pre[t], 1, out=grad_query[t])
-            grad_h = torch.addmm(grad_h.mul_(update_t[t]), grad_product[t], state_weight)
+            grad_h = torch.addmm(skip, grad_product[t], state_weight)
         # Weight gradients summed over every step in one matmul each.
         flat_products = grad_products.reshape(steps * batch, -1)
         flat_inputs = grad_inputs.reshape(steps * batch, -1)
