@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 from precompute.bptt import GRU, RNN
-from precompute.common import deterministic, progress, save_state_dict
+from precompute.common import Adam, deterministic, progress, save_state_dict
 from seqanim.config import Adding
 
 DEPENDS = ()
@@ -63,7 +63,7 @@ def train(kind: str, params: Adding, test_x: torch.Tensor, test_y: torch.Tensor)
     """Train one cell; the held-out MSE is measured every `eval_every` steps and once after the last step."""
     torch.manual_seed(params.seed)  # same init seed and batch stream per kind, as in the notebook
     net = Seq(kind, params.hidden)
-    optimiser = torch.optim.Adam(net.parameters(), params.lr, fused=True)  # one fused kernel per step, same update rule
+    optimiser = Adam(net.parameters(), params.lr)
     loss_fn = nn.MSELoss()
     iters, losses = [], []
 
@@ -74,7 +74,7 @@ def train(kind: str, params: Adding, test_x: torch.Tensor, test_y: torch.Tensor)
 
     for step in progress(range(params.iters), params.iters, f"adding: {kind}"):
         x, y = adding_batch(params.batch, params.T)
-        optimiser.zero_grad(set_to_none=True)
+        optimiser.zero_grad()
         loss_fn(net(x), y).backward()
         nn.utils.clip_grad_norm_(net.parameters(), params.clip, foreach=True)  # vanilla RNNs explode otherwise
         optimiser.step()

@@ -21,9 +21,10 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 from torch.autograd.function import once_differentiable
+
+from precompute.dense import dense, linear, linear_add, weight_grad
 
 
 def fast_tanh_(x: torch.Tensor) -> torch.Tensor:
@@ -101,7 +102,10 @@ class GRURecurrence(torch.autograd.Function):
         cell, state, hidden_product = gru_views(gates), states.unbind(0), hidden_gates.unbind(0)
         weight, bias = weight_hh.transpose(1, 2), bias_hh.unsqueeze(1)
         for t in range(steps):
-            torch.baddbmm(bias, state[t], weight, out=hidden_product[t])
+            if directions == 1:  # oneDNN's product (see dense); baddbmm, for both directions at once, has none
+                hidden_product[t][0].copy_(linear(state[t][0], weight_hh[0], bias_hh[0]))
+            else:
+                torch.baddbmm(bias, state[t], weight, out=hidden_product[t])
             gru_cell_(input_rz[t], input_n[t], hidden_rz[t], hidden_n[t], cell[t], state[t], state[t + 1])
         factors = gru_factors(gates, states[:-1], hidden_gates[..., 2 * hidden :])  # all steps at once
         ctx.save_for_backward(states, *factors, weight_hh)
@@ -117,17 +121,21 @@ class GRURecurrence(torch.autograd.Function):
         grad_reset, grad_update, grad_hidden_n = (part.unbind(0) for part in grad_hidden_gates.split(hidden, -1))
         grad_hidden, grad_n, grad_out = grad_hidden_gates.unbind(0), grad_candidate.unbind(0), grad_states.unbind(0)
         step_factors = list(zip(*(factor.unbind(0) for factor in factors)))
+        weight_t = weight_hh[0].t().contiguous()
         grad_h = torch.zeros_like(states[0])
         for t in reversed(range(steps)):
             grad_h += grad_out[t]
             skip = gru_cell_backward_(grad_h, step_factors[t], grad_reset[t], grad_update[t], grad_n[t], grad_hidden_n[t])
-            grad_h = torch.baddbmm(skip, grad_hidden[t], weight_hh)
+            if directions == 1:
+                grad_h = linear_add(grad_hidden[t][0], weight_t, skip[0]).unsqueeze(0)
+            else:
+                grad_h = torch.baddbmm(skip, grad_hidden[t], weight_hh)
         # The input gates share the r and z gradients; their n gradient skips the reset gate.
         grad_input_gates = torch.cat([grad_hidden_gates[..., : 2 * hidden], grad_candidate], -1)
         # Every step's share of the weight gradient in one matmul per direction.
         by_direction = grad_hidden_gates.transpose(0, 1).reshape(directions, steps * batch, 3 * hidden)
         previous = states[:-1].transpose(0, 1).reshape(directions, steps * batch, hidden)
-        grad_weight = torch.bmm(by_direction.transpose(1, 2), previous)
+        grad_weight = torch.stack([weight_grad(grad, inputs) for grad, inputs in zip(by_direction, previous)])
         return grad_input_gates, grad_h, grad_weight, by_direction.sum(1)
 
 
@@ -143,16 +151,15 @@ class GRU(nn.GRU):
         suffixes = ["l0", "l0_reverse"][: 2 if self.bidirectional else 1]
         time_major = x.transpose(0, 1)
         sequences = [time_major, time_major.flip(0)]  # the reverse direction reads the sequence backwards
-        input_gates = torch.stack(
-            [F.linear(sequence, getattr(self, f"weight_ih_{suffix}"), getattr(self, f"bias_ih_{suffix}")) for sequence, suffix in zip(sequences, suffixes)],
-            dim=1,
-        )  # (T, D, B, 3H)
+        gates = [dense(sequence, getattr(self, f"weight_ih_{suffix}"), getattr(self, f"bias_ih_{suffix}")) for sequence, suffix in zip(sequences, suffixes)]
+        input_gates = torch.stack(gates, dim=1) if self.bidirectional else gates[0].unsqueeze(1)  # (T, D, B, 3H)
         h0 = x.new_zeros(len(suffixes), x.size(0), self.hidden_size) if hx is None else hx
         weight_hh = torch.stack([getattr(self, f"weight_hh_{suffix}") for suffix in suffixes])
         bias_hh = torch.stack([getattr(self, f"bias_hh_{suffix}") for suffix in suffixes])
         states = GRURecurrence.apply(input_gates, h0, weight_hh, bias_hh)  # (T, D, B, H)
-        outputs = [states[:, 0]] + ([states[:, 1].flip(0)] if self.bidirectional else [])
-        return torch.cat(outputs, -1).transpose(0, 1), states[-1]
+        # Both directions' states side by side, each at its own time step (the copy only when there are two).
+        outputs = torch.cat([states[:, 0], states[:, 1].flip(0)], -1) if self.bidirectional else states[:, 0]
+        return outputs.transpose(0, 1), states[-1]
 
 
 class TanhRecurrence(torch.autograd.Function):
@@ -163,9 +170,9 @@ class TanhRecurrence(torch.autograd.Function):
         steps, batch, hidden = inputs.shape  # (T, B, H), time-major
         states = inputs.new_empty(steps + 1, batch, hidden)
         states[0] = h0
-        state, pre, weight = states.unbind(0), inputs.unbind(0), weight_hh.t()
+        state, pre = states.unbind(0), inputs.unbind(0)
         for t in range(steps):
-            fast_tanh_(torch.addmm(pre[t], state[t], weight, out=state[t + 1]))
+            state[t + 1].copy_(fast_tanh_(linear_add(state[t], weight_hh, pre[t])))
         ctx.save_for_backward(states, one_minus_square(states[1:]), weight_hh)
         return states[1:]
 
@@ -176,12 +183,13 @@ class TanhRecurrence(torch.autograd.Function):
         steps, batch, hidden = through_tanh.shape
         grad_inputs = torch.empty_like(through_tanh)  # d loss / d(pre-activation) of every step
         grad_pre, factor, grad_out = grad_inputs.unbind(0), through_tanh.unbind(0), grad_states.unbind(0)
+        weight_t = weight_hh.t().contiguous()
         grad_h = torch.zeros_like(states[0])
         for t in reversed(range(steps)):
             grad_h += grad_out[t]
-            grad_h = torch.mm(torch.mul(grad_h, factor[t], out=grad_pre[t]), weight_hh)
+            grad_h = linear(torch.mul(grad_h, factor[t], out=grad_pre[t]), weight_t)
         flat = grad_inputs.reshape(steps * batch, hidden)
-        return grad_inputs, grad_h, flat.t() @ states[:-1].reshape(steps * batch, hidden)
+        return grad_inputs, grad_h, weight_grad(flat, states[:-1].reshape(steps * batch, hidden))
 
 
 class RNN(nn.RNN):
@@ -193,7 +201,7 @@ class RNN(nn.RNN):
     def forward(self, x: torch.Tensor, hx: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
         if not torch.is_grad_enabled():  # evaluation: nn.RNN's own forward
             return super().forward(x, hx)
-        inputs = F.linear(x.transpose(0, 1), self.weight_ih_l0, self.bias_ih_l0 + self.bias_hh_l0)
+        inputs = dense(x.transpose(0, 1), self.weight_ih_l0, self.bias_ih_l0 + self.bias_hh_l0)
         start = x.new_zeros(x.size(0), self.hidden_size) if hx is None else hx[0]
         states = TanhRecurrence.apply(inputs, start, self.weight_hh_l0)
         return states.transpose(0, 1), states[-1:]
@@ -243,14 +251,13 @@ class AttentionDecoderRecurrence(torch.autograd.Function):
         state, product, squash, energy, weights, context, gate_input = (
             tensor.unbind(0) for tensor in (states, state_products, squashed, energies, attention, contexts, input_gates)
         )
-        state_weight_t, context_weight_t = state_weight.t(), context_weight.t()
         for t in range(steps):
-            torch.addmm(state_bias, state[t], state_weight_t, out=product[t])
+            product[t].copy_(linear(state[t], state_weight, state_bias))
             fast_tanh_(torch.add(keys, query[t].unsqueeze(1), out=squash[t]))
             torch.matmul(squash[t], score_weight, out=energy[t]).add_(score_bias)
             torch.softmax(energy[t], -1, out=weights[t])
             torch.bmm(weights[t].unsqueeze(1), encoder_states, out=context[t].unsqueeze(1))
-            torch.addmm(embed_gates[t], context[t], context_weight_t, out=gate_input[t])
+            gate_input[t].copy_(linear_add(context[t], context_weight, embed_gates[t]))
             gru_cell_(input_rz[t], input_n[t], hidden_rz[t], hidden_n[t], cell[t], state[t], state[t + 1])
         factors = gru_factors(gates, states[:-1], state_products[..., 2 * state_size : three_state])
         through_squash = one_minus_square(squashed).mul_(score_weight)  # d energy / d(keys + query)
@@ -279,23 +286,24 @@ class AttentionDecoderRecurrence(torch.autograd.Function):
         )
         squash_factor, weights, grad_out, grad_ctx_out = (tensor.unbind(0) for tensor in (through_squash, attention, grad_states, grad_contexts))
         step_factors = list(zip(*(factor.unbind(0) for factor in factors)))
+        state_weight_t, context_weight_t = state_weight.t().contiguous(), context_weight.t().contiguous()
         grad_h = torch.zeros_like(states[0])
         for t in reversed(range(steps)):
             grad_h += grad_out[t]
             skip = gru_cell_backward_(grad_h, step_factors[t], grad_reset[t], grad_update[t], grad_input_n[t], grad_hidden_n[t])
             grad_hidden_rz[t].copy_(grad_input_rz[t])  # the input and hidden gates share the r and z gradients
-            torch.addmm(grad_ctx_out[t], grad_input[t], context_weight, out=grad_ctx[t])
+            grad_ctx[t].copy_(linear_add(grad_input[t], context_weight_t, grad_ctx_out[t]))
             grad_weights = torch.bmm(encoder_states, grad_ctx[t].unsqueeze(-1)).squeeze(-1)
             grad_weights -= (grad_weights * weights[t]).sum(-1, keepdim=True)  # through the softmax: a * (g - <a, g>)
             torch.mul(grad_weights, weights[t], out=grad_energy[t])
             torch.mul(grad_energy[t].unsqueeze(-1), squash_factor[t], out=grad_pre[t])
             torch.sum(grad_pre[t], 1, out=grad_query[t])
-            grad_h = torch.addmm(skip, grad_product[t], state_weight)
+            grad_h = linear_add(grad_product[t], state_weight_t, skip)
         # Weight gradients summed over every step in one matmul each.
         flat_products = grad_products.reshape(steps * batch, -1)
         flat_inputs = grad_inputs.reshape(steps * batch, -1)
-        grad_state_weight = flat_products.t() @ states[:-1].reshape(steps * batch, state_size)
-        grad_context_weight = flat_inputs.t() @ contexts.reshape(steps * batch, state_size)
+        grad_state_weight = weight_grad(flat_products, states[:-1].reshape(steps * batch, state_size))
+        grad_context_weight = weight_grad(flat_inputs, contexts.reshape(steps * batch, state_size))
         grad_score_weight = grad_energies.reshape(-1) @ squashed.reshape(-1, width)
         grad_encoder = torch.bmm(attention.permute(1, 2, 0), grad_context.transpose(0, 1))  # sum_t a_t^T dc_t
         return (

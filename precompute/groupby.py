@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
+from torch import nn
 
-from precompute.common import deterministic, progress
+from precompute.common import Adam, deterministic, progress
+from precompute.dense import Linear
 from seqanim.config import GroupBy
 
 SECONDS = 2  # one core, default parameters: a cold build starts the longest first
@@ -35,10 +36,10 @@ class GroupAttention(nn.Module):
         super().__init__()
         d = params.d
         self.key_embed = nn.Embedding(params.n_keys, d)
-        self.value_proj = nn.Linear(1, d)
+        self.value_proj = Linear(1, d)
         self.position = nn.Parameter(torch.randn(params.length, d) * 0.1)
-        self.Wq, self.Wk, self.Wv = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
-        self.head = nn.Linear(d, 1)
+        self.Wq, self.Wk, self.Wv = Linear(d, d), Linear(d, d), Linear(d, d)
+        self.head = Linear(d, 1)
         self.d = d
 
     def forward(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -56,13 +57,13 @@ def within_group_mass(keys: torch.Tensor, attention: torch.Tensor) -> torch.Tens
 def run(params: GroupBy) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     generator = deterministic(params.seed)
     model = GroupAttention(params)
-    optimiser = torch.optim.Adam(model.parameters(), params.lr, fused=True)  # one fused kernel per step, same update rule
+    optimiser = Adam(model.parameters(), params.lr)
     loss_curve = np.zeros(params.iters)
     for step in progress(range(params.iters), params.iters, "groupby: training"):
         keys, values, target = group_batch(params, params.batch, generator)
         output, _ = model(keys, values)
         loss = F.mse_loss(output, target)
-        optimiser.zero_grad(set_to_none=True)
+        optimiser.zero_grad()
         loss.backward()
         optimiser.step()
         loss_curve[step] = loss.item()

@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
+from torch import nn
 
-from precompute.common import deterministic, progress
+from precompute.common import Adam, deterministic, progress
+from precompute.dense import Linear
 from seqanim.config import Lookup
 
 SECONDS = 1.5  # one core, default parameters: a cold build starts the longest first
@@ -50,8 +51,8 @@ class LookupAttention(nn.Module):
         self.value_embed = nn.Embedding(params.n_values, d)
         self.query_marker = nn.Parameter(torch.randn(d) * 0.1)
         self.position = nn.Parameter(torch.randn(params.items + 1, d) * 0.1)
-        self.Wq, self.Wk, self.Wv = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
-        self.head = nn.Linear(d, params.n_values)
+        self.Wq, self.Wk, self.Wv = Linear(d, d), Linear(d, d), Linear(d, d)
+        self.head = Linear(d, params.n_values)
         self.d = d
 
     def forward(self, keys: torch.Tensor, values: torch.Tensor, query_key: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -65,13 +66,13 @@ class LookupAttention(nn.Module):
 def run(params: Lookup) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     generator = deterministic(params.seed)
     model = LookupAttention(params)
-    optimiser = torch.optim.Adam(model.parameters(), params.lr, fused=True)  # one fused kernel per step, same update rule
+    optimiser = Adam(model.parameters(), params.lr)
     loss_curve = np.zeros(params.iters)
     for step in progress(range(params.iters), params.iters, "lookup: training"):
         keys, values, query_key, answer = lookup_batch(params, params.batch, generator)
         logits, _ = model(keys, values, query_key)
         loss = F.cross_entropy(logits, answer)
-        optimiser.zero_grad(set_to_none=True)
+        optimiser.zero_grad()
         loss.backward()
         optimiser.step()
         loss_curve[step] = loss.item()

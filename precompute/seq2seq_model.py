@@ -12,11 +12,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
+from torch import nn
 
 from precompute.bptt import GRU, AttentionDecoderRecurrence
-from precompute.common import progress
+from precompute.common import Adam, progress
+from precompute.dense import Linear, dense
 from seqanim.config import Seq2Seq
 
 # Draws `size` (source, target) pairs from the generator: the training data of one task.
@@ -32,7 +33,7 @@ class Decoded(NamedTuple):
 class AdditiveAttention(nn.Module):
     def __init__(self, state: int, width: int) -> None:
         super().__init__()
-        self.Wk, self.Wq, self.v = nn.Linear(state, width), nn.Linear(state, width), nn.Linear(width, 1)
+        self.Wk, self.Wq, self.v = Linear(state, width), Linear(state, width), Linear(width, 1)
 
     def forward(self, decoder_state: torch.Tensor, encoder_states: torch.Tensor) -> tuple[torch.Tensor, ...]:
         energies = self.v(torch.tanh(self.Wk(encoder_states) + self.Wq(decoder_state).unsqueeze(1))).squeeze(-1)
@@ -52,7 +53,7 @@ class Seq2SeqAttention(nn.Module):
         self.encoder = GRU(params.embed, params.hidden, bidirectional=params.bidirectional)
         self.decoder = nn.GRUCell(params.embed + state, state)
         self.attention = AdditiveAttention(state, params.attn)
-        self.out = nn.Linear(2 * state, params.vocab)
+        self.out = Linear(2 * state, params.vocab)
 
     def forward(self, source: torch.Tensor, target: torch.Tensor | None = None) -> Decoded:
         """Teacher-forced when `target` is given (the decoder's backward hand-written, see bptt), greedy otherwise."""
@@ -62,7 +63,7 @@ class Seq2SeqAttention(nn.Module):
         encoder_states, last = self.encoder(self.source_embed(source))
         bos = torch.full((batch, 1), self.vocab, dtype=torch.long)
         previous = torch.cat([bos, target[:, :-1]], dim=1).t()  # time-major: every step's input is known
-        embed_gates = F.linear(self.target_embed(previous), self.decoder.weight_ih[:, :embed_width], self.decoder.bias_ih)
+        embed_gates = dense(self.target_embed(previous), self.decoder.weight_ih[:, :embed_width], self.decoder.bias_ih)
         states, contexts, attention, energies = AttentionDecoderRecurrence.apply(
             encoder_states.contiguous(),
             self.attention.Wk(encoder_states),
@@ -151,13 +152,13 @@ def train(params: Seq2Seq, batch: BatchSampler, generator: torch.Generator, name
 
     Returns the model and its loss per step (the training log, saved as `loss_curve`)."""
     model = Seq2SeqAttention(params)
-    optimiser = torch.optim.Adam(model.parameters(), params.lr, fused=True)  # one fused kernel per step, same update rule
+    optimiser = Adam(model.parameters(), params.lr)
     loss_curve = np.zeros(params.iters)
     for step in progress(range(params.iters), params.iters, f"{name}: training"):
         source, target = batch(params.batch, generator)
         logits = model(source, target).logits
         loss = F.cross_entropy(logits.reshape(-1, params.vocab), target.reshape(-1))
-        optimiser.zero_grad(set_to_none=True)
+        optimiser.zero_grad()
         loss.backward()
         optimiser.step()
         loss_curve[step] = loss.item()

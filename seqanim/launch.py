@@ -19,7 +19,8 @@ from multiprocessing.context import ForkServerContext
 from pathlib import Path
 
 # What every worker imports. rich too: multiprocessing re-imports the parent's main module (the seqanim CLI) in each child.
-COMMON = ("numpy", "pydantic", "click", "rich")
+# pydantic.main, not just pydantic: the package imports its model machinery lazily (about 0.1 s per child).
+COMMON = ("numpy", "pydantic", "pydantic.main", "click", "rich")
 PRELOAD = {"experiment": (*COMMON, "torch"), "scene": (*COMMON, "manim"), "deck": (*COMMON, "manim")}
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
