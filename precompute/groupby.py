@@ -16,7 +16,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from precompute.common import Adam, deterministic, progress
-from precompute.dense import Linear
 from seqanim.config import GroupBy
 
 SECONDS = 2  # one core, default parameters: a cold build starts the longest first
@@ -36,10 +35,10 @@ class GroupAttention(nn.Module):
         super().__init__()
         d = params.d
         self.key_embed = nn.Embedding(params.n_keys, d)
-        self.value_proj = Linear(1, d)
+        self.value_proj = nn.Linear(1, d)
         self.position = nn.Parameter(torch.randn(params.length, d) * 0.1)
-        self.Wq, self.Wk, self.Wv = Linear(d, d), Linear(d, d), Linear(d, d)
-        self.head = Linear(d, 1)
+        self.Wq, self.Wk, self.Wv = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+        self.head = nn.Linear(d, 1)
         self.d = d
 
     def forward(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

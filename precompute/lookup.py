@@ -16,7 +16,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from precompute.common import Adam, deterministic, progress
-from precompute.dense import Linear
 from seqanim.config import Lookup
 
 SECONDS = 1.5  # one core, default parameters: a cold build starts the longest first
@@ -51,8 +50,8 @@ class LookupAttention(nn.Module):
         self.value_embed = nn.Embedding(params.n_values, d)
         self.query_marker = nn.Parameter(torch.randn(d) * 0.1)
         self.position = nn.Parameter(torch.randn(params.items + 1, d) * 0.1)
-        self.Wq, self.Wk, self.Wv = Linear(d, d), Linear(d, d), Linear(d, d)
-        self.head = Linear(d, params.n_values)
+        self.Wq, self.Wk, self.Wv = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+        self.head = nn.Linear(d, params.n_values)
         self.d = d
 
     def forward(self, keys: torch.Tensor, values: torch.Tensor, query_key: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
