@@ -93,21 +93,20 @@ class GRURecurrence(torch.autograd.Function):
         hidden = three_hidden // 3
         states = input_gates.new_empty(steps + 1, directions, batch, hidden)  # h_0 .. h_T
         gates = input_gates.new_empty(steps, directions, batch, three_hidden)  # r, z, n after their nonlinearities
-        hidden_gates = input_gates.new_empty(steps, directions, batch, three_hidden)  # W_hh h_{t-1} + b_hh
+        hidden_n = input_gates.new_empty(steps, directions, batch, hidden)  # W_hn h_{t-1} + b_hn, for the backward
         states[0] = h0
         # Per-step views made once: indexing inside the loop would cost as much as the elementwise ops.
-        split = [2 * hidden, hidden]
-        input_rz, input_n = (part.unbind(0) for part in input_gates.split(split, -1))
-        hidden_rz, hidden_n = (part.unbind(0) for part in hidden_gates.split(split, -1))
-        cell, state, hidden_product = gru_views(gates), states.unbind(0), hidden_gates.unbind(0)
+        input_rz, input_n = (part.unbind(0) for part in input_gates.split([2 * hidden, hidden], -1))
+        cell, state, saved_n = gru_views(gates), states.unbind(0), hidden_n.unbind(0)
         weight, bias = weight_hh.transpose(1, 2), bias_hh.unsqueeze(1)
         for t in range(steps):
             if directions == 1:  # oneDNN's product (see dense); baddbmm, for both directions at once, has none
-                hidden_product[t][0].copy_(linear(state[t][0], weight_hh[0], bias_hh[0]))
+                product = linear(state[t][0], weight_hh[0], bias_hh[0]).unsqueeze(0)
             else:
-                torch.baddbmm(bias, state[t], weight, out=hidden_product[t])
-            gru_cell_(input_rz[t], input_n[t], hidden_rz[t], hidden_n[t], cell[t], state[t], state[t + 1])
-        factors = gru_factors(gates, states[:-1], hidden_gates[..., 2 * hidden :])  # all steps at once
+                product = torch.baddbmm(bias, state[t], weight)
+            # The step's product stays a cache-warm temporary; only its n part is kept (the gates buffers are MBs).
+            gru_cell_(input_rz[t], input_n[t], product[..., : 2 * hidden], saved_n[t].copy_(product[..., 2 * hidden :]), cell[t], state[t], state[t + 1])
+        factors = gru_factors(gates, states[:-1], hidden_n)  # all steps at once
         ctx.save_for_backward(states, *factors, weight_hh)
         return states[1:]
 
