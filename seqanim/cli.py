@@ -211,7 +211,7 @@ def watch(interval: float) -> None:
             try:
                 registry.scenes.cache_clear()
                 registry.experiments.cache_clear()
-                graph.code_closure.cache_clear()
+                graph.forget_code()
                 fresh = load()
                 _run(fresh, "low", scenes=list(registry.scenes()))
             except SeqanimError as error:

@@ -22,7 +22,7 @@ import shutil
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -69,27 +69,40 @@ def _local_module_path(module: str) -> Path | None:
     return as_package if as_package.exists() else None
 
 
-@lru_cache(maxsize=None)
+@cache
+def _local_imports(path: Path) -> tuple[Path, ...]:
+    """The project modules `path` imports directly. Cached: the experiments share most of their modules."""
+    found: dict[Path, None] = {}
+    for node in ast.walk(ast.parse(path.read_text())):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        for name in names:
+            module = _local_module_path(name)
+            if module is not None:
+                found[module] = None
+    return tuple(found)
+
+
+@cache
 def code_closure(path: Path) -> tuple[Path, ...]:
     """`path` and every project module it imports, transitively (read with ast, nothing is imported)."""
     seen: dict[Path, None] = {}
     stack = [path]
     while stack:
         current = stack.pop()
-        if current in seen:
-            continue
-        seen[current] = None
-        for node in ast.walk(ast.parse(current.read_text())):
-            names: list[str] = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-            for name in names:
-                found = _local_module_path(name)
-                if found is not None and found not in seen:
-                    stack.append(found)
+        if current not in seen:
+            seen[current] = None
+            stack.extend(module for module in _local_imports(current) if module not in seen)
     return tuple(sorted(seen))
+
+
+def forget_code() -> None:
+    """Forget the cached import graph: the code on disk changed (`seqanim watch`)."""
+    _local_imports.cache_clear()
+    code_closure.cache_clear()
 
 
 def code_inputs(path: Path) -> dict[str, str]:
