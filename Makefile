@@ -45,7 +45,7 @@ test: setup
 	$(PY) -m pytest
 
 bench: setup
-	$(PY) bench/precompute.py && $(PY) bench/build.py
+	$(PY) bench/precompute.py && $(PY) bench/reverse_seeds.py && $(PY) bench/build.py
 
 present: setup
 	$(VENV)/bin/seqanim present
