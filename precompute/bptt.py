@@ -4,9 +4,10 @@ On a CPU, at the notebooks' sizes (batch 64-128, hidden 64), much of the trainin
 overhead of autograd's ~30 small ops per time step. Here each recurrence is one custom autograd Function:
 the forward loop runs a matmul and a few elementwise ops per step, the step-local factors of the backward
 are computed for all steps at once, the backward loop is one matmul and a few elementwise ops per step,
-and weight gradients are summed over every step in one matmul at the end. Measured per training step
-(one core, same machine, side by side): adding RNN 3.7 -> 2.9 ms, adding GRU 10.4 -> 9.5 ms, seq2seq
-reverse 6.8 -> 5.7 ms, seq2seq sort 10.1 -> 9.2 ms (the rest is matmul arithmetic, which stays).
+and weight gradients are summed over every step in one matmul at the end. The matmuls go through
+precompute.dense (oneDNN's AVX-512 kernels where they pay). Measured per training step (one core, same
+machine, side by side, against autograd through nn's modules): adding RNN 3.7 -> 2.9 ms, adding GRU
+10.4 -> 9.2 ms, seq2seq reverse 6.8 -> 6.0 ms, seq2seq sort 10.1 -> 8.6 ms.
 
 - `RNN` (tanh) and `GRU` are nn.RNN and nn.GRU (same parameters, initialisation and state dict, so a seed
   gives the notebook's initial weights) trained through them; a bidirectional GRU runs both directions in
@@ -120,12 +121,12 @@ class GRURecurrence(torch.autograd.Function):
         grad_reset, grad_update, grad_hidden_n = (part.unbind(0) for part in grad_hidden_gates.split(hidden, -1))
         grad_hidden, grad_n, grad_out = grad_hidden_gates.unbind(0), grad_candidate.unbind(0), grad_states.unbind(0)
         step_factors = list(zip(*(factor.unbind(0) for factor in factors)))
-        weight_t = weight_hh[0].t().contiguous()
+        weight_t = weight_hh[0].t().contiguous() if directions == 1 else None  # linear_add's layout
         grad_h = torch.zeros_like(states[0])
         for t in reversed(range(steps)):
             grad_h += grad_out[t]
             skip = gru_cell_backward_(grad_h, step_factors[t], grad_reset[t], grad_update[t], grad_n[t], grad_hidden_n[t])
-            if directions == 1:
+            if weight_t is not None:
                 grad_h = linear_add(grad_hidden[t][0], weight_t, skip[0]).unsqueeze(0)
             else:
                 grad_h = torch.baddbmm(skip, grad_hidden[t], weight_hh)
