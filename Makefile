@@ -14,7 +14,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config texlive-latex-base texlive-latex-extra \
 	texlive-fonts-recommended dvisvgm ffmpeg chromium fonts-dejavu-core
 
-.PHONY: all setup build test lint clean bench present
+.PHONY: all setup build test clean bench present
 all: build
 
 setup: $(STAMPS)/apt $(STAMPS)/venv $(STAMPS)/npm
