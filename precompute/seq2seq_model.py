@@ -60,10 +60,13 @@ class Seq2SeqAttention(nn.Module):
         if target is None:
             return self.step_by_step(source)
         batch, embed_width = source.size(0), self.target_embed.embedding_dim
-        encoder_states, last = self.encoder(self.source_embed(source))
+        # An embedding followed by a linear map is a lookup in the projected table: the vocabulary's rows are
+        # projected once, not every token of the batch.
+        encoder_states, last = self.encoder.forward_tokens(source, self.source_embed)
         bos = torch.full((batch, 1), self.vocab, dtype=torch.long)
         previous = torch.cat([bos, target[:, :-1]], dim=1).t()  # time-major: every step's input is known
-        embed_gates = dense(self.target_embed(previous), self.decoder.weight_ih[:, :embed_width], self.decoder.bias_ih)
+        embed_table = dense(self.target_embed.weight, self.decoder.weight_ih[:, :embed_width], self.decoder.bias_ih)
+        embed_gates = F.embedding(previous, embed_table)  # the embedded previous symbol's share of the GRU's input gates
         states, contexts, attention, energies = AttentionDecoderRecurrence.apply(
             encoder_states.contiguous(),
             self.attention.Wk(encoder_states),

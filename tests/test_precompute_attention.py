@@ -118,8 +118,11 @@ def test_energies_softmax_to_the_attention(artifact, name: str) -> None:
 def test_reverse_task_and_accuracy(artifact) -> None:
     run = artifact("seq2seq_reverse")
     np.testing.assert_array_equal(run["target"], run["source"][::-1])
-    assert run.metrics["token_accuracy"] > 0.9  # observed (0.96), held out, teacher-forced as the notebook
-    assert run.metrics["greedy_token_accuracy"] > 0.8  # observed (0.89): errors compound when fed its own outputs
+    # Held out, teacher-forced as the notebook. At 900 steps the accuracy still swings between steps (0.87-0.99
+    # after the last step over 12 seeds, notebook and ours alike: bench/reverse_seeds.py), so the bounds say
+    # "learned the task" (chance is 1/12), not which draw the last step landed on.
+    assert run.metrics["token_accuracy"] > 0.8
+    assert run.metrics["greedy_token_accuracy"] > 0.6  # errors compound when fed its own outputs
     assert run.metrics["greedy_token_accuracy"] <= run.metrics["token_accuracy"] + 1e-9
 
 
