@@ -28,7 +28,6 @@ LOGS = graph.STATE_DIR / "logs"
 class Outcome:
     ran: list[str] = field(default_factory=list)
     restored: list[str] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)  # inputs rebuilt but byte-identical: nothing to do
     failed: dict[str, str] = field(default_factory=dict)  # stage id -> one-line error
     skipped: list[str] = field(default_factory=list)  # not run because an input failed
     seconds: dict[str, float] = field(default_factory=dict)
@@ -116,12 +115,6 @@ def execute(
                             outcome.failed[stage_id] = f"{reason}; run `seqanim {fix} {stage.name}` to rebuild it"
                             progress.advance(overall)
                             continue
-                    if graph.unchanged(stage, state):
-                        graph.record(stage, state)
-                        outcome.kept.append(stage_id)
-                        done.add(stage_id)
-                        progress.advance(overall)
-                        continue
                     if graph.cache_restore(stage):
                         graph.record(stage, state)
                         outcome.restored.append(stage_id)

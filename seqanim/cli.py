@@ -79,8 +79,7 @@ def _run(lecture: Lecture, quality: str, *, dry_run: bool = False, jobs: int | N
         for stage_id, message in outcome.failed.items():
             click.echo(f"error: {stage_id}: {message}", err=True)
         raise SystemExit(2)
-    kept = f", kept {len(outcome.kept)} whose inputs were rebuilt identical" if outcome.kept else ""
-    console.print(f"ran {len(outcome.ran)}, restored {len(outcome.restored)} from cache{kept}")
+    console.print(f"ran {len(outcome.ran)}, restored {len(outcome.restored)} from cache")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -49,7 +49,6 @@ class Stage:
     deps: list[str] = field(default_factory=list)
     key: str = ""
     data_hash: str | None = None  # experiments: the params hash their sidecar must carry
-    upstream: list[Path] = field(default_factory=list)  # the outputs of its dependencies
 
 
 # --- fingerprints of code ------------------------------------------------------------------------
@@ -184,7 +183,6 @@ def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, dec
     for stage in ordered.values():
         upstream = {f"stage:{dep}": ordered[dep].key for dep in stage.deps}
         stage.key = digest({"stage": stage.id, **stage.inputs, **upstream})  # two scenes of one module differ by id
-        stage.upstream = [path for dep in stage.deps for path in ordered[dep].outputs]
     return ordered
 
 
@@ -222,43 +220,13 @@ def _fingerprint(path: Path) -> list[int]:
     return [stat.st_size, stat.st_mtime_ns]
 
 
-def _content_hash(path: Path) -> str:
-    if path.is_dir():
-        return digest({str(file.relative_to(path)): _file_hash(file) for file in sorted(path.rglob("*")) if file.is_file()})
-    return _file_hash(path)
-
-
-def content_key(stage: Stage) -> str | None:
-    """The stage's own inputs and the bytes of its dependencies' outputs (None without dependencies).
-
-    The key in `plan` follows the dependencies' keys, so it changes whenever they rerun; this one changes
-    only when they produce different outputs."""
-    if not stage.deps or not all(path.exists() for path in stage.upstream):
-        return None
-    upstream = {str(path.relative_to(ROOT)): _content_hash(path) for path in stage.upstream}
-    return digest({"stage": stage.id, **stage.inputs, "upstream": upstream})
-
-
 def record(stage: Stage, state: dict[str, Any], seconds: float | None = None) -> None:
     """Record a finished stage (atomically, after its outputs are in place)."""
     outputs = {str(path.relative_to(ROOT)): _fingerprint(path) for path in stage.outputs}
-    if seconds is None:  # restored from the cache or kept: keep what running it cost last time
+    if seconds is None:  # restored from the cache: keep what running it cost last time
         seconds = state.get(stage.id, {}).get("seconds")
-    state[stage.id] = {
-        "key": stage.key, "content_key": content_key(stage), "inputs": stage.inputs, "params": stage.params,
-        "outputs": outputs, "built": time.time(), "seconds": seconds,
-    }  # fmt: skip
+    state[stage.id] = {"key": stage.key, "inputs": stage.inputs, "params": stage.params, "outputs": outputs, "built": time.time(), "seconds": seconds}
     atomic_write_text(STATE_FILE, json.dumps(state, indent=1, sort_keys=True))
-
-
-def unchanged(stage: Stage, state: dict[str, Any]) -> bool:
-    """Early cutoff: its dependencies reran but wrote the same bytes, and its own inputs and outputs are as
-    recorded, so the stage need not run (a docstring edit in an experiment re-renders nothing)."""
-    previous = state.get(stage.id, {})
-    recorded = previous.get("content_key")
-    if recorded is None or recorded != content_key(stage):
-        return False
-    return all(path.exists() for path in stage.outputs) and tampered(stage, state) is None
 
 
 def tampered(stage: Stage, state: dict[str, Any]) -> str | None:
