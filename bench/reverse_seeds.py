@@ -32,15 +32,25 @@ STEP = "opt.step()"  # the notebook's update, followed by the probe
 PROBE_FROM, PROBE_EVERY = 600, 10
 
 
-def held_out(vocab: int, length: int) -> tuple[Any, Any]:
-    import torch
-
-    source = torch.randint(0, vocab, (512, length), generator=torch.Generator().manual_seed(4242))  # seqanim's test set
-    return source, torch.flip(source, [1])
-
-
 def accuracy(logits: Any, target: Any) -> float:
     return (logits.argmax(-1) == target).float().mean().item()
+
+
+def probing(curve: list[float], forward: Any) -> Any:
+    """A per-step callback appending the held-out accuracy (seqanim's test set) every PROBE_EVERY steps from PROBE_FROM."""
+    import torch
+
+    from precompute.seq2seq_reverse import test_set
+    from seqanim.config import load
+
+    test_source, test_target = test_set(load().seq2seq_reverse)
+
+    def probe(step: int, model: Any) -> None:
+        if step >= PROBE_FROM and (step + 1) % PROBE_EVERY == 0:
+            with torch.inference_mode():
+                curve.append(accuracy(forward(model, test_source, test_target), test_target))
+
+    return probe
 
 
 def notebook_curve(seed: int) -> list[float]:
@@ -52,44 +62,19 @@ def notebook_curve(seed: int) -> list[float]:
     source = next("".join(cell["source"]) for cell in cells if cell.get("id") == "at2")
     training = source[: source.index(TRAINING_END)].replace("torch.manual_seed(1)", f"torch.manual_seed({seed})")
     curve: list[float] = []
-
-    def probe(step: int, model: Any) -> None:
-        if step >= PROBE_FROM and (step + 1) % PROBE_EVERY == 0:
-            test_source, test_target = held_out(12, 10)
-            with torch.no_grad():
-                curve.append(accuracy(model(test_source, test_target)[0], test_target))
-
-    namespace: dict[str, Any] = {"_probe": probe}
+    namespace: dict[str, Any] = {"_probe": probing(curve, lambda model, source, target: model(source, target)[0])}
     exec(STUBS + "\nimport seaborn as sns\nimport matplotlib.pyplot as plt\n" + training.replace(STEP, f"{STEP}; _probe(it, m)"), namespace)  # noqa: S102
     return curve
 
 
 def seqanim_curve(seed: int) -> list[float]:
-    """The same for precompute's model, optimiser and batches (the training loop of seq2seq_model.train)."""
+    """The same for the experiment's own training (precompute.seq2seq_reverse.train_model), seed s."""
     os.environ["SEQANIM_QUIET"] = "1"
-    import torch
-    import torch.nn.functional as F
-
-    from precompute.common import Adam, deterministic
-    from precompute.seq2seq_model import Seq2SeqAttention
-    from precompute.seq2seq_reverse import reverse_batch
+    from precompute.seq2seq_reverse import train_model
     from seqanim.config import load
 
-    params = load().seq2seq_reverse.model_copy(update={"seed": seed})
-    deterministic(params.seed)
-    model = Seq2SeqAttention(params)
-    optimiser = Adam(model.parameters(), params.lr)
-    test_source, test_target = held_out(params.vocab, params.length)
-    curve = []
-    for step in range(params.iters):
-        source, target = reverse_batch(params, params.batch, None)
-        loss = F.cross_entropy(model(source, target).logits.reshape(-1, params.vocab), target.reshape(-1))
-        optimiser.zero_grad()
-        loss.backward()
-        optimiser.step()
-        if step >= PROBE_FROM and (step + 1) % PROBE_EVERY == 0:
-            with torch.inference_mode():
-                curve.append(accuracy(model(test_source, test_target).logits, test_target))
+    curve: list[float] = []
+    train_model(load().seq2seq_reverse.model_copy(update={"seed": seed}), probing(curve, lambda model, source, target: model(source, target).logits))
     return curve
 
 

@@ -149,30 +149,29 @@ class GRU(nn.GRU):
     def forward(self, x: torch.Tensor, hx: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
         if not torch.is_grad_enabled():  # evaluation: nn.GRU's own forward, which keeps nothing for a backward
             return super().forward(x, hx)
-        time_major = x.transpose(0, 1)
-        sequences = [time_major, time_major.flip(0)]  # the reverse direction reads the sequence backwards
-        return self._run([dense(sequence, weight, bias) for sequence, (weight, bias) in zip(sequences, self._input_weights())], hx)
+        return self._run([dense(sequence, weight, bias) for sequence, weight, bias in self._directions(x.transpose(0, 1))], hx)
 
     def forward_tokens(self, tokens: torch.Tensor, embedding: nn.Embedding, hx: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """forward(embedding(tokens)), with the embedding and the input weights composed into one table: the
         vocabulary's few rows are projected, not every token of the batch, then looked up."""
         if not torch.is_grad_enabled():
             return self.forward(embedding(tokens), hx)
-        time_major = tokens.t()
-        sequences = [time_major, time_major.flip(0)]
-        return self._run([F.embedding(sequence, dense(embedding.weight, weight, bias)) for sequence, (weight, bias) in zip(sequences, self._input_weights())], hx)
+        return self._run([F.embedding(sequence, dense(embedding.weight, weight, bias)) for sequence, weight, bias in self._directions(tokens.t())], hx)
 
-    def _input_weights(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
-        suffixes = ["l0", "l0_reverse"][: 2 if self.bidirectional else 1]
-        return [(getattr(self, f"weight_ih_{suffix}"), getattr(self, f"bias_ih_{suffix}")) for suffix in suffixes]
+    def _suffixes(self) -> list[str]:
+        return ["l0", "l0_reverse"][: 2 if self.bidirectional else 1]
+
+    def _directions(self, time_major: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+        """Per direction: the sequence it reads (the reverse one backwards) and its input weight and bias."""
+        sequences = [time_major, time_major.flip(0)]
+        return [(sequence, getattr(self, f"weight_ih_{suffix}"), getattr(self, f"bias_ih_{suffix}")) for sequence, suffix in zip(sequences, self._suffixes())]
 
     def _run(self, gates: list[torch.Tensor], hx: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
         """The recurrence on each direction's input gates (T, B, 3H), time-major; outputs batch-first."""
         input_gates = torch.stack(gates, dim=1) if self.bidirectional else gates[0].unsqueeze(1)  # (T, D, B, 3H)
         h0 = gates[0].new_zeros(len(gates), gates[0].size(1), self.hidden_size) if hx is None else hx
-        suffixes = ["l0", "l0_reverse"][: len(gates)]
-        weight_hh = torch.stack([getattr(self, f"weight_hh_{suffix}") for suffix in suffixes])
-        bias_hh = torch.stack([getattr(self, f"bias_hh_{suffix}") for suffix in suffixes])
+        weight_hh = torch.stack([getattr(self, f"weight_hh_{suffix}") for suffix in self._suffixes()])
+        bias_hh = torch.stack([getattr(self, f"bias_hh_{suffix}") for suffix in self._suffixes()])
         states = GRURecurrence.apply(input_gates, h0, weight_hh, bias_hh)  # (T, D, B, H)
         # Both directions' states side by side, each at its own time step (the copy only when there are two).
         outputs = torch.cat([states[:, 0], states[:, 1].flip(0)], -1) if self.bidirectional else states[:, 0]

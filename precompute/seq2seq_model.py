@@ -150,7 +150,9 @@ def notebook_example(params: Seq2Seq) -> torch.Tensor:
     return torch.randperm(params.vocab, generator=generator)[: params.length].unsqueeze(0)
 
 
-def train(params: Seq2Seq, batch: BatchSampler, generator: torch.Generator, name: str) -> tuple[Seq2SeqAttention, np.ndarray]:
+def train(
+    params: Seq2Seq, batch: BatchSampler, generator: torch.Generator, name: str, after_step: Callable[[int, Seq2SeqAttention], None] | None = None
+) -> tuple[Seq2SeqAttention, np.ndarray]:
     """Adam on teacher-forced cross-entropy, as the notebook. The model is built after seeding, so it is reproducible.
 
     Returns the model and its loss per step (the training log, saved as `loss_curve`)."""
@@ -165,6 +167,8 @@ def train(params: Seq2Seq, batch: BatchSampler, generator: torch.Generator, name
         loss.backward()
         optimiser.step()
         loss_curve[step] = loss.item()
+        if after_step is not None:  # e.g. bench/reverse_seeds.py probing held-out accuracy during training
+            after_step(step, model)
     return model, loss_curve
 
 

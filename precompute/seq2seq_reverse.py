@@ -10,13 +10,14 @@ it, the one to emit now. So we also measure the mass on that "shifted" position 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
 
 from precompute.common import deterministic
-from precompute.seq2seq_model import decode_example, notebook_example, token_accuracy, train
+from precompute.seq2seq_model import Seq2SeqAttention, decode_example, notebook_example, token_accuracy, train
 from seqanim.config import Seq2Seq
 
 SECONDS = 6  # one core, default parameters: a cold build starts the longest first
@@ -28,16 +29,25 @@ def reverse_batch(params: Seq2Seq, size: int, generator: torch.Generator | None)
     return source, torch.flip(source, [1])
 
 
-def run(params: Seq2Seq) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def test_set(params: Seq2Seq) -> tuple[torch.Tensor, torch.Tensor]:
+    """The test set every metric is measured on, drawn with its own seed."""
+    return reverse_batch(params, params.test_size, torch.Generator().manual_seed(params.test_seed))
+
+
+def train_model(params: Seq2Seq, after_step: Callable[[int, Seq2SeqAttention], None] | None = None) -> tuple[Seq2SeqAttention, np.ndarray]:
     generator = deterministic(params.seed)
     # The notebook's own batches: after `torch.manual_seed(1); m = Seq2Seq()` it draws rev_batch(64) from the
     # global generator, and so do we; init and data are the notebook's, only float rounding differs.
-    model, loss_curve = train(params, lambda size, _: reverse_batch(params, size, None), generator, "seq2seq_reverse")
+    return train(params, lambda size, _: reverse_batch(params, size, None), generator, "seq2seq_reverse", after_step)
+
+
+def run(params: Seq2Seq) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    model, loss_curve = train_model(params)
 
     length = params.length
     mirror = torch.arange(length - 1, -1, -1)
     shifted = torch.clamp(length - torch.arange(length), max=length - 1)  # where the previous output sits
-    test_source, test_target = reverse_batch(params, params.test_size, torch.Generator().manual_seed(params.test_seed))
+    test_source, test_target = test_set(params)
     forced_accuracy, greedy_accuracy, held_out = token_accuracy(model, test_source, test_target)  # held_out: (N, L, L)
     mirror_mass = held_out[:, torch.arange(length), mirror]  # (N, L): weight on position L-1-t at step t
     shifted_mass = held_out[:, torch.arange(length), shifted]

@@ -126,7 +126,8 @@ def execute(
                     task = progress.add_task(f"{stage.kind} {stage.name}", total=None)
                     running[stage_id] = (process, time.perf_counter(), task)
                 for stage_id, (process, started, task) in list(running.items()):
-                    if process.poll() is None:
+                    exit_code = process.poll()
+                    if exit_code is None:
                         continue
                     del running[stage_id]
                     progress.remove_task(task)
@@ -134,7 +135,7 @@ def execute(
                     stage = stages[stage_id]
                     outcome.seconds[stage_id] = round(time.perf_counter() - started, 2)
                     log = LOGS / f"{stage_id.replace(':', '-')}.log"
-                    if process.returncode == 0 and all(path.exists() for path in stage.outputs):
+                    if exit_code == 0 and all(path.exists() for path in stage.outputs):
                         graph.record(stage, state, outcome.seconds[stage_id])
                         graph.cache_store(stage)
                         outcome.ran.append(stage_id)

@@ -91,10 +91,7 @@ class Stage:
         return self.process.sentinel
 
     def poll(self) -> int | None:
-        return self.process.exitcode
-
-    @property
-    def returncode(self) -> int | None:
+        """The exit code, or None while the stage runs."""
         return self.process.exitcode
 
     def kill(self) -> None:
