@@ -41,7 +41,10 @@ $(STAMPS)/npm: package.json package-lock.json
 build: setup
 	$(VENV)/bin/seqanim build
 
+# Lint first: it takes a second and names the line to fix.
 test: setup
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m pytest
 
 bench: setup

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -18,11 +18,34 @@ from torch import nn
 
 from precompute.bptt import GRU, RNN
 from precompute.common import Adam, deterministic, progress, save_state_dict
-from seqanim.config import Adding
+from pydantic import model_validator
 
-DEPENDS = ()
-SECONDS = 13  # one core, default parameters: a cold build starts the longest first
-EXTRA_OUTPUTS = ("adding_lstm.pt",)
+from seqanim.declare import Experiment, Field, Params
+
+class Parameters(Params):
+    T: int = Field(40, ge=4, le=400, description="sequence length (the gap the net must bridge)")
+    hidden: int = Field(64, ge=2, le=512, description="hidden units of every recurrent cell")
+    iters: int = Field(600, ge=1, le=20000, description="Adam steps per cell")
+    batch: int = Field(128, ge=1, le=4096, description="training batch size")
+    lr: float = Field(5e-3, gt=0, le=1, description="Adam learning rate")
+    clip: float = Field(1.0, gt=0, le=100, description="gradient-norm clip (vanilla RNNs explode without it)")
+    eval_every: int = Field(20, ge=1, le=1000, description="evaluate the held-out test MSE every this many steps")
+    seed: int = Field(0, ge=0, description="training seed (model init and batches)")
+    test_size: int = Field(512, ge=16, le=100000, description="held-out test sequences")
+    test_seed: int = Field(999, ge=0, description="seed of the held-out test set (must differ from seed)")
+    example_seed: int = Field(3, ge=0, description="seed of the example sequence shown in AddingProblem")
+    kinds: list[Literal["RNN", "LSTM", "GRU"]] = Field(default_factory=lambda: ["RNN", "LSTM", "GRU"], min_length=1, description="recurrent cells to race (LSTM is required by lstm_inside)")
+
+    @model_validator(mode="after")
+    def _lstm_trained(self) -> "Parameters":
+        if "LSTM" not in self.kinds:
+            raise ValueError("kinds must include LSTM: lstm_inside opens the trained LSTM")
+        if self.test_seed == self.seed:
+            raise ValueError("test_seed must differ from seed: metrics are measured on held-out data")
+        return self
+
+
+EXPERIMENT = Experiment(Parameters, extra_outputs=('adding_lstm.pt',), seconds=13)
 
 BASELINE_MSE = 1 / 6  # predicting the mean 1: Var(u1 + u2) for u ~ U[0, 1)
 # Batch-first recurrent layers. RNN and GRU are nn.RNN and nn.GRU with a hand-written backward (precompute/bptt.py);
@@ -59,7 +82,7 @@ class Seq(nn.Module):
         return self.fc(out[:, -1])
 
 
-def train(kind: str, params: Adding, test_x: torch.Tensor, test_y: torch.Tensor) -> tuple[Seq, list[int], list[float]]:
+def train(kind: str, params: Parameters, test_x: torch.Tensor, test_y: torch.Tensor) -> tuple[Seq, list[int], list[float]]:
     """Train one cell; the held-out MSE is measured every `eval_every` steps and once after the last step."""
     torch.manual_seed(params.seed)  # same init seed and batch stream per kind, as in the notebook
     net = Seq(kind, params.hidden)
@@ -85,7 +108,7 @@ def train(kind: str, params: Adding, test_x: torch.Tensor, test_y: torch.Tensor)
     return net, iters, losses
 
 
-def run(params: Adding) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     deterministic(params.seed)
     test_x, test_y = adding_batch(params.test_size, params.T, torch.Generator().manual_seed(params.test_seed))
     example_x, example_y = adding_batch(1, params.T, torch.Generator().manual_seed(params.example_seed))

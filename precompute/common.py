@@ -13,7 +13,8 @@ import numpy as np
 import torch
 from torch.optim.adam import adam
 
-from seqanim.contract import atomic_write_bytes, data_dir
+from seqanim.contract import data_dir
+from seqanim.files import atomic_write_bytes
 from seqanim.errors import DataError
 
 T = TypeVar("T")

@@ -16,12 +16,32 @@ import torch.nn.functional as F
 from torch import nn
 
 from precompute.common import Adam, deterministic, progress
-from seqanim.config import GroupBy
+from pydantic import model_validator
 
-SECONDS = 2  # one core, default parameters: a cold build starts the longest first
+from seqanim.declare import Experiment, Field, Params
+
+class Parameters(Params):
+    n_keys: int = Field(4, ge=1, le=32, description="number of key groups")
+    length: int = Field(10, ge=2, le=64, description="tokens per sequence")
+    d: int = Field(48, ge=4, le=512, description="model width")
+    iters: int = Field(1200, ge=1, le=20000, description="Adam steps")
+    batch: int = Field(128, ge=1, le=4096, description="training batch size")
+    lr: float = Field(3e-3, gt=0, le=1, description="Adam learning rate")
+    seed: int = Field(2, ge=0, description="training seed")
+    example_seed: int = Field(8, ge=0, description="seed of the shown example")
+    test_size: int = Field(2048, ge=16, le=100000, description="held-out sequences for the MSE")
+    test_seed: int = Field(4244, ge=0, description="seed of the held-out set")
+
+    @model_validator(mode="after")
+    def _held_out(self) -> "Parameters":
+        if self.test_seed == self.seed:
+            raise ValueError("test_seed must differ from seed: metrics are measured on held-out data")
+        return self
 
 
-def group_batch(params: GroupBy, size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+EXPERIMENT = Experiment(Parameters, seconds=2)
+
+def group_batch(params: Parameters, size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Keys, values and each token's group mean (the target)."""
     keys = torch.randint(0, params.n_keys, (size, params.length), generator=generator)
     values = torch.rand(size, params.length, generator=generator)
@@ -31,7 +51,7 @@ def group_batch(params: GroupBy, size: int, generator: torch.Generator) -> tuple
 
 
 class GroupAttention(nn.Module):
-    def __init__(self, params: GroupBy) -> None:
+    def __init__(self, params: Parameters) -> None:
         super().__init__()
         d = params.d
         self.key_embed = nn.Embedding(params.n_keys, d)
@@ -53,7 +73,7 @@ def within_group_mass(keys: torch.Tensor, attention: torch.Tensor) -> torch.Tens
     return (attention * same_key).sum(-1)
 
 
-def run(params: GroupBy) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     generator = deterministic(params.seed)
     model = GroupAttention(params)
     optimiser = Adam(model.parameters(), params.lr)

@@ -13,10 +13,30 @@ import numpy as np
 import torch
 
 from precompute.common import deterministic
-from seqanim.config import LinearRnn
+from pydantic import field_validator
+
+from seqanim.declare import Experiment, Field, Params
+
+class Parameters(Params):
+    size: int = Field(200, ge=2, le=4096, description="state dimension N of h_t = rho * Q h_{t-1}")
+    steps: int = Field(60, ge=2, le=1000, description="time steps T to iterate")
+    rhos: list[float] = Field(default_factory=lambda: [0.85, 0.95, 1.0, 1.05, 1.15], min_length=1, max_length=8, description="spectral radii to compare, each in (0, 3]")
+    echo_rhos: list[float] = Field(default_factory=lambda: [0.9, 1.0, 1.1], min_length=1, max_length=4, description="spectral radii of the 2-D pulse echo (forget / hold / explode)")
+    echo_angle_divisor: int = Field(11, ge=3, le=100, description="the 2-D rotation turns by 2*pi / this per step")
+    seed: int = Field(0, ge=0, description="torch seed for Q and h_0")
+
+    @field_validator("rhos", "echo_rhos")
+    @classmethod
+    def _positive(cls, values: list[float]) -> list[float]:
+        for rho in values:
+            if not 0 < rho <= 3:
+                raise ValueError(f"spectral radius {rho} is outside (0, 3]")
+        return values
 
 
-def run(params: LinearRnn) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+EXPERIMENT = Experiment(Parameters)
+
+def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     deterministic(params.seed)
     # The notebook's draws exactly (float32, this call order); float64 only for the 60-step iteration.
     Q, _ = torch.linalg.qr(torch.randn(params.size, params.size))

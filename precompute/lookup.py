@@ -16,12 +16,35 @@ import torch.nn.functional as F
 from torch import nn
 
 from precompute.common import Adam, deterministic, progress
-from seqanim.config import Lookup
+from pydantic import model_validator
 
-SECONDS = 1.5  # one core, default parameters: a cold build starts the longest first
+from seqanim.declare import Experiment, Field, Params
+
+class Parameters(Params):
+    n_keys: int = Field(8, ge=2, le=64, description="key vocabulary")
+    n_values: int = Field(8, ge=2, le=64, description="value vocabulary")
+    items: int = Field(6, ge=2, le=32, description="(key, value) items before the query token (<= n_keys)")
+    d: int = Field(64, ge=4, le=512, description="model width")
+    iters: int = Field(700, ge=1, le=20000, description="Adam steps")
+    batch: int = Field(128, ge=1, le=4096, description="training batch size")
+    lr: float = Field(3e-3, gt=0, le=1, description="Adam learning rate")
+    seed: int = Field(2, ge=0, description="training seed")
+    example_seed: int = Field(5, ge=0, description="seed of the shown example")
+    test_size: int = Field(2048, ge=16, le=100000, description="held-out lookups for accuracy")
+    test_seed: int = Field(4243, ge=0, description="seed of the held-out set")
+
+    @model_validator(mode="after")
+    def _fits(self) -> "Parameters":
+        if self.items > self.n_keys:
+            raise ValueError(f"items {self.items} exceeds n_keys {self.n_keys}: item keys are distinct")
+        if self.test_seed == self.seed:
+            raise ValueError("test_seed must differ from seed: metrics are measured on held-out data")
+        return self
 
 
-def lookup_batch(params: Lookup, size: int, generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+EXPERIMENT = Experiment(Parameters, seconds=1.5)
+
+def lookup_batch(params: Parameters, size: int, generator: torch.Generator) -> tuple[torch.Tensor, ...]:
     """`size` lookups: distinct item keys, random values, the query is one item's key. Vectorised."""
     keys = torch.rand(size, params.n_keys, generator=generator).argsort(dim=1)[:, : params.items]  # distinct per row
     values = torch.randint(0, params.n_values, (size, params.items), generator=generator)
@@ -30,7 +53,7 @@ def lookup_batch(params: Lookup, size: int, generator: torch.Generator) -> tuple
     return keys, values, keys[rows, asked], values[rows, asked]
 
 
-def notebook_example(params: Lookup) -> tuple[torch.Tensor, ...]:
+def notebook_example(params: Parameters) -> tuple[torch.Tensor, ...]:
     """The notebook's shown lookup, drawn by the same calls in the same order as its `lookup_batch(1)` after
     `torch.manual_seed(example_seed)`: randperm keys, randint values, randint query index."""
     generator = torch.Generator().manual_seed(params.example_seed)  # a fresh generator = the reseeded global one
@@ -43,7 +66,7 @@ def notebook_example(params: Lookup) -> tuple[torch.Tensor, ...]:
 class LookupAttention(nn.Module):
     """Items carry key+value embeddings, the query token carries its key plus a learned query marker."""
 
-    def __init__(self, params: Lookup) -> None:
+    def __init__(self, params: Parameters) -> None:
         super().__init__()
         d = params.d
         self.key_embed = nn.Embedding(params.n_keys, d)
@@ -62,7 +85,7 @@ class LookupAttention(nn.Module):
         return self.head((attention @ self.Wv(x))[:, -1]), attention  # the answer is read at the query token
 
 
-def run(params: Lookup) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     generator = deterministic(params.seed)
     model = LookupAttention(params)
     optimiser = Adam(model.parameters(), params.lr)

@@ -13,15 +13,34 @@ from typing import Any
 import numpy as np
 import torch
 
+from precompute import adding as adding_problem
 from precompute.adding import Seq
 from precompute.common import deterministic, load_state_dict
-from seqanim.config import Adding, LstmInside
 from seqanim.errors import DataError
+from pydantic import field_validator
 
-DEPENDS = ("adding",)
+from seqanim.declare import Experiment, Field, Params
+
+class Parameters(Params):
+    example_seed: int = Field(4, ge=0, description="torch seed of the example's value channel")
+    markers: list[int] = Field(default_factory=lambda: [7, 27], min_length=2, max_length=2, description="the two marked time steps (each below adding.T)")
+
+    @field_validator("markers")
+    @classmethod
+    def _ordered(cls, markers: list[int]) -> list[int]:
+        # The scene compares the write before, at and between the markers, so each needs a step around it.
+        if markers[0] < 1 or markers[1] - markers[0] < 2:
+            raise ValueError(f"markers {markers} must be two time steps >= 1, at least 2 apart")
+        return markers
+
+    def check_upstream(self, adding: adding_problem.Parameters) -> None:  # type: ignore[override]
+        if self.markers[1] >= adding.T:
+            raise ValueError(f"markers {self.markers} must lie below adding.T = {adding.T}")
 
 
-def example(params: LstmInside, length: int) -> torch.Tensor:
+EXPERIMENT = Experiment(Parameters, reads=('adding',))
+
+def example(params: Parameters, length: int) -> torch.Tensor:
     """(1, length, 2) input: values from torch.manual_seed(example_seed), markers at params.markers."""
     if params.markers[1] >= length:
         raise DataError(f"lstm_inside.markers {params.markers} must lie below adding.T = {length}")
@@ -52,7 +71,7 @@ def replay(net: Seq, x: torch.Tensor) -> dict[str, torch.Tensor]:
     return {name: torch.stack(values) for name, values in trace.items()}
 
 
-def run(params: LstmInside, adding: Adding) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def run(params: Parameters, adding: adding_problem.Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     deterministic(params.example_seed)
     net = Seq("LSTM", adding.hidden)
     try:

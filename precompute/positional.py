@@ -15,8 +15,32 @@ import numpy as np
 import torch
 
 from precompute.common import diagonal_spread
-from seqanim.config import Positional
+from pydantic import field_validator, model_validator
 
+from seqanim.declare import Experiment, Field, Params
+
+class Parameters(Params):
+    d_model: int = Field(64, ge=2, le=1024, description="encoding width (even)")
+    length: int = Field(60, ge=12, le=1024, description="positions")
+    base: float = Field(10000.0, gt=1, description="wavelength base")
+    wave_pairs: list[int] = Field(default_factory=lambda: [0, 4, 12], min_length=1, max_length=4, description="sin/cos dimension pairs drawn as waves (fast, medium, slow)")
+    wave_samples: int = Field(8, ge=1, le=64, description="wave samples per position (smooth curves drawn from data)")
+
+    @field_validator("d_model")
+    @classmethod
+    def _even(cls, d_model: int) -> int:
+        if d_model % 2:
+            raise ValueError(f"d_model {d_model} must be even (sin/cos pairs)")
+        return d_model
+
+    @model_validator(mode="after")
+    def _pairs_fit(self) -> "Parameters":
+        if any(not 0 <= p < self.d_model // 2 for p in self.wave_pairs):
+            raise ValueError(f"wave_pairs {self.wave_pairs} must lie in [0, {self.d_model // 2 - 1}]")
+        return self
+
+
+EXPERIMENT = Experiment(Parameters)
 
 def encoding(positions: torch.Tensor, div_term: torch.Tensor) -> torch.Tensor:
     """(P,) positions -> (P, d_model): sin on even dimensions, cos on odd ones, as the notebook."""
@@ -27,7 +51,7 @@ def encoding(positions: torch.Tensor, div_term: torch.Tensor) -> torch.Tensor:
     return pe
 
 
-def run(params: Positional) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     positions = torch.arange(params.length, dtype=torch.float64)
     div_term = torch.exp(torch.arange(0, params.d_model, 2, dtype=torch.float64) * (-math.log(params.base) / params.d_model))
     pe = encoding(positions, div_term)

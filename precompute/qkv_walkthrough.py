@@ -14,9 +14,50 @@ import torch
 import torch.nn.functional as F
 
 from precompute.common import deterministic
-from seqanim.config import QkvWalkthrough
 from seqanim.errors import DataError
+from pydantic import model_validator
 
+from seqanim.declare import Experiment, Field, Params
+
+class Parameters(Params):
+    query: list[float] = Field(default_factory=lambda: [1.0, 0.0], min_length=1, description="the query q (d_k coordinates)")
+    keys: list[list[float]] = Field(default_factory=lambda: [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], min_length=1, description="one key per memory item")
+    values: list[list[float]] = Field(default_factory=lambda: [[10.0, 0.0], [0.0, 10.0], [10.0, 10.0]], min_length=1, description="one value per key")
+    labels: list[str] = Field(default_factory=lambda: ["A", "B", "C"], description="memory item names")
+    queries: list[list[float]] = Field(default_factory=lambda: [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]], min_length=1, description="the queries of \"change only the query\"")
+    temperature: float = Field(1.0, gt=0, le=100, description="softmax temperature of the three-query step (> 0)")
+    temperatures: list[float] = Field(default_factory=lambda: [0.5, 1.0, 2.0], min_length=1, description="temperatures swept in practice question 1 (each > 0)")
+    sweep: list[float] = Field(default_factory=lambda: [0.25, 4.0], min_length=2, max_length=2, description="temperature range of the live sweep (geometric, inside it: the above)")
+    sweep_steps: int = Field(61, ge=2, le=2001, description="temperatures in the live sweep (0.5, 1, 2 fall on the grid at 61)")
+    is_real_key: list[bool] = Field(default_factory=lambda: [True, True, False], description="padding mask: false marks a padded key")
+    changed_index: int = Field(1, ge=0, description="which value the intervention changes")
+    changed_value: list[float] = Field(default_factory=lambda: [100.0, 100.0], description="its new value")
+    removed_index: int = Field(1, ge=0, description="which key the intervention removes")
+    seed: int = Field(2026, ge=0, description="the notebook's seed (recorded; the walkthrough is exact)")
+
+    @model_validator(mode="after")
+    def _shapes(self) -> "Parameters":
+        n, d_k = len(self.keys), len(self.query)
+        if any(len(k) != d_k for k in self.keys) or any(len(q) != d_k for q in self.queries):
+            raise ValueError(f"every key and query needs {d_k} coordinates, like query")
+        if len(self.values) != n or len(self.labels) != n or len(self.is_real_key) != n:
+            raise ValueError(f"values, labels and is_real_key need one entry per key ({n})")
+        if any(t <= 0 for t in self.temperatures):
+            raise ValueError(f"temperatures {self.temperatures} must all be > 0")
+        if not 0 < self.sweep[0] < self.sweep[1]:
+            raise ValueError(f"sweep {self.sweep} must be two increasing temperatures > 0")
+        if any(not self.sweep[0] <= t <= self.sweep[1] for t in [*self.temperatures, self.temperature]):
+            raise ValueError(f"temperatures {self.temperatures} and temperature {self.temperature} must lie inside sweep {self.sweep}")
+        if not self.changed_index < n or not self.removed_index < n:
+            raise ValueError(f"changed_index and removed_index must be below the number of keys ({n})")
+        if not self.is_real_key[0]:
+            raise ValueError("is_real_key[0] must be true: the first query row would have no allowed key")
+        if len(self.changed_value) != len(self.values[0]):
+            raise ValueError("changed_value needs as many coordinates as a value row")
+        return self
+
+
+EXPERIMENT = Experiment(Parameters)
 
 def masked_softmax(scores: np.ndarray, allowed: np.ndarray | None = None, temperature: float = 1.0) -> np.ndarray:
     """Softmax over keys (the last axis) of scores / temperature, blocked entries (allowed False) exactly 0.
@@ -38,7 +79,7 @@ def masked_softmax(scores: np.ndarray, allowed: np.ndarray | None = None, temper
     return exp / exp.sum(axis=-1, keepdims=True)
 
 
-def run(params: QkvWalkthrough) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     deterministic(params.seed)  # nothing is random; the seed is recorded as the notebook does
     Q = np.array([params.query], dtype=np.float64)  # (1, d_k)
     K = np.array(params.keys, dtype=np.float64)  # (N_k, d_k)

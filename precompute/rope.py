@@ -14,8 +14,34 @@ import numpy as np
 import torch
 
 from precompute.common import diagonal_spread
-from seqanim.config import Rope
+from pydantic import model_validator
 
+from seqanim.declare import Experiment, Field, Params
+
+class Parameters(Params):
+    d: int = Field(32, ge=4, le=1024, description="query/key width (even)")
+    length: int = Field(32, ge=4, le=512, description="positions")
+    base: float = Field(10000.0, gt=1, description="frequency base")
+    seed: int = Field(0, ge=0, description="torch seed of the fixed q and k")
+    pairs: list[int] = Field(default_factory=lambda: [1, 4, 10], min_length=1, max_length=4, description="dimension pairs drawn on circles (fast, medium, slow)")
+    shift: int = Field(8, ge=1, description="shift applied to both positions in the relative-offset plot")
+    offset: int = Field(3, ge=0, description="key position minus query position in the live shift readout")
+    sweep_steps: int = Field(160, ge=2, le=10000, description="samples of the shared shift 0..shift (fractional positions)")
+
+    @model_validator(mode="after")
+    def _fits(self) -> "Parameters":
+        if self.d % 2:
+            raise ValueError(f"d {self.d} must be even (dimension pairs)")
+        if any(not 0 <= p < self.d // 2 for p in self.pairs):
+            raise ValueError(f"pairs {self.pairs} must lie in [0, {self.d // 2 - 1}]")
+        if self.shift >= self.length:
+            raise ValueError(f"shift {self.shift} must be below length {self.length}")
+        if self.offset + self.shift >= self.length:
+            raise ValueError(f"offset {self.offset} + shift {self.shift} must stay below length {self.length}")
+        return self
+
+
+EXPERIMENT = Experiment(Parameters)
 
 def rope(x: torch.Tensor, positions: torch.Tensor, freqs: torch.Tensor) -> torch.Tensor:
     """Rotate every dimension pair of x (..., d) by positions (...,) x freqs (d/2,)."""
@@ -28,7 +54,7 @@ def rope(x: torch.Tensor, positions: torch.Tensor, freqs: torch.Tensor) -> torch
     return rotated
 
 
-def run(params: Rope) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     torch.manual_seed(params.seed)
     query = torch.randn(params.d).double()  # drawn in float32 as the notebook, then exact arithmetic
     key = torch.randn(params.d).double()

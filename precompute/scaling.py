@@ -15,10 +15,32 @@ import numpy as np
 import torch
 
 from precompute.common import deterministic, progress
-from seqanim.config import Scaling
+from pydantic import field_validator, model_validator
 
-SECONDS = 0.5  # one core, default parameters: a cold build starts the longest first
+from seqanim.declare import Experiment, Field, Params
 
+class Parameters(Params):
+    dims: list[int] = Field(default_factory=lambda: [2, 4, 8, 16, 32, 64, 128, 256, 512], min_length=2, description="key/query dimensions d")
+    n_keys: int = Field(16, ge=2, le=1024, description="keys per softmax")
+    n_samples: int = Field(4000, ge=10, le=100000, description="random (q, K) samples per d")
+    seed: int = Field(0, ge=0, description="torch seed")
+    sample_index: int = Field(0, ge=0, description="which (q, K) sample the live softmax bars show")
+
+    @field_validator("dims")
+    @classmethod
+    def _increasing(cls, dims: list[int]) -> list[int]:
+        if any(d < 1 for d in dims) or dims != sorted(set(dims)):
+            raise ValueError(f"dims {dims} must be increasing positive integers")
+        return dims
+
+    @model_validator(mode="after")
+    def _sample_fits(self) -> "Parameters":
+        if self.sample_index >= self.n_samples:
+            raise ValueError(f"sample_index {self.sample_index} must be below n_samples {self.n_samples}")
+        return self
+
+
+EXPERIMENT = Experiment(Parameters, seconds=0.5)
 
 def normalised_entropy(logits: torch.Tensor) -> torch.Tensor:
     """Softmax entropy over the last axis divided by log(n): the notebook's formula, eps 1e-9 included."""
@@ -26,7 +48,7 @@ def normalised_entropy(logits: torch.Tensor) -> torch.Tensor:
     return -(weights * torch.log(weights + 1e-9)).sum(-1) / math.log(logits.shape[-1])
 
 
-def run(params: Scaling) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     deterministic(params.seed)
     entropy_scaled, entropy_unscaled, logit_std = [], [], []
     sample_logits, sample_scaled, sample_unscaled = [], [], []

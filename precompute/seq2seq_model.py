@@ -18,7 +18,35 @@ from torch import nn
 from precompute.bptt import GRU, AttentionDecoderRecurrence
 from precompute.common import Adam, progress
 from precompute.dense import Linear, dense
-from seqanim.config import Seq2Seq
+from pydantic import model_validator
+
+from seqanim.declare import Field, Params
+
+class Seq2SeqParams(Params):
+    """The parameters both tasks share; each task's module sets its own defaults."""
+
+    vocab: int = Field(12, ge=4, le=64, description="number of symbols")
+    length: int = Field(10, ge=3, le=32, description="sequence length (<= vocab)")
+    hidden: int = Field(64, ge=4, le=512, description="GRU hidden size (per direction when bidirectional)")
+    embed: int = Field(32, ge=2, le=512, description="embedding size")
+    attn: int = Field(64, ge=2, le=512, description="width of the additive-attention layer")
+    iters: int = Field(900, ge=1, le=20000, description="Adam steps")
+    batch: int = Field(64, ge=1, le=4096, description="training batch size")
+    lr: float = Field(3e-3, gt=0, le=1, description="Adam learning rate")
+    seed: int = Field(1, ge=0, description="training seed")
+    example_seed: int = Field(7, ge=0, description="seed of the shown example (distinct symbols)")
+    test_size: int = Field(512, ge=16, le=100000, description="held-out sequences for token accuracy")
+    test_seed: int = Field(4242, ge=0, description="seed of the held-out set")
+    bidirectional: bool = Field(False, description="bidirectional encoder (the reverse model uses a plain GRU)")
+
+    @model_validator(mode="after")
+    def _fits(self) -> "Seq2SeqParams":
+        if self.length > self.vocab:
+            raise ValueError(f"length {self.length} exceeds vocab {self.vocab}: the example uses distinct symbols")
+        if self.test_seed == self.seed:
+            raise ValueError("test_seed must differ from seed: metrics are measured on held-out data")
+        return self
+
 
 # Draws `size` (source, target) pairs from the generator: the training data of one task.
 BatchSampler = Callable[[int, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
@@ -43,7 +71,7 @@ class AdditiveAttention(nn.Module):
 
 
 class Seq2SeqAttention(nn.Module):
-    def __init__(self, params: Seq2Seq) -> None:
+    def __init__(self, params: Seq2SeqParams) -> None:
         super().__init__()
         directions = 2 if params.bidirectional else 1
         state = directions * params.hidden  # the decoder state matches the (concatenated) encoder states
@@ -143,7 +171,7 @@ def distinct_symbols(size: int, vocab: int, length: int, generator: torch.Genera
     return torch.rand(size, vocab, generator=generator).argsort(dim=1)[:, :length]
 
 
-def notebook_example(params: Seq2Seq) -> torch.Tensor:
+def notebook_example(params: Seq2SeqParams) -> torch.Tensor:
     """The notebook's shown source, drawn by the same calls: `torch.manual_seed(example_seed)`, then
     `torch.randperm(V)[:Ls]` for the one row (at2's `rev_batch(1, distinct=True)`, at4's `sort_batch(1)`)."""
     generator = torch.Generator().manual_seed(params.example_seed)  # a fresh generator = the reseeded global one
@@ -151,7 +179,7 @@ def notebook_example(params: Seq2Seq) -> torch.Tensor:
 
 
 def train(
-    params: Seq2Seq, batch: BatchSampler, generator: torch.Generator, name: str, after_step: Callable[[int, Seq2SeqAttention], None] | None = None
+    params: Seq2SeqParams, batch: BatchSampler, generator: torch.Generator, name: str, after_step: Callable[[int, Seq2SeqAttention], None] | None = None
 ) -> tuple[Seq2SeqAttention, np.ndarray]:
     """Adam on teacher-forced cross-entropy, as the notebook. The model is built after seeding, so it is reproducible.
 

@@ -26,7 +26,10 @@ from seqanim.contract import Artifact
 from seqanim.kit import theme
 from seqanim.kit.alignment import ScoreStrip, TokenRow, WeightedFan, cell_outlines, label_above
 from seqanim.kit.heatmap import Heatmap
-from seqanim.kit.slide import LectureSlide
+from seqanim.declare import Part
+from seqanim.slide import LectureSlide
+
+PART = Part("Recurrent attention", order=2)
 
 
 def _smallest(rank: int) -> str:

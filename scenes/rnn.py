@@ -37,9 +37,12 @@ from manim import (
 
 from seqanim.kit import theme
 from seqanim.kit.plots import Plot
-from seqanim.kit.slide import LectureSlide
+from seqanim.declare import Part
+from seqanim.slide import LectureSlide
 from seqanim.kit.stream import Stream
 from seqanim.kit.vectors import VectorDiagram
+
+PART = Part("Recurrent neural networks", order=1)
 
 
 def _maths(tex: str, size: float = theme.BODY_SIZE, colour: ManimColor | None = None) -> MathTex:

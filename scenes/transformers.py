@@ -35,7 +35,10 @@ from seqanim.kit.bars import Bars
 from seqanim.kit.heatmap import Heatmap, colour_for
 from seqanim.kit.plots import Plot
 from seqanim.kit.rotation import PhasorCircle
-from seqanim.kit.slide import LectureSlide
+from seqanim.declare import Part
+from seqanim.slide import LectureSlide
+
+PART = Part("Transformers", order=4)
 
 
 # Axis numbers a little above the kit default: these plots are small on a 854x480 frame.

@@ -43,8 +43,11 @@ from seqanim.kit.bars import Bars
 from seqanim.kit.formula import CONTEXT, SCORES, WEIGHTS, formula
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.matrix import MatrixTable, number_format
-from seqanim.kit.slide import LectureSlide
+from seqanim.declare import Part
+from seqanim.slide import LectureSlide
 from seqanim.kit.vectors import VectorDiagram
+
+PART = Part("Why attention, and how it works", order=3)
 
 # Bottom captions of these scenes run a little larger than the kit's default label size.
 CAPTION_SIZE = theme.LABEL_SIZE + 2

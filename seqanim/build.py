@@ -17,11 +17,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from seqanim import graph, launch
-from seqanim.config import CONFIG_ENV, ROOT, Lecture, digest
-from seqanim.contract import atomic_write_text
+from seqanim.config import CONFIG_ENV, Lecture
 from seqanim.errors import SeqanimError
-
-LOGS = graph.STATE_DIR / "logs"
+from seqanim.files import atomic_write_text, digest
+from seqanim.workspace import WORKSPACE_ENV, current
 
 
 @dataclass
@@ -36,20 +35,21 @@ class Outcome:
 @contextmanager
 def build_lock() -> Iterator[None]:
     """One build at a time per tree; a second one fails at once instead of racing on outputs."""
-    graph.STATE_DIR.mkdir(parents=True, exist_ok=True)
-    with open(graph.STATE_DIR / "build.lock", "w") as handle:
+    workspace = current()
+    workspace.state_dir.mkdir(parents=True, exist_ok=True)
+    with open(workspace.state_dir / "build.lock", "w") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise SeqanimError("another seqanim build is running in this folder; wait for it or stop it") from None
-        shutil.rmtree(graph.STATE_DIR / "stage", ignore_errors=True)  # leftovers of a killed build
+        shutil.rmtree(workspace.staging, ignore_errors=True)  # leftovers of a killed build
         yield
 
 
 def resolved_config(lecture: Lecture) -> Path:
     """Write the validated parameters (with --set applied) where worker processes read them."""
     text = lecture.model_dump_json()
-    path = graph.STATE_DIR / "run" / f"{digest(text)[:16]}.json"
+    path = current().state_dir / "run" / f"{digest(text)[:16]}.json"
     if not path.exists():
         atomic_write_text(path, text)
     return path
@@ -67,7 +67,7 @@ def _last_error(log: Path) -> str:
     for line in reversed(lines):
         if line.startswith("error: "):
             return line.removeprefix("error: ")
-    return (lines[-1] if lines else "failed with no output") + f" (log: {log.relative_to(ROOT)})"
+    return (lines[-1] if lines else "failed with no output") + f" (log: {current().label(log)})"
 
 
 def execute(
@@ -82,8 +82,12 @@ def execute(
     """Run the stages in `todo` (id -> reason) respecting dependencies, `jobs` processes at a time."""
     outcome = Outcome()
     state = graph.read_state()
-    env = {**os.environ, CONFIG_ENV: str(resolved_config(lecture)), "SEQANIM_QUIET": "1", "PYTHONUNBUFFERED": "1"}
-    LOGS.mkdir(parents=True, exist_ok=True)
+    workspace = current()
+    env = {
+        **os.environ, CONFIG_ENV: str(resolved_config(lecture)), WORKSPACE_ENV: str(workspace.root),
+        "SEQANIM_QUIET": "1", "PYTHONUNBUFFERED": "1",
+    }  # fmt: skip
+    workspace.logs.mkdir(parents=True, exist_ok=True)
     waiting = list(todo)
     running: dict[str, tuple[launch.Stage, float, int]] = {}
     kinds = {stages[stage_id].kind for stage_id in todo}
@@ -121,8 +125,8 @@ def execute(
                         done.add(stage_id)
                         progress.advance(overall)
                         continue
-                    log = LOGS / f"{stage_id.replace(':', '-')}.log"
-                    process = launch.Stage(_worker_argv(stage), log, env, ROOT, kinds)
+                    log = workspace.logs / f"{stage_id.replace(':', '-')}.log"
+                    process = launch.Stage(_worker_argv(stage), log, env, workspace.root, kinds)
                     task = progress.add_task(f"{stage.kind} {stage.name}", total=None)
                     running[stage_id] = (process, time.perf_counter(), task)
                 for stage_id, (process, started, task) in list(running.items()):
@@ -134,7 +138,7 @@ def execute(
                     progress.advance(overall)
                     stage = stages[stage_id]
                     outcome.seconds[stage_id] = round(time.perf_counter() - started, 2)
-                    log = LOGS / f"{stage_id.replace(':', '-')}.log"
+                    log = workspace.logs / f"{stage_id.replace(':', '-')}.log"
                     if exit_code == 0 and all(path.exists() for path in stage.outputs):
                         graph.record(stage, state, outcome.seconds[stage_id])
                         graph.cache_store(stage)

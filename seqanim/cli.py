@@ -7,6 +7,8 @@
     seqanim slides [DECK...]             decks -> slides/<q>/<deck>.html|pdf|pptx, renders/<q>/<deck>.mp4
     seqanim present [DECK]               the Qt presenter
     seqanim clean                        remove generated output and the cache
+    seqanim config [--defaults|--check]  lecture.toml from the parameter models
+    seqanim new experiment|scene NAME    a working skeleton to extend the lecture
 
 Every command takes `--config FILE` and `--set section.key=value` (repeatable).
 """
@@ -25,8 +27,10 @@ from rich.console import Console
 from rich.table import Table
 
 from seqanim import graph, launch, registry
-from seqanim.config import ROOT, Lecture, load
-from seqanim.errors import SeqanimError
+from seqanim.config import Lecture, load
+from seqanim.decks.plan import deck_names, deck_scenes
+from seqanim.errors import ConfigError, SeqanimError
+from seqanim.workspace import ENGINE, current
 
 QUALITY_CHOICES = ["low", "medium", "high", "4k"]
 console = Console(stderr=True)
@@ -50,11 +54,12 @@ def quality_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def jobs_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Stages run at once (default: [render] jobs, 0 = all cores).")(command)
+    return click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, help="Stages run at once (default: [render] jobs; 0 = all cores).")(command)
 
 
 def _jobs(lecture: Lecture, jobs: int | None) -> int:
-    return jobs or lecture.render.jobs or os.cpu_count() or 1
+    chosen = lecture.render.jobs if jobs is None else jobs
+    return chosen or os.cpu_count() or 1
 
 
 def _run(lecture: Lecture, quality: str, *, dry_run: bool = False, jobs: int | None = None, explicit: set[str] = frozenset(), **targets: Any) -> None:  # type: ignore[assignment]
@@ -149,8 +154,8 @@ def slides(lecture: Lecture, quality: str | None, jobs: int | None, dry_run: boo
     """Export decks (default: all): offline HTML, PDF handout, PPTX and the joined video."""
     quality = quality or lecture.render.quality
     for deck in decks:
-        registry.deck_scenes(lecture, deck)  # unknown deck: one-line error before any work
-    selected = list(decks) or registry.deck_names(lecture)
+        deck_scenes(lecture, deck)  # unknown deck: one-line error before any work
+    selected = list(decks) or deck_names(lecture)
     _run(lecture, quality, dry_run=dry_run, jobs=jobs, decks=selected, explicit={f"deck:{quality}:{d}" for d in decks})
 
 
@@ -164,7 +169,7 @@ def slides(lecture: Lecture, quality: str | None, jobs: int | None, dry_run: boo
 def present(lecture: Lecture, quality: str | None, fullscreen: bool, screen: int | None, start_at: int | None, deck: str) -> None:
     """Present DECK (default: full) in manim-slides' Qt presenter, building what is missing first."""
     quality = quality or lecture.render.quality
-    registry.deck_scenes(lecture, deck)
+    deck_scenes(lecture, deck)
     _run(lecture, quality, decks=[deck])
     from seqanim.present import present as launch
 
@@ -177,16 +182,17 @@ def clean(cache_only: bool) -> None:
     """Remove generated output (data/, renders/, slides/) and the build cache."""
     import shutil
 
-    shutil.rmtree(graph.CACHE_DIR, ignore_errors=True)
+    workspace = current()
+    shutil.rmtree(workspace.cache, ignore_errors=True)
     if cache_only:
         console.print("cache emptied")
         return
-    for folder in ("data", "renders", "slides"):
-        for item in (ROOT / folder).iterdir() if (ROOT / folder).exists() else []:
+    for folder in workspace.generated:
+        for item in folder.iterdir() if folder.exists() else []:
             if item.name == "README.md":
                 continue
             shutil.rmtree(item) if item.is_dir() else item.unlink()
-    shutil.rmtree(graph.STATE_DIR, ignore_errors=True)
+    shutil.rmtree(workspace.state_dir, ignore_errors=True)
     console.print("removed data/, renders/, slides/ outputs, the cache and the build state")
 
 
@@ -196,21 +202,22 @@ def watch(interval: float) -> None:
     """Rebuild the affected scenes at low quality whenever lecture.toml or a source file is saved."""
     import time
 
-    watched = [ROOT / "lecture.toml", *(ROOT / "scenes").glob("*.py"), *(ROOT / "precompute").glob("*.py"), *(ROOT / "seqanim" / "kit").glob("*.py")]
+    workspace = current()
+    folders = (workspace.scenes, workspace.precompute, ENGINE / "kit")
+    watched = [workspace.config, *(path for folder in folders for path in folder.glob("*.py"))]
 
     def snapshot() -> dict[Path, float]:
         return {path: path.stat().st_mtime for path in watched if path.exists()}
 
     seen: dict[Path, float] = {}
-    launch.start(set(launch.PRELOAD), ROOT)  # one server for every rebuild: preload what any stage may need
+    launch.start(set(launch.PRELOAD), workspace.root)  # one server for every rebuild: preload what any stage may need
     console.print("watching lecture.toml, scenes/, precompute/ and the kit; Ctrl-C stops")
     while True:
         now = snapshot()
         if now != seen:
             seen = now
             try:
-                registry.scenes.cache_clear()
-                registry.experiments.cache_clear()
+                registry.forget()
                 graph.forget_code()
                 fresh = load()
                 _run(fresh, "low", scenes=list(registry.scenes()))
@@ -219,6 +226,52 @@ def watch(interval: float) -> None:
             except SystemExit:
                 pass
         time.sleep(interval)
+
+
+@cli.command("config")
+@click.option("--defaults", "show_defaults", is_flag=True, help="Print lecture.toml with every default and comment.")
+@click.option("--check", "check", is_flag=True, help="Check that lecture.toml names every key with its comment.")
+@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None, help="Parameters file (default: lecture.toml).")
+def config_command(show_defaults: bool, check: bool, config_path: Path | None) -> None:
+    """lecture.toml from the parameter models: print the defaults, or check the file against them."""
+    from seqanim import defaults
+
+    if show_defaults or not check:
+        click.echo(defaults.render(), nl=False)
+        return
+    path = config_path or current().config
+    load(path)  # values first: an invalid one is the first thing to fix
+    found = defaults.problems(path)
+    if found:
+        raise ConfigError(f"{path.name}: {found[0]}" + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""))
+    console.print(f"{path.name} names every key of every table, with its comment")
+
+
+@cli.group()
+def new() -> None:
+    """Start a new experiment or scene from a working, tested skeleton."""
+
+
+@new.command("experiment")
+@click.argument("name")
+def new_experiment(name: str) -> None:
+    """Write precompute/NAME.py (parameters, a tiny computation, run) and add its table to lecture.toml."""
+    from seqanim import scaffold
+
+    for path in scaffold.new_experiment(current(), name):
+        console.print(f"wrote {current().label(path)}")
+
+
+@new.command("scene")
+@click.argument("name")
+@click.option("--data", "experiment", required=True, help="The experiment whose data/ the scene reads.")
+@click.option("--part", required=True, help="The lecture part (deck) the scene joins, e.g. rnn.")
+def new_scene(name: str, experiment: str, part: str) -> None:
+    """Write scene NAME into scenes/PART.py (one slide reading EXPERIMENT, notes from its data) and its test."""
+    from seqanim import scaffold
+
+    for path in scaffold.new_scene(current(), name, experiment, part):
+        console.print(f"wrote {current().label(path)}")
 
 
 def main() -> None:
@@ -230,8 +283,9 @@ def main() -> None:
     except click.exceptions.Abort:
         click.echo("interrupted; finished outputs are kept, the next build resumes", err=True)
         sys.exit(130)
-    except click.ClickException as error:
-        error.show()
+    except click.ClickException as error:  # usage errors too: one line, not the usage text
+        hint = " (see --help)" if isinstance(error, click.UsageError) else ""
+        click.echo(f"error: {error.format_message()}{hint}", err=True)
         sys.exit(2)
     except SystemExit as exit_:
         sys.exit(exit_.code)

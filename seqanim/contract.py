@@ -10,12 +10,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import platform
-import tempfile
 import zipfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -23,17 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from seqanim.config import ROOT, digest
 from seqanim.errors import DataError
+from seqanim.files import atomic_write_bytes, atomic_write_text, digest
+from seqanim.workspace import current
 
-DATA_DIR = ROOT / "data"
 FORMAT = 1
-_UMASK = os.umask(0)
-os.umask(_UMASK)
 
 
 def data_dir() -> Path:
-    return Path(os.environ.get("SEQANIM_DATA_DIR", DATA_DIR))
+    return current().data
 
 
 @dataclass(frozen=True)
@@ -53,41 +47,6 @@ class Artifact:
                 f"data/{self.name}.npz has no array '{key}' (it has {', '.join(sorted(self.arrays))}); "
                 f"run `seqanim precompute {self.name}`"
             ) from None
-
-
-def atomic_write_bytes(path: Path, payload: bytes) -> None:
-    """Write to a temporary file in the same folder, fsync, then rename: readers see old or new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; outputs are for everyone to read
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-@contextmanager
-def atomic_output(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
-    """For writers that want a file name: yield a temporary path beside `path`; rename it over `path` on success."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        os.chmod(tmp, 0o666 & ~_UMASK)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode())
 
 
 def _versions() -> dict[str, str]:

@@ -11,19 +11,20 @@ from typing import Any
 import click
 
 from seqanim import contract
-from seqanim.config import Lecture, current
+from seqanim.config import Lecture, current, experiment_params
 from seqanim.errors import SeqanimError, StageFailed
-from seqanim.registry import experiment, experiment_params
+from seqanim.registry import experiment
 
 
 def run_experiment(name: str, lecture: Lecture) -> dict[str, Any]:
     """Train or compute experiment `name`; returns its metrics. The artifact lands in data/ atomically."""
     spec = experiment(name)
     module = importlib.import_module(f"precompute.{name}")
-    upstream = {dep: getattr(lecture, dep) for dep in spec.depends}
+    params = module.EXPERIMENT.params.model_validate(lecture.section(name))
+    upstream = {dep: lecture.params(dep) for dep in spec.reads}
     started = time.perf_counter()
     try:
-        arrays, metrics = module.run(getattr(lecture, name), **upstream)
+        arrays, metrics = module.run(params, **upstream)
     except SeqanimError:
         raise
     except Exception as error:  # noqa: BLE001 - one line for the user; the traceback is re-raised in debug runs

@@ -14,10 +14,10 @@ predict a cascade before running it) is not its model. This module is the ~300 l
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterable
@@ -27,14 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from seqanim import registry
-from seqanim.config import ROOT, Lecture, digest
-from seqanim.contract import atomic_write_text, data_dir
+from seqanim.config import Lecture, experiment_params
+from seqanim.files import atomic_write_text, digest, link_or_copy
+from seqanim.workspace import ENGINE, current
 
-STATE_DIR = ROOT / ".seqanim"
-STATE_FILE = STATE_DIR / "state.json"
-CACHE_DIR = STATE_DIR / "cache"
 # Modules whose effect reaches a stage only through parameter values, which are hashed already.
-NOT_CODE_INPUTS = {"seqanim/config.py", "seqanim/registry.py", "seqanim/errors.py", "seqanim/graph.py", "seqanim/cli.py"}
+NOT_CODE_INPUTS = {f"seqanim/{name}.py" for name in ("config", "registry", "errors", "graph", "cli", "declare", "workspace")}
 
 
 @dataclass
@@ -62,33 +60,39 @@ def _local_module_path(module: str) -> Path | None:
     parts = module.split(".")
     if parts[0] not in {"seqanim", "precompute", "scenes"}:
         return None
-    as_file = ROOT.joinpath(*parts).with_suffix(".py")
+    base = ENGINE.parent if parts[0] == "seqanim" else current().root
+    as_file = base.joinpath(*parts).with_suffix(".py")
     if as_file.exists():
         return as_file
-    as_package = ROOT.joinpath(*parts, "__init__.py")
+    as_package = base.joinpath(*parts, "__init__.py")
     return as_package if as_package.exists() else None
+
+
+# Import statements, found by their shape: a full parse of every module costs more than the rest of planning.
+# A docstring line that looks like an import can only add a dependency, never hide one.
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)", re.MULTILINE)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#]+)", re.MULTILINE)
 
 
 @cache
 def _local_imports(path: Path) -> tuple[Path, ...]:
     """The project modules `path` imports directly. Cached: the experiments share most of their modules."""
-    found: dict[Path, None] = {}
-    for node in ast.walk(ast.parse(path.read_text())):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-        for name in names:
-            module = _local_module_path(name)
-            if module is not None:
-                found[module] = None
+    text = path.read_text()
+    names: list[str] = []
+    for module, imported in _FROM_IMPORT.findall(text):
+        names.append(module)
+        for alias in imported.strip("()").replace("\n", ",").split(","):
+            if alias.split():
+                names.append(f"{module}.{alias.split()[0]}")
+    for imported in _IMPORT.findall(text):
+        names += [alias.split()[0] for alias in imported.split(",") if alias.split()]
+    found = {module: None for module in map(_local_module_path, names) if module is not None}
     return tuple(found)
 
 
 @cache
 def code_closure(path: Path) -> tuple[Path, ...]:
-    """`path` and every project module it imports, transitively (read with ast, nothing is imported)."""
+    """`path` and every project module it imports, transitively (read as text, nothing is imported)."""
     seen: dict[Path, None] = {}
     stack = [path]
     while stack:
@@ -105,10 +109,17 @@ def forget_code() -> None:
     code_closure.cache_clear()
 
 
+def _code_label(module: Path) -> str:
+    """`seqanim/graph.py` for the engine, `precompute/adding.py` for the workspace's own modules."""
+    if module.is_relative_to(ENGINE):
+        return module.relative_to(ENGINE.parent).as_posix()
+    return current().label(module)
+
+
 def code_inputs(path: Path) -> dict[str, str]:
     result = {}
     for module in code_closure(path):
-        relative = module.relative_to(ROOT).as_posix()
+        relative = _code_label(module)
         if relative not in NOT_CODE_INPUTS:
             result[f"code:{relative}"] = _file_hash(module)
     return result
@@ -119,12 +130,13 @@ def code_inputs(path: Path) -> dict[str, str]:
 
 def _outputs_of_experiment(name: str) -> list[Path]:
     spec = registry.experiment(name)
-    directory = data_dir()
+    directory = current().data
     return [directory / f"{name}.npz", directory / f"{name}.json", *[directory / extra for extra in spec.extra_outputs]]
 
 
 def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, decks: list[str] | None = None, experiments: list[str] | None = None) -> dict[str, Stage]:
     """All stages needed for the requested targets (default: everything), in dependency order."""
+    from seqanim.decks.plan import deck_names
     from seqanim.render import outputs as scene_outputs
 
     stages: dict[str, Stage] = {}
@@ -135,11 +147,11 @@ def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, dec
         if stage_id in stages:
             return stage_id
         spec = registry.experiment(name)
-        deps = [add_experiment(dep) for dep in spec.depends]
+        deps = [add_experiment(dep) for dep in spec.reads]
         params = lecture.section(name)
-        inputs = {f"params:{name}": digest(params), **code_inputs(spec.source), **code_inputs(ROOT / "seqanim" / "experiments.py")}
+        inputs = {f"params:{name}": digest(params), **code_inputs(spec.source), **code_inputs(ENGINE / "experiments.py")}
         stage = Stage(stage_id, "experiment", name, None, inputs, {name: params}, _outputs_of_experiment(name), deps)
-        stage.data_hash = digest(registry.experiment_params(lecture, name))
+        stage.data_hash = digest(experiment_params(lecture, name))
         stages[stage_id] = stage
         return stage_id
 
@@ -149,7 +161,7 @@ def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, dec
             return stage_id
         spec = registry.scene(name)
         deps = [add_experiment(artifact) for artifact in spec.data]
-        inputs = {"quality": quality, "params:theme": theme_hash, **code_inputs(spec.source), **code_inputs(ROOT / "seqanim" / "render.py")}
+        inputs = {"quality": quality, "params:theme": theme_hash, **code_inputs(spec.source), **code_inputs(ENGINE / "render.py")}
         outs = scene_outputs(name, quality)
         stage = Stage(stage_id, "scene", name, quality, inputs, {"theme": lecture.section("theme")}, list(outs.values()), deps)
         stages[stage_id] = stage
@@ -157,14 +169,15 @@ def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, dec
 
     def add_deck(name: str) -> str:
         from seqanim.decks import deck_outputs
+        from seqanim.decks.plan import deck_definition
 
         stage_id = f"deck:{quality}:{name}"
-        deps = [add_scene(scene) for scene in registry.deck_scenes(lecture, name)]
-        definition = lecture.deck_list()[name].model_dump() if name in lecture.deck_list() else {"scenes": registry.deck_scenes(lecture, name)}
-        options = {k: v for k, v in lecture.section("decks").items() if k != "items"}
+        definition = deck_definition(lecture, name)
+        deps = [add_scene(scene) for scene in definition["scenes"]]
+        options = {k: v for k, v in lecture.section("decks").items() if k not in ("items", "full_title")}
         params = {"deck": definition, "decks": options}
-        inputs = {"quality": quality, "params:theme": theme_hash, f"params:deck.{name}": digest(params), **code_inputs(ROOT / "seqanim" / "decks.py")}
-        lock = ROOT / "package-lock.json"
+        inputs = {"quality": quality, "params:theme": theme_hash, f"params:deck.{name}": digest(params), **code_inputs(ENGINE / "decks" / "__init__.py")}
+        lock = current().reveal.parent.parent / "package-lock.json"
         if lock.exists():
             inputs["reveal.js"] = _file_hash(lock)
         stage = Stage(stage_id, "deck", name, quality, inputs, params, list(deck_outputs(lecture, name, quality).values()), deps)
@@ -176,7 +189,7 @@ def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, dec
         add_experiment(name)
     for name in scenes if scenes is not None else (registry.scenes() if everything else []):
         add_scene(name)
-    for name in decks if decks is not None else (registry.deck_names(lecture) if everything else []):
+    for name in decks if decks is not None else (deck_names(lecture) if everything else []):
         add_deck(name)
 
     ordered = _topological(stages)
@@ -206,7 +219,7 @@ def _topological(stages: dict[str, Stage]) -> dict[str, Stage]:
 
 def read_state() -> dict[str, Any]:
     try:
-        return json.loads(STATE_FILE.read_text())
+        return json.loads(current().state.read_text())
     except (FileNotFoundError, json.JSONDecodeError):
         return {}
 
@@ -222,18 +235,18 @@ def _fingerprint(path: Path) -> list[int]:
 
 def record(stage: Stage, state: dict[str, Any], seconds: float | None = None) -> None:
     """Record a finished stage (atomically, after its outputs are in place)."""
-    outputs = {str(path.relative_to(ROOT)): _fingerprint(path) for path in stage.outputs}
+    outputs = {current().label(path): _fingerprint(path) for path in stage.outputs}
     if seconds is None:  # restored from the cache: keep what running it cost last time
         seconds = state.get(stage.id, {}).get("seconds")
     state[stage.id] = {"key": stage.key, "inputs": stage.inputs, "params": stage.params, "outputs": outputs, "built": time.time(), "seconds": seconds}
-    atomic_write_text(STATE_FILE, json.dumps(state, indent=1, sort_keys=True))
+    atomic_write_text(current().state, json.dumps(state, indent=1, sort_keys=True))
 
 
 def tampered(stage: Stage, state: dict[str, Any]) -> str | None:
     """An output of an up-to-date stage that changed since it was built (truncated, edited, replaced)."""
     recorded = state.get(stage.id, {}).get("outputs", {})
     for path in stage.outputs:
-        label = str(path.relative_to(ROOT))
+        label = current().label(path)
         if label in recorded and path.exists() and _fingerprint(path) != recorded[label]:
             return f"{label} changed since it was built"
     if stage.data_hash is not None:
@@ -241,9 +254,9 @@ def tampered(stage: Stage, state: dict[str, Any]) -> str | None:
         try:
             made_from = json.loads(sidecar.read_text()).get("params_hash")
         except (OSError, json.JSONDecodeError):
-            return f"{sidecar.relative_to(ROOT)} is corrupt"
+            return f"{current().label(sidecar)} is corrupt"
         if made_from != stage.data_hash:
-            return f"{sidecar.relative_to(ROOT)} was made from other parameters"
+            return f"{current().label(sidecar)} was made from other parameters"
     return None
 
 
@@ -299,7 +312,7 @@ def reason(stage: Stage, state: dict[str, Any], will_run: set[str]) -> str | Non
     missing = [path for path in stage.outputs if not path.exists()]
     if previous["key"] == stage.key:
         if missing:
-            return f"output missing: {missing[0].relative_to(ROOT)}"
+            return f"output missing: {current().label(missing[0])}"
         return tampered(stage, state)
     old_inputs = previous.get("inputs", {})
     why: list[str] = []
@@ -339,35 +352,28 @@ def _entries(stage: Stage) -> list[tuple[str, Path]]:
     return [(f"{index}-{path.name}", path) for index, path in enumerate(stage.outputs)]
 
 
-def _link_or_copy(source: Path, target: Path) -> None:
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)
-
-
 def _copy_tree(source: Path, target: Path) -> None:
     target.mkdir(parents=True)
     for item in source.iterdir():
         if item.is_dir():
             _copy_tree(item, target / item.name)
         else:
-            _link_or_copy(item, target / item.name)
+            link_or_copy(item, target / item.name)
 
 
 def cache_store(stage: Stage) -> None:
     """Keep this key's outputs (hard links, so no extra disk until an output is replaced)."""
-    entry = CACHE_DIR / stage.key
+    entry = current().cache / stage.key
     if (entry / "COMPLETE").exists() or not all(path.exists() for path in stage.outputs):
         return
-    staging = CACHE_DIR / f".{stage.key}.{os.getpid()}"
+    staging = current().cache / f".{stage.key}.{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     for label, path in _entries(stage):
         if path.is_dir():
             _copy_tree(path, staging / label)
         else:
-            _link_or_copy(path, staging / label)
+            link_or_copy(path, staging / label)
     sizes = {str(f.relative_to(staging)): f.stat().st_size for f in staging.rglob("*") if f.is_file()}
     (staging / "COMPLETE").write_text(json.dumps({"stage": stage.id, "sizes": sizes}))
     shutil.rmtree(entry, ignore_errors=True)
@@ -376,7 +382,7 @@ def cache_store(stage: Stage) -> None:
 
 def cache_restore(stage: Stage) -> bool:
     """Put a cached key's outputs back in place, each atomically. False when the key is not cached."""
-    entry = CACHE_DIR / stage.key
+    entry = current().cache / stage.key
     if not (entry / "COMPLETE").exists():
         return False
     # Hard links share bytes with outputs, so an output truncated in place would truncate its cache copy too.
@@ -401,7 +407,7 @@ def cache_restore(stage: Stage) -> bool:
             os.replace(temporary, path)
             shutil.rmtree(old, ignore_errors=True)
         else:
-            _link_or_copy(source, temporary)
+            link_or_copy(source, temporary)
             os.replace(temporary, path)
     os.utime(entry / "COMPLETE")  # least recently used goes first
     return True
@@ -413,9 +419,9 @@ def _size(path: Path) -> int:
 
 def cache_trim(limit_mb: int) -> int:
     """Evict least recently used entries until the cache fits in `limit_mb`. Returns entries evicted."""
-    if not CACHE_DIR.exists():
+    if not current().cache.exists():
         return 0
-    entries = sorted((p for p in CACHE_DIR.iterdir() if (p / "COMPLETE").exists()), key=lambda p: (p / "COMPLETE").stat().st_mtime)
+    entries = sorted((p for p in current().cache.iterdir() if (p / "COMPLETE").exists()), key=lambda p: (p / "COMPLETE").stat().st_mtime)
     sizes = {entry: _size(entry) for entry in entries}
     total = sum(sizes.values())
     evicted = 0

@@ -17,11 +17,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from seqanim.config import ROOT, Lecture
-from seqanim.decks import SLIDES, DeckPlan, prepare
+from seqanim.config import Lecture
+from seqanim.decks import DeckPlan, prepare
 from seqanim.errors import SeqanimError, StageFailed
-
-SNAPSHOTS = ROOT / ".seqanim" / "present"
+from seqanim.workspace import current
 
 
 def _start_at(sizes: list[int], start_at: int, deck: str) -> str:
@@ -54,7 +53,7 @@ def present_command(
     """
     plan, presentations = prepare(lecture, deck, quality)
     # --silent: manim-slides would otherwise ask PyPI for a newer version at every start.
-    command = [sys.executable, "-m", "manim_slides", "--silent", "present", "--folder", str(folder or SLIDES / quality)]
+    command = [sys.executable, "-m", "manim_slides", "--silent", "present", "--folder", str(folder or current().slides(quality))]
     if fullscreen:
         command.append("--full-screen")
     if screen is not None:
@@ -101,15 +100,16 @@ def snapshot(plan: DeckPlan, root: Path) -> list[str]:
 def present(lecture: Lecture, deck: str, quality: str, *, fullscreen: bool, screen: int | None, start_at: int | None, extra: Sequence[str] = ()) -> int:
     """Open the Qt presenter on the deck; return its exit code (130 when interrupted)."""
     plan, _ = prepare(lecture, deck, quality)
-    SNAPSHOTS.mkdir(parents=True, exist_ok=True)
-    root = Path(tempfile.mkdtemp(prefix=f"{deck}-", dir=SNAPSHOTS))
+    snapshots = current().state_dir / "present"
+    snapshots.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix=f"{deck}-", dir=snapshots))
     try:
         names = snapshot(plan, root)
         command = present_command(
             lecture, deck, quality, fullscreen=fullscreen, screen=screen, start_at=start_at, extra=extra, folder=root / "deck", names=names
         )
         try:
-            return subprocess.run(command, cwd=ROOT).returncode
+            return subprocess.run(command, cwd=current().root).returncode
         except KeyboardInterrupt:
             return 130
     finally:

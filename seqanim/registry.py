@@ -1,110 +1,187 @@
-"""What the lecture is made of: experiments in `precompute/`, scenes in `scenes/`, decks in `lecture.toml`.
+"""What the lecture is made of: the experiments in `precompute/`, the parts and scenes in `scenes/`.
 
-Discovery reads the source with `ast` instead of importing it, so `seqanim list` and a no-op build stay
-fast: importing manim or torch alone costs seconds.
+Discovery imports each module and reads what it declares (see `seqanim.declare`). Importing torch or
+manim costs seconds, so what a folder declares is kept in `.seqanim/declarations.json` under a hash of
+that folder's bytes: `seqanim list` and a no-op build import nothing, and after an edit only the edited
+folder is imported again, once.
 """
 
 from __future__ import annotations
 
-import ast
-from dataclasses import dataclass
-from functools import lru_cache
+import hashlib
+import importlib
+import inspect
+import json
+from dataclasses import asdict, dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from seqanim.config import ROOT, Lecture
+from seqanim.declare import Experiment, Part
 from seqanim.errors import ConfigError, UnknownNameError
+from seqanim.files import atomic_write_text
+from seqanim.workspace import ENGINE, current
 
-PRECOMPUTE_DIR = ROOT / "precompute"
-SCENES_DIR = ROOT / "scenes"
-KIT_DIR = ROOT / "seqanim" / "kit"
-SHARED_PRECOMPUTE = ("common.py",)  # helpers every experiment imports
+FORMAT = 1  # bump when what is cached changes shape
 
 
 @dataclass(frozen=True)
-class Experiment:
+class ExperimentSpec:
     name: str
     source: Path
-    depends: tuple[str, ...]  # upstream experiments whose data this one reads
-    extra_outputs: tuple[str, ...]  # files besides <name>.npz/.json, e.g. a state dict
-    seconds: float = 0.1  # the module's SECONDS: a cold build's guess of its run time, for scheduling
+    title: str  # the first line of the module's docstring
+    reads: tuple[str, ...]
+    extra_outputs: tuple[str, ...]
+    seconds: float
 
 
 @dataclass(frozen=True)
 class SceneSpec:
     name: str
     source: Path
+    part: str  # the deck of its module
     data: tuple[str, ...]
 
 
-def _literal_tuple(node: ast.AST) -> tuple[str, ...]:
-    value = ast.literal_eval(node)
-    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+@dataclass(frozen=True)
+class PartSpec:
+    name: str  # the deck's name: the module's name with hyphens, e.g. recurrent-attention
+    source: Path
+    title: str
+    order: int
+    scenes: tuple[str, ...]
 
 
-def _literal_seconds(node: ast.AST, path: Path) -> float:
+def _modules(folder: Path) -> list[Path]:
+    return sorted(path for path in folder.glob("*.py") if not path.name.startswith("_"))
+
+
+def folder_key(folder: Path) -> str:
+    digest = hashlib.sha256(f"{FORMAT}".encode())
+    for path in sorted(folder.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update((ENGINE / "declare.py").read_bytes())
+    return digest.hexdigest()[:24]
+
+
+def _import(module: str) -> Any:
+    current().importable()
     try:
-        value = ast.literal_eval(node)
-    except ValueError:
-        value = None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise ConfigError(f"{path.relative_to(ROOT)}: SECONDS must be a plain non-negative number (a cold build's time guess)")
-    return float(value)
+        return importlib.import_module(module)
+    except Exception as error:  # noqa: BLE001 - a broken lecture module is the user's to fix: say which one
+        raise ConfigError(f"{module.replace('.', '/')}.py cannot be imported ({type(error).__name__}: {error})") from None
 
 
-@lru_cache(maxsize=1)
-def experiments() -> dict[str, Experiment]:
-    found: dict[str, Experiment] = {}
-    for path in sorted(PRECOMPUTE_DIR.glob("*.py")):
-        if path.name.startswith("_") or path.name in SHARED_PRECOMPUTE:
-            continue
-        tree = ast.parse(path.read_text())
-        depends: tuple[str, ...] = ()
-        extra: tuple[str, ...] = ()
-        seconds = 0.1
-        has_run = False
-        for node in tree.body:
-            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else node.target if isinstance(node, ast.AnnAssign) else None
-            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
-            if isinstance(target, ast.Name) and value is not None:
-                if target.id == "DEPENDS":
-                    depends = _literal_tuple(value)
-                elif target.id == "EXTRA_OUTPUTS":
-                    extra = _literal_tuple(value)
-                elif target.id == "SECONDS":
-                    seconds = _literal_seconds(value, path)
-            elif isinstance(node, ast.FunctionDef) and node.name == "run":
-                has_run = True
-        if has_run:
-            found[path.stem] = Experiment(path.stem, path, depends, extra, seconds)
+def _docstring_title(module: Any) -> str:
+    return (inspect.getdoc(module) or module.__name__).splitlines()[0].strip()
+
+
+def _declare_experiments() -> list[dict[str, Any]]:
+    found = []
+    for path in _modules(current().precompute):
+        module = _import(f"precompute.{path.stem}")
+        declared = getattr(module, "EXPERIMENT", None)
+        if declared is None:
+            continue  # a helper module (common, seq2seq_model)
+        if not isinstance(declared, Experiment) or not callable(getattr(module, "run", None)):
+            raise ConfigError(f"precompute/{path.name}: EXPERIMENT must be a seqanim.declare.Experiment and the module must define run(params)")
+        found.append(
+            {"name": path.stem, "title": _docstring_title(module), "reads": list(declared.reads),
+             "extra_outputs": list(declared.extra_outputs), "seconds": declared.seconds}
+        )  # fmt: skip
     return found
 
 
-@lru_cache(maxsize=1)
+def _declare_scenes() -> dict[str, Any]:
+    parts, scenes = [], []
+    for path in _modules(current().scenes):
+        module = _import(f"scenes.{path.stem}")
+        part = getattr(module, "PART", None)
+        if not isinstance(part, Part):
+            raise ConfigError(f"scenes/{path.name}: declare the lecture part, e.g. PART = Part('Recurrent networks', order=1)")
+        deck = path.stem.replace("_", "-")
+        names = []
+        for name, value in vars(module).items():
+            # A scene: a class of this module whose own body defines construct and that names the data it reads.
+            if isinstance(value, type) and value.__module__ == module.__name__ and not name.startswith("_") and "construct" in vars(value):
+                data = tuple(getattr(value, "data", ()))
+                if not data:
+                    raise ConfigError(f"scenes/{path.name}: {name} reads no data; set data = ('experiment', ...)")
+                scenes.append({"name": name, "module": path.stem, "part": deck, "data": list(data)})
+                names.append(name)
+        parts.append({"name": deck, "module": path.stem, **part.as_json(), "scenes": names})
+    return {"parts": parts, "scenes": scenes}
+
+
+def _cached(folder: Path, kind: str, compute: Any) -> Any:
+    """What `compute()` declares for `folder`, from .seqanim/declarations.json while the folder is unchanged."""
+    path = current().state_dir / "declarations.json"
+    try:
+        stored = json.loads(path.read_text())
+    except (OSError, ValueError):
+        stored = {}
+    key = folder_key(folder)
+    if stored.get(kind, {}).get("key") == key:
+        return stored[kind]["value"]
+    value = compute()
+    try:
+        stored = json.loads(path.read_text())  # another process may have written the other kind meanwhile
+    except (OSError, ValueError):
+        stored = {}
+    stored[kind] = {"key": key, "value": value}
+    atomic_write_text(path, json.dumps(stored, indent=1, sort_keys=True))
+    return value
+
+
+@cache
+def experiments() -> dict[str, ExperimentSpec]:
+    folder = current().precompute
+    found = {}
+    for item in _cached(folder, "precompute", _declare_experiments):
+        found[item["name"]] = ExperimentSpec(
+            item["name"], folder / f"{item['name']}.py", item["title"], tuple(item["reads"]), tuple(item["extra_outputs"]), float(item["seconds"])
+        )
+    for spec in found.values():
+        for upstream in spec.reads:
+            if upstream not in found:
+                raise ConfigError(f"precompute/{spec.name}.py reads '{upstream}', which no module in precompute/ declares")
+    return found
+
+
+@cache
+def _scene_declarations() -> dict[str, Any]:
+    return _cached(current().scenes, "scenes", _declare_scenes)
+
+
+@cache
 def scenes() -> dict[str, SceneSpec]:
-    """Every class in scenes/*.py that sets `data = (...)` and defines `construct`, in file order."""
-    found: dict[str, SceneSpec] = {}
-    for path in sorted(SCENES_DIR.glob("*.py")):
-        if path.name.startswith("_"):
-            continue
-        for node in ast.parse(path.read_text()).body:
-            if not isinstance(node, ast.ClassDef):
-                continue
-            data: tuple[str, ...] | None = None
-            has_construct = False
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef) and item.name == "construct":
-                    has_construct = True
-                targets = item.targets if isinstance(item, ast.Assign) else [item.target] if isinstance(item, ast.AnnAssign) else []
-                for target in targets:
-                    if isinstance(target, ast.Name) and target.id == "data" and item.value is not None:
-                        data = _literal_tuple(item.value)
-            if has_construct and data is not None:
-                found[node.name] = SceneSpec(node.name, path, data)
+    folder = current().scenes
+    found = {}
+    for item in _scene_declarations()["scenes"]:
+        found[item["name"]] = SceneSpec(item["name"], folder / f"{item['module']}.py", item["part"], tuple(item["data"]))
+    known = experiments()
+    for spec in found.values():
+        for name in spec.data:
+            if name not in known:
+                raise ConfigError(f"{spec.source.name}: {spec.name} reads '{name}', which no module in precompute/ declares")
     return found
 
 
-def experiment(name: str) -> Experiment:
+@cache
+def parts() -> dict[str, PartSpec]:
+    """The lecture's parts, in the order of the full deck."""
+    folder = current().scenes
+    items = sorted(_scene_declarations()["parts"], key=lambda item: (item["order"], item["name"]))
+    return {item["name"]: PartSpec(item["name"], folder / f"{item['module']}.py", item["title"], item["order"], tuple(item["scenes"])) for item in items}
+
+
+def forget() -> None:
+    """Forget what was discovered: the code on disk changed (`seqanim watch`)."""
+    for function in (experiments, _scene_declarations, scenes, parts):
+        function.cache_clear()
+
+
+def experiment(name: str) -> ExperimentSpec:
     known = experiments()
     if name not in known:
         raise UnknownNameError(f"unknown experiment '{name}'; known: {', '.join(known)} (see `seqanim list`)")
@@ -118,33 +195,21 @@ def scene(name: str) -> SceneSpec:
     return known[name]
 
 
-def deck_scenes(lecture: Lecture, name: str) -> list[str]:
-    decks = lecture.deck_list()
-    if name == "full" and "full" not in decks:
-        return [s for deck in decks.values() for s in deck.scenes]
-    if name not in decks:
-        raise UnknownNameError(f"unknown deck '{name}'; known: {', '.join([*decks, 'full'])} (see `seqanim list`)")
-    return list(decks[name].scenes)
-
-
-def deck_names(lecture: Lecture) -> list[str]:
-    names = list(lecture.deck_list())
-    return names if "full" in names else [*names, "full"]
+def declaration(name: str) -> Experiment:
+    """The experiment's own declaration (imports its module, and with it torch)."""
+    experiment(name)
+    return _import(f"precompute.{name}").EXPERIMENT
 
 
 def upstream(name: str) -> list[str]:
     """All experiments `name` transitively reads, nearest last, without duplicates."""
     order: list[str] = []
-    for dep in experiment(name).depends:
+    for dep in experiment(name).reads:
         for item in [*upstream(dep), dep]:
             if item not in order:
                 order.append(item)
     return order
 
 
-def experiment_params(lecture: Lecture, name: str) -> dict[str, Any]:
-    """The parameters an artifact is made from: its own table plus those of every experiment it reads."""
-    params = lecture.section(name)
-    for dep in upstream(name):
-        params[f"upstream.{dep}"] = lecture.section(dep)
-    return params
+def as_json(spec: ExperimentSpec | SceneSpec | PartSpec) -> dict[str, Any]:
+    return {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items()}

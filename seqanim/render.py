@@ -18,25 +18,23 @@ from typing import Any
 
 import click
 
-from seqanim.config import ROOT
-from seqanim.contract import atomic_write_text
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
+from seqanim.files import atomic_write_text, replace_dir
 from seqanim.registry import scene as scene_spec
+from seqanim.workspace import current
 
-RENDERS = ROOT / "renders"
-SLIDES = ROOT / "slides"
-WORK = ROOT / ".seqanim"
-QUALITIES = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
+MANIM_QUALITY = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
 
 
 def outputs(scene: str, quality: str) -> dict[str, Path]:
     """Every file a scene's render produces."""
+    renders, slides = current().renders(quality), current().slides(quality)
     return {
-        "video": RENDERS / quality / f"{scene}.mp4",
-        "thumbnail": RENDERS / quality / f"{scene}.png",
-        "report": RENDERS / quality / f"{scene}.report.json",
-        "slides": SLIDES / quality / f"{scene}.json",
-        "files": SLIDES / quality / "files" / scene,
+        "video": renders / f"{scene}.mp4",
+        "thumbnail": renders / f"{scene}.png",
+        "report": renders / f"{scene}.report.json",
+        "slides": slides / f"{scene}.json",
+        "files": slides / "files" / scene,
     }
 
 
@@ -53,16 +51,6 @@ def check_tools() -> None:
         raise ToolMissingError(f"Cairo/Pango bindings are missing ({error}); run `make setup`") from None
 
 
-def _replace_dir(staged: Path, final: Path) -> None:
-    """Swap a folder in with two renames; the old one is removed only after the new one is in place."""
-    final.parent.mkdir(parents=True, exist_ok=True)
-    trash = final.with_name(f".{final.name}.old-{os.getpid()}")
-    if final.exists():
-        os.replace(final, trash)
-    os.replace(staged, final)
-    shutil.rmtree(trash, ignore_errors=True)
-
-
 def _copy_atomic(source: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -76,18 +64,19 @@ def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, A
     check_tools()
     from manim import config, tempconfig
 
-    stage = WORK / "stage" / f"{name}-{quality}-{os.getpid()}"
+    workspace = current()
+    stage = workspace.staging / f"{name}-{quality}-{os.getpid()}"
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir(parents=True)
     # manim's own caches (LaTeX SVGs, partial movies) are reused across renders of a scene. A killed render
     # could leave a half-written .dvi or .mp4 there that manim would trust later, so each render works on a
     # hard-linked copy and the copy replaces the cache only when the render has finished.
-    media_cache = WORK / "media" / quality / name
+    media_cache = workspace.media / quality / name
     media = stage / "media"
     if media_cache.exists():
         shutil.copytree(media_cache, media, copy_function=os.link)
     settings = {
-        "quality": QUALITIES[quality],
+        "quality": MANIM_QUALITY[quality],
         "media_dir": str(media),
         "output_file": name,
         "progress_bar": "none" if quiet else "display",
@@ -112,10 +101,10 @@ def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, A
         except Exception as error:  # noqa: BLE001 - any scene bug becomes one line; the traceback goes to the log
             import traceback
 
-            log = WORK / "logs" / f"{name}.log"
+            log = workspace.logs / f"{name}.log"
             log.parent.mkdir(parents=True, exist_ok=True)
             log.write_text(traceback.format_exc())
-            raise StageFailed(f"scene {name} raised {type(error).__name__}: {error} (traceback in {log.relative_to(ROOT)})") from None
+            raise StageFailed(f"scene {name} raised {type(error).__name__}: {error} (traceback in {workspace.label(log)})") from None
         movie = Path(scene.renderer.file_writer.movie_file_path)
         frame = scene.renderer.get_frame()
         seconds = time.perf_counter() - started
@@ -159,7 +148,7 @@ def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, A
     _copy_atomic(movie, out["video"])
     _copy_atomic(thumb_tmp, out["thumbnail"])
     atomic_write_text(out["report"], json.dumps(report, indent=2) + "\n")
-    _replace_dir(media, media_cache)
+    replace_dir(media, media_cache)
     shutil.rmtree(stage, ignore_errors=True)
     return report
 
@@ -173,7 +162,7 @@ def _duration(movie: Path) -> float:
 
 @click.command()
 @click.argument("scene")
-@click.option("--quality", type=click.Choice(list(QUALITIES)), default="low")
+@click.option("--quality", type=click.Choice(list(MANIM_QUALITY)), default="low")
 @click.option("--quiet", is_flag=True)
 def main(scene: str, quality: str, quiet: bool) -> None:
     """Render one SCENE (the build calls this once per scene, in parallel)."""

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from seqanim import contract
-from seqanim.config import ROOT, load
-from seqanim.registry import experiment_params
+from seqanim.config import experiment_params, load
+from seqanim.workspace import current
 
 QUALITY = "low"
 
@@ -24,8 +24,8 @@ QUALITY = "low"
 def lecture_built() -> Path:
     """Build the whole lecture once per session (a no-op when `make` already built it)."""
     if not os.environ.get("SEQANIM_TEST_SKIP_BUILD"):
-        subprocess.run([sys.executable, "-m", "seqanim.cli", "build", "--quality", QUALITY], cwd=ROOT, check=True)
-    return ROOT
+        subprocess.run([sys.executable, "-m", "seqanim.cli", "build", "--quality", QUALITY], cwd=current().root, check=True)
+    return current().root
 
 
 @pytest.fixture(scope="session")
@@ -40,6 +40,6 @@ def scene_report(lecture_built: Path) -> Callable[[str], dict[str, Any]]:
     """The render report of a scene: slides, notes, layout violations, duration, resolution."""
 
     def read(scene: str) -> dict[str, Any]:
-        return json.loads((ROOT / "renders" / QUALITY / f"{scene}.report.json").read_text())
+        return json.loads((current().renders(QUALITY) / f"{scene}.report.json").read_text())
 
     return read

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from seqanim import contract, graph, registry
-from seqanim.config import load
+from seqanim.config import experiment_params, load
+from seqanim.decks.plan import deck_names, deck_scenes
 from seqanim.errors import ConfigError, DataError
 from tests.tree import Tree, make_tree
 
@@ -71,7 +72,7 @@ def test_dry_run_lists_exactly_what_adding_T_feeds(tree: Tree) -> None:
     assert result.returncode == 0, result.stderr
     would = {line.split()[2] for line in result.stdout.splitlines() if line.startswith("would run")}
     lecture = load()
-    decks = {f"deck:low:{name}" for name in registry.deck_names(lecture) if {"AddingProblem", "TrainingRace", "InsideTheLSTM"} & set(registry.deck_scenes(lecture, name))}
+    decks = {f"deck:low:{name}" for name in deck_names(lecture) if {"AddingProblem", "TrainingRace", "InsideTheLSTM"} & set(deck_scenes(lecture, name))}
     expected = {"experiment:adding", "experiment:lstm_inside", "scene:low:AddingProblem", "scene:low:TrainingRace", "scene:low:InsideTheLSTM"} | decks
     assert would == expected
     assert "adding.T 40 -> 41" in result.stdout
@@ -177,9 +178,9 @@ def test_data_from_other_parameters_is_refused(tree: Tree, tmp_path: Path) -> No
     from precompute import positional
 
     arrays, metrics = positional.run(lecture.positional)
-    contract.save("positional", arrays, metrics, registry.experiment_params(lecture, "positional"), directory=tmp_path)
+    contract.save("positional", arrays, metrics, experiment_params(lecture, "positional"), directory=tmp_path)
     with pytest.raises(DataError, match=r"made from other parameters \(positional.length: data has 20, lecture.toml has 60\)"):
-        contract.load("positional", params=registry.experiment_params(load(), "positional"), directory=tmp_path)
+        contract.load("positional", params=experiment_params(load(), "positional"), directory=tmp_path)
     data = tree.root / "data"
     saved = {name: (data / name).read_bytes() for name in ("positional.npz", "positional.json")}
     try:
@@ -243,7 +244,7 @@ def test_missing_cairo_is_named(tree: Tree, tmp_path: Path) -> None:
 def test_scene_that_raises(tree: Tree) -> None:
     broken = tree.root / "scenes" / "zz_broken.py"
     broken.write_text(
-        "from seqanim.kit.slide import LectureSlide\n\n\n"
+        "from seqanim.slide import LectureSlide\n\n\n"
         "class BrokenScene(LectureSlide):\n"
         '    data = ("linear_rnn",)\n\n'
         "    def construct(self) -> None:\n"

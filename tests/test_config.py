@@ -1,16 +1,17 @@
-"""lecture.toml: documented, validated, and its defaults are the notebooks' own values."""
+"""lecture.toml: documented, validated, and the parameter models' defaults are the notebooks' own values."""
 
 from __future__ import annotations
 
 import json
 import re
-import tomllib
 
 import pytest
 
-from seqanim.config import DEFAULT_CONFIG, ROOT, Lecture, load
+from seqanim import defaults, registry
+from seqanim.config import Lecture, load, validate
+from seqanim.workspace import REPOSITORY, current
 
-SEEDS = ROOT.parent / "shared" / "seeds"
+SEEDS = REPOSITORY.parent / "shared" / "seeds"
 
 
 def cell(notebook: str, cell_id: str) -> str:
@@ -18,19 +19,34 @@ def cell(notebook: str, cell_id: str) -> str:
     return next("".join(c["source"]) for c in cells if c.get("id") == cell_id)
 
 
-def test_every_key_has_a_comment() -> None:
-    missing = []
-    for number, line in enumerate(DEFAULT_CONFIG.read_text().splitlines(), 1):
-        if re.match(r"^\s*[A-Za-z_]+\s*=", line) and "#" not in line:
-            missing.append(f"line {number}: {line.strip()}")
-    assert not missing, missing
+def model_defaults() -> Lecture:
+    """Every table at its model's defaults (what an empty lecture.toml gives), whatever lecture.toml says now."""
+    return validate({})
 
 
-def test_file_spells_out_every_experiment_key() -> None:
-    """lecture.toml names every key of every experiment table: no parameter hides in a code default."""
-    raw = tomllib.loads(DEFAULT_CONFIG.read_text())
-    for section in ("linear_rnn", "adding", "lstm_inside", "seq2seq_reverse", "seq2seq_sort", "lookup", "groupby", "positional", "rope", "scaling", "qkv_walkthrough"):
-        assert set(raw[section]) == set(Lecture.model_fields[section].annotation.model_fields), section
+def test_lecture_toml_names_every_key_with_its_comment() -> None:
+    """lecture.toml spells out every key of every table, each with the comment its model gives it."""
+    assert defaults.problems(current().config) == []
+
+
+def test_the_defaults_file_is_written_from_the_models() -> None:
+    """`seqanim config --defaults` is a valid lecture.toml that validates to the models' defaults."""
+    import tomllib
+
+    text = defaults.render()
+    assert validate(tomllib.loads(text)) == model_defaults()
+    assert all(re.match(r"^[A-Za-z_]+ = .+ # \S", line) for line in text.splitlines() if re.match(r"^[A-Za-z_]+ =", line))
+    experiments = [line.strip("[]") for line in text.splitlines() if line.startswith("[")][: len(registry.experiments())]
+    assert set(experiments) == set(registry.experiments())
+
+
+def test_a_missing_key_or_comment_is_named(tmp_path) -> None:  # noqa: ANN001
+    text = current().config.read_text()
+    broken = tmp_path / "lecture.toml"
+    broken.write_text(re.sub(r"^hidden = 64 .*$", "hidden = 64", text.replace("\nclip = 1.0", "\n#clip", 1), count=1, flags=re.MULTILINE))
+    found = defaults.problems(broken)
+    assert "[adding] clip is missing (its default: `seqanim config --defaults`)" in found
+    assert "[adding] hidden: the comment should read '# hidden units of every recurrent cell'" in found
 
 
 NOTEBOOK_000 = "000_6ad51b100fcd38b8.txt"
@@ -81,12 +97,12 @@ def test_defaults_reproduce_notebook_000(cell_id: str, pattern: str, getter) -> 
     match = re.search(pattern, cell(NOTEBOOK_000, cell_id))
     assert match, f"{cell_id}: {pattern} not found in the notebook"
     numbers = [float(x) for group in match.groups() for x in group.split(",")]
-    assert numbers == [float(v) for v in getter(load())]
+    assert numbers == [float(v) for v in getter(model_defaults())]
 
 
 def test_defaults_reproduce_notebook_003() -> None:
     source = cell("003_48cf20683bbc56a4.txt", "cell-006")
-    walkthrough = load().qkv_walkthrough
+    walkthrough = model_defaults().qkv_walkthrough
     assert "Q = np.array([[1.,0.]])" in source and walkthrough.query == [1.0, 0.0]
     assert "K = np.array([[1.,0.],[0.,1.],[1.,1.]])" in source and walkthrough.keys == [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
     assert "V = np.array([[10.,0.],[0.,10.],[10.,10.]])" in source and walkthrough.values == [[10.0, 0.0], [0.0, 10.0], [10.0, 10.0]]

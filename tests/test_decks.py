@@ -23,7 +23,10 @@ from typing import Any, NamedTuple
 import pytest
 
 from seqanim import decks, registry
-from seqanim.config import ROOT, Deck, Decks, Lecture, load
+from seqanim.config import Deck, Decks, Lecture, load
+from seqanim.decks.html import _local_refs
+from seqanim.decks.plan import deck_parts, deck_scenes
+from seqanim.workspace import current
 from tests.tree import Tree, make_tree
 
 QUALITY = "low"
@@ -95,7 +98,7 @@ def deck_tree(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     an export writes there never appears in the real tree."""
     tree = make_tree(tmp_path_factory.mktemp("decks") / "lecture")
     for folder in ("slides", "renders"):
-        assert not (tree.root / folder / QUALITY).samefile(ROOT / folder / QUALITY)
+        assert not (tree.root / folder / QUALITY).samefile(current().root / folder / QUALITY)
     return tree
 
 
@@ -189,7 +192,7 @@ def test_html_deck_carries_revealjs_and_no_url(mini: Export) -> None:
     for needed in ("reveal.js/dist/reveal.js", "reveal.js/dist/reveal.css", "reveal.js/dist/plugin/notes.js"):
         assert (assets / needed).is_file()
         assert f"{MINI}_assets/{needed}" in text
-    fetched = [ref for ref in decks._local_refs(text) if ref.startswith(("http:", "https:", "//"))]
+    fetched = [ref for ref in _local_refs(text) if ref.startswith(("http:", "https:", "//"))]
     assert fetched == []
     assert "cdn.jsdelivr" not in text and "unpkg" not in text
 
@@ -265,7 +268,7 @@ def test_every_listed_output_exists_and_no_temp_file_is_left(mini: Export) -> No
     root, written = mini.tree.root, mini.written
     outputs = decks.deck_outputs(mini.lecture, MINI, QUALITY)
     # deck_outputs names paths in the real tree (this process's ROOT); the export wrote them under the copy's.
-    outputs = {name: root / path.relative_to(ROOT) for name, path in outputs.items()}
+    outputs = {name: root / path.relative_to(current().root) for name, path in outputs.items()}
     assert set(written) <= set(outputs)
     assert all(written[name] == outputs[name] for name in written)
     for name, path in outputs.items():
@@ -309,16 +312,16 @@ result = {{"command": command, "outside": outside}}"""
 def test_rnn_deck_references_only_existing_scenes() -> None:
     lecture = load()
     known = registry.scenes()
-    missing = [scene for scene in registry.deck_scenes(lecture, "rnn") if scene not in known]
+    missing = [scene for scene in deck_scenes(lecture, "rnn") if scene not in known]
     assert missing == [], f"the rnn deck names scenes that scenes/ does not define: {missing}"
 
 
 def test_full_deck_gets_a_divider_per_part() -> None:
     lecture = load()
-    groups = decks.deck_parts(lecture, "full")
-    assert [part for part, _ in groups] == ["rnn", "recurrent-attention", "transformers", "why-attention"]
-    assert [scene for _, group in groups for scene in group] == registry.deck_scenes(lecture, "full")
-    assert decks.deck_parts(lecture, "rnn") == [(None, registry.deck_scenes(lecture, "rnn"))]
+    groups = deck_parts(lecture, "full")
+    assert [part for part, _ in groups] == list(registry.parts())  # the parts, in their declared order
+    assert [scene for _, group in groups for scene in group] == deck_scenes(lecture, "full")
+    assert deck_parts(lecture, "rnn") == [(None, deck_scenes(lecture, "rnn"))]
     card_ids = [key for key in decks.deck_outputs(lecture, "full", QUALITY) if key.startswith("card:")]
     assert card_ids == ["card:full-title"] + [f"card:full-part-{k}-{part}" for k, (part, _) in enumerate(groups, start=1)]
 
@@ -327,18 +330,15 @@ def test_divider_cards_are_real_slides(deck_tree: Tree) -> None:
     """A deck spanning two parts: title card, then a divider before each part, each with notes."""
     from pptx import Presentation
 
-    first, second = SCENE, "EchoOfAPulse"
+    first, second = SCENE, "ScaledScores"  # from two lecture parts: rnn, why-attention
     base = load(deck_tree.root / "lecture.toml")
-    lecture = base.model_copy(update={"decks": Decks(items={
-        "test-part-a": Deck(title="Part A", scenes=[first]),
-        "test-part-b": Deck(title="Part B", scenes=[second]),
-        "test-parts": Deck(title="Two parts", scenes=[first, second]),
-    })})
+    lecture = base.model_copy(update={"decks": Decks(items={"test-parts": Deck(title="Two parts", scenes=[first, second])})})
+    part_a, part_b = (registry.parts()[registry.scene(scene).part].title for scene in (first, second))
     path = _export(deck_tree, lecture, "test-parts", ("pptx",))["pptx"]
     notes = [slide.notes_slide.notes_text_frame.text for slide in Presentation(str(path)).slides]
     a, b = _report(deck_tree, first), _report(deck_tree, second)
     assert len(notes) == 1 + 1 + a["slides"] + 1 + b["slides"]
     assert notes[0].startswith(f"Two parts: 2 parts, 2 scenes, {a['slides'] + b['slides']} slides")
-    assert notes[1].startswith(f"Part 1 of 2: Part A. 1 scene, {a['slides']} slides")
-    assert notes[2 + a["slides"]].startswith(f"Part 2 of 2: Part B. 1 scene, {b['slides']} slides")
+    assert notes[1].startswith(f"Part 1 of 2: {part_a}. 1 scene, {a['slides']} slides")
+    assert notes[2 + a["slides"]].startswith(f"Part 2 of 2: {part_b}. 1 scene, {b['slides']} slides")
     assert notes[2 : 2 + a["slides"]] == a["notes"]

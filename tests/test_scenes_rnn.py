@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from seqanim.config import ROOT
+from seqanim.workspace import current
 from seqanim.contract import Artifact
 
 # scene -> (slides it produces, index of its loop slide or None)
@@ -104,7 +104,7 @@ def test_every_slide_note_quotes_its_data(scene_report, artifact, scene: str) ->
 
 @pytest.mark.parametrize("scene", SCENES)
 def test_loop_slides_are_never_first_or_last(lecture_built, scene: str) -> None:
-    slides = json.loads((ROOT / "slides" / "low" / f"{scene}.json").read_text())["slides"]
+    slides = json.loads((current().slides("low") / f"{scene}.json").read_text())["slides"]
     loops = [index for index, slide in enumerate(slides) if slide["loop"]]
     expected = SCENES[scene][1]
     assert loops == ([] if expected is None else [expected])

@@ -1,8 +1,9 @@
 """An isolated copy of the built lecture, for tests that break, kill or change things.
 
-Code, lecture.toml, data/ and the cache are copied; videos and slide files are hard-linked (outputs are
-only ever replaced by rename, never written in place, so links are safe). Commands run with PYTHONPATH pointing
-at the copy, so its own seqanim, precompute and scenes are imported.
+A workspace of its own (see seqanim/workspace.py): the lecturer's files (lecture.toml, precompute/, scenes/),
+data/ and the cache are copied; videos and slide files are hard-linked (outputs are only ever replaced by
+rename, never written in place, so links are safe). Commands run in the copy with PYTHONPATH pointing at it,
+so its own precompute and scenes are imported; the engine is this repository's.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from seqanim.config import ROOT
+from seqanim.workspace import current
 
-COPIED = ("seqanim", "precompute", "scenes", "lecture.toml", "pyproject.toml", "package.json", "package-lock.json")
+ROOT = current().root
+
+COPIED = ("precompute", "scenes", "lecture.toml", "pyproject.toml", "package.json", "package-lock.json")
 LINKED = ("renders", "slides", "node_modules")
 
 

@@ -1,12 +1,17 @@
-"""Colours, fonts and sizes, read once from `[theme]` so every scene looks like one lecture."""
+"""Colours, fonts and sizes, so every scene looks like one lecture.
+
+The values are a `Style` (defaults in `seqanim.kit.style`); the slide base class calls `configure` with
+the lecture's `[theme]` before a scene draws anything.
+"""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from dataclasses import replace
+from typing import Any
 
 from manim import ManimColor, Text
 
-from seqanim.config import Theme, current
+from seqanim.kit.style import DEFAULT_STYLE, Style
 
 # Sizes in manim font units, checked legible at 854x480 (the layout check enforces MIN_FONT).
 TITLE_SIZE = 40
@@ -24,9 +29,18 @@ def tex_size(size: float) -> float:
     return size * TEX_SCALE
 
 
-@lru_cache(maxsize=1)
-def theme() -> Theme:
-    return current().theme
+_style = DEFAULT_STYLE
+
+
+def configure(**values: Any) -> Style:
+    """Draw with these theme values from now on (keys of `Style`; the rest keep their defaults)."""
+    global _style
+    _style = replace(DEFAULT_STYLE, **{**values, "palette": tuple(values.get("palette", DEFAULT_STYLE.palette))})
+    return _style
+
+
+def theme() -> Style:
+    return _style
 
 
 def colour(index: int) -> ManimColor:

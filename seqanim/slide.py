@@ -13,9 +13,8 @@ from manim import DOWN, UP, FadeIn, Mobject, Text, config
 from manim_slides import Slide
 
 from seqanim import contract
-from seqanim.config import Lecture, current
+from seqanim.config import Lecture, current, experiment_params
 from seqanim.kit import layout, theme
-from seqanim.registry import experiment_params
 
 
 class LectureSlide(Slide):
@@ -27,9 +26,10 @@ class LectureSlide(Slide):
     skip_reversing = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.lecture: Lecture = current()
+        theme.configure(**self.lecture.theme.model_dump())
         config.background_color = theme.background()
         super().__init__(*args, **kwargs)
-        self.lecture: Lecture = current()
         self.notes: list[str] = []
         self.layout_violations: list[layout.Violation] = []
         self.screen_texts: list[list[str]] = []  # per slide, what is readable at its end (for tests)

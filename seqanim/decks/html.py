@@ -1,0 +1,185 @@
+"""The offline HTML deck: reveal.js from node_modules, every slide's video, the speaker notes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from seqanim.config import Lecture
+from seqanim.decks.plan import DeckPlan
+from seqanim.errors import StageFailed, ToolMissingError
+from seqanim.files import atomic_write_bytes, link_or_copy, publish_mode, replace_dir
+from seqanim.workspace import current
+
+
+def _reveal_dist() -> Path:
+    dist = current().reveal / "dist"
+    if not (dist / "reveal.js").exists():
+        raise ToolMissingError(f"reveal.js is missing ({dist}); run `npm ci` (or `make setup`) beside package.json")
+    return dist
+
+
+def reveal_version() -> str:
+    _reveal_dist()
+    return json.loads((current().reveal / "package.json").read_text())["version"]
+
+
+def _template() -> str:
+    """manim-slides' reveal.js template with three changes: notes are escaped plain text (not markdown,
+    which would eat the underscores of h_t), every background video is muted (the videos are silent; a
+    muted video may autoplay), and the markdown and highlight assets it then no longer needs are dropped."""
+    from manim_slides.convert import RevealJS
+
+    text = RevealJS(presentation_configs=[]).load_template()
+    edits = [
+        ('<aside class="notes" data-markdown>{{ slide_config.notes }}</aside>', '<aside class="notes">{{ slide_config.notes | e }}</aside>'),
+        ("<title>{{ title }}</title>", "<title>{{ title | e }}</title>"),
+        ('<link rel="stylesheet" href="{{ cdn_url }}/dist/plugin/highlight/zenburn.css">', ""),
+        ('<script src="{{ cdn_url }}/dist/plugin/markdown.js"></script>', ""),
+        ("plugins: [ RevealMarkdown, RevealNotes ],", "plugins: [ RevealNotes ],"),
+    ]
+    for old, new in edits:
+        if text.count(old) != 1:
+            raise StageFailed(f"manim-slides' revealjs.html changed (no single {old!r}); update seqanim/decks/html.py::_template")
+        text = text.replace(old, new)
+    muted, count = re.subn(r"\{% if loop\.index == 1 and outer_loop\.index == 1 %\}\s*data-background-video-muted\s*\{% endif %\}", "data-background-video-muted", text)
+    if count != 1:
+        raise StageFailed("manim-slides' revealjs.html changed (muted first video); update seqanim/decks/html.py::_template")
+    return muted
+
+
+def _local_refs(html: str) -> list[str]:
+    """Every URL the page would load: src/href attributes, background videos/images, CSS @import/url()."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    refs: list[str] = []
+    for tag in soup.find_all(True):
+        for attribute in ("src", "href", "data-background-video", "data-background-image", "data-background-iframe", "poster"):
+            value = tag.get(attribute)
+            if isinstance(value, str):
+                refs.append(value)
+    for style in soup.find_all("style"):
+        refs += _css_refs(style.get_text())
+    return refs
+
+
+def _css_refs(css: str) -> list[str]:
+    refs = re.findall(r"@import\s+(?:url\()?['\"]?([^'\")\s;]+)", css)
+    refs += [ref for ref in re.findall(r"url\(\s*['\"]?([^'\")]+)", css) if not ref.startswith("data:")]
+    return refs
+
+
+def _check_offline(html: str, css_files: Sequence[Path] = ()) -> None:
+    """Fail when the page or its stylesheets would fetch anything from the network."""
+    refs = _local_refs(html) + [ref for css in css_files for ref in _css_refs(css.read_text(errors="replace"))]
+    remote = [ref for ref in refs if re.match(r"^(https?:)?//", ref.strip(), re.IGNORECASE)]
+    if remote:
+        raise StageFailed(f"the HTML deck would load {remote[0]} from the network; every asset must be local")
+
+
+def _converter_options(plan: DeckPlan, presentations: list[Any]) -> dict[str, Any]:
+    return {
+        "title": plan.title,
+        "reveal_version": reveal_version(),
+        "background_color": str(presentations[0].background_color.as_hex()),
+        "slide_number": "c/t",
+        "show_slide_number": "speaker",  # the lecturer sees where they are; the audience sees the video
+        "hash": "true",  # reloading the page stays on the slide
+    }
+
+
+def export_html(plan: DeckPlan, presentations: list[Any], lecture: Lecture, *, one_file: bool, linked: bool = True) -> dict[str, Path]:
+    """Write `<deck>.html` + `<deck>_assets/` (when `linked`) and, when `one_file`, `<deck>.standalone.html`."""
+    from manim_slides.convert import RevealJS
+
+    dist = _reveal_dist()
+    folder = current().slides(plan.quality)
+    folder.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    stage = Path(tempfile.mkdtemp(prefix=f".stage-{plan.deck}-", dir=folder))
+    try:
+        template = stage / "template.html"
+        template.write_text(_template())
+        options = _converter_options(plan, presentations)
+        if linked:
+            assets_name = f"{plan.deck}_assets"
+            assets = stage / assets_name
+            # manim-slides names copies `s<i>_<file>` when there are several presentations; linking them in
+            # first makes its copy step a no-op (it skips files that exist).
+            digits = len(str(len(presentations) - 1))
+            for i, presentation in enumerate(presentations):
+                prefix = f"s{i:0{digits}d}_" if len(presentations) > 1 else ""
+                for slide in presentation.slides:
+                    link_or_copy(slide.file, assets / f"{prefix}{slide.file.name}")
+            cdn = f"{assets_name}/reveal.js"
+            html_path = stage / f"{plan.deck}.html"
+            RevealJS(presentation_configs=presentations, template=template, cdn_url=cdn, **options).convert_to(html_path)
+            html = html_path.read_text()
+            refs = _local_refs(html)
+            css_files: list[Path] = []
+            for ref in refs:
+                if ref.startswith(cdn + "/"):
+                    source = dist.parent / ref.removeprefix(cdn + "/")
+                    if not source.is_file():
+                        raise StageFailed(f"the HTML deck needs {source}, which reveal.js {reveal_version()} lacks")
+                    target = stage / ref
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(source, target)
+                    if target.suffix == ".css":
+                        css_files.append(target)
+            _check_offline(html, css_files)
+            used = {Path(ref).name for ref in refs if ref.startswith(assets_name + "/") and not ref.startswith(cdn)}
+            for video in assets.glob("*.mp4"):
+                if video.name not in used:
+                    video.unlink()  # a link made for a name the converter did not use
+            missing = [ref for ref in refs if not ref.startswith(("data:", "#")) and not (stage / ref).exists()]
+            if missing:
+                raise StageFailed(f"the HTML deck refers to {missing[0]}, which was not written")
+            # Assets first, then the page that points at them.
+            publish_mode(html_path)
+            replace_dir(assets, folder / assets_name)
+            os.replace(html_path, folder / f"{plan.deck}.html")
+            written["html"] = folder / f"{plan.deck}.html"
+        if one_file:
+            path = folder / f"{plan.deck}.standalone.html"
+            staged = stage / path.name
+            RevealJS(presentation_configs=presentations, template=template, cdn_url="REVEAL", one_file=True, **options).convert_to(staged)
+            html = _inline_reveal(staged.read_text(), "REVEAL", dist)
+            _check_offline(html)
+            atomic_write_bytes(path, html.encode())
+            publish_mode(path)
+            written["standalone"] = path
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return written
+
+
+def _inline_reveal(html: str, cdn: str, dist: Path) -> str:
+    """Replace the reveal.js <link>/<script> references with their content."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    for link in soup.find_all("link", href=True):
+        href = str(link["href"])
+        if href.startswith(cdn + "/"):
+            style = soup.new_tag("style")
+            style.string = (dist.parent / href.removeprefix(cdn + "/")).read_text()
+            link.replace_with(style)
+    for script in soup.find_all("script", src=True):
+        src = str(script["src"])
+        if src.startswith(cdn + "/"):
+            inline = soup.new_tag("script")
+            # A literal </script> inside the code would end the element early.
+            inline.string = (dist.parent / src.removeprefix(cdn + "/")).read_text().replace("</script", "<\\/script")
+            script.replace_with(inline)
+    text = str(soup)
+    if cdn + "/" in text:
+        raise StageFailed("the standalone HTML still refers to a reveal.js file; update seqanim/decks/html.py::_inline_reveal")
+    return text

@@ -1,0 +1,82 @@
+"""Writing outputs so that nothing already built is lost: temporary file, fsync, rename. And content hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+def publish_mode(path: Path | str) -> None:
+    """Temporary files are created 0600; a published output must be readable by a web server or a colleague."""
+    os.chmod(path, 0o666 & ~_UMASK)
+
+
+def atomic_write_bytes(path: Path, payload: bytes) -> None:
+    """Write to a temporary file in the same folder, fsync, then rename: readers see old or new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        publish_mode(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode())
+
+
+@contextmanager
+def atomic_output(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
+    """For writers that want a file name: yield a temporary path beside `path`; rename it over `path` on success."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        publish_mode(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def digest(value: Any) -> str:
+    """A stable content hash of any JSON-able value."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def link_or_copy(source: Path, target: Path) -> None:
+    """The same bytes under a second name: outputs are only ever replaced by rename, never edited, so a
+    hard link is safe (a copy where links are not possible)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def replace_dir(staged: Path, final: Path) -> None:
+    """Swap a folder in with two renames; the old one is removed only after the new one is in place."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    trash = final.with_name(f".{final.name}.old-{os.getpid()}")
+    if final.exists():
+        os.replace(final, trash)
+    os.replace(staged, final)
+    shutil.rmtree(trash, ignore_errors=True)

@@ -1,0 +1,38 @@
+"""`Readout`: a label followed by a number that counts (a DecimalNumber), kept left-aligned after its label.
+
+A changing value counts in place, `readout.follow(lambda: tracker.get_value())`, instead of one text
+cross-fading into another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from manim import RIGHT, DecimalNumber, ManimColor, VGroup
+
+from seqanim.kit import theme
+
+
+class Readout(VGroup):
+    """`label` then `number`; the number stays right after the label while its width changes."""
+
+    def __init__(
+        self, label: str, value: float, decimals: int, colour: ManimColor | None = None, size: float = theme.LABEL_SIZE
+    ) -> None:
+        super().__init__()
+        self.label = theme.text(label, size, colour)
+        self.number = DecimalNumber(
+            value, num_decimal_places=decimals, font_size=theme.tex_size(size), color=colour or theme.foreground()
+        )
+        self.number.next_to(self.label, RIGHT, buff=0.12)
+        self.add(self.label, self.number)
+
+    def follow(self, value_of: Callable[[], float]) -> Readout:
+        """Show `value_of()` on every frame (DecimalNumbers re-centre when their width changes: re-align)."""
+        self.number.add_updater(lambda number: number.set_value(value_of()).next_to(self.label, RIGHT, buff=0.12))
+        return self
+
+    def freeze(self) -> Readout:
+        """Stop following: the number keeps its last value (before fading a readout out, or reusing it)."""
+        self.number.clear_updaters()
+        return self

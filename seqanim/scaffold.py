@@ -1,0 +1,237 @@
+"""`seqanim new`: working skeletons for the people who extend the lecture.
+
+`new experiment NAME` writes precompute/NAME.py (a parameter model, a tiny seeded computation, `run`),
+its table in lecture.toml and its test. `new scene NAME --data EXPERIMENT --part PART` computes the
+experiment if its data is missing, then writes a scene at the end of scenes/PART.py (so it joins that
+part's deck) that plots one of the experiment's arrays and formats its notes from the metrics, and its
+test. Nothing is overwritten: a name that exists already is an error.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from seqanim import registry
+from seqanim.contract import read_sidecar
+from seqanim.errors import ConfigError
+from seqanim.files import atomic_write_text
+from seqanim.workspace import Workspace
+
+EXPERIMENT_TEMPLATE = '''\
+"""{name}: a new experiment. Say here what it computes and which notebook cell it comes from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from precompute.common import deterministic
+from seqanim.declare import Experiment, Field, Params
+
+
+class Parameters(Params):
+    steps: int = Field(40, ge=2, le=10000, description="time steps of the signal")
+    decay: float = Field(0.9, gt=0, le=1.5, description="factor the signal is multiplied by per step")
+    noise: float = Field(0.02, ge=0, le=1, description="standard deviation of the noise added per step")
+    seed: int = Field(0, ge=0, description="torch seed of the noise")
+
+
+EXPERIMENT = Experiment(Parameters, seconds=0.1)
+
+
+def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """A decaying signal h_t = decay^t + noise: replace with the notebook's computation."""
+    deterministic(params.seed)
+    steps = torch.arange(params.steps, dtype=torch.float64)
+    signal = params.decay**steps + params.noise * torch.randn(params.steps, dtype=torch.float64)
+    arrays = {{"steps": steps.numpy(), "signal": signal.numpy()}}
+    metrics = {{"final": float(signal[-1]), "half_life": float(np.log(0.5) / np.log(params.decay))}}
+    return arrays, metrics
+'''
+
+EXPERIMENT_TEST_TEMPLATE = '''\
+"""precompute/{name}.py: its defaults compute, and what it writes to data/ is what the scene reads."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from precompute.{name} import Parameters, run
+
+
+def test_{name}_runs_with_its_defaults() -> None:
+    params = Parameters()
+    arrays, metrics = run(params)
+    assert all(np.isfinite(np.asarray(value, dtype=float)).all() for value in arrays.values())
+    assert all(np.isfinite(value) for value in metrics.values())
+
+
+def test_{name}_is_deterministic() -> None:
+    first, _ = run(Parameters())
+    second, _ = run(Parameters())
+    assert all(np.array_equal(first[key], second[key]) for key in first)
+'''
+
+SCENE_TEMPLATE = '''
+
+class {name}(LectureSlide):
+    """{experiment}: one slide that draws `{array}` from data/{experiment}.npz. Say here what it shows."""
+
+    data = ("{experiment}",)
+
+    def construct(self) -> None:
+        art = self.load("{experiment}")
+        values = art["{array}"]
+        self.next_slide(notes={notes_function}(art))
+        self.title("{title}")
+        plot = Plot(
+            (0, len(values) - 1, max(1, (len(values) - 1) // 4)),
+            nice_range(float(values.min()), float(values.max())),
+            width=7.5, height=4.2, x_label="index", y_label="{array}",
+        )  # fmt: skip
+        plot.next_to(self.caption(" "), UP, buff=0.5)
+        self.play(FadeIn(plot), run_time=0.6)
+        self.play(Create(plot.curve(np.arange(len(values)), values, theme.highlight())), run_time=2)
+        self.say({caption})
+
+
+def {notes_function}(art: Artifact) -> str:
+    """The speaker notes of {name}, formatted from the experiment's metrics."""
+    return {notes_text}
+'''
+
+SCENE_TEST_TEMPLATE = '''\
+"""{name} (scenes/{module}.py): what it says is what data/{experiment}.npz holds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from scenes.{module} import {notes_function}
+from seqanim import contract
+
+
+def test_{snake}_renders_one_clean_slide(scene_report: Callable[[str], dict[str, Any]]) -> None:
+    report = scene_report("{name}")
+    assert report["slides"] == 1
+    assert report["layout_violations"] == []
+
+
+def test_{snake}_notes_come_from_the_data(scene_report: Callable[[str], dict[str, Any]]) -> None:
+    art = contract.load("{experiment}")
+    assert scene_report("{name}")["notes"] == [{notes_function}(art)]
+{metric_asserts}'''
+
+SCENE_IMPORTS = (
+    "import numpy as np",
+    "from manim import UP, Create, FadeIn",
+    "from seqanim.contract import Artifact",
+    "from seqanim.kit import theme",
+    "from seqanim.kit.plots import Plot, nice_range",
+)
+
+
+def _identifier(name: str, what: str, pattern: str) -> str:
+    if not re.fullmatch(pattern, name) or keyword.iskeyword(name):
+        raise ConfigError(f"'{name}' is not a valid {what} name ({'snake_case' if what == 'experiment' else 'CamelCase'} letters and digits)")
+    return name
+
+
+def _snake(camel: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", camel).lower()
+
+
+def _title(camel: str) -> str:
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|\d+", camel)
+    return " ".join([words[0], *[w.lower() if not w.isupper() or len(w) == 1 else w for w in words[1:]]]) if words else camel
+
+
+def new_experiment(workspace: Workspace, name: str) -> list[Path]:
+    """precompute/NAME.py, its lecture.toml table and tests/test_precompute_NAME.py."""
+    _identifier(name, "experiment", r"[a-z][a-z0-9_]*")
+    module = workspace.precompute / f"{name}.py"
+    test = workspace.root / "tests" / f"test_precompute_{name}.py"
+    for path in (module, test):
+        if path.exists():
+            raise ConfigError(f"{workspace.label(path)} exists already; pick another name")
+    atomic_write_text(module, EXPERIMENT_TEMPLATE.format(name=name))
+    registry.forget()
+    from seqanim import defaults  # after the module exists: its table comes from its model
+
+    heading, fields = defaults.tables()[name]
+    table = [f"\n# --- {heading}", f"[{name}]", *(defaults._line(key, value, comment) for key, (value, comment) in fields.items())]
+    atomic_write_text(workspace.config, workspace.config.read_text().rstrip("\n") + "\n" + "\n".join(table) + "\n")
+    atomic_write_text(test, EXPERIMENT_TEST_TEMPLATE.format(name=name))
+    _tidy(module, test)
+    return [module, workspace.config, test]
+
+
+def _first_curve(workspace: Workspace, experiment: str) -> str:
+    """The experiment's first 1-D array of numbers: what the new scene plots."""
+    try:
+        sidecar = read_sidecar(experiment)
+    except Exception:  # noqa: BLE001 - no data yet (or stale): compute it, then read again
+        result = subprocess.run([sys.executable, "-m", "seqanim.cli", "precompute", experiment], cwd=workspace.root, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise ConfigError(f"`seqanim precompute {experiment}` failed; fix it first ({(result.stderr.strip().splitlines() or ['?'])[-1]})") from None
+        sidecar = read_sidecar(experiment)
+    for key, spec in sidecar["arrays"].items():
+        if len(spec["shape"]) == 1 and spec["shape"][0] >= 2 and spec["dtype"].startswith(("float", "int")):
+            return key
+    raise ConfigError(f"data/{experiment}.npz has no 1-D array to plot; write the scene by hand (docs/authoring.md)")
+
+
+def _with_imports(source: str) -> str:
+    """The module's source with the new scene's imports added; `_tidy` merges and sorts them."""
+    lines = "".join(f"{line}\n" for line in SCENE_IMPORTS)
+    return source.replace("from __future__ import annotations\n", "from __future__ import annotations\n\n" + lines, 1)
+
+
+def _tidy(*paths: Path) -> None:
+    """Sort and merge imports and format, as `make test`'s lint expects (ruff is in the test extras)."""
+    files = [str(path) for path in paths]
+    subprocess.run([sys.executable, "-m", "ruff", "check", "--quiet", "--fix", "--select", "I,F401", *files], capture_output=True)
+    subprocess.run([sys.executable, "-m", "ruff", "format", "--quiet", *files], capture_output=True)
+
+
+def new_scene(workspace: Workspace, name: str, experiment: str, part: str) -> list[Path]:
+    """A scene appended to scenes/PART.py, reading EXPERIMENT; and tests/test_scene_<name>.py."""
+    _identifier(name, "scene", r"[A-Z][A-Za-z0-9]*")
+    registry.experiment(experiment)
+    parts = registry.parts()
+    if part not in parts:
+        raise ConfigError(f"unknown part '{part}'; known: {', '.join(parts)} (one per module of scenes/)")
+    if name in registry.scenes():
+        raise ConfigError(f"a scene named {name} exists already ({registry.scene(name).source.name}); pick another name")
+    module = parts[part].source
+    snake = _snake(name)
+    test = workspace.root / "tests" / f"test_scene_{snake}.py"
+    if test.exists():
+        raise ConfigError(f"{workspace.label(test)} exists already; pick another name")
+    array = _first_curve(workspace, experiment)
+    metrics = [key for key, value in read_sidecar(experiment)["metrics"].items() if isinstance(value, (int, float)) and not isinstance(value, bool)]
+    metrics = [key for key in metrics if key != "seconds"]  # the run time is no fact of the lecture
+    notes_function = f"{snake}_notes"
+    readouts = " + \", \" + ".join(f'f"{key} = {{art.metrics[{key!r}]:.3g}}"' for key in metrics) or '"no metrics"'
+    notes_text = f'f"{name} plots {array} from data/{experiment}.npz ({{len(art[{array!r}])}} values). " + {readouts}'
+    caption = f'f"{array}: {{len(values)}} values from data/{experiment}.npz"'
+    scene = SCENE_TEMPLATE.format(
+        name=name, experiment=experiment, array=array, title=_title(name), notes_function=notes_function,
+        notes_text=notes_text, caption=caption,
+    )  # fmt: skip
+    source = _with_imports(module.read_text()).rstrip("\n") + "\n" + scene
+    metric_asserts = "".join(f'    assert f"{key} = {{art.metrics[{key!r}]:.3g}}" in {notes_function}(art)\n' for key in metrics)
+    atomic_write_text(module, source)
+    atomic_write_text(test, SCENE_TEST_TEMPLATE.format(
+        name=name, module=module.stem, experiment=experiment, notes_function=notes_function, snake=snake, metric_asserts=metric_asserts,
+    ))  # fmt: skip
+    _tidy(module, test)
+    registry.forget()
+    return [module, test]

@@ -1,0 +1,88 @@
+"""`seqanim new`: in a workspace of its own, a new experiment and a new scene build, render, lint and pass
+their generated tests, with no other edit (docs/authoring.md walks through the same steps)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from seqanim.workspace import REPOSITORY, WORKSPACE_ENV
+
+LECTURER_FILES = ("lecture.toml", "pyproject.toml", "precompute", "scenes", "tests/__init__.py", "tests/conftest.py")
+
+
+def _workspace(root: Path) -> Path:
+    """A new workspace holding only the lecturer's files: no data, no renders, no cache."""
+    for name in LECTURER_FILES:
+        source, target = REPOSITORY / name, root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target)
+    return root
+
+
+def _run(root: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, WORKSPACE_ENV: str(root), "PYTHONPATH": str(root), "SEQANIM_TEST_SKIP_BUILD": "1"}
+    result = subprocess.run([sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, f"{' '.join(args)}:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
+    return result
+
+
+@pytest.fixture(scope="module")
+def authored(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = _workspace(tmp_path_factory.mktemp("authoring") / "lecture")
+    _run(root, "-m", "seqanim.cli", "new", "experiment", "demo_exp")
+    _run(root, "-m", "seqanim.cli", "new", "scene", "DemoScene", "--data", "demo_exp", "--part", "rnn")
+    _run(root, "-m", "seqanim.cli", "render", "DemoScene")
+    return root
+
+
+def test_new_files_are_where_the_guide_says(authored: Path) -> None:
+    assert (authored / "precompute" / "demo_exp.py").is_file()
+    assert "class DemoScene(LectureSlide):" in (authored / "scenes" / "rnn.py").read_text()
+    assert (authored / "tests" / "test_precompute_demo_exp.py").is_file()
+    assert (authored / "tests" / "test_scene_demo_scene.py").is_file()
+    assert "[demo_exp]" in (authored / "lecture.toml").read_text()
+    _run(authored, "-m", "seqanim.cli", "config", "--check")  # the new table has every key and comment
+
+
+def test_the_new_scene_renders_from_the_new_data(authored: Path) -> None:
+    video = authored / "renders" / "low" / "DemoScene.mp4"
+    probe = _run(authored, "-c", f"import av; c = av.open({str(video)!r}); print(c.streams.video[0].frames)")
+    assert int(probe.stdout) > 15  # more than a second at 15 fps
+    sidecar = json.loads((authored / "data" / "demo_exp.json").read_text())
+    report = json.loads((authored / "renders" / "low" / "DemoScene.report.json").read_text())
+    assert f"final = {sidecar['metrics']['final']:.3g}" in report["notes"][0]
+
+
+def test_the_new_scene_joins_its_part_deck(authored: Path) -> None:
+    code = "from seqanim.config import load; from seqanim.decks.plan import deck_scenes; print(deck_scenes(load(), 'rnn')[-1])"
+    assert _run(authored, "-c", code).stdout.strip() == "DemoScene"
+    dry = _run(authored, "-m", "seqanim.cli", "build", "--dry-run").stdout
+    assert "scene:low:DemoScene" not in dry  # rendered above: up to date
+    assert "deck:low:rnn " in dry  # and the rnn deck will show it
+
+
+def test_generated_tests_pass_and_lint_clean(authored: Path) -> None:
+    generated = ["tests/test_precompute_demo_exp.py", "tests/test_scene_demo_scene.py"]
+    result = _run(authored, "-m", "pytest", "-q", "-p", "no:cacheprovider", *generated)
+    assert "4 passed" in result.stdout
+    _run(authored, "-m", "ruff", "check", "--no-cache", "precompute/demo_exp.py", "scenes/rnn.py", *generated)
+    _run(authored, "-m", "ruff", "format", "--check", "--no-cache", "precompute/demo_exp.py", "scenes/rnn.py", *generated)
+
+
+def test_a_name_that_exists_is_refused(authored: Path) -> None:
+    env = {**os.environ, WORKSPACE_ENV: str(authored), "PYTHONPATH": str(authored)}
+    result = subprocess.run(
+        [sys.executable, "-m", "seqanim.cli", "new", "experiment", "demo_exp"], cwd=authored, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: precompute/demo_exp.py exists already; pick another name"
