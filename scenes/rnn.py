@@ -25,7 +25,6 @@ from manim import (
     Integer,
     Line,
     ManimColor,
-    MathTex,
     TransformFromCopy,
     ValueTracker,
     VGroup,
@@ -36,7 +35,8 @@ from manim import (
 )
 
 from seqanim.kit import theme
-from seqanim.kit.plots import Plot
+from seqanim.kit.formula import maths
+from seqanim.kit.plots import Plot, nice_limit
 from seqanim.declare import Part
 from seqanim.slide import LectureSlide
 from seqanim.kit.stream import Stream
@@ -45,24 +45,11 @@ from seqanim.kit.vectors import VectorDiagram
 PART = Part("Recurrent neural networks", order=1)
 
 
-def _maths(tex: str, size: float = theme.BODY_SIZE, colour: ManimColor | None = None) -> MathTex:
-    """A formula whose glyphs stand as tall as theme text of `size`."""
-    return MathTex(tex, font_size=theme.tex_size(size), color=colour or theme.foreground())
-
-
 def _regime(rho: float) -> str:
     """What a spectral radius does to the signal, in the notebook's words."""
     if math.isclose(rho, 1.0):
         return "stable memory"
     return "forgetting" if rho < 1 else "exploding"
-
-
-def _nice_limit(value: float) -> tuple[float, float]:
-    """A symmetric axis limit >= value and a tick step: 1, 2 or 5 times a power of ten."""
-    value *= 1 - 1e-9  # a peak of exactly 1 gets the limit 1
-    magnitude = 10 ** math.floor(math.log10(value))
-    limit = next(factor * magnitude for factor in (1, 2, 5, 10) if factor * magnitude >= value)
-    return limit, limit
 
 
 class HiddenStateDynamics(LectureSlide):
@@ -117,7 +104,7 @@ class HiddenStateDynamics(LectureSlide):
 
     def set_stage(self) -> None:
         self.title("A linear RNN is a dynamical system")
-        formula = _maths(r"h_t = W\,h_{t-1},\quad W = \rho\,Q,\quad \|h_t\| = \rho^{\,t}\,\|h_0\|", theme.BODY_SIZE)
+        formula = maths(r"h_t = W\,h_{t-1},\quad W = \rho\,Q,\quad \|h_t\| = \rho^{\,t}\,\|h_0\|", theme.BODY_SIZE)
         formula.move_to(2.65 * UP)
         self.plot = Plot(
             (0, self.steps, 10), (self.low, self.high, 1), width=4.9, height=3.9,
@@ -154,10 +141,10 @@ class HiddenStateDynamics(LectureSlide):
         self.state_arrow = Arrow(ORIGIN, RIGHT, buff=0, stroke_width=5, max_tip_length_to_length_ratio=0.25)
 
         self.clock = ValueTracker(0.0)
-        rho_label = _maths(r"\rho =", theme.BODY_SIZE)
+        rho_label = maths(r"\rho =", theme.BODY_SIZE)
         rho_value = DecimalNumber(self.rho.get_value(), num_decimal_places=2, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
         rho_value.add_updater(lambda m: m.set_value(self.rho.get_value()).set_color(self.colour_of_rho(self.rho.get_value())))
-        t_label = _maths("t =", theme.BODY_SIZE)
+        t_label = maths("t =", theme.BODY_SIZE)
         t_value = Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
         t_value.add_updater(lambda m: m.set_value(int(self.clock.get_value())))
         readout = VGroup(VGroup(rho_label, rho_value).arrange(RIGHT, buff=0.15), VGroup(t_label, t_value).arrange(RIGHT, buff=0.15))
@@ -276,7 +263,7 @@ class EchoOfAPulse(LectureSlide):
             f"h_0 = (1, 0) enters once; after that the state only rotates and scales for {self.steps} steps."
         )
         self.title("The echo of a single pulse")
-        formula = _maths(rf"h_t = \rho\,R\!\left(\tfrac{{2\pi}}{{{divisor}}}\right) h_{{t-1}},\qquad h_0 = (1,\,0)", theme.BODY_SIZE)
+        formula = maths(rf"h_t = \rho\,R\!\left(\tfrac{{2\pi}}{{{divisor}}}\right) h_{{t-1}},\qquad h_0 = (1,\,0)", theme.BODY_SIZE)
         formula.move_to(2.7 * UP)
         self.play(Write(formula), run_time=1.0)
         self.build_columns()
@@ -320,7 +307,7 @@ class EchoOfAPulse(LectureSlide):
             exit_step = int(inside[0]) if inside.size else None
             self.exit_step.append(exit_step)
             peak = float(np.abs(self.states[index, :, 0]).max())
-            y_limit, y_step = _nice_limit(peak)
+            y_limit, y_step = nice_limit(peak)
             trace = Plot((0, self.steps, 20), (-y_limit, y_limit, y_step), width=3.4, height=1.2, x_label="", y_label="", x_numbers_below=True)
             trace.move_to([x + 0.15, -1.95, 0])
             zero = trace.hline(0.0, dashed=False).set_stroke(opacity=0.4)
@@ -412,7 +399,7 @@ class AddingProblem(LectureSlide):
         self.play(Create(gap_arrow), FadeIn(gap_label), run_time=0.8)
 
         self.next_slide(notes=f"The target is the sum of the two marked values: {values[first]:.2f} + {values[second]:.2f} = {target:.2f}.")
-        equation = _maths(rf"y = {values[first]:.2f} + {values[second]:.2f} = {target:.2f}", theme.BODY_SIZE, theme.highlight())
+        equation = maths(rf"y = {values[first]:.2f} + {values[second]:.2f} = {target:.2f}", theme.BODY_SIZE, theme.highlight())
         equation.move_to(2.1 * DOWN)
         parts = equation[0]
         self.play(TransformFromCopy(labels, parts), run_time=1.2)

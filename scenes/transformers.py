@@ -12,7 +12,6 @@ from manim import (
     Arrow,
     Create,
     DashedVMobject,
-    DecimalNumber,
     Dot,
     FadeIn,
     FadeOut,
@@ -20,7 +19,6 @@ from manim import (
     ManimColor,
     MathTex,
     Rectangle,
-    RoundedRectangle,
     SurroundingRectangle,
     Text,
     TransformFromCopy,
@@ -33,7 +31,9 @@ from manim import (
 from seqanim.kit import theme
 from seqanim.kit.bars import Bars
 from seqanim.kit.heatmap import Heatmap, colour_for
-from seqanim.kit.plots import Plot
+from seqanim.kit.alignment import token_box
+from seqanim.kit.plots import Plot, nice_range
+from seqanim.kit.readout import Readout
 from seqanim.kit.rotation import PhasorCircle
 from seqanim.declare import Part
 from seqanim.slide import LectureSlide
@@ -44,35 +44,6 @@ PART = Part("Transformers", order=4)
 # Axis numbers a little above the kit default: these plots are small on a 854x480 frame.
 TICK_SIZE = theme.tex_size(theme.SMALL_SIZE + 2)
 
-
-
-def _token(text: str, colour: ManimColor, width: float = 1.2, height: float = 0.8, size: float = theme.SMALL_SIZE) -> VGroup:
-    """A token box: a rounded outline in the token's colour with its text inside."""
-    box = RoundedRectangle(corner_radius=0.1, width=width, height=height, stroke_color=colour, stroke_width=3, fill_color=colour, fill_opacity=0.15)
-    return VGroup(box, theme.text(text, size).move_to(box))
-
-
-def _readout(prefix: str, value: float, decimals: int, colour: ManimColor | None = None, size: float = theme.LABEL_SIZE) -> tuple[VGroup, DecimalNumber]:
-    """`prefix` followed by a DecimalNumber that can change without new Text."""
-    label = theme.text(prefix, size, colour)
-    number = DecimalNumber(value, num_decimal_places=decimals, font_size=theme.tex_size(size), color=colour or theme.foreground())
-    number.next_to(label, RIGHT, buff=0.12)
-    return VGroup(label, number), number
-
-
-def _keep_right_of(number: DecimalNumber, label: Text) -> None:
-    """DecimalNumbers re-centre when their width changes; keep them left-aligned after their label."""
-    number.add_updater(lambda mobject: mobject.next_to(label, RIGHT, buff=0.12))
-
-
-def _nice_range(low: float, high: float, ticks: int = 4) -> tuple[float, float, float]:
-    """An axis range covering [low, high] in about `ticks` steps of 1, 2 or 5 x 10^k (integers when the step is)."""
-    raw = max(high - low, 1e-12) / ticks
-    magnitude = 10.0 ** np.floor(np.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
-    bounds = (np.floor(low / step) * step, np.ceil(high / step) * step, step)
-    # Integer ticks print as "10", not "10.0".
-    return tuple(int(round(b)) for b in bounds) if step >= 1 else tuple(float(b) for b in bounds)  # type: ignore[return-value]
 
 
 def _label_beside_curve(plot: Plot, xs: np.ndarray, ys: np.ndarray, label: Text, direction: np.ndarray, gap: float = 0.25) -> Text:
@@ -124,7 +95,7 @@ class SelfAttentionLookup(LectureSlide):
         )
         self.heading = self.title("Self-attention is content-based lookup")
         colours = [theme.key_colour()] * items + [theme.query_colour()]
-        self.token_row = VGroup(*[_token(label, colour, width=1.35) for label, colour in zip(self.labels, colours)]).arrange(RIGHT, buff=0.25)
+        self.token_row = VGroup(*[token_box(label, colour, width=1.35) for label, colour in zip(self.labels, colours)]).arrange(RIGHT, buff=0.25)
         self.token_row.next_to(self.heading, DOWN, buff=0.8)
         kinds = VGroup(
             theme.text("items: key + value", theme.LABEL_SIZE, theme.key_colour()).next_to(self.token_row[: items], DOWN, buff=0.3),
@@ -223,7 +194,7 @@ class AttentionPooling(LectureSlide):
         )
         self.heading = self.title("Self-attention can pool, not just pick")
         self.token_row = VGroup(
-            *[_token(f"k{key}\n{value:.2f}", theme.colour(key), width=0.95, height=1.0) for key, value in zip(self.keys, run["values"])]
+            *[token_box(f"k{key}\n{value:.2f}", theme.colour(key), width=0.95, height=1.0) for key, value in zip(self.keys, run["values"])]
         ).arrange(RIGHT, buff=0.15)
         self.token_row.next_to(self.heading, DOWN, buff=0.9)
         targets = VGroup(
@@ -421,18 +392,18 @@ class SinusoidalPositions(LectureSlide):
         walker = ValueTracker(0.0)
         box = SurroundingRectangle(self.gram_map.cell(0, offset), buff=0.03, color=theme.foreground(), stroke_width=3)
         box.add_updater(lambda b: b.move_to(self.gram_map.cell(int(round(walker.get_value())), int(round(walker.get_value())) + offset)))
-        label_i, number_i = _readout("i =", 0, 0)
-        value_label, value_number = _readout(f"PE_i . PE_(i+{offset}) =", float(values[0]), 4, theme.highlight())
-        readouts = VGroup(label_i, value_label).arrange(RIGHT, buff=0.5)
+        index = Readout("i =", 0, 0).follow(lambda: int(round(walker.get_value())))
+        product = Readout(f"PE_i . PE_(i+{offset}) =", float(values[0]), 4, theme.highlight())
+        product.follow(lambda: float(values[int(round(walker.get_value()))]))
+        readouts = VGroup(index, product).arrange(RIGHT, buff=0.5)
         readouts.next_to(self.gram_map.col_title, DOWN, buff=0.15).set_x(0)
         if readouts.get_bottom()[1] < -3.85:
             readouts.shift((-3.85 - readouts.get_bottom()[1]) * UP)
-        number_i.add_updater(lambda n: n.set_value(int(round(walker.get_value()))))
-        value_number.add_updater(lambda n: n.set_value(float(values[int(round(walker.get_value()))])))
         self.play(FadeIn(box), FadeIn(readouts))
         self.play(walker.animate.set_value(len(values) - 1), run_time=4, rate_func=linear)
-        for mobject in (box, number_i, value_number):
-            mobject.clear_updaters()
+        box.clear_updaters()
+        index.freeze()
+        product.freeze()
         self.diagonal_group = VGroup(line, box, readouts)
 
     def kernel(self) -> None:
@@ -444,7 +415,7 @@ class SinusoidalPositions(LectureSlide):
             f"not monotonically; its smallest value is {run.metrics['kernel_min']:.2f} at k = {run.metrics['kernel_min_offset']}. "
             f"Nearby positions look alike, distant ones less so."
         )
-        low, high, step = _nice_range(min(0.0, float(kernel.min())), float(kernel.max()))
+        low, high, step = nice_range(min(0.0, float(kernel.min())), float(kernel.max()))
         plot = Plot(
             (0, offsets[-1], 10), (low, high, step), width=5.4, height=3.4, x_label="offset k = j - i", y_label="PE_i . PE_(i+k)",
             tick_size=TICK_SIZE, x_numbers_below=low < 0,
@@ -517,10 +488,10 @@ class RopeRotation(LectureSlide):
             self.query_arrows.append(arrow)
         self.add(*self.trails)  # the wheels are never added whole; their trails need the scene to run updaters
         self.wheel_titles = titles
-        position_text, self.position_number = _readout("position m =", 0.0, 1, theme.query_colour(), theme.BODY_SIZE)
+        position_text = Readout("position m =", 0.0, 1, theme.query_colour(), theme.BODY_SIZE)
         position_text.next_to(self.wheels, DOWN, buff=0.55)
-        self.position_number.add_updater(lambda n: n.set_value(self.query_position.get_value()))
-        _keep_right_of(self.position_number, position_text[0])
+        position_text.follow(self.query_position.get_value)
+        self.position_number = position_text.number
         self.position_text = position_text
         q_legend = theme.text("q pair, rotated by m x omega", theme.LABEL_SIZE, theme.query_colour())
         self.play(FadeIn(titles), *[Create(wheel.ring) for wheel in self.wheels], run_time=0.8)
@@ -558,11 +529,11 @@ class RopeRotation(LectureSlide):
             key_arrows.append(
                 wheel.phasor(lambda i=index, a=k_angle: a + self._rotation(i, self.key_position.get_value()), theme.key_colour(), length=float(np.hypot(*k_pair)) / scale)
             )
-        key_text, key_number = _readout("key n =", float(offset), 1, theme.key_colour(), theme.BODY_SIZE)
-        key_number.add_updater(lambda n: n.set_value(self.key_position.get_value()))
-        _keep_right_of(key_number, key_text[0])
-        self.readout_numbers = (self.position_number, key_number)
-        score_text, self.score_number = _readout("score =", float(run["sweep_scores"][0]), 4, theme.highlight(), theme.BODY_SIZE)
+        key_text = Readout("key n =", float(offset), 1, theme.key_colour(), theme.BODY_SIZE)
+        key_text.follow(self.key_position.get_value)
+        self.readout_numbers = (self.position_number, key_text.number)
+        score_text = Readout("score =", float(run["sweep_scores"][0]), 4, theme.highlight(), theme.BODY_SIZE)
+        self.score_number = score_text.number
         readouts = VGroup(self.position_text, key_text, score_text)
         targets = VGroup(self.position_text.copy(), key_text.copy(), score_text.copy()).arrange(RIGHT, buff=0.8).next_to(self.wheels, DOWN, buff=0.55)
         key_text.move_to(targets[1])
@@ -692,16 +663,18 @@ class ScaledDotProduct(LectureSlide):
         self.unscaled_bars.shift([right_x, -3.3, 0] - self.unscaled_bars.baseline.get_center())
         self.scaled_bars.shift([right_x, -3.3 + chart_height + 0.95, 0] - self.scaled_bars.baseline.get_center())
         charts = VGroup(self.scaled_bars, self.unscaled_bars)
-        scaled_title, self.scaled_entropy = _readout("scaled softmax, entropy", float(run["sample_entropy_scaled"][0]), 3, theme.colour(0), theme.SMALL_SIZE)
-        unscaled_title, self.unscaled_entropy = _readout("unscaled softmax, entropy", float(run["sample_entropy_unscaled"][0]), 3, theme.colour(3), theme.SMALL_SIZE)
+        scaled_title = Readout("scaled softmax, entropy", float(run["sample_entropy_scaled"][0]), 3, theme.colour(0), theme.SMALL_SIZE)
+        unscaled_title = Readout("unscaled softmax, entropy", float(run["sample_entropy_unscaled"][0]), 3, theme.colour(3), theme.SMALL_SIZE)
+        self.scaled_entropy, self.unscaled_entropy = scaled_title.number, unscaled_title.number
         for title, chart in ((scaled_title, self.scaled_bars), (unscaled_title, self.unscaled_bars)):
             title.move_to(chart.baseline.get_center() + (chart_height + 0.25) * UP)
-            _keep_right_of(title[1], title[0])
-        d_text, self.d_number = _readout("d =", int(dims[0]), 0, theme.foreground(), theme.BODY_SIZE)
-        std_text, self.std_number = _readout("unscaled logit std", float(run["logit_std"][0]), 2, theme.muted(), theme.LABEL_SIZE)
+            title.keep_aligned()
+        d_text = Readout("d =", int(dims[0]), 0, theme.foreground(), theme.BODY_SIZE)
+        std_text = Readout("unscaled logit std", float(run["logit_std"][0]), 2, theme.muted(), theme.LABEL_SIZE)
+        self.d_number, self.std_number = d_text.number, std_text.number
         header = VGroup(d_text, std_text).arrange(RIGHT, buff=0.6).next_to(scaled_title, UP, buff=0.3)
-        _keep_right_of(self.d_number, d_text[0])
-        _keep_right_of(self.std_number, std_text[0])
+        d_text.keep_aligned()
+        std_text.keep_aligned()
         self.play(Create(self.plot), FadeIn(meaning), run_time=0.8)
         self.play(FadeIn(charts), FadeIn(scaled_title), FadeIn(unscaled_title), FadeIn(header), run_time=0.8)
 

@@ -4,6 +4,7 @@ data/qkv_walkthrough (precompute/qkv_walkthrough.py)."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import numpy as np
@@ -695,7 +696,7 @@ class PaddingMask(WhyAttentionSlide):
                   run_time=0.8)
         for r in empty:
             self.play(Create(table.row_box(r, theme.colour(3))), run_time=0.5)
-        wrapped = self.wrap(f"DataError: {message}", 44)
+        wrapped = textwrap.wrap(f"DataError: {message}", 44, break_long_words=False, break_on_hyphens=False)
         lines = VGroup(*[theme.text(line, theme.LABEL_SIZE, theme.foreground()) for line in wrapped]).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
         panel = RoundedRectangle(corner_radius=0.15, width=lines.width + 0.6, height=lines.height + 0.5, color=theme.colour(3), stroke_width=3,
                                  fill_color=theme.background(), fill_opacity=1)
@@ -704,16 +705,6 @@ class PaddingMask(WhyAttentionSlide):
         self.play(GrowArrow(arrow), FadeIn(error, shift=0.2 * LEFT), run_time=1.0)
         self.say("an all-masked row is refused, not returned as NaN", colour=theme.colour(3), size=CAPTION_SIZE)
 
-    @staticmethod
-    def wrap(message: str, width: int) -> list[str]:
-        lines, current = [], ""
-        for word in message.split():
-            if current and len(current) + 1 + len(word) > width:
-                lines.append(current)
-                current = word
-            else:
-                current = f"{current} {word}".strip()
-        return [*lines, current]
 
 
 # --- cells 29-31, then 26-28 ---------------------------------------------------------------------

@@ -93,9 +93,9 @@ class {name}(LectureSlide):
         plot = Plot(
             (0, len(values) - 1, max(1, (len(values) - 1) // 4)),
             nice_range(float(values.min()), float(values.max())),
-            width=7.5, height=4.2, x_label="index", y_label="{array}",
+            width=7.5, height=3.8, x_label="index", y_label="{array}",
         )  # fmt: skip
-        plot.next_to(self.caption(" "), UP, buff=0.5)
+        plot.move_to(0.2 * DOWN)  # between the title and the caption
         self.play(FadeIn(plot), run_time=0.6)
         self.play(Create(plot.curve(np.arange(len(values)), values, theme.highlight())), run_time=2)
         self.say({caption})
@@ -131,7 +131,7 @@ def test_{snake}_notes_come_from_the_data(scene_report: Callable[[str], dict[str
 
 SCENE_IMPORTS = (
     "import numpy as np",
-    "from manim import UP, Create, FadeIn",
+    "from manim import DOWN, Create, FadeIn",
     "from seqanim.contract import Artifact",
     "from seqanim.kit import theme",
     "from seqanim.kit.plots import Plot, nice_range",

@@ -30,6 +30,13 @@ from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap, colour_for
 
 
+def token_box(text: str, colour: ManimColor, width: float = 1.2, height: float = 0.8, size: float = theme.SMALL_SIZE) -> VGroup:
+    """One token: a rounded box in the token's colour with its text inside (TokenRow lays out many)."""
+    box = RoundedRectangle(corner_radius=0.1, width=width, height=height, stroke_color=colour, stroke_width=3, fill_color=colour, fill_opacity=0.15)
+    return VGroup(box, theme.text(text, size).move_to(box))
+
+
+
 class TokenRow(VGroup):
     """Symbols in rounded boxes, left to right, `spacing` apart (centre to centre)."""
 

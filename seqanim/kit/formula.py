@@ -23,6 +23,11 @@ def role_colours() -> dict[str, ManimColor]:
     return {"Q": theme.query_colour(), r"K^\top": theme.key_colour(), "K": theme.key_colour(), "V": theme.value_colour(), "q": theme.query_colour()}
 
 
+def maths(tex: str, size: float = theme.BODY_SIZE, colour: ManimColor | None = None) -> MathTex:
+    """A formula whose glyphs stand as tall as theme text of `size`."""
+    return MathTex(tex, font_size=theme.tex_size(size), color=colour or theme.foreground())
+
+
 @lru_cache(maxsize=64)
 def _typeset(parts: tuple[str, ...], size: float) -> MathTex:
     return MathTex(*parts, font_size=size, color=theme.foreground())

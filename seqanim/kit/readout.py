@@ -28,8 +28,13 @@ class Readout(VGroup):
         self.add(self.label, self.number)
 
     def follow(self, value_of: Callable[[], float]) -> Readout:
-        """Show `value_of()` on every frame (DecimalNumbers re-centre when their width changes: re-align)."""
-        self.number.add_updater(lambda number: number.set_value(value_of()).next_to(self.label, RIGHT, buff=0.12))
+        """Show `value_of()` on every frame."""
+        self.number.add_updater(lambda number: number.set_value(value_of()))
+        return self.keep_aligned()
+
+    def keep_aligned(self) -> Readout:
+        """DecimalNumbers re-centre when their width changes: keep this one right after its label."""
+        self.number.add_updater(lambda number: number.next_to(self.label, RIGHT, buff=0.12))
         return self
 
     def freeze(self) -> Readout:
