@@ -56,7 +56,14 @@ def throughput(tree: Tree, quality: str) -> list[tuple[str, float, float, float]
     rows = []
     for report_path in sorted((tree.root / "renders" / quality).glob("*.report.json")):
         report = json.loads(report_path.read_text())
-        rows.append((report["scene"], report["duration"], report["render_seconds"], report["duration"] / report["render_seconds"]))
+        rows.append(
+            (
+                report["scene"],
+                report["duration"],
+                report["render_seconds"],
+                report["duration"] / report["render_seconds"],
+            )
+        )
     return sorted(rows, key=lambda row: row[3])
 
 
@@ -77,7 +84,9 @@ def main() -> None:
         print(f"full cold build (precompute + render + decks, low): {full:8.1f} s")
         print(f"no-op build after it:                             {noop:8.2f} s   ({noop / full:.4f} of full)")
         print(f"rebuild after --set adding.T=41:                  {adding:8.1f} s   ({adding / full:.2f} of full)")
-        print(f"render {len(pair)} scenes -j 1: {serial:.1f} s, -j 2: {parallel:.1f} s, speed-up {serial / parallel:.2f}x")
+        print(
+            f"render {len(pair)} scenes -j 1: {serial:.1f} s, -j 2: {parallel:.1f} s, speed-up {serial / parallel:.2f}x"
+        )
         qualities = ["low"]
         if args.high:
             timed(tree, "render", "--quality", "high")
@@ -86,7 +95,9 @@ def main() -> None:
             rows = throughput(tree, quality)
             total_video = sum(row[1] for row in rows)
             total_wall = sum(row[2] for row in rows)
-            print(f"\nthroughput at {quality}: {total_video:.0f} s of video in {total_wall:.0f} s of render time = {total_video / total_wall:.2f} video-s per wall-s")
+            print(
+                f"\nthroughput at {quality}: {total_video:.0f} s of video in {total_wall:.0f} s of render time = {total_video / total_wall:.2f} video-s per wall-s"
+            )
             print(f"  {'scene':24s} {'video s':>8s} {'render s':>9s} {'video/wall':>10s}")
             for scene, duration, seconds, ratio in rows:
                 print(f"  {scene:24s} {duration:8.1f} {seconds:9.1f} {ratio:10.2f}")

@@ -23,10 +23,10 @@ from manim import (
 )
 
 from seqanim.contract import Artifact
+from seqanim.declare import Part
 from seqanim.kit import theme
 from seqanim.kit.alignment import ScoreStrip, TokenRow, WeightedFan, cell_outlines, label_above
 from seqanim.kit.heatmap import Heatmap
-from seqanim.declare import Part
 from seqanim.slide import LectureSlide
 
 PART = Part("Recurrent attention", order=2)
@@ -62,7 +62,9 @@ def _walk(positions: np.ndarray) -> str:
 
 def _lines(*rows: tuple[str, object]) -> VGroup:
     """Left-aligned lines of text, each with its own colour."""
-    return VGroup(*[theme.text(text, theme.LABEL_SIZE, colour) for text, colour in rows]).arrange(DOWN, aligned_edge=LEFT, buff=0.22)
+    return VGroup(*[theme.text(text, theme.LABEL_SIZE, colour) for text, colour in rows]).arrange(
+        DOWN, aligned_edge=LEFT, buff=0.22
+    )
 
 
 class _AlignmentBuildUp(LectureSlide):
@@ -71,7 +73,16 @@ class _AlignmentBuildUp(LectureSlide):
     PANEL_LEFT = -6.2  # left edge of the mechanism panel; the heatmap sits right of x = 0
     SPACING = 0.6
 
-    def build_stage(self, source: np.ndarray, prediction: np.ndarray, attention: np.ndarray, energies: np.ndarray, cell_size: float, col_title: str, encoder_text: str) -> None:
+    def build_stage(
+        self,
+        source: np.ndarray,
+        prediction: np.ndarray,
+        attention: np.ndarray,
+        energies: np.ndarray,
+        cell_size: float,
+        col_title: str,
+        encoder_text: str,
+    ) -> None:
         """Create (without showing) every mobject of the build-up."""
         self.source, self.prediction, self.attention, self.energies = source, prediction, attention, energies
         length = len(source)
@@ -81,22 +92,45 @@ class _AlignmentBuildUp(LectureSlide):
         panel_centre = self.encoder.get_center()[0]
         self.encoder_label = label_above(self.encoder, encoder_text).align_to(self.encoder, LEFT)
 
-        self.node = RoundedRectangle(corner_radius=0.12, width=2.6, height=0.5, stroke_color=theme.query_colour(), fill_color=theme.query_colour(), fill_opacity=0.2)
+        self.node = RoundedRectangle(
+            corner_radius=0.12,
+            width=2.6,
+            height=0.5,
+            stroke_color=theme.query_colour(),
+            fill_color=theme.query_colour(),
+            fill_opacity=0.2,
+        )
         self.node.move_to([panel_centre, 0.1, 0])
         self.node_text = theme.text("decoder state s_0", theme.SMALL_SIZE).move_to(self.node)
         self.emitted = VGroup()  # "emits 2", next to the decoder state once it has spoken
-        self.fan = WeightedFan(self.node.get_top(), [self.encoder.bottom(j) for j in range(length)], colour=theme.highlight())
+        self.fan = WeightedFan(
+            self.node.get_top(), [self.encoder.bottom(j) for j in range(length)], colour=theme.highlight()
+        )
 
         limit = float(np.abs(energies).max())
-        self.energy_strip = ScoreStrip(length, vmin=-limit, vmax=limit, colormap=theme.diverging_colormap(), spacing=self.SPACING, fmt="{:.1f}")
+        self.energy_strip = ScoreStrip(
+            length, vmin=-limit, vmax=limit, colormap=theme.diverging_colormap(), spacing=self.SPACING, fmt="{:.1f}"
+        )
         self.energy_strip.move_to([panel_centre, -1.45, 0]).blank()
         self.weight_strip = ScoreStrip(length, vmin=0.0, vmax=1.0, spacing=self.SPACING, fmt="{:.2f}")
         self.weight_strip.move_to([panel_centre, -2.7, 0]).blank()
-        self.energy_label = MathTex(r"e_{t,j}", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.foreground()).next_to(self.energy_strip, LEFT, buff=0.1)
-        self.weight_label = MathTex(r"\alpha_{t,j}", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.foreground()).next_to(self.weight_strip, LEFT, buff=0.1)
-        self.score_formula = MathTex(r"e_{t,j} = v^\top \tanh(W_k\, h_j + W_q\, s_t)", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.foreground())
+        self.energy_label = MathTex(
+            r"e_{t,j}", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.foreground()
+        ).next_to(self.energy_strip, LEFT, buff=0.1)
+        self.weight_label = MathTex(
+            r"\alpha_{t,j}", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.foreground()
+        ).next_to(self.weight_strip, LEFT, buff=0.1)
+        self.score_formula = MathTex(
+            r"e_{t,j} = v^\top \tanh(W_k\, h_j + W_q\, s_t)",
+            font_size=theme.tex_size(theme.LABEL_SIZE),
+            color=theme.foreground(),
+        )
         self.score_formula.move_to([panel_centre, -0.68, 0])
-        self.softmax_formula = MathTex(r"\alpha_{t,j} = \mathrm{softmax}_j\,(e_{t,j})", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.foreground())
+        self.softmax_formula = MathTex(
+            r"\alpha_{t,j} = \mathrm{softmax}_j\,(e_{t,j})",
+            font_size=theme.tex_size(theme.LABEL_SIZE),
+            color=theme.foreground(),
+        )
         self.softmax_formula.move_to([panel_centre, -2.07, 0])
 
         self.heatmap = Heatmap(
@@ -125,7 +159,9 @@ class _AlignmentBuildUp(LectureSlide):
         new_text = theme.text(f"decoder state s_{step}", theme.SMALL_SIZE).move_to(self.node)
         box = self.heatmap.row_box(step, theme.query_colour())
         fades = [self.emitted.animate.set_opacity(0.35)] if len(self.emitted) else []
-        self.play(Transform(self.node_text, new_text), ReplacementTransform(self.row_box, box), *fades, run_time=0.4 * pace)
+        self.play(
+            Transform(self.node_text, new_text), ReplacementTransform(self.row_box, box), *fades, run_time=0.4 * pace
+        )
         self.row_box = box
         if introduce:
             self.play(Write(self.score_formula), FadeIn(self.energy_label), FadeIn(self.energy_strip), run_time=1.2)
@@ -143,7 +179,9 @@ class _AlignmentBuildUp(LectureSlide):
         landing = VGroup(*[cell.copy() for cell in self.heatmap.row(step)])
         for cell, weight in zip(landing, weights):
             cell.set_fill(self.weight_strip.colour(float(weight)), opacity=1)
-        emitted = theme.text(f"emits {self.prediction[step]}", theme.LABEL_SIZE, theme.query_colour()).next_to(self.node, RIGHT, buff=0.25)
+        emitted = theme.text(f"emits {self.prediction[step]}", theme.LABEL_SIZE, theme.query_colour()).next_to(
+            self.node, RIGHT, buff=0.25
+        )
         label = self.heatmap.row_labels[step]
         self.play(
             ReplacementTransform(ghost, landing),
@@ -161,8 +199,21 @@ class _AlignmentBuildUp(LectureSlide):
     def clear_mechanism(self) -> None:
         """Fade out the left panel (tokens, decoder, strips, formulas), keeping the heatmap."""
         self.heatmap.row_labels.set_color(theme.foreground())
-        parts = [self.encoder, self.encoder_label, self.node, self.node_text, self.emitted, self.fan, self.energy_strip, self.weight_strip,
-                 self.energy_label, self.weight_label, self.score_formula, self.softmax_formula, self.row_box]
+        parts = [
+            self.encoder,
+            self.encoder_label,
+            self.node,
+            self.node_text,
+            self.emitted,
+            self.fan,
+            self.energy_strip,
+            self.weight_strip,
+            self.energy_label,
+            self.weight_label,
+            self.score_formula,
+            self.softmax_formula,
+            self.row_box,
+        ]
         self.play(*[FadeOut(part) for part in parts], run_time=0.7)
 
 
@@ -182,14 +233,23 @@ class ReverseAlignment(_AlignmentBuildUp):
         self.late_steps = [t for t in range(self.length) if self.peaks[t] == self.shifted[t] != self.mirror[t]]
         self.mirror_steps = [t for t in range(self.length) if self.peaks[t] == self.mirror[t]]
         self.looks_late = self.metrics["held_out_argmax_on_shifted"] > self.metrics["held_out_argmax_on_mirror"]
-        self.build_stage(source, prediction, run["attention"], run["energies"], cell_size=0.42, col_title="source symbol",
-                         encoder_text="source symbols x_j, read into encoder states h_j")
+        self.build_stage(
+            source,
+            prediction,
+            run["attention"],
+            run["energies"],
+            cell_size=0.42,
+            col_title="source symbol",
+            encoder_text="source symbols x_j, read into encoder states h_j",
+        )
 
-        self.next_slide(notes=(
-            "A GRU encoder-decoder with additive (Bahdanau) attention, trained to REVERSE a sequence of "
-            f"{self.length} symbols. The notebook's example input is {' '.join(map(str, source))}; the target is "
-            f"{' '.join(map(str, target))}. On the left the mechanism, on the right the alignment matrix, empty for now."
-        ))
+        self.next_slide(
+            notes=(
+                "A GRU encoder-decoder with additive (Bahdanau) attention, trained to REVERSE a sequence of "
+                f"{self.length} symbols. The notebook's example input is {' '.join(map(str, source))}; the target is "
+                f"{' '.join(map(str, target))}. On the left the mechanism, on the right the alignment matrix, empty for now."
+            )
+        )
         self.title("Seq2seq attention learns to align")
         self.show_stage()
 
@@ -198,16 +258,21 @@ class ReverseAlignment(_AlignmentBuildUp):
             weight = self.attention[step].max()
             where = int(self.peaks[step])
             self.next_slide(notes=self._step_note(step, where, weight))
-            self.say(f"step {step}: {weight:.1%} of the weight on source position {where} (symbol {source[where]})", theme.highlight())
+            self.say(
+                f"step {step}: {weight:.1%} of the weight on source position {where} (symbol {source[where]})",
+                theme.highlight(),
+            )
             self.decode_step(step, detailed=True, introduce=step == 0)
 
         rest = range(detailed, self.length)
         walk = _walk(self.peaks)
-        self.next_slide(notes=(
-            f"The remaining steps, faster. Watch the bright cell: over all {self.length} steps it {walk}. "
-            + "; ".join(f"step {t} -> position {int(self.peaks[t])} ({self.attention[t].max():.2f})" for t in rest)
-            + f". Output {' '.join(map(str, prediction))}: example correct = {self.metrics['example_correct']}."
-        ))
+        self.next_slide(
+            notes=(
+                f"The remaining steps, faster. Watch the bright cell: over all {self.length} steps it {walk}. "
+                + "; ".join(f"step {t} -> position {int(self.peaks[t])} ({self.attention[t].max():.2f})" for t in rest)
+                + f". Output {' '.join(map(str, prediction))}: example correct = {self.metrics['example_correct']}."
+            )
+        )
         self.say(f"the remaining steps: the bright cell {walk}")
         for step in rest:
             self.decode_step(step, detailed=False)
@@ -218,16 +283,22 @@ class ReverseAlignment(_AlignmentBuildUp):
 
     def _step_note(self, step: int, where: int, weight: float) -> str:
         mirror = int(self.mirror[step])
-        note = (f"Decoder step {step}: the decoder state s_{step} scores every encoder state, e = v^T tanh(W_k h_j + W_q s_{step}); "
-                f"the scores run from {self.energies[step].min():.1f} to {self.energies[step].max():.1f}. The softmax turns them into "
-                f"weights: {weight:.2f} on position {where}, so the line there is thick. It emits {self.prediction[step]}.")
+        note = (
+            f"Decoder step {step}: the decoder state s_{step} scores every encoder state, e = v^T tanh(W_k h_j + W_q s_{step}); "
+            f"the scores run from {self.energies[step].min():.1f} to {self.energies[step].max():.1f}. The softmax turns them into "
+            f"weights: {weight:.2f} on position {where}, so the line there is thick. It emits {self.prediction[step]}."
+        )
         if step == 0:
             note = "The additive score is a tiny network comparing decoder state and encoder state. " + note
         if where == mirror:
-            note += f" That is the mirror position L-1-t = {mirror}, where the target symbol {self.source[mirror]} sits."
+            note += (
+                f" That is the mirror position L-1-t = {mirror}, where the target symbol {self.source[mirror]} sits."
+            )
         elif step in self.late_steps:
-            note += (f" Note: the mirror position would be {mirror} (symbol {self.source[mirror]}, the target); it looks at "
-                     f"position {where} instead, one step later, where the previous target {self.source[where]} sits.")
+            note += (
+                f" Note: the mirror position would be {mirror} (symbol {self.source[mirror]}, the target); it looks at "
+                f"position {where} instead, one step later, where the previous target {self.source[where]} sits."
+            )
         else:
             note += f" Note: the mirror position would be {mirror} (symbol {self.source[mirror]}, the target); it looks elsewhere."
         return note
@@ -235,20 +306,29 @@ class ReverseAlignment(_AlignmentBuildUp):
     def compare_with_mirror(self, run: Artifact) -> None:
         metrics, length = self.metrics, self.length
         late = self.looks_late
-        self.next_slide(notes=(
-            "The notebook expects a clean anti-diagonal: output t attends to its mirror image, position L-1-t (dashed squares). "
-            f"On the mirror the trained model puts {metrics['example_mirror_mass']:.1%} of the weight in this example "
-            f"and {metrics['held_out_mirror_mass']:.1%} on {run.params['test_size']} held-out sequences; on position L-t "
-            f"(the previous output's source position) {metrics['example_shifted_mass']:.1%} here and {metrics['held_out_shifted_mass']:.1%} "
-            f"held out. The argmax is on L-t for {metrics['held_out_argmax_on_shifted']:.1%} of held-out steps and on the mirror for "
-            f"{metrics['held_out_argmax_on_mirror']:.1%}. In this example the peak is on the mirror at {_steps(self.mirror_steps)} "
-            f"and one step late at {_steps(self.late_steps)}."
-            + (" So the model does not quite draw the notebook's anti-diagonal: it looks one step late." if late else "")
-        ))
+        self.next_slide(
+            notes=(
+                "The notebook expects a clean anti-diagonal: output t attends to its mirror image, position L-1-t (dashed squares). "
+                f"On the mirror the trained model puts {metrics['example_mirror_mass']:.1%} of the weight in this example "
+                f"and {metrics['held_out_mirror_mass']:.1%} on {run.params['test_size']} held-out sequences; on position L-t "
+                f"(the previous output's source position) {metrics['example_shifted_mass']:.1%} here and {metrics['held_out_shifted_mass']:.1%} "
+                f"held out. The argmax is on L-t for {metrics['held_out_argmax_on_shifted']:.1%} of held-out steps and on the mirror for "
+                f"{metrics['held_out_argmax_on_mirror']:.1%}. In this example the peak is on the mirror at {_steps(self.mirror_steps)} "
+                f"and one step late at {_steps(self.late_steps)}."
+                + (
+                    " So the model does not quite draw the notebook's anti-diagonal: it looks one step late."
+                    if late
+                    else ""
+                )
+            )
+        )
         self.clear_mechanism()
         mirror = cell_outlines(self.heatmap, [(t, int(self.mirror[t])) for t in range(length)])
-        verdict = ("the model looks one step late" if len(self.late_steps) == length - 1
-                   else f"one step late at {len(self.late_steps)} of {length} steps")
+        verdict = (
+            "the model looks one step late"
+            if len(self.late_steps) == length - 1
+            else f"one step late at {len(self.late_steps)} of {length} steps"
+        )
         lines = _lines(
             ("dashed: the mirror position L-1-t", theme.foreground()),
             (f"weight on the mirror: {metrics['example_mirror_mass']:.0%}", theme.foreground()),
@@ -257,33 +337,47 @@ class ReverseAlignment(_AlignmentBuildUp):
             (f"({metrics['held_out_shifted_mass']:.0%} on held-out sequences)", theme.muted()),
             (verdict, theme.highlight()),
         ).move_to([-3.6, 0.2, 0])
-        self.say(f"peak on the mirror at {_steps(self.mirror_steps)}, on L-t at {len(self.late_steps)} of {length} steps")
+        self.say(
+            f"peak on the mirror at {_steps(self.mirror_steps)}, on L-t at {len(self.late_steps)} of {length} steps"
+        )
         self.play(Create(mirror), run_time=1.2)
         self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in lines], lag_ratio=0.25), run_time=1.8)
         self.mirror_outline, self.mirror_lines = mirror, lines
 
     def explain(self) -> None:
         metrics = self.metrics
-        both = {(True, True): "right both ways", (True, False): "right teacher-forced only",
-                (False, True): "right greedily only", (False, False): "wrong both ways"}[(metrics["example_correct"], metrics["example_greedy_correct"])]
+        both = {
+            (True, True): "right both ways",
+            (True, False): "right teacher-forced only",
+            (False, True): "right greedily only",
+            (False, False): "wrong both ways",
+        }[(metrics["example_correct"], metrics["example_greedy_correct"])]
         if self.looks_late:
-            reason = ("Why one step late? The encoder GRU reads left to right, so its state at position L-t has just read x_(L-t) and still "
-                      "remembers x_(L-1-t), the symbol to emit now. The decoder was just fed its previous output x_(L-t), so finding where that "
-                      "symbol sits is an easy content match; reading one step back comes free from the recurrence. Either position would do; "
-                      "training settled on this one. ")
-            why_lines = [("the encoder reads left to right:", theme.foreground()),
-                         ("its state at L-t still remembers", theme.foreground()),
-                         ("x at L-1-t, the symbol to emit now", theme.foreground())]
+            reason = (
+                "Why one step late? The encoder GRU reads left to right, so its state at position L-t has just read x_(L-t) and still "
+                "remembers x_(L-1-t), the symbol to emit now. The decoder was just fed its previous output x_(L-t), so finding where that "
+                "symbol sits is an easy content match; reading one step back comes free from the recurrence. Either position would do; "
+                "training settled on this one. "
+            )
+            why_lines = [
+                ("the encoder reads left to right:", theme.foreground()),
+                ("its state at L-t still remembers", theme.foreground()),
+                ("x at L-1-t, the symbol to emit now", theme.foreground()),
+            ]
         else:
             reason = "Held out, the peak sits on the mirror more often than on L-t: the notebook's anti-diagonal. "
-            why_lines = [("held out, the peak sits on", theme.foreground()),
-                         ("the mirror more often than on L-t", theme.foreground()),
-                         ("the notebook's anti-diagonal", theme.foreground())]
-        self.next_slide(notes=(
-            reason + f"Held-out token accuracy: {metrics['token_accuracy']:.1%} teacher-forced (as the notebook), "
-            f"{metrics['greedy_token_accuracy']:.1%} when the decoder is fed its own outputs; the example is {both} "
-            f"(teacher-forced correct = {metrics['example_correct']}, greedy correct = {metrics['example_greedy_correct']})."
-        ))
+            why_lines = [
+                ("held out, the peak sits on", theme.foreground()),
+                ("the mirror more often than on L-t", theme.foreground()),
+                ("the notebook's anti-diagonal", theme.foreground()),
+            ]
+        self.next_slide(
+            notes=(
+                reason + f"Held-out token accuracy: {metrics['token_accuracy']:.1%} teacher-forced (as the notebook), "
+                f"{metrics['greedy_token_accuracy']:.1%} when the decoder is fed its own outputs; the example is {both} "
+                f"(teacher-forced correct = {metrics['example_correct']}, greedy correct = {metrics['example_greedy_correct']})."
+            )
+        )
         why = _lines(
             *why_lines,
             ("held-out token accuracy:", theme.muted()),
@@ -309,14 +403,23 @@ class SortAlignment(_AlignmentBuildUp):
         self.sorted_position = run["sorted_position"]
         self.peaks = run["attention_argmax"]
         self.length = len(source)
-        self.build_stage(source, prediction, run["attention"], run["energies"], cell_size=0.5, col_title="source value",
-                         encoder_text="values x_j, read both ways into states h_j")
+        self.build_stage(
+            source,
+            prediction,
+            run["attention"],
+            run["energies"],
+            cell_size=0.5,
+            col_title="source value",
+            encoder_text="values x_j, read both ways into states h_j",
+        )
 
-        self.next_slide(notes=(
-            "Reversal is purely positional: output t always wants input L-1-t. Now the same attention seq2seq, with a bidirectional "
-            f"encoder, is trained to SORT {self.length} distinct values. The notebook's example input {' '.join(map(str, source))}, "
-            f"target {' '.join(map(str, target))}. Step t must point to wherever the t-th smallest value sits."
-        ))
+        self.next_slide(
+            notes=(
+                "Reversal is purely positional: output t always wants input L-1-t. Now the same attention seq2seq, with a bidirectional "
+                f"encoder, is trained to SORT {self.length} distinct values. The notebook's example input {' '.join(map(str, source))}, "
+                f"target {' '.join(map(str, target))}. Step t must point to wherever the t-th smallest value sits."
+            )
+        )
         self.title("A harder alignment: learning to sort")
         self.show_stage()
 
@@ -325,21 +428,35 @@ class SortAlignment(_AlignmentBuildUp):
             where = int(self.sorted_position[step])
             weight = self.attention[step, where]
             self.next_slide(notes=self._step_note(step, where, weight))
-            self.say(f"step {step}: the {_smallest(step)} value, {target[step]}, sits at position {where}: {weight:.0%} of the weight", theme.highlight())
+            self.say(
+                f"step {step}: the {_smallest(step)} value, {target[step]}, sits at position {where}: {weight:.0%} of the weight",
+                theme.highlight(),
+            )
             self.decode_step(step, detailed=True, introduce=step == 0)
 
         rest = range(detailed, self.length)
         follows = bool(np.array_equal(self.peaks, self.sorted_position))
         on_value = sum(int(self.peaks[t] == self.sorted_position[t]) for t in range(self.length))
-        self.next_slide(notes=(
-            "The remaining steps, faster. "
-            + ("The bright cell jumps around, following the values, not the positions: " if follows
-               else f"The bright cell is on the t-th smallest value at {on_value} of {self.length} steps: ")
-            + "; ".join(f"step {t} -> position {int(self.sorted_position[t])} (value {target[t]}, weight {self.attention[t, self.sorted_position[t]]:.2f})" for t in rest)
-            + f". Output {' '.join(map(str, prediction))}: example correct = {self.metrics['example_correct']}."
-        ))
-        self.say("the remaining steps: the pointer jumps wherever the next value sits" if follows
-                 else f"the remaining steps: the peak is on the next value at {on_value} of {self.length} steps")
+        self.next_slide(
+            notes=(
+                "The remaining steps, faster. "
+                + (
+                    "The bright cell jumps around, following the values, not the positions: "
+                    if follows
+                    else f"The bright cell is on the t-th smallest value at {on_value} of {self.length} steps: "
+                )
+                + "; ".join(
+                    f"step {t} -> position {int(self.sorted_position[t])} (value {target[t]}, weight {self.attention[t, self.sorted_position[t]]:.2f})"
+                    for t in rest
+                )
+                + f". Output {' '.join(map(str, prediction))}: example correct = {self.metrics['example_correct']}."
+            )
+        )
+        self.say(
+            "the remaining steps: the pointer jumps wherever the next value sits"
+            if follows
+            else f"the remaining steps: the peak is on the next value at {on_value} of {self.length} steps"
+        )
         for step in rest:
             self.decode_step(step, detailed=False)
         self.remove(self.row_box)
@@ -351,14 +468,27 @@ class SortAlignment(_AlignmentBuildUp):
 
     def _step_note(self, step: int, where: int, weight: float) -> str:
         target = np.sort(self.source)
-        note = (f"Decoder step {step}: the {_smallest(step)} value is {target[step]}, at source position {where}. The additive scores "
-                f"run from {self.energies[step].min():.1f} to {self.energies[step].max():.1f}; after the softmax {weight:.2f} of the weight "
-                f"lands on position {where}, and the decoder emits {self.prediction[step]}.")
+        note = (
+            f"Decoder step {step}: the {_smallest(step)} value is {target[step]}, at source position {where}. The additive scores "
+            f"run from {self.energies[step].min():.1f} to {self.energies[step].max():.1f}; after the softmax {weight:.2f} of the weight "
+            f"lands on position {where}, and the decoder emits {self.prediction[step]}."
+        )
         if step == 0:
-            note = "Same scoring network as for reversal: e = v^T tanh(W_k h_j + W_q s_t), then a softmax over source positions. " + note
+            note = (
+                "Same scoring network as for reversal: e = v^T tanh(W_k h_j + W_q s_t), then a softmax over source positions. "
+                + note
+            )
         return note
 
-    def _small_heatmap(self, attention: np.ndarray, source: np.ndarray, prediction: np.ndarray, cell_size: float, colourbar: bool, col_title: str) -> Heatmap:
+    def _small_heatmap(
+        self,
+        attention: np.ndarray,
+        source: np.ndarray,
+        prediction: np.ndarray,
+        cell_size: float,
+        colourbar: bool,
+        col_title: str,
+    ) -> Heatmap:
         return Heatmap(
             attention,
             row_labels=[str(p) for p in prediction],
@@ -374,23 +504,31 @@ class SortAlignment(_AlignmentBuildUp):
 
     def contrast(self, reverse: Artifact) -> None:
         reverse_metrics = reverse.metrics
-        self.next_slide(notes=(
-            "Side by side. Reversal (left) is positional: the same staircase for every input, "
-            f"{reverse_metrics['held_out_argmax_on_shifted']:.1%} of held-out steps peak at the same position L-t. Sorting (right) is "
-            f"content-driven: the peak sits wherever the t-th smallest value is, {self.metrics['held_out_argmax_on_target']:.2%} of "
-            "held-out steps; the matrix is a permutation that changes with every input."
-        ))
+        self.next_slide(
+            notes=(
+                "Side by side. Reversal (left) is positional: the same staircase for every input, "
+                f"{reverse_metrics['held_out_argmax_on_shifted']:.1%} of held-out steps peak at the same position L-t. Sorting (right) is "
+                f"content-driven: the peak sits wherever the t-th smallest value is, {self.metrics['held_out_argmax_on_target']:.2%} of "
+                "held-out steps; the matrix is a permutation that changes with every input."
+            )
+        )
         self.clear_mechanism()
         sort_map = self._small_heatmap(self.attention, self.source, self.prediction, 0.45, True, "source value")
         sort_map.shift(np.array([3.3, -0.75, 0]) - sort_map.cells.get_center())
-        reverse_map = self._small_heatmap(reverse["attention"], reverse["source"], reverse["prediction"], 0.36, False, "source symbol")
+        reverse_map = self._small_heatmap(
+            reverse["attention"], reverse["source"], reverse["prediction"], 0.36, False, "source symbol"
+        )
         reverse_map.shift(np.array([-3.4, -0.75, 0]) - reverse_map.cells.get_center())
         self.heatmap.row_labels.set_opacity(1)
         self.play(ReplacementTransform(self.heatmap, sort_map), run_time=1.0)
         self.heatmap = sort_map
         self.play(FadeIn(reverse_map, shift=0.3 * RIGHT), run_time=0.8)
-        self.reverse_subtitle = theme.text("reverse: position decides", theme.LABEL_SIZE, theme.key_colour()).next_to(reverse_map, UP, buff=0.15)
-        self.sort_subtitle = theme.text("sort: content decides", theme.LABEL_SIZE, theme.highlight()).next_to(sort_map, UP, buff=0.15)
+        self.reverse_subtitle = theme.text("reverse: position decides", theme.LABEL_SIZE, theme.key_colour()).next_to(
+            reverse_map, UP, buff=0.15
+        )
+        self.sort_subtitle = theme.text("sort: content decides", theme.LABEL_SIZE, theme.highlight()).next_to(
+            sort_map, UP, buff=0.15
+        )
         self.sort_subtitle.align_to(self.reverse_subtitle, UP)
         self.play(FadeIn(self.reverse_subtitle), FadeIn(self.sort_subtitle), run_time=0.6)
         self.reverse_map = reverse_map
@@ -404,11 +542,15 @@ class SortAlignment(_AlignmentBuildUp):
             f"output {' '.join(map(str, pred))}"
             for src, att, pred in zip(sources, attentions, predictions)
         )
-        verdict = f"All {count} are sorted correctly." if correct == count else f"{correct} of {count} are sorted correctly."
-        self.next_slide(notes=(
-            f"{count} held-out inputs, one after the other, on the right; the reversal on the left would look the same for every input. "
-            f"{described}. {verdict}"
-        ))
+        verdict = (
+            f"All {count} are sorted correctly." if correct == count else f"{correct} of {count} are sorted correctly."
+        )
+        self.next_slide(
+            notes=(
+                f"{count} held-out inputs, one after the other, on the right; the reversal on the left would look the same for every input. "
+                f"{described}. {verdict}"
+            )
+        )
         for index, (src, att, pred) in enumerate(zip(sources, attentions, predictions)):
             new_map = self._small_heatmap(att, src, pred, 0.45, True, "source value")
             new_map.move_to(self.heatmap)
@@ -422,14 +564,16 @@ class SortAlignment(_AlignmentBuildUp):
         # Compare with the reversal's strongest alignment (wherever its peaks sit) before calling sorting softer.
         reverse_mass = max(reverse.metrics["held_out_shifted_mass"], reverse.metrics["held_out_mirror_mass"])
         softer = metrics["held_out_target_mass"] < reverse_mass
-        self.next_slide(notes=(
-            f"On {run.params['test_size']} held-out inputs the sorter gets {metrics['token_accuracy']:.1%} of tokens right teacher-forced "
-            f"and {metrics['greedy_token_accuracy']:.1%} decoding greedily. Attention is {'softer' if softer else 'no softer'} than for "
-            f"reversal ({reverse_mass:.1%} on its preferred position): on average "
-            f"{metrics['held_out_target_mass']:.1%} of the weight sits on the t-th smallest value and {metrics['held_out_neighbour_mass']:.1%} "
-            f"on its neighbours in sorted order (the values just below and above); the peak is on the right value in "
-            f"{metrics['held_out_argmax_on_target']:.2%} of steps. Dashed squares mark where the t-th smallest value of the input on screen sits."
-        ))
+        self.next_slide(
+            notes=(
+                f"On {run.params['test_size']} held-out inputs the sorter gets {metrics['token_accuracy']:.1%} of tokens right teacher-forced "
+                f"and {metrics['greedy_token_accuracy']:.1%} decoding greedily. Attention is {'softer' if softer else 'no softer'} than for "
+                f"reversal ({reverse_mass:.1%} on its preferred position): on average "
+                f"{metrics['held_out_target_mass']:.1%} of the weight sits on the t-th smallest value and {metrics['held_out_neighbour_mass']:.1%} "
+                f"on its neighbours in sorted order (the values just below and above); the peak is on the right value in "
+                f"{metrics['held_out_argmax_on_target']:.2%} of steps. Dashed squares mark where the t-th smallest value of the input on screen sits."
+            )
+        )
         lines = _lines(
             (f"held out, {run.params['test_size']} inputs:", theme.muted()),
             (f"{metrics['token_accuracy']:.1%} of tokens right", theme.value_colour()),
@@ -440,7 +584,9 @@ class SortAlignment(_AlignmentBuildUp):
         ).move_to([-3.4, -0.3, 0])
         # Dashed: where the t-th smallest value of the input on screen sits, i.e. where the weight should go.
         last_source = run["more_sources"][-1]
-        targets = cell_outlines(self.heatmap, [(t, int(position)) for t, position in enumerate(np.argsort(last_source))])
+        targets = cell_outlines(
+            self.heatmap, [(t, int(position)) for t, position in enumerate(np.argsort(last_source))]
+        )
         self.play(FadeOut(self.reverse_map), FadeOut(self.reverse_subtitle), run_time=0.6)
         self.play(Create(targets), run_time=1.0)
         self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in lines], lag_ratio=0.25), run_time=1.8)

@@ -34,13 +34,13 @@ from manim import (
     smooth,
 )
 
+from seqanim.declare import Part
 from seqanim.kit import theme
 from seqanim.kit.formula import maths
 from seqanim.kit.plots import Plot, nice_limit
-from seqanim.declare import Part
-from seqanim.slide import LectureSlide
 from seqanim.kit.stream import Stream
 from seqanim.kit.vectors import VectorDiagram
+from seqanim.slide import LectureSlide
 
 PART = Part("Recurrent neural networks", order=1)
 
@@ -79,8 +79,12 @@ class HiddenStateDynamics(LectureSlide):
         for regime, indices in groups:
             if not indices:
                 continue
-            finals = "; ".join(f"rho = {self.rhos[i]:.2f}: ||h_{self.steps}|| = {self.norms[i, -1]:.3g}" for i in indices)
-            self.next_slide(notes=f"{regime.capitalize()}: eigenvalues {self.where(indices)} the unit circle. {finals}.")
+            finals = "; ".join(
+                f"rho = {self.rhos[i]:.2f}: ||h_{self.steps}|| = {self.norms[i, -1]:.3g}" for i in indices
+            )
+            self.next_slide(
+                notes=f"{regime.capitalize()}: eigenvalues {self.where(indices)} the unit circle. {finals}."
+            )
             for index in indices:
                 self.run_rho(index)
         self.next_slide(
@@ -107,8 +111,14 @@ class HiddenStateDynamics(LectureSlide):
         formula = maths(r"h_t = W\,h_{t-1},\quad W = \rho\,Q,\quad \|h_t\| = \rho^{\,t}\,\|h_0\|", theme.BODY_SIZE)
         formula.move_to(2.65 * UP)
         self.plot = Plot(
-            (0, self.steps, 10), (self.low, self.high, 1), width=4.9, height=3.9,
-            x_label="time step t", y_label="‖h_t‖ (log scale)", log_y=True, tick_size=26,
+            (0, self.steps, 10),
+            (self.low, self.high, 1),
+            width=4.9,
+            height=3.9,
+            x_label="time step t",
+            y_label="‖h_t‖ (log scale)",
+            log_y=True,
+            tick_size=26,
         )
         self.plot.to_edge(LEFT, buff=0.4)
         self.plot.shift((-3.05 - self.plot.get_bottom()[1]) * UP)  # clear of the closing caption
@@ -119,9 +129,13 @@ class HiddenStateDynamics(LectureSlide):
         self.eigen = VectorDiagram((-1.3, 1.3, 0.5), (-1.3, 1.3, 0.5), width=2.7, grid=False).move_to([2.6, -0.25, 0])
         unit_circle = DashedVMobject(self.eigen.circle(1.0, theme.muted()), num_dashes=40)
         self.eigen_dots = VGroup(*[Dot(radius=0.035) for _ in self.angles])
-        self.eigen_dots.add_updater(lambda dots: self.place_eigenvalues(dots))  # a closure: bound methods would deep-copy the scene
+        self.eigen_dots.add_updater(
+            lambda dots: self.place_eigenvalues(dots)
+        )  # a closure: bound methods would deep-copy the scene
         self.place_eigenvalues(self.eigen_dots)
-        eigen_title = theme.text(f"{len(self.angles)} eigenvalues of W", theme.LABEL_SIZE).next_to(self.eigen, UP, buff=0.15)
+        eigen_title = theme.text(f"{len(self.angles)} eigenvalues of W", theme.LABEL_SIZE).next_to(
+            self.eigen, UP, buff=0.15
+        )
         unit_label = theme.text("|λ| = 1", theme.SMALL_SIZE, theme.muted()).next_to(self.eigen, DOWN, buff=0.1)
 
         self.state = VectorDiagram((-1, 1, 0.5), (-1, 1, 0.5), width=2.7, grid=False).move_to([5.6, -0.25, 0])
@@ -137,19 +151,32 @@ class HiddenStateDynamics(LectureSlide):
             label = theme.text(f"1e{decade}" if decade else "1", theme.SMALL_SIZE, theme.muted())
             ring_labels.add(label.next_to(ring.point_at_angle(np.pi / 3), UR, buff=0.02))
         state_title = theme.text("state h_t", theme.LABEL_SIZE).next_to(self.state, UP, buff=0.15)
-        state_help = theme.text("‖h_t‖ on log rings", theme.SMALL_SIZE, theme.muted()).next_to(self.state, DOWN, buff=0.1)
+        state_help = theme.text("‖h_t‖ on log rings", theme.SMALL_SIZE, theme.muted()).next_to(
+            self.state, DOWN, buff=0.1
+        )
         self.state_arrow = Arrow(ORIGIN, RIGHT, buff=0, stroke_width=5, max_tip_length_to_length_ratio=0.25)
 
         self.clock = ValueTracker(0.0)
         rho_label = maths(r"\rho =", theme.BODY_SIZE)
-        rho_value = DecimalNumber(self.rho.get_value(), num_decimal_places=2, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
-        rho_value.add_updater(lambda m: m.set_value(self.rho.get_value()).set_color(self.colour_of_rho(self.rho.get_value())))
+        rho_value = DecimalNumber(
+            self.rho.get_value(),
+            num_decimal_places=2,
+            font_size=theme.tex_size(theme.BODY_SIZE),
+            color=theme.foreground(),
+        )
+        rho_value.add_updater(
+            lambda m: m.set_value(self.rho.get_value()).set_color(self.colour_of_rho(self.rho.get_value()))
+        )
         t_label = maths("t =", theme.BODY_SIZE)
         t_value = Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
         t_value.add_updater(lambda m: m.set_value(int(self.clock.get_value())))
-        readout = VGroup(VGroup(rho_label, rho_value).arrange(RIGHT, buff=0.15), VGroup(t_label, t_value).arrange(RIGHT, buff=0.15))
+        readout = VGroup(
+            VGroup(rho_label, rho_value).arrange(RIGHT, buff=0.15), VGroup(t_label, t_value).arrange(RIGHT, buff=0.15)
+        )
         readout.arrange(RIGHT, buff=0.7)
-        regimes = VGroup(*[theme.text(word, theme.LABEL_SIZE, theme.muted()) for word in ("forgets", "holds", "explodes")])
+        regimes = VGroup(
+            *[theme.text(word, theme.LABEL_SIZE, theme.muted()) for word in ("forgets", "holds", "explodes")]
+        )
         regimes.next_to(readout, RIGHT, buff=0.6)
         for word in regimes[1:]:
             word.move_to(regimes[0], aligned_edge=LEFT)
@@ -168,8 +195,17 @@ class HiddenStateDynamics(LectureSlide):
         self.play(Write(formula), run_time=1.0)
         self.play(Create(self.plot), Create(self.unit_line), run_time=1.0)
         self.play(
-            Create(self.eigen), Create(unit_circle), FadeIn(eigen_title), FadeIn(unit_label), FadeIn(self.eigen_dots),
-            Create(self.state), Create(rings), FadeIn(ring_labels), FadeIn(state_title), FadeIn(state_help), FadeIn(readout),
+            Create(self.eigen),
+            Create(unit_circle),
+            FadeIn(eigen_title),
+            FadeIn(unit_label),
+            FadeIn(self.eigen_dots),
+            Create(self.state),
+            Create(rings),
+            FadeIn(ring_labels),
+            FadeIn(state_title),
+            FadeIn(state_help),
+            FadeIn(readout),
             run_time=1.2,
         )
 
@@ -263,7 +299,9 @@ class EchoOfAPulse(LectureSlide):
             f"h_0 = (1, 0) enters once; after that the state only rotates and scales for {self.steps} steps."
         )
         self.title("The echo of a single pulse")
-        formula = maths(rf"h_t = \rho\,R\!\left(\tfrac{{2\pi}}{{{divisor}}}\right) h_{{t-1}},\qquad h_0 = (1,\,0)", theme.BODY_SIZE)
+        formula = maths(
+            rf"h_t = \rho\,R\!\left(\tfrac{{2\pi}}{{{divisor}}}\right) h_{{t-1}},\qquad h_0 = (1,\,0)", theme.BODY_SIZE
+        )
         formula.move_to(2.7 * UP)
         self.play(Write(formula), run_time=1.0)
         self.build_columns()
@@ -272,11 +310,20 @@ class EchoOfAPulse(LectureSlide):
         for index, rho in enumerate(self.echo_rhos):
             self.next_slide(notes=self.echo_note(index))
             self.trace(index)
-        self.next_slide(loop=True, notes="All three echoes again, side by side: same rotation, only the radius rho differs. " + "; ".join(self.final_phrase(i) for i in range(len(self.echo_rhos))) + ".")
+        self.next_slide(
+            loop=True,
+            notes="All three echoes again, side by side: same rotation, only the radius rho differs. "
+            + "; ".join(self.final_phrase(i) for i in range(len(self.echo_rhos)))
+            + ".",
+        )
         for tracker in self.trackers:
             tracker.set_value(0)
         self.play(*[tracker.animate.set_value(self.steps) for tracker in self.trackers], run_time=4.0, rate_func=linear)
-        self.next_slide(notes=f"Damped, sustained or growing: the radius rho alone decides. After {self.steps} steps the echo has size " + ", ".join(f"{self.radii[i, -1]:.3g} (rho = {rho:g})" for i, rho in enumerate(self.echo_rhos)) + ".")
+        self.next_slide(
+            notes=f"Damped, sustained or growing: the radius rho alone decides. After {self.steps} steps the echo has size "
+            + ", ".join(f"{self.radii[i, -1]:.3g} (rho = {rho:g})" for i, rho in enumerate(self.echo_rhos))
+            + "."
+        )
         self.say("only ρ = 1 keeps the echo: smaller forgets, larger explodes", colour=theme.highlight())
 
     def final_phrase(self, index: int) -> str:
@@ -308,12 +355,22 @@ class EchoOfAPulse(LectureSlide):
             self.exit_step.append(exit_step)
             peak = float(np.abs(self.states[index, :, 0]).max())
             y_limit, y_step = nice_limit(peak)
-            trace = Plot((0, self.steps, 20), (-y_limit, y_limit, y_step), width=3.4, height=1.2, x_label="", y_label="", x_numbers_below=True)
+            trace = Plot(
+                (0, self.steps, 20),
+                (-y_limit, y_limit, y_step),
+                width=3.4,
+                height=1.2,
+                x_label="",
+                y_label="",
+                x_numbers_below=True,
+            )
             trace.move_to([x + 0.15, -1.95, 0])
             zero = trace.hline(0.0, dashed=False).set_stroke(opacity=0.4)
             self.columns.append((plane, trace, colour))
             animations += [FadeIn(header), Create(plane), Create(unit), Create(trace), Create(zero)]
-        axis_note = theme.text("first coordinate of h_t against t", theme.SMALL_SIZE, theme.muted()).move_to([0, -2.95, 0])
+        axis_note = theme.text("first coordinate of h_t against t", theme.SMALL_SIZE, theme.muted()).move_to(
+            [0, -2.95, 0]
+        )
         self.axis_note = axis_note
         self.play(*animations, FadeIn(axis_note), run_time=1.2)
 
@@ -329,7 +386,9 @@ class EchoOfAPulse(LectureSlide):
             count = int(now) + 1
             visible = points[:count]
             if count <= last_inside:
-                visible = np.vstack([visible, points[count - 1] + (now - count + 1) * (points[count] - points[count - 1])])
+                visible = np.vstack(
+                    [visible, points[count - 1] + (now - count + 1) * (points[count] - points[count - 1])]
+                )
             if len(visible) == 1:
                 visible = np.vstack([visible, visible])
             mobject.set_points_as_corners(visible)
@@ -376,30 +435,59 @@ class AddingProblem(LectureSlide):
             f"and two input channels: a value in [0, 1) and a marker that is 1 at exactly two steps, one in each half."
         )
         self.title("A long-memory task: the adding problem")
-        stream = Stream(values, marks, width=11.0, height=2.3, value_label="value", marker_label="marker", label_size=theme.SMALL_SIZE, tick_every=5)
+        stream = Stream(
+            values,
+            marks,
+            width=11.0,
+            height=2.3,
+            value_label="value",
+            marker_label="marker",
+            label_size=theme.SMALL_SIZE,
+            tick_every=5,
+        )
         stream.move_to(0.35 * UP).shift(0.45 * RIGHT)
         stream.hide()
         time_label = theme.text("time step", theme.SMALL_SIZE, theme.muted()).next_to(stream.ticks, DOWN, buff=0.1)
-        self.play(Create(stream.baseline), FadeIn(stream.channel_labels), FadeIn(stream.ticks), FadeIn(time_label), run_time=0.8)
+        self.play(
+            Create(stream.baseline),
+            FadeIn(stream.channel_labels),
+            FadeIn(stream.ticks),
+            FadeIn(time_label),
+            run_time=0.8,
+        )
 
-        self.next_slide(notes=f"The network reads the two channels one step at a time, {length} steps in all. Here is one example sequence (seed {run.params['example_seed']}); its markers sit at t = {first} and t = {second}.")
+        self.next_slide(
+            notes=f"The network reads the two channels one step at a time, {length} steps in all. Here is one example sequence (seed {run.params['example_seed']}); its markers sit at t = {first} and t = {second}."
+        )
         self.play(stream.appear(run_time_per_step=0.1))
 
-        self.next_slide(notes=f"The two marked values are {values[first]:.2f} at t = {first} and {values[second]:.2f} at t = {second}: {gap} steps apart.")
+        self.next_slide(
+            notes=f"The two marked values are {values[first]:.2f} at t = {first} and {values[second]:.2f} at t = {second}: {gap} steps apart."
+        )
         labels = VGroup()
         for index in (first, second):
             label = theme.text(f"{values[index]:.2f}", theme.LABEL_SIZE, theme.highlight())
             labels.add(label.next_to(stream.top(index), UP, buff=0.15))
         gap_arrow = DoubleArrow(
-            [stream.x_of(first), stream.get_top()[1] + 0.35, 0], [stream.x_of(second), stream.get_top()[1] + 0.35, 0],
-            buff=0, color=theme.highlight(), stroke_width=3, tip_length=0.18,
+            [stream.x_of(first), stream.get_top()[1] + 0.35, 0],
+            [stream.x_of(second), stream.get_top()[1] + 0.35, 0],
+            buff=0,
+            color=theme.highlight(),
+            stroke_width=3,
+            tip_length=0.18,
         )
-        gap_label = theme.text(f"{gap} steps apart", theme.SMALL_SIZE, theme.highlight()).next_to(gap_arrow, UP, buff=0.08)
+        gap_label = theme.text(f"{gap} steps apart", theme.SMALL_SIZE, theme.highlight()).next_to(
+            gap_arrow, UP, buff=0.08
+        )
         self.play(stream.light([first, second], theme.highlight()), FadeIn(labels, shift=0.1 * UP), run_time=1.0)
         self.play(Create(gap_arrow), FadeIn(gap_label), run_time=0.8)
 
-        self.next_slide(notes=f"The target is the sum of the two marked values: {values[first]:.2f} + {values[second]:.2f} = {target:.2f}.")
-        equation = maths(rf"y = {values[first]:.2f} + {values[second]:.2f} = {target:.2f}", theme.BODY_SIZE, theme.highlight())
+        self.next_slide(
+            notes=f"The target is the sum of the two marked values: {values[first]:.2f} + {values[second]:.2f} = {target:.2f}."
+        )
+        equation = maths(
+            rf"y = {values[first]:.2f} + {values[second]:.2f} = {target:.2f}", theme.BODY_SIZE, theme.highlight()
+        )
         equation.move_to(2.1 * DOWN)
         parts = equation[0]
         self.play(TransformFromCopy(labels, parts), run_time=1.2)
@@ -410,8 +498,15 @@ class AddingProblem(LectureSlide):
             f"Predicting the mean sum, 1, already gives MSE 1/6 = {baseline:.3f}: that is the baseline to beat."
         )
         why = VGroup(
-            theme.text(f"the net reads {values[first]:.2f} at t = {first} but answers only after t = {length - 1}:", theme.LABEL_SIZE),
-            theme.text(f"it must carry that value across {length - 1 - first} steps  ·  baseline (predict the mean): MSE {baseline:.3f}", theme.LABEL_SIZE, theme.muted()),
+            theme.text(
+                f"the net reads {values[first]:.2f} at t = {first} but answers only after t = {length - 1}:",
+                theme.LABEL_SIZE,
+            ),
+            theme.text(
+                f"it must carry that value across {length - 1 - first} steps  ·  baseline (predict the mean): MSE {baseline:.3f}",
+                theme.LABEL_SIZE,
+                theme.muted(),
+            ),
         ).arrange(DOWN, buff=0.15)
         why.next_to(equation, DOWN, buff=0.3)
         self.play(FadeIn(why, shift=0.1 * UP), run_time=0.8)
@@ -438,10 +533,18 @@ class TrainingRace(LectureSlide):
         self.title("Vanilla RNN vs LSTM vs GRU")
         self.build_plot()
 
-        self.next_slide(notes=f"Test MSE on {params['test_size']} held-out sequences, every {params['eval_every']} steps. " + "; ".join(f"{kind} starts at {self.mse[i, 0]:.3f}" for i, kind in enumerate(self.kinds)) + ".")
+        self.next_slide(
+            notes=f"Test MSE on {params['test_size']} held-out sequences, every {params['eval_every']} steps. "
+            + "; ".join(f"{kind} starts at {self.mse[i, 0]:.3f}" for i, kind in enumerate(self.kinds))
+            + "."
+        )
         self.race()
 
-        self.next_slide(notes="Final held-out MSE: " + "; ".join(f"{kind} {self.finals[i]:.3g}" for i, kind in enumerate(self.kinds)) + f" (baseline {self.baseline:.3f}).")
+        self.next_slide(
+            notes="Final held-out MSE: "
+            + "; ".join(f"{kind} {self.finals[i]:.3g}" for i, kind in enumerate(self.kinds))
+            + f" (baseline {self.baseline:.3f})."
+        )
         self.label_finals()
 
         solved = [kind for kind, final in zip(self.kinds, self.finals) if final < self.baseline / 10]
@@ -454,19 +557,34 @@ class TrainingRace(LectureSlide):
         parts = []
         if solved:
             finals = ", ".join(f"{self.finals[self.kinds.index(k)]:.3g}" for k in solved)
-            parts.append(f"{' and '.join(solved)} fall{'s' if len(solved) == 1 else ''} far below the baseline ({finals}, under {threshold:.4f}, a tenth of {self.baseline:.3f}): the gates carry the first value across the gap")
+            parts.append(
+                f"{' and '.join(solved)} fall{'s' if len(solved) == 1 else ''} far below the baseline ({finals}, under {threshold:.4f}, a tenth of {self.baseline:.3f}): the gates carry the first value across the gap"
+            )
         if failed:
             finals = [self.finals[self.kinds.index(k)] for k in failed]
             where = "near the baseline" if min(finals) > self.baseline / 2 else "above a tenth of the baseline"
-            meaning = "learned little more than the mean" if min(finals) > self.baseline / 2 else "did not solve the task"
-            parts.append(f"{' and '.join(failed)} stay{'s' if len(failed) == 1 else ''} {where} ({', '.join(f'{final:.3f}' for final in finals)}): {'it' if len(failed) == 1 else 'they'} {meaning}")
+            meaning = (
+                "learned little more than the mean" if min(finals) > self.baseline / 2 else "did not solve the task"
+            )
+            parts.append(
+                f"{' and '.join(failed)} stay{'s' if len(failed) == 1 else ''} {where} ({', '.join(f'{final:.3f}' for final in finals)}): {'it' if len(failed) == 1 else 'they'} {meaning}"
+            )
         return "; ".join(parts) + "."
 
     def build_plot(self) -> None:
         low = float(np.floor(np.log10(self.mse.min())))
         high = float(np.ceil(np.log10(self.mse.max())))
         total = int(self.iters[-1])
-        self.plot = Plot((0, total, 100), (low, high, 1), width=8.4, height=4.7, x_label="training step", y_label="test MSE (log)", log_y=True, tick_size=24)
+        self.plot = Plot(
+            (0, total, 100),
+            (low, high, 1),
+            width=8.4,
+            height=4.7,
+            x_label="training step",
+            y_label="test MSE (log)",
+            log_y=True,
+            tick_size=24,
+        )
         self.plot.move_to([-1.3, -0.35, 0])
         baseline = self.plot.hline(self.baseline, theme.muted())
         self.baseline_label = theme.text(f"predict the mean: {self.baseline:.3f}", theme.SMALL_SIZE, theme.muted())
@@ -476,12 +594,16 @@ class TrainingRace(LectureSlide):
 
     def race(self) -> None:
         self.step = ValueTracker(0.0)
-        curves = VGroup(*[self.plot.live_curve(self.iters, self.mse[i], self.step, theme.colour(i)) for i in range(len(self.kinds))])
+        curves = VGroup(
+            *[self.plot.live_curve(self.iters, self.mse[i], self.step, theme.colour(i)) for i in range(len(self.kinds))]
+        )
         counter_label = theme.text("step", theme.LABEL_SIZE, theme.muted())
         counter = Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
         counter.add_updater(lambda m: m.set_value(int(self.step.get_value())))
         readout = VGroup(counter_label, counter).arrange(RIGHT, buff=0.2).move_to([5.2, 2.2, 0])
-        self.legend = VGroup(*[theme.text(kind, theme.LABEL_SIZE, theme.colour(i)) for i, kind in enumerate(self.kinds)])
+        self.legend = VGroup(
+            *[theme.text(kind, theme.LABEL_SIZE, theme.colour(i)) for i, kind in enumerate(self.kinds)]
+        )
         self.legend.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(readout, DOWN, buff=0.4).align_to(readout, LEFT)
         self.add(curves)
         self.play(FadeIn(readout), FadeIn(self.legend), run_time=0.5)
@@ -508,7 +630,11 @@ class TrainingRace(LectureSlide):
         threshold = self.baseline / 10
         lines = VGroup()
         if solved:
-            lines.add(theme.text(f"solved (MSE < {threshold:.4f}): {', '.join(solved)}", theme.LABEL_SIZE, theme.value_colour()))
+            lines.add(
+                theme.text(
+                    f"solved (MSE < {threshold:.4f}): {', '.join(solved)}", theme.LABEL_SIZE, theme.value_colour()
+                )
+            )
         if failed:
             lines.add(theme.text(f"not solved: {', '.join(failed)}", theme.LABEL_SIZE, theme.query_colour()))
         lines.arrange(RIGHT, buff=0.6).to_edge(DOWN, buff=0.3)
@@ -540,18 +666,30 @@ class InsideTheLSTM(LectureSlide):
 
         self.cursor_time = ValueTracker(0.0)
         self.start_live()
-        self.next_slide(notes=f"Before the first marker the write ||i * c~|| stays at or below {self.write[:first].max():.2f}, then jumps to {self.write[first]:.2f} at t = {first}, the first marked step. The guess fc(h_t) rises from {self.guess[first - 1]:.2f} to {self.guess[first]:.2f}.")
+        self.next_slide(
+            notes=f"Before the first marker the write ||i * c~|| stays at or below {self.write[:first].max():.2f}, then jumps to {self.write[first]:.2f} at t = {first}, the first marked step. The guess fc(h_t) rises from {self.guess[first - 1]:.2f} to {self.guess[first]:.2f}."
+        )
         self.walk_to(first, 2.0)
 
         between = self.cell[first + 1 : second]
-        self.next_slide(notes=f"Between the markers the memory holds: ||c_t|| stays between {between.min():.2f} and {between.max():.2f} from t = {first + 1} to t = {second - 1}, while the guess drifts from {self.guess[first]:.2f} to {self.guess[second - 1]:.2f}; the true running sum is {self.running[first]:.2f}.")
+        self.next_slide(
+            notes=f"Between the markers the memory holds: ||c_t|| stays between {between.min():.2f} and {between.max():.2f} from t = {first + 1} to t = {second - 1}, while the guess drifts from {self.guess[first]:.2f} to {self.guess[second - 1]:.2f}; the true running sum is {self.running[first]:.2f}."
+        )
         self.walk_to(second - 1, 3.0)
 
-        largest = ", the largest of the sequence" if int(np.argmax(self.write)) == second else f" (the largest write, {self.write.max():.2f}, is at t = {int(np.argmax(self.write))})"
-        self.next_slide(notes=f"At the second marker the write spikes again to {self.write[second]:.2f}{largest}; the guess jumps from {self.guess[second - 1]:.2f} to {self.guess[second]:.2f}.")
+        largest = (
+            ", the largest of the sequence"
+            if int(np.argmax(self.write)) == second
+            else f" (the largest write, {self.write.max():.2f}, is at t = {int(np.argmax(self.write))})"
+        )
+        self.next_slide(
+            notes=f"At the second marker the write spikes again to {self.write[second]:.2f}{largest}; the guess jumps from {self.guess[second - 1]:.2f} to {self.guess[second]:.2f}."
+        )
         self.walk_to(second, 1.0)
 
-        self.next_slide(notes=f"After the last step the readout gives fc(h_{self.length - 1}) = {self.guess[-1]:.3f} against the target {self.target:.3f}: error {abs(self.guess[-1] - self.target):.3f}. The LSTM writes at the markers and holds in between; it was trained only on the final step, so the running guess before it is not exact.")
+        self.next_slide(
+            notes=f"After the last step the readout gives fc(h_{self.length - 1}) = {self.guess[-1]:.3f} against the target {self.target:.3f}: error {abs(self.guess[-1] - self.target):.3f}. The LSTM writes at the markers and holds in between; it was trained only on the final step, so the running guess before it is not exact."
+        )
         self.walk_to(self.length - 1, 1.5)
         self.finish()
 
@@ -560,7 +698,9 @@ class InsideTheLSTM(LectureSlide):
     def build_panels(self) -> None:
         length = self.length
         left, width = -4.9, 9.1
-        self.stream = Stream(self.values, self.marks, width=width * length / (length - 1), height=1.0, tick_every=0, dot_radius=0.045)
+        self.stream = Stream(
+            self.values, self.marks, width=width * length / (length - 1), height=1.0, tick_every=0, dot_radius=0.045
+        )
         self.stream.move_to([left + width / 2, 2.25, 0])
         stream_label = theme.text("input", theme.LABEL_SIZE).next_to(self.stream, LEFT, buff=0.35)
 
@@ -569,7 +709,14 @@ class InsideTheLSTM(LectureSlide):
         self.memory = Plot((0, length - 1, 5), (0, write_top, write_top / 2), width=width, height=1.7, x_numbers=False)
         self.memory.add_right_axis((0, cell_top, cell_top / 2), colour=theme.colour(4))
         guess_top = float(np.ceil(max(self.guess.max(), self.running.max()) * 2) / 2)
-        self.readout = Plot((0, length - 1, 5), (0, guess_top, guess_top / 2), width=width, height=1.7, x_label="time step t", label_size=theme.SMALL_SIZE)
+        self.readout = Plot(
+            (0, length - 1, 5),
+            (0, guess_top, guess_top / 2),
+            width=width,
+            height=1.7,
+            x_label="time step t",
+            label_size=theme.SMALL_SIZE,
+        )
         for plot, y in ((self.memory, 0.2), (self.readout, -2.1)):
             plot.shift([self.stream.x_of(0) - plot.axes.c2p(0, 0)[0], y - plot.axes.get_center()[1], 0])
 
@@ -585,7 +732,12 @@ class InsideTheLSTM(LectureSlide):
         marker_lines = VGroup()
         for marker in self.markers:
             x = self.stream.x_of(marker)
-            marker_lines.add(DashedVMobject(Line([x, self.readout.axes.get_bottom()[1], 0], [x, self.memory.axes.get_top()[1], 0]), num_dashes=24).set_stroke(theme.highlight(), width=1.5, opacity=0.6))
+            marker_lines.add(
+                DashedVMobject(
+                    Line([x, self.readout.axes.get_bottom()[1], 0], [x, self.memory.axes.get_top()[1], 0]),
+                    num_dashes=24,
+                ).set_stroke(theme.highlight(), width=1.5, opacity=0.6)
+            )
         target_line = self.readout.hline(self.target, theme.highlight())
         target_label = theme.text(f"target {self.target:.2f}", theme.SMALL_SIZE, theme.highlight())
         target_label.next_to(target_line, RIGHT, buff=0.1)
@@ -594,7 +746,16 @@ class InsideTheLSTM(LectureSlide):
         self.play(FadeIn(stream_label), Create(self.stream.baseline), run_time=0.6)
         self.play(self.stream.appear(run_time_per_step=0.03), run_time=1.2)
         self.play(self.stream.light(self.markers, theme.highlight()), run_time=0.5)
-        self.play(Create(self.memory), Create(self.readout), FadeIn(legend_memory), FadeIn(legend_readout), Create(marker_lines), Create(target_line), FadeIn(target_label), run_time=1.2)
+        self.play(
+            Create(self.memory),
+            Create(self.readout),
+            FadeIn(legend_memory),
+            FadeIn(legend_readout),
+            Create(marker_lines),
+            Create(target_line),
+            FadeIn(target_label),
+            run_time=1.2,
+        )
 
     def start_live(self) -> None:
         steps = np.arange(self.length)
@@ -605,9 +766,14 @@ class InsideTheLSTM(LectureSlide):
             self.readout.series(steps, self.running, theme.muted(), tracker=time, step=True, stroke_width=2.5),
             self.readout.series(steps, self.guess, theme.colour(2), tracker=time, stroke_width=3),
         )
-        cursor = self.stream.cursor(time, theme.foreground(), extend_down=self.stream.get_bottom()[1] - self.readout.axes.get_bottom()[1])
+        cursor = self.stream.cursor(
+            time, theme.foreground(), extend_down=self.stream.get_bottom()[1] - self.readout.axes.get_bottom()[1]
+        )
         cursor.set_stroke(opacity=0.7)
-        stamp = VGroup(theme.text("t =", theme.LABEL_SIZE), Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())).arrange(RIGHT, buff=0.1)
+        stamp = VGroup(
+            theme.text("t =", theme.LABEL_SIZE),
+            Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground()),
+        ).arrange(RIGHT, buff=0.1)
         stamp.add_updater(lambda m: m[1].set_value(round(time.get_value())))
         stamp.move_to([5.9, 2.25, 0])
         self.add(self.live, cursor, stamp)

@@ -28,14 +28,14 @@ from manim import (
     smooth,
 )
 
+from seqanim.declare import Part
 from seqanim.kit import theme
+from seqanim.kit.alignment import token_box
 from seqanim.kit.bars import Bars
 from seqanim.kit.heatmap import Heatmap, colour_for
-from seqanim.kit.alignment import token_box
 from seqanim.kit.plots import Plot, nice_range
 from seqanim.kit.readout import Readout
 from seqanim.kit.rotation import PhasorCircle
-from seqanim.declare import Part
 from seqanim.slide import LectureSlide
 
 PART = Part("Transformers", order=4)
@@ -45,8 +45,9 @@ PART = Part("Transformers", order=4)
 TICK_SIZE = theme.tex_size(theme.SMALL_SIZE + 2)
 
 
-
-def _label_beside_curve(plot: Plot, xs: np.ndarray, ys: np.ndarray, label: Text, direction: np.ndarray, gap: float = 0.25) -> Text:
+def _label_beside_curve(
+    plot: Plot, xs: np.ndarray, ys: np.ndarray, label: Text, direction: np.ndarray, gap: float = 0.25
+) -> Text:
     """Put `label` right-aligned with the curve's last point, `gap` above (UP) or below (DOWN) the curve everywhere under it."""
     screen = plot.to_screen(xs, ys)
     label.move_to(screen[-1]).align_to(screen[-1], RIGHT)
@@ -95,14 +96,22 @@ class SelfAttentionLookup(LectureSlide):
         )
         self.heading = self.title("Self-attention is content-based lookup")
         colours = [theme.key_colour()] * items + [theme.query_colour()]
-        self.token_row = VGroup(*[token_box(label, colour, width=1.35) for label, colour in zip(self.labels, colours)]).arrange(RIGHT, buff=0.25)
+        self.token_row = VGroup(
+            *[token_box(label, colour, width=1.35) for label, colour in zip(self.labels, colours)]
+        ).arrange(RIGHT, buff=0.25)
         self.token_row.next_to(self.heading, DOWN, buff=0.8)
         kinds = VGroup(
-            theme.text("items: key + value", theme.LABEL_SIZE, theme.key_colour()).next_to(self.token_row[: items], DOWN, buff=0.3),
-            theme.text("query: key only", theme.LABEL_SIZE, theme.query_colour()).next_to(self.token_row[-1], DOWN, buff=0.3),
+            theme.text("items: key + value", theme.LABEL_SIZE, theme.key_colour()).next_to(
+                self.token_row[:items], DOWN, buff=0.3
+            ),
+            theme.text("query: key only", theme.LABEL_SIZE, theme.query_colour()).next_to(
+                self.token_row[-1], DOWN, buff=0.3
+            ),
         )
         task = theme.text(f"task: output the value stored under key k{int(run['query_key'])}", theme.BODY_SIZE)
-        layer = theme.text(f"one self-attention layer, one head, width {run.params['d']}", theme.LABEL_SIZE, theme.muted())
+        layer = theme.text(
+            f"one self-attention layer, one head, width {run.params['d']}", theme.LABEL_SIZE, theme.muted()
+        )
         VGroup(layer, task).arrange(DOWN, buff=0.35).next_to(kinds, DOWN, buff=0.9)
         self.play(FadeIn(self.token_row, lag_ratio=0.1), run_time=1.2)
         self.play(FadeIn(kinds))
@@ -117,8 +126,17 @@ class SelfAttentionLookup(LectureSlide):
         )
         two_line = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
         self.heatmap = Heatmap(
-            self.attention, row_labels=self.labels, col_labels=two_line, row_title="query", col_title="key",
-            cell_size=0.7, vmin=0.0, vmax=1.0, annotate=True, fmt="{:.2f}", annotation_size=theme.SMALL_SIZE,
+            self.attention,
+            row_labels=self.labels,
+            col_labels=two_line,
+            row_title="query",
+            col_title="key",
+            cell_size=0.7,
+            vmin=0.0,
+            vmax=1.0,
+            annotate=True,
+            fmt="{:.2f}",
+            annotation_size=theme.SMALL_SIZE,
         )
         self.heatmap.to_edge(LEFT, buff=0.3).shift(0.35 * DOWN)
         self.play(FadeOut(self.token_row), FadeOut(self.kinds), FadeIn(self.heatmap), run_time=1.0)
@@ -140,10 +158,28 @@ class SelfAttentionLookup(LectureSlide):
         )
         colours = [theme.query_colour() if j == self.match else theme.key_colour() for j in range(len(row))]
         short = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
-        self.chart = Bars(row, short, max_value=1.0, height=2.6, bar_width=0.5, spacing=0.28, colours=colours, decimals=3, label_size=theme.SMALL_SIZE, value_size=theme.tex_size(theme.SMALL_SIZE))
+        self.chart = Bars(
+            row,
+            short,
+            max_value=1.0,
+            height=2.6,
+            bar_width=0.5,
+            spacing=0.28,
+            colours=colours,
+            decimals=3,
+            label_size=theme.SMALL_SIZE,
+            value_size=theme.tex_size(theme.SMALL_SIZE),
+        )
         self.chart.next_to(self.heatmap, RIGHT, buff=0.5).align_to(self.heatmap.cells, DOWN).shift(0.3 * UP)
-        axis = theme.text("attention weight of the query row", theme.LABEL_SIZE, theme.muted()).next_to(self.chart, UP, buff=0.35)
-        self.play(TransformFromCopy(self.heatmap.row(len(row) - 1), self.chart.bars), FadeIn(self.chart.baseline), FadeIn(self.chart.labels), run_time=1.2)
+        axis = theme.text("attention weight of the query row", theme.LABEL_SIZE, theme.muted()).next_to(
+            self.chart, UP, buff=0.35
+        )
+        self.play(
+            TransformFromCopy(self.heatmap.row(len(row) - 1), self.chart.bars),
+            FadeIn(self.chart.baseline),
+            FadeIn(self.chart.labels),
+            run_time=1.2,
+        )
         self.play(FadeIn(self.chart.readouts), FadeIn(axis))
         self.chart_title = axis
 
@@ -156,14 +192,22 @@ class SelfAttentionLookup(LectureSlide):
             f"{run.metrics['query_match_mass']:.3f} of its weight on the matching item on average."
         )
         verdict = "correct" if prediction == answer else "wrong"
-        read = theme.text(f"read the value of {self.labels[self.match]}: v{int(run['values'][self.match])}", theme.LABEL_SIZE, theme.value_colour())
-        result = theme.text(f"predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE + 4, theme.value_colour())
+        read = theme.text(
+            f"read the value of {self.labels[self.match]}: v{int(run['values'][self.match])}",
+            theme.LABEL_SIZE,
+            theme.value_colour(),
+        )
+        result = theme.text(
+            f"predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE + 4, theme.value_colour()
+        )
         lines = VGroup(read, result).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
         lines.next_to(self.chart, UP, buff=0.6).align_to(self.chart, LEFT)
         if lines.get_right()[0] > 6.9:
             lines.shift((6.9 - lines.get_right()[0]) * RIGHT)
         start = self.chart.readouts[self.match].get_top()
-        arrow = Arrow(start, [start[0], lines.get_bottom()[1], 0], buff=0.08, color=theme.value_colour(), stroke_width=4)
+        arrow = Arrow(
+            start, [start[0], lines.get_bottom()[1], 0], buff=0.08, color=theme.value_colour(), stroke_width=4
+        )
         self.play(FadeOut(self.chart_title), run_time=0.3)
         self.play(Create(arrow), FadeIn(read, shift=0.2 * UP))
         self.play(FadeIn(result, shift=0.2 * UP))
@@ -194,14 +238,34 @@ class AttentionPooling(LectureSlide):
         )
         self.heading = self.title("Self-attention can pool, not just pick")
         self.token_row = VGroup(
-            *[token_box(f"k{key}\n{value:.2f}", theme.colour(key), width=0.95, height=1.0) for key, value in zip(self.keys, run["values"])]
+            *[
+                token_box(f"k{key}\n{value:.2f}", theme.colour(key), width=0.95, height=1.0)
+                for key, value in zip(self.keys, run["values"])
+            ]
         ).arrange(RIGHT, buff=0.15)
         self.token_row.next_to(self.heading, DOWN, buff=0.9)
         targets = VGroup(
-            *[theme.text(f"{value:.2f}", theme.LABEL_SIZE, theme.colour(key)).next_to(token, DOWN, buff=0.7) for key, value, token in zip(self.keys, run["target"], self.token_row)]
+            *[
+                theme.text(f"{value:.2f}", theme.LABEL_SIZE, theme.colour(key)).next_to(token, DOWN, buff=0.7)
+                for key, value, token in zip(self.keys, run["target"], self.token_row)
+            ]
         )
-        target_title = theme.text("target: mean value of the token's key group", theme.LABEL_SIZE, theme.muted()).next_to(targets, DOWN, buff=0.35)
-        arrows = VGroup(*[Arrow(token.get_bottom(), target.get_top(), buff=0.08, color=theme.muted(), stroke_width=2, max_tip_length_to_length_ratio=0.3) for token, target in zip(self.token_row, targets)])
+        target_title = theme.text(
+            "target: mean value of the token's key group", theme.LABEL_SIZE, theme.muted()
+        ).next_to(targets, DOWN, buff=0.35)
+        arrows = VGroup(
+            *[
+                Arrow(
+                    token.get_bottom(),
+                    target.get_top(),
+                    buff=0.08,
+                    color=theme.muted(),
+                    stroke_width=2,
+                    max_tip_length_to_length_ratio=0.3,
+                )
+                for token, target in zip(self.token_row, targets)
+            ]
+        )
         self.play(FadeIn(self.token_row, lag_ratio=0.08), run_time=1.2)
         self.play(Create(arrows), FadeIn(targets), FadeIn(target_title), run_time=1.0)
         self.task = VGroup(targets, target_title, arrows)
@@ -215,8 +279,15 @@ class AttentionPooling(LectureSlide):
         values = [f"{value:.2f}" for value in self.run["values"]]
         # Rows name key and value; columns (the same tokens, same order) name the key, coloured by group like the rows.
         self.heatmap = Heatmap(
-            attention, row_labels=[f"k{key} {value}" for key, value in zip(self.keys, values)], col_labels=[f"k{key}" for key in self.keys], row_title="query",
-            col_title="key (attended token)", cell_size=0.52, vmin=0.0, vmax=float(attention.max()), label_size=16,
+            attention,
+            row_labels=[f"k{key} {value}" for key, value in zip(self.keys, values)],
+            col_labels=[f"k{key}" for key in self.keys],
+            row_title="query",
+            col_title="key (attended token)",
+            cell_size=0.52,
+            vmin=0.0,
+            vmax=float(attention.max()),
+            label_size=16,
         )
         self.heatmap.to_edge(LEFT, buff=0.3).shift(0.3 * DOWN)
         for labels in (self.heatmap.row_labels, self.heatmap.col_labels):
@@ -227,7 +298,9 @@ class AttentionPooling(LectureSlide):
     def blocks(self) -> None:
         attention, keys = self.run["attention"], self.keys
         groups = [np.flatnonzero(keys == key) for key in np.unique(keys)]
-        sizes = ", ".join(f"k{keys[g[0]]}: {len(g)} tokens, weight {attention[g[0], g].mean():.3f} each" for g in groups)
+        sizes = ", ".join(
+            f"k{keys[g[0]]}: {len(g)} tokens, weight {attention[g[0], g].mean():.3f} each" for g in groups
+        )
         self.next_slide(
             notes=f"Block structure: each token spreads its weight uniformly over all tokens sharing its key, about 1/(group size) each "
             f"({sizes}). A soft group-by. Held out, {self.run.metrics['within_group_mass']:.1%} of the weight stays in the group."
@@ -235,7 +308,9 @@ class AttentionPooling(LectureSlide):
         outlines = VGroup()
         for group in groups:
             corner_cells = VGroup(self.heatmap.cell(group[0], group[0]), self.heatmap.cell(group[-1], group[-1]))
-            outlines.add(SurroundingRectangle(corner_cells, buff=0.0, color=theme.colour(int(keys[group[0]])), stroke_width=4))
+            outlines.add(
+                SurroundingRectangle(corner_cells, buff=0.0, color=theme.colour(int(keys[group[0]])), stroke_width=4)
+            )
         self.play(Create(outlines, lag_ratio=0.3), run_time=1.2)
 
     def outputs(self) -> None:
@@ -247,17 +322,33 @@ class AttentionPooling(LectureSlide):
             f"{run.metrics['sequence_mean_mse']:.4f} for predicting each sequence's mean and {run.metrics['baseline_mse']:.4f} for the global mean."
         )
         count = len(target)
-        plot = Plot((0, count - 1, 1), (0, 1, 0.25), width=4.4, height=3.6, x_label="position", y_label="value", tick_size=TICK_SIZE)
+        plot = Plot(
+            (0, count - 1, 1),
+            (0, 1, 0.25),
+            width=4.4,
+            height=3.6,
+            x_label="position",
+            y_label="value",
+            tick_size=TICK_SIZE,
+        )
         plot.to_edge(RIGHT, buff=0.35).shift(0.35 * DOWN)
         positions = np.arange(count)
         truth_line = plot.curve(positions, target, theme.colour(0), stroke_width=3)
-        truth_dots = VGroup(*[Dot(point, radius=0.09, color=theme.colour(0)) for point in plot.to_screen(positions, target)])
+        truth_dots = VGroup(
+            *[Dot(point, radius=0.09, color=theme.colour(0)) for point in plot.to_screen(positions, target)]
+        )
         output_line = DashedVMobject(plot.curve(positions, output, theme.colour(3), stroke_width=3), num_dashes=40)
-        output_dots = VGroup(*[Dot(point, radius=0.05, color=theme.colour(3)) for point in plot.to_screen(positions, output)])
-        legend = VGroup(
-            theme.text("true group mean", theme.SMALL_SIZE, theme.colour(0)),
-            theme.text("attention output", theme.SMALL_SIZE, theme.colour(3)),
-        ).arrange(RIGHT, buff=0.4).next_to(plot, UP, buff=0.2)
+        output_dots = VGroup(
+            *[Dot(point, radius=0.05, color=theme.colour(3)) for point in plot.to_screen(positions, output)]
+        )
+        legend = (
+            VGroup(
+                theme.text("true group mean", theme.SMALL_SIZE, theme.colour(0)),
+                theme.text("attention output", theme.SMALL_SIZE, theme.colour(3)),
+            )
+            .arrange(RIGHT, buff=0.4)
+            .next_to(plot, UP, buff=0.2)
+        )
         self.play(Create(plot), FadeIn(legend), run_time=0.8)
         self.play(Create(truth_line), FadeIn(truth_dots), run_time=0.8)
         self.play(Create(output_line), FadeIn(output_dots), run_time=0.8)
@@ -296,16 +387,28 @@ class SinusoidalPositions(LectureSlide):
         for index, pair in enumerate(pairs):
             last = index == len(pairs) - 1
             # The shared position numbers go under the bottom panel, clear of the waves.
-            plot = Plot((0, length - 1, 10), (-1, 1, 1), width=6.0, height=1.05, tick_size=TICK_SIZE, x_numbers=last, x_numbers_below=last)
+            plot = Plot(
+                (0, length - 1, 10),
+                (-1, 1, 1),
+                width=6.0,
+                height=1.05,
+                tick_size=TICK_SIZE,
+                x_numbers=last,
+                x_numbers_below=last,
+            )
             self.panels.add(plot)
         self.panels.arrange(DOWN, buff=0.45).to_edge(LEFT, buff=0.7).shift(0.35 * DOWN)
         for index, (pair, plot) in enumerate(zip(pairs, self.panels)):
-            label = theme.text(f"dims {2 * pair}, {2 * pair + 1}: wavelength {lengths[pair]:.1f}", theme.SMALL_SIZE, theme.muted())
+            label = theme.text(
+                f"dims {2 * pair}, {2 * pair + 1}: wavelength {lengths[pair]:.1f}", theme.SMALL_SIZE, theme.muted()
+            )
             label.next_to(plot.axes, UP, buff=0.08).align_to(plot.axes, LEFT).shift(0.3 * RIGHT)
             self.panel_labels.add(label)
             curves.add(plot.curve(xs, run["waves"][2 * index], theme.colour(0), stroke_width=3))
             curves.add(plot.curve(xs, run["waves"][2 * index + 1], theme.colour(1), stroke_width=3))
-        legend = VGroup(theme.text("sin", theme.SMALL_SIZE, theme.colour(0)), theme.text("cos", theme.SMALL_SIZE, theme.colour(1))).arrange(RIGHT, buff=0.3)
+        legend = VGroup(
+            theme.text("sin", theme.SMALL_SIZE, theme.colour(0)), theme.text("cos", theme.SMALL_SIZE, theme.colour(1))
+        ).arrange(RIGHT, buff=0.3)
         legend.next_to(self.panels[0].axes, UP, buff=0.08).align_to(self.panels[0].axes, RIGHT)
         self.legend = legend
         self.curves = curves
@@ -321,8 +424,15 @@ class SinusoidalPositions(LectureSlide):
             f"(dimension {pe.shape[1] - 2} only reaches {pe[-1, -2]:.4f} by position {pe.shape[0] - 1})."
         )
         self.encoding = Heatmap(
-            pe.T, row_title="dimension", col_title="position", cell_size=0.07, vmin=-1.0, vmax=1.0,
-            colormap=theme.diverging_colormap(), cell_stroke=0.0, dense=True,
+            pe.T,
+            row_title="dimension",
+            col_title="position",
+            cell_size=0.07,
+            vmin=-1.0,
+            vmax=1.0,
+            colormap=theme.diverging_colormap(),
+            cell_stroke=0.0,
+            dense=True,
         )
         self.encoding.to_edge(RIGHT, buff=0.5).shift(0.45 * DOWN)
         # Mark the rows of the drawn waves at the heatmap's left edge.
@@ -330,9 +440,17 @@ class SinusoidalPositions(LectureSlide):
         for index, pair in enumerate(run.params["wave_pairs"]):
             for offset, colour in ((0, theme.colour(0)), (1, theme.colour(1))):
                 cell = self.encoding.cell(2 * pair + offset, 0)
-                marks.add(Line(cell.get_left() + 0.22 * LEFT, cell.get_left() + 0.04 * LEFT, color=colour, stroke_width=3))
+                marks.add(
+                    Line(cell.get_left() + 0.22 * LEFT, cell.get_left() + 0.04 * LEFT, color=colour, stroke_width=3)
+                )
         cells = self.encoding.cells
-        mask = Rectangle(width=cells.width + 0.04, height=cells.height + 0.04, stroke_width=0, fill_color=theme.background(), fill_opacity=1).move_to(cells)
+        mask = Rectangle(
+            width=cells.width + 0.04,
+            height=cells.height + 0.04,
+            stroke_width=0,
+            fill_color=theme.background(),
+            fill_opacity=1,
+        ).move_to(cells)
         # Cells start hidden under a background-coloured mask that the sweep pulls away, one column per position.
         furniture = VGroup(self.encoding.row_title, self.encoding.col_title, self.encoding.colourbar)
         self.add(cells, mask)
@@ -368,13 +486,27 @@ class SinusoidalPositions(LectureSlide):
             f"(sin^2 + cos^2 per pair), and it is constant along every diagonal: the largest spread along a diagonal is "
             f"{run.metrics['toeplitz_max_deviation']:.1e}, float64 rounding."
         )
-        self.play(FadeOut(self.panels), FadeOut(self.panel_labels), FadeOut(self.curves), FadeOut(self.legend), FadeOut(self.marks), run_time=0.6)
+        self.play(
+            FadeOut(self.panels),
+            FadeOut(self.panel_labels),
+            FadeOut(self.curves),
+            FadeOut(self.legend),
+            FadeOut(self.marks),
+            run_time=0.6,
+        )
         self.play(self.encoding.animate.to_edge(LEFT, buff=0.5), run_time=0.8)
         self.gram_map = Heatmap(
-            gram, row_title="position i", col_title="position j", cell_size=0.07, cell_stroke=0.0, dense=True,
+            gram,
+            row_title="position i",
+            col_title="position j",
+            cell_size=0.07,
+            cell_stroke=0.0,
+            dense=True,
         )
         self.gram_map.to_edge(RIGHT, buff=0.6).align_to(self.encoding.cells, DOWN)
-        formula = MathTex(r"PE_i \cdot PE_j", font_size=theme.BODY_SIZE, color=theme.foreground()).next_to(self.gram_map.cells, UP, buff=0.2)
+        formula = MathTex(r"PE_i \cdot PE_j", font_size=theme.BODY_SIZE, color=theme.foreground()).next_to(
+            self.gram_map.cells, UP, buff=0.2
+        )
         self.play(FadeIn(self.gram_map), FadeIn(formula), run_time=1.0)
         self.formula = formula
 
@@ -391,7 +523,11 @@ class SinusoidalPositions(LectureSlide):
         self.play(Create(line), run_time=0.8)
         walker = ValueTracker(0.0)
         box = SurroundingRectangle(self.gram_map.cell(0, offset), buff=0.03, color=theme.foreground(), stroke_width=3)
-        box.add_updater(lambda b: b.move_to(self.gram_map.cell(int(round(walker.get_value())), int(round(walker.get_value())) + offset)))
+        box.add_updater(
+            lambda b: b.move_to(
+                self.gram_map.cell(int(round(walker.get_value())), int(round(walker.get_value())) + offset)
+            )
+        )
         index = Readout("i =", 0, 0).follow(lambda: int(round(walker.get_value())))
         product = Readout(f"PE_i . PE_(i+{offset}) =", float(values[0]), 4, theme.highlight())
         product.follow(lambda: float(values[int(round(walker.get_value()))]))
@@ -417,8 +553,14 @@ class SinusoidalPositions(LectureSlide):
         )
         low, high, step = nice_range(min(0.0, float(kernel.min())), float(kernel.max()))
         plot = Plot(
-            (0, offsets[-1], 10), (low, high, step), width=5.4, height=3.4, x_label="offset k = j - i", y_label="PE_i . PE_(i+k)",
-            tick_size=TICK_SIZE, x_numbers_below=low < 0,
+            (0, offsets[-1], 10),
+            (low, high, step),
+            width=5.4,
+            height=3.4,
+            x_label="offset k = j - i",
+            y_label="PE_i . PE_(i+k)",
+            tick_size=TICK_SIZE,
+            x_numbers_below=low < 0,
         )
         plot.to_edge(LEFT, buff=0.7).align_to(self.gram_map.cells, DOWN).shift(0.3 * UP)
         curve = plot.curve(offsets, kernel, theme.highlight(), stroke_width=4)
@@ -471,10 +613,20 @@ class RopeRotation(LectureSlide):
         positions = run["positions"]
         self.query_arrows, self.trails = [], VGroup()
         for index, (pair, wheel) in enumerate(zip(pairs, self.wheels)):
-            title = VGroup(
-                theme.text(f"pair {pair} ({speeds[min(index, 3)] if len(pairs) > 1 else 'drawn'})", theme.LABEL_SIZE),
-                MathTex(rf"\omega_{{{pair}}} = {freqs[pair]:.4f}", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.foreground()),
-            ).arrange(DOWN, buff=0.12).next_to(wheel, UP, buff=0.25)
+            title = (
+                VGroup(
+                    theme.text(
+                        f"pair {pair} ({speeds[min(index, 3)] if len(pairs) > 1 else 'drawn'})", theme.LABEL_SIZE
+                    ),
+                    MathTex(
+                        rf"\omega_{{{pair}}} = {freqs[pair]:.4f}",
+                        font_size=theme.tex_size(theme.LABEL_SIZE),
+                        color=theme.foreground(),
+                    ),
+                )
+                .arrange(DOWN, buff=0.12)
+                .next_to(wheel, UP, buff=0.25)
+            )
             titles.add(title)
             q_pair = run["query_pairs"][index]
             q_angle, q_norm = float(np.arctan2(q_pair[1], q_pair[0])), float(np.hypot(*q_pair))
@@ -482,9 +634,19 @@ class RopeRotation(LectureSlide):
             k_norm = float(np.hypot(*k_pair))
             scale = max(q_norm, k_norm)
             trail_colours = [colour_for(p, positions[0], positions[-1], colormap) for p in positions]
-            trail = wheel.trail(q_angle + run["pair_angles"][index], self.query_position.get_value, trail_colours, fraction=q_norm / scale, radius=0.05)
+            trail = wheel.trail(
+                q_angle + run["pair_angles"][index],
+                self.query_position.get_value,
+                trail_colours,
+                fraction=q_norm / scale,
+                radius=0.05,
+            )
             self.trails.add(trail)
-            arrow = wheel.phasor(lambda i=index, a=q_angle: a + self._rotation(i, self.query_position.get_value()), theme.query_colour(), length=q_norm / scale)
+            arrow = wheel.phasor(
+                lambda i=index, a=q_angle: a + self._rotation(i, self.query_position.get_value()),
+                theme.query_colour(),
+                length=q_norm / scale,
+            )
             self.query_arrows.append(arrow)
         self.add(*self.trails)  # the wheels are never added whole; their trails need the scene to run updaters
         self.wheel_titles = titles
@@ -527,7 +689,11 @@ class RopeRotation(LectureSlide):
             k_angle = float(np.arctan2(k_pair[1], k_pair[0]))
             scale = max(float(np.hypot(*q_pair)), float(np.hypot(*k_pair)))
             key_arrows.append(
-                wheel.phasor(lambda i=index, a=k_angle: a + self._rotation(i, self.key_position.get_value()), theme.key_colour(), length=float(np.hypot(*k_pair)) / scale)
+                wheel.phasor(
+                    lambda i=index, a=k_angle: a + self._rotation(i, self.key_position.get_value()),
+                    theme.key_colour(),
+                    length=float(np.hypot(*k_pair)) / scale,
+                )
             )
         key_text = Readout("key n =", float(offset), 1, theme.key_colour(), theme.BODY_SIZE)
         key_text.follow(self.key_position.get_value)
@@ -535,13 +701,21 @@ class RopeRotation(LectureSlide):
         score_text = Readout("score =", float(run["sweep_scores"][0]), 4, theme.highlight(), theme.BODY_SIZE)
         self.score_number = score_text.number
         readouts = VGroup(self.position_text, key_text, score_text)
-        targets = VGroup(self.position_text.copy(), key_text.copy(), score_text.copy()).arrange(RIGHT, buff=0.8).next_to(self.wheels, DOWN, buff=0.55)
+        targets = (
+            VGroup(self.position_text.copy(), key_text.copy(), score_text.copy())
+            .arrange(RIGHT, buff=0.8)
+            .next_to(self.wheels, DOWN, buff=0.55)
+        )
         key_text.move_to(targets[1])
         score_text.move_to(targets[2])
-        legend = VGroup(
-            theme.text("q pair at m", theme.LABEL_SIZE, theme.query_colour()),
-            theme.text("k pair at n", theme.LABEL_SIZE, theme.key_colour()),
-        ).arrange(RIGHT, buff=0.6).to_edge(DOWN, buff=0.3)
+        legend = (
+            VGroup(
+                theme.text("q pair at m", theme.LABEL_SIZE, theme.query_colour()),
+                theme.text("k pair at n", theme.LABEL_SIZE, theme.key_colour()),
+            )
+            .arrange(RIGHT, buff=0.6)
+            .to_edge(DOWN, buff=0.3)
+        )
         self.play(
             self.position_text.animate.move_to(targets[0]),
             *[FadeIn(arrow) for arrow in key_arrows],
@@ -580,18 +754,29 @@ class RopeRotation(LectureSlide):
             notes=f"All query positions m against all key positions n: the score matrix is constant along each diagonal "
             f"(largest spread {run.metrics['diagonal_max_deviation']:.1e}). The highlighted diagonal n - m = {offset} holds {scores[0, offset]:.4f} everywhere."
         )
-        self.play(FadeOut(self.wheels), FadeOut(self.wheel_titles), FadeOut(self.readouts), FadeOut(self.legend), run_time=0.6)
+        self.play(
+            FadeOut(self.wheels), FadeOut(self.wheel_titles), FadeOut(self.readouts), FadeOut(self.legend), run_time=0.6
+        )
         for arrow in [*self.query_arrows, *self.key_arrows]:
             arrow.clear_updaters()
         size = scores.shape[0]
         ticks = [str(p) if p % 8 == 0 else "" for p in range(size)]
         self.matrix = Heatmap(
-            scores, row_labels=ticks, col_labels=ticks, row_title="query position m", col_title="key position n",
-            cell_size=0.135, cell_stroke=0.0, fmt="{:.1f}", dense=True,
+            scores,
+            row_labels=ticks,
+            col_labels=ticks,
+            row_title="query position m",
+            col_title="key position n",
+            cell_size=0.135,
+            cell_stroke=0.0,
+            fmt="{:.1f}",
+            dense=True,
         )
         self.matrix.to_edge(LEFT, buff=0.45).shift(0.4 * DOWN)
         line = _diagonal_line(self.matrix, offset, theme.highlight())
-        tag = theme.text(f"n - m = {offset}", theme.LABEL_SIZE, theme.highlight()).next_to(self.matrix.cell(0, offset), UP, buff=0.12)
+        tag = theme.text(f"n - m = {offset}", theme.LABEL_SIZE, theme.highlight()).next_to(
+            self.matrix.cell(0, offset), UP, buff=0.12
+        )
         self.play(FadeIn(self.matrix), run_time=0.8)
         self.play(Create(line), FadeIn(tag), run_time=0.8)
 
@@ -606,16 +791,26 @@ class RopeRotation(LectureSlide):
         )
         low, high = np.floor(min(row_at_0.min(), row_at_shift.min())), np.ceil(max(row_at_0.max(), row_at_shift.max()))
         plot = Plot(
-            (0, offsets[-1], 4), (low, high, 2), width=5.3, height=3.3, x_label="relative offset n - m", y_label="score", tick_size=TICK_SIZE,
+            (0, offsets[-1], 4),
+            (low, high, 2),
+            width=5.3,
+            height=3.3,
+            x_label="relative offset n - m",
+            y_label="score",
+            tick_size=TICK_SIZE,
             x_numbers_below=True,
         )
         plot.to_edge(RIGHT, buff=0.45).align_to(self.matrix.cells, DOWN).shift(0.35 * UP)
         first = plot.curve(offsets, row_at_0, theme.colour(0), stroke_width=9)
         second = DashedVMobject(plot.curve(offsets, row_at_shift, theme.colour(3), stroke_width=3.5), num_dashes=45)
-        legend = VGroup(
-            theme.text("query at position 0", theme.SMALL_SIZE, theme.colour(0)),
-            theme.text(f"query at position {shift}", theme.SMALL_SIZE, theme.colour(3)),
-        ).arrange(DOWN, aligned_edge=LEFT, buff=0.1).next_to(plot, UP, buff=0.15)
+        legend = (
+            VGroup(
+                theme.text("query at position 0", theme.SMALL_SIZE, theme.colour(0)),
+                theme.text(f"query at position {shift}", theme.SMALL_SIZE, theme.colour(3)),
+            )
+            .arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+            .next_to(plot, UP, buff=0.15)
+        )
         self.play(Create(plot), FadeIn(legend[0]), run_time=0.8)
         self.play(Create(first), run_time=1.2)
         self.play(FadeIn(legend[1]), Create(second), run_time=1.5)
@@ -647,24 +842,56 @@ class ScaledDotProduct(LectureSlide):
         self.heading = self.title("Why attention is scaled by 1/√d")
         exponents = np.log2(dims)
         self.plot = Plot(
-            (float(exponents[0]), float(exponents[-1]), 1), (0, 1, 0.25), width=5.6, height=3.8, x_label="key / query dimension d",
-            y_label="attention entropy", log_x=True, tick_size=TICK_SIZE,
+            (float(exponents[0]), float(exponents[-1]), 1),
+            (0, 1, 0.25),
+            width=5.6,
+            height=3.8,
+            x_label="key / query dimension d",
+            y_label="attention entropy",
+            log_x=True,
+            tick_size=TICK_SIZE,
         )
         self.plot.to_edge(LEFT, buff=0.6).shift(0.35 * DOWN)
-        meaning = theme.text("1 = uniform, 0 = one-hot", theme.SMALL_SIZE, theme.muted()).next_to(self.plot.axes, UP, buff=0.15).align_to(self.plot.axes, LEFT)
+        meaning = (
+            theme.text("1 = uniform, 0 = one-hot", theme.SMALL_SIZE, theme.muted())
+            .next_to(self.plot.axes, UP, buff=0.15)
+            .align_to(self.plot.axes, LEFT)
+        )
 
         keys = run["sample_logits"].shape[1]
         blank = [""] * keys
         chart_height = 1.9
-        self.scaled_bars = Bars(run["sample_weights_scaled"][0], blank, max_value=1.0, height=chart_height, bar_width=0.2, spacing=0.07, colours=[theme.colour(0)] * keys, show_values=False)
-        self.unscaled_bars = Bars(run["sample_weights_unscaled"][0], blank, max_value=1.0, height=chart_height, bar_width=0.2, spacing=0.07, colours=[theme.colour(3)] * keys, show_values=False)
+        self.scaled_bars = Bars(
+            run["sample_weights_scaled"][0],
+            blank,
+            max_value=1.0,
+            height=chart_height,
+            bar_width=0.2,
+            spacing=0.07,
+            colours=[theme.colour(0)] * keys,
+            show_values=False,
+        )
+        self.unscaled_bars = Bars(
+            run["sample_weights_unscaled"][0],
+            blank,
+            max_value=1.0,
+            height=chart_height,
+            bar_width=0.2,
+            spacing=0.07,
+            colours=[theme.colour(3)] * keys,
+            show_values=False,
+        )
         # Place by baselines: a bar may grow to the full chart height (weight 1) without touching the titles.
         right_x = 7.1 - 0.9 - self.scaled_bars.baseline.width / 2
         self.unscaled_bars.shift([right_x, -3.3, 0] - self.unscaled_bars.baseline.get_center())
         self.scaled_bars.shift([right_x, -3.3 + chart_height + 0.95, 0] - self.scaled_bars.baseline.get_center())
         charts = VGroup(self.scaled_bars, self.unscaled_bars)
-        scaled_title = Readout("scaled softmax, entropy", float(run["sample_entropy_scaled"][0]), 3, theme.colour(0), theme.SMALL_SIZE)
-        unscaled_title = Readout("unscaled softmax, entropy", float(run["sample_entropy_unscaled"][0]), 3, theme.colour(3), theme.SMALL_SIZE)
+        scaled_title = Readout(
+            "scaled softmax, entropy", float(run["sample_entropy_scaled"][0]), 3, theme.colour(0), theme.SMALL_SIZE
+        )
+        unscaled_title = Readout(
+            "unscaled softmax, entropy", float(run["sample_entropy_unscaled"][0]), 3, theme.colour(3), theme.SMALL_SIZE
+        )
         self.scaled_entropy, self.unscaled_entropy = scaled_title.number, unscaled_title.number
         for title, chart in ((scaled_title, self.scaled_bars), (unscaled_title, self.unscaled_bars)):
             title.move_to(chart.baseline.get_center() + (chart_height + 0.25) * UP)
@@ -721,7 +948,15 @@ class ScaledDotProduct(LectureSlide):
         )
         # Each label sits clear of its own curve over its whole width, at the right end where the two curves are far apart.
         labels = VGroup(
-            _label_beside_curve(self.plot, dims, run["entropy_scaled"], theme.text("scaled by 1/√d", theme.LABEL_SIZE, theme.colour(0)), DOWN),
-            _label_beside_curve(self.plot, dims, run["entropy_unscaled"], theme.text("unscaled", theme.LABEL_SIZE, theme.colour(3)), UP),
+            _label_beside_curve(
+                self.plot,
+                dims,
+                run["entropy_scaled"],
+                theme.text("scaled by 1/√d", theme.LABEL_SIZE, theme.colour(0)),
+                DOWN,
+            ),
+            _label_beside_curve(
+                self.plot, dims, run["entropy_unscaled"], theme.text("unscaled", theme.LABEL_SIZE, theme.colour(3)), UP
+            ),
         )
         self.play(FadeIn(labels), run_time=0.6)

@@ -39,14 +39,14 @@ from manim import (
 )
 
 from seqanim.contract import Artifact
+from seqanim.declare import Part
 from seqanim.kit import theme
 from seqanim.kit.bars import Bars
 from seqanim.kit.formula import CONTEXT, SCORES, WEIGHTS, formula
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.matrix import MatrixTable, number_format
-from seqanim.declare import Part
-from seqanim.slide import LectureSlide
 from seqanim.kit.vectors import VectorDiagram
+from seqanim.slide import LectureSlide
 
 PART = Part("Why attention, and how it works", order=3)
 
@@ -122,7 +122,14 @@ class QueryKeyValue(WhyAttentionSlide):
         )
         tables = self.memory_tables(K, V).to_edge(RIGHT, buff=0.45).shift(0.35 * UP)
         self.play(FadeIn(tables), run_time=0.8)
-        row_boxes = VGroup(*[SurroundingRectangle(VGroup(tables[0].row_entries(i), tables[1].row_entries(i)), buff=0.06, color=c, stroke_width=2) for i, c in enumerate(self.colours)])
+        row_boxes = VGroup(
+            *[
+                SurroundingRectangle(
+                    VGroup(tables[0].row_entries(i), tables[1].row_entries(i)), buff=0.06, color=c, stroke_width=2
+                )
+                for i, c in enumerate(self.colours)
+            ]
+        )
         self.play(LaggedStart(*[Create(b) for b in row_boxes], lag_ratio=0.4), run_time=1.2)
         self.say("a key is an address; its value need not equal the key", colour=theme.muted(), size=CAPTION_SIZE)
 
@@ -135,7 +142,11 @@ class QueryKeyValue(WhyAttentionSlide):
         self.play(FadeOut(row_boxes), run_time=0.4)
         self.projections(diagram, Q[0], K, raw, tables)
         same = [i for i in range(len(raw)) if np.isclose(raw[i], raw.max())]
-        self.say(f"{' and '.join(self.labels[i] for i in same)} score the same with this query: q\u00b7k = {raw.max():g}", colour=theme.highlight(), size=CAPTION_SIZE)
+        self.say(
+            f"{' and '.join(self.labels[i] for i in same)} score the same with this query: q\u00b7k = {raw.max():g}",
+            colour=theme.highlight(),
+            size=CAPTION_SIZE,
+        )
 
     def key_plane(self, query: np.ndarray, keys: np.ndarray) -> tuple[VGroup, VGroup, VGroup]:
         span = max(1.5, float(np.abs(np.vstack([keys, query[None]])).max()) + 0.5)
@@ -143,18 +154,24 @@ class QueryKeyValue(WhyAttentionSlide):
         diagram.to_edge(LEFT, buff=0.9).shift(0.25 * DOWN)
         axes_labels = VGroup(
             theme.text("key dim 1", theme.SMALL_SIZE, theme.muted()).next_to(diagram, DOWN, buff=0.08),
-            theme.text("key dim 2", theme.SMALL_SIZE, theme.muted()).rotate(np.pi / 2).next_to(diagram, LEFT, buff=0.08),
+            theme.text("key dim 2", theme.SMALL_SIZE, theme.muted())
+            .rotate(np.pi / 2)
+            .next_to(diagram, LEFT, buff=0.08),
         )
         diagram.add(axes_labels)
         points = VGroup(*[diagram.point(k, c, f"{l} {fmt_g(k)}") for k, c, l in zip(keys, self.colours, self.labels)])
         arrow = diagram.arrow(query, theme.query_colour())
-        label = theme.text(f"q = {fmt_g(query)}", theme.LABEL_SIZE, theme.query_colour()).next_to(arrow.get_end(), DOWN, buff=0.15)
+        label = theme.text(f"q = {fmt_g(query)}", theme.LABEL_SIZE, theme.query_colour()).next_to(
+            arrow.get_end(), DOWN, buff=0.15
+        )
         self.diagram = diagram
         return diagram, points, VGroup(arrow, label)
 
     def memory_tables(self, K: np.ndarray, V: np.ndarray) -> VGroup:
         short = number_format(0)
-        keys = MatrixTable(K, row_labels=self.labels, row_label_colours=self.colours, col_title="key k", fmt=short, cell_width=0.6)
+        keys = MatrixTable(
+            K, row_labels=self.labels, row_label_colours=self.colours, col_title="key k", fmt=short, cell_width=0.6
+        )
         values = MatrixTable(V, col_title="value v", fmt=short, cell_width=0.75)
         for table, colour in ((keys, theme.key_colour()), (values, theme.value_colour())):
             table.col_title.set_color(colour)
@@ -162,7 +179,9 @@ class QueryKeyValue(WhyAttentionSlide):
         values.shift((keys.cells.get_y() - values.cells.get_y()) * UP)
         return VGroup(keys, values)
 
-    def projections(self, diagram: VectorDiagram, query: np.ndarray, keys: np.ndarray, raw: np.ndarray, tables: VGroup) -> None:
+    def projections(
+        self, diagram: VectorDiagram, query: np.ndarray, keys: np.ndarray, raw: np.ndarray, tables: VGroup
+    ) -> None:
         direction = query / np.linalg.norm(query)
         drops, readouts = VGroup(), VGroup()
         for key, score, colour, label in zip(keys, raw, self.colours, self.labels):
@@ -171,7 +190,9 @@ class QueryKeyValue(WhyAttentionSlide):
                 drops.add(DashedLine(diagram.to_point(key), diagram.to_point(foot), color=colour, stroke_width=3))
             drops.add(Dot(diagram.to_point(foot), radius=0.07, color=colour))
             readouts.add(MathTex(rf"q \cdot k_{{{label}}} = {score:g}", font_size=theme.BODY_SIZE + 8, color=colour))
-        readouts.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(tables, DOWN, buff=0.45).align_to(tables, LEFT).shift(0.5 * RIGHT)
+        readouts.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(tables, DOWN, buff=0.45).align_to(
+            tables, LEFT
+        ).shift(0.5 * RIGHT)
         self.play(LaggedStart(*[Create(d) for d in drops], lag_ratio=0.25), run_time=1.4)
         self.play(LaggedStart(*[FadeIn(r, shift=0.2 * LEFT) for r in readouts], lag_ratio=0.3), run_time=1.2)
         best = [readouts[i] for i in range(len(raw)) if np.isclose(raw[i], raw.max())]
@@ -199,13 +220,39 @@ class ScaledScores(WhyAttentionSlide):
         self.title("Scaled scores")
         equation = formula(SCORES, size=theme.BODY_SIZE + 6).next_to(self.mobjects[-1], DOWN, buff=0.3)
         self.play(Write(equation), run_time=1.0)
-        query = MatrixTable(Q, row_labels=["q"], row_label_colours=[theme.query_colour()], col_title="Q", fmt=number_format(0), cell_width=0.6)
-        keys_t = MatrixTable(K.T, col_labels=self.labels, col_label_colours=self.colours, col_title="K\u1d40 (columns = keys)", fmt=number_format(0), cell_width=0.75)
+        query = MatrixTable(
+            Q,
+            row_labels=["q"],
+            row_label_colours=[theme.query_colour()],
+            col_title="Q",
+            fmt=number_format(0),
+            cell_width=0.6,
+        )
+        keys_t = MatrixTable(
+            K.T,
+            col_labels=self.labels,
+            col_label_colours=self.colours,
+            col_title="K\u1d40 (columns = keys)",
+            fmt=number_format(0),
+            cell_width=0.75,
+        )
         query.col_title.set_color(theme.query_colour())
         keys_t.col_title.set_color(theme.key_colour())
-        operands = VGroup(query, keys_t).arrange(RIGHT, buff=0.6, aligned_edge=DOWN).next_to(equation, DOWN, buff=0.5).to_edge(LEFT, buff=1.0)
-        row = MatrixTable(np.full((1, len(scores)), np.nan), row_labels=["q"], row_label_colours=[theme.query_colour()], col_labels=self.labels,
-                          col_label_colours=self.colours, col_title="S (scaled scores)", cell_width=1.25)
+        operands = (
+            VGroup(query, keys_t)
+            .arrange(RIGHT, buff=0.6, aligned_edge=DOWN)
+            .next_to(equation, DOWN, buff=0.5)
+            .to_edge(LEFT, buff=1.0)
+        )
+        row = MatrixTable(
+            np.full((1, len(scores)), np.nan),
+            row_labels=["q"],
+            row_label_colours=[theme.query_colour()],
+            col_labels=self.labels,
+            col_label_colours=self.colours,
+            col_title="S (scaled scores)",
+            cell_width=1.25,
+        )
         row.entries.set_opacity(0)
         row.next_to(operands, RIGHT, buff=1.0).align_to(keys_t.cells, DOWN)
         self.play(FadeIn(operands), run_time=0.8)
@@ -218,16 +265,28 @@ class ScaledScores(WhyAttentionSlide):
                 self.next_slide(
                     notes=f"Key {label}: q.k_{label} = {' + '.join(f'{q:g}*{k:g}' for q, k in zip(Q[0], K[index]))} = {raw[index]:g}; "
                     f"scaled: {raw[index]:g} / sqrt({d_k}) = {scores[index]:.4f}."
-                    + (f" The same for the rest: {', '.join(f'{l}: {s:.4f}' for l, s in zip(self.labels[index + 1:], scores[index + 1:]))}." if index == 1 else "")
+                    + (
+                        f" The same for the rest: {', '.join(f'{l}: {s:.4f}' for l, s in zip(self.labels[index + 1 :], scores[index + 1 :]))}."
+                        if index == 1
+                        else ""
+                    )
                 )
-            self.compute_entry(index, Q[0], K[index], raw[index], scores[index], d_k, keys_t, row, work_anchor, quick=index > 0)
+            self.compute_entry(
+                index, Q[0], K[index], raw[index], scores[index], d_k, keys_t, row, work_anchor, quick=index > 0
+            )
 
         self.next_slide(
             notes=f"Checkpoint: the scaled score row is approximately {fmt_row(scores)}. "
             f"Raw dot products {fmt_g(raw)}. Scores are not yet probabilities and may be negative{self.negative_example()}."
         )
-        summary = MathTex(r"S = \frac{1}{\sqrt{" + f"{d_k}" + "}}", rf"\left[{', '.join(f'{r:g}' for r in raw)}\right]", "=",
-                          rf"\left[{', '.join(f'{s:.4f}' for s in scores)}\right]", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
+        summary = MathTex(
+            r"S = \frac{1}{\sqrt{" + f"{d_k}" + "}}",
+            rf"\left[{', '.join(f'{r:g}' for r in raw)}\right]",
+            "=",
+            rf"\left[{', '.join(f'{s:.4f}' for s in scores)}\right]",
+            font_size=theme.BODY_SIZE + 12,
+            color=theme.foreground(),
+        )
         summary[3].set_color(theme.highlight())
         summary.move_to(self.work)
         box = SurroundingRectangle(row.entries, buff=0.12, color=theme.highlight())
@@ -242,14 +301,39 @@ class ScaledScores(WhyAttentionSlide):
             return ""
         return f": with q = {fmt_g(queries[negative[0]])} they are {fmt_row(query_scores[negative[0]])}"
 
-    def compute_entry(self, index: int, query: np.ndarray, key: np.ndarray, raw: float, score: float, d_k: int,
-                      keys_t: MatrixTable, row: MatrixTable, anchor: VGroup, quick: bool) -> None:
+    def compute_entry(
+        self,
+        index: int,
+        query: np.ndarray,
+        key: np.ndarray,
+        raw: float,
+        score: float,
+        d_k: int,
+        keys_t: MatrixTable,
+        row: MatrixTable,
+        anchor: VGroup,
+        quick: bool,
+    ) -> None:
         label = self.labels[index]
         colour = self.colours[index]
         terms = " + ".join(rf"{q:g}\cdot{k:g}" for q, k in zip(query, key))
-        dot = MathTex(rf"q\cdot k_{{{label}}}", "=", terms, "=", f"{raw:g}", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
+        dot = MathTex(
+            rf"q\cdot k_{{{label}}}",
+            "=",
+            terms,
+            "=",
+            f"{raw:g}",
+            font_size=theme.BODY_SIZE + 12,
+            color=theme.foreground(),
+        )
         dot[0].set_color(colour)
-        scaled = MathTex(rf"\frac{{{raw:g}}}{{\sqrt{{{d_k}}}}}", "=", f"{score:.4f}", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
+        scaled = MathTex(
+            rf"\frac{{{raw:g}}}{{\sqrt{{{d_k}}}}}",
+            "=",
+            f"{score:.4f}",
+            font_size=theme.BODY_SIZE + 12,
+            color=theme.foreground(),
+        )
         scaled[2].set_color(colour)
         VGroup(dot, scaled).arrange(RIGHT, buff=0.8).move_to(1.3 * DOWN)
         column = keys_t.column_box(index, colour)
@@ -284,8 +368,17 @@ class SoftmaxNormalization(WhyAttentionSlide):
             "exponentiate, divide by the row sum. Each query row must sum to 1 over the available keys."
         )
         self.title("Softmax: scores become weights")
-        bars = Bars(scores, self.labels, max_value=1.0, height=2.6, colours=self.colours, min_value=float(min(shifted.min(), 0.0)),
-                    bar_width=0.95, spacing=0.55, value_size=theme.BODY_SIZE)
+        bars = Bars(
+            scores,
+            self.labels,
+            max_value=1.0,
+            height=2.6,
+            colours=self.colours,
+            min_value=float(min(shifted.min(), 0.0)),
+            bar_width=0.95,
+            spacing=0.55,
+            value_size=theme.BODY_SIZE,
+        )
         bars.to_edge(LEFT, buff=1.3)
         bars.shift((-0.1 - bars.baseline.get_y()) * UP)  # room above for bars of 1, below for the shifted row
         bars_caption = theme.text("scores s", theme.LABEL_SIZE, theme.muted()).next_to(bars.labels, DOWN, buff=0.2)
@@ -303,7 +396,9 @@ class SoftmaxNormalization(WhyAttentionSlide):
         self.play(FadeIn(steps[2], shift=0.2 * UP), run_time=0.6)
 
         zero_key = int(np.argmin(scores))  # the lowest-scoring key still keeps some weight
-        self.next_slide(notes=f"Step 2, exponentiate: {fmt_row(exp)}. Every entry is now positive; the row sum is {exp_sum:.4f}.")
+        self.next_slide(
+            notes=f"Step 2, exponentiate: {fmt_row(exp)}. Every entry is now positive; the row sum is {exp_sum:.4f}."
+        )
         self.advance(steps, 3, bars_caption, "exp(s \u2212 max s)")
         self.play(bars.morph(exp), run_time=1.4)
 
@@ -314,11 +409,21 @@ class SoftmaxNormalization(WhyAttentionSlide):
         )
         self.advance(steps, 4, bars_caption, "weights w")
         self.play(bars.morph(weights), run_time=1.4)
-        box = SurroundingRectangle(VGroup(bars.bars[zero_key], bars.readouts[zero_key], bars.labels[zero_key]), buff=0.1, color=theme.highlight())
+        box = SurroundingRectangle(
+            VGroup(bars.bars[zero_key], bars.readouts[zero_key], bars.labels[zero_key]),
+            buff=0.1,
+            color=theme.highlight(),
+        )
         self.play(Create(box), run_time=0.6)
-        self.say(f"{self.labels[zero_key]}: score {scores[zero_key]:.4f}, yet weight {weights[zero_key]:.4f} > 0", colour=theme.highlight(), size=CAPTION_SIZE)
+        self.say(
+            f"{self.labels[zero_key]}: score {scores[zero_key]:.4f}, yet weight {weights[zero_key]:.4f} > 0",
+            colour=theme.highlight(),
+            size=CAPTION_SIZE,
+        )
 
-    def step_lines(self, scores: np.ndarray, shifted: np.ndarray, exp: np.ndarray, exp_sum: float, weights: np.ndarray) -> VGroup:
+    def step_lines(
+        self, scores: np.ndarray, shifted: np.ndarray, exp: np.ndarray, exp_sum: float, weights: np.ndarray
+    ) -> VGroup:
         def row(values: np.ndarray) -> str:
             return r"\left[" + ", ".join(f"{v:.4f}" for v in values) + r"\right]"
 
@@ -328,7 +433,12 @@ class SoftmaxNormalization(WhyAttentionSlide):
             MathTex(r"s - \max s = ", row(shifted), font_size=size),
             MathTex(r"\operatorname{softmax}(s) = \operatorname{softmax}(s - \max s)", font_size=size - 4),
             MathTex(r"e^{\,s - \max s} = ", row(exp), rf"\quad \Sigma = {exp_sum:.4f}", font_size=size),
-            MathTex(r"w = \frac{e^{\,s - \max s}}{\Sigma} = ", row(weights), rf"\quad \Sigma w = {weights.sum():.4f}", font_size=size),
+            MathTex(
+                r"w = \frac{e^{\,s - \max s}}{\Sigma} = ",
+                row(weights),
+                rf"\quad \Sigma w = {weights.sum():.4f}",
+                font_size=size,
+            ),
         )
         lines.set_color(theme.foreground())
         lines[2].set_color(theme.muted())
@@ -340,9 +450,18 @@ class SoftmaxNormalization(WhyAttentionSlide):
         """Dim the steps done, reveal the next one, and retitle the bars."""
         done = [steps[i] for i in range(index) if i != 2]
         new_caption = theme.text(caption, theme.LABEL_SIZE, theme.muted()).move_to(bars_caption)
-        self.play(*[line.animate.set_opacity(0.45) for line in done], FadeIn(steps[index], shift=0.2 * UP),
-                  Transform(bars_caption, new_caption), run_time=0.7)
-        self.play(Indicate(steps[index][1] if len(steps[index]) > 1 else steps[index], color=theme.highlight(), scale_factor=1.05), run_time=0.6)
+        self.play(
+            *[line.animate.set_opacity(0.45) for line in done],
+            FadeIn(steps[index], shift=0.2 * UP),
+            Transform(bars_caption, new_caption),
+            run_time=0.7,
+        )
+        self.play(
+            Indicate(
+                steps[index][1] if len(steps[index]) > 1 else steps[index], color=theme.highlight(), scale_factor=1.05
+            ),
+            run_time=0.6,
+        )
 
 
 # --- cells 14-16 ---------------------------------------------------------------------------------
@@ -364,18 +483,38 @@ class WeightedRetrieval(WhyAttentionSlide):
         equation = formula(CONTEXT, size=theme.BODY_SIZE + 8).to_edge(LEFT, buff=0.9).shift(1.9 * UP)
         diagram = self.value_plane(V)
         value_arrows = VGroup(*[diagram.arrow(v, c, stroke_width=3).set_opacity(0.35) for v, c in zip(V, self.colours)])
-        value_labels = VGroup(*[theme.text(f"v_{l}", theme.LABEL_SIZE, c).next_to(diagram.to_point(v), UP if v[1] >= v[0] else RIGHT, buff=0.1) for v, c, l in zip(V, self.colours, self.labels)])
+        value_labels = VGroup(
+            *[
+                theme.text(f"v_{l}", theme.LABEL_SIZE, c).next_to(
+                    diagram.to_point(v), UP if v[1] >= v[0] else RIGHT, buff=0.1
+                )
+                for v, c, l in zip(V, self.colours, self.labels)
+            ]
+        )
         self.play(Write(equation), Create(diagram), run_time=1.0)
         self.play(LaggedStart(*[GrowArrow(a) for a in value_arrows], lag_ratio=0.3), FadeIn(value_labels), run_time=1.2)
 
-        lines = VGroup(*[
-            MathTex(rf"w_{{{l}}}\,v_{{{l}}} = {w:.4f}\times{fmt_g(v)} = ", rf"[{c[0]:.4f}, {c[1]:.4f}]", font_size=theme.BODY_SIZE + 2)
-            for l, w, v, c in zip(self.labels, weights, V, contributions)
-        ])
+        lines = VGroup(
+            *[
+                MathTex(
+                    rf"w_{{{l}}}\,v_{{{l}}} = {w:.4f}\times{fmt_g(v)} = ",
+                    rf"[{c[0]:.4f}, {c[1]:.4f}]",
+                    font_size=theme.BODY_SIZE + 2,
+                )
+                for l, w, v, c in zip(self.labels, weights, V, contributions)
+            ]
+        )
         for line, colour in zip(lines, self.colours):
             line.set_color(colour)
-        total = MathTex(r"c = \sum_i w_i v_i = ", rf"[{context[0]:.4f}, {context[1]:.4f}]", font_size=theme.BODY_SIZE + 6, color=theme.highlight())
-        VGroup(*lines, total).arrange(DOWN, aligned_edge=LEFT, buff=0.32).next_to(equation, DOWN, buff=0.5).align_to(equation, LEFT)
+        total = MathTex(
+            r"c = \sum_i w_i v_i = ",
+            rf"[{context[0]:.4f}, {context[1]:.4f}]",
+            font_size=theme.BODY_SIZE + 6,
+            color=theme.highlight(),
+        )
+        VGroup(*lines, total).arrange(DOWN, aligned_edge=LEFT, buff=0.32).next_to(equation, DOWN, buff=0.5).align_to(
+            equation, LEFT
+        )
         total.shift(0.15 * DOWN)
 
         self.next_slide(
@@ -390,8 +529,14 @@ class WeightedRetrieval(WhyAttentionSlide):
                 self.play(FadeIn(lines[index]), run_time=0.5)
                 continue
             piece = value_arrows[index].copy().set_opacity(1)
-            self.play(FadeIn(lines[index], shift=0.2 * RIGHT), piece.animate.become(diagram.arrow(contribution, colour, stroke_width=5)), run_time=1.0)
-            self.play(piece.animate.become(diagram.arrow(tip + contribution, colour, start=tip, stroke_width=5)), run_time=0.9)
+            self.play(
+                FadeIn(lines[index], shift=0.2 * RIGHT),
+                piece.animate.become(diagram.arrow(contribution, colour, stroke_width=5)),
+                run_time=1.0,
+            )
+            self.play(
+                piece.animate.become(diagram.arrow(tip + contribution, colour, start=tip, stroke_width=5)), run_time=0.9
+            )
             pieces.add(piece)
             tip = tip + contribution
 
@@ -403,7 +548,9 @@ class WeightedRetrieval(WhyAttentionSlide):
             f"({' + '.join(f'{c[1]:.4f}' for c in contributions if abs(c[1]) > 1e-9)})."
         )
         result = diagram.arrow(context, theme.highlight(), stroke_width=7)
-        result_label = theme.text(f"c = {fmt_row(context)}", theme.LABEL_SIZE, theme.highlight()).next_to(result.get_end(), UP, buff=0.2)
+        result_label = theme.text(f"c = {fmt_row(context)}", theme.LABEL_SIZE, theme.highlight()).next_to(
+            result.get_end(), UP, buff=0.2
+        )
         result_label.shift(min(0.0, diagram.get_right()[0] - result_label.get_right()[0]) * RIGHT)
         pieces.set_z_index(2)  # the chain stays on top of the sum it builds
         self.play(FadeIn(total, shift=0.2 * RIGHT), GrowArrow(result), run_time=1.2)
@@ -416,7 +563,11 @@ class WeightedRetrieval(WhyAttentionSlide):
         diagram = VectorDiagram((low, top, 2), (low, top, 2), width=4.9)
         diagram.to_edge(RIGHT, buff=0.8).shift(0.25 * DOWN)
         diagram.add(theme.text("value dim 1", theme.SMALL_SIZE, theme.muted()).next_to(diagram, DOWN, buff=0.08))
-        diagram.add(theme.text("value dim 2", theme.SMALL_SIZE, theme.muted()).rotate(np.pi / 2).next_to(diagram, LEFT, buff=0.08))
+        diagram.add(
+            theme.text("value dim 2", theme.SMALL_SIZE, theme.muted())
+            .rotate(np.pi / 2)
+            .next_to(diagram, LEFT, buff=0.08)
+        )
         return diagram
 
 
@@ -430,7 +581,12 @@ class QueryAndTemperature(WhyAttentionSlide):
 
     def construct(self) -> None:
         art = self.art
-        K, queries, query_weights, query_contexts = art["K"], art["queries"], art["query_weights"], art["query_contexts"]
+        K, queries, query_weights, query_contexts = (
+            art["K"],
+            art["queries"],
+            art["query_weights"],
+            art["query_contexts"],
+        )
         row_labels = [f"q = {fmt_g(q)}" for q in queries]
         self.next_slide(
             notes=f"Change only the query; the memory stays fixed. Predict the ranking before each step. "
@@ -442,9 +598,26 @@ class QueryAndTemperature(WhyAttentionSlide):
         angle = ValueTracker(float(np.arctan2(queries[0][1], queries[0][0])))
         length = ValueTracker(float(np.linalg.norm(queries[0])))
         arrow = diagram.arrow(queries[0], theme.query_colour())
-        arrow.add_updater(lambda m: m.become(diagram.arrow(length.get_value() * np.array([np.cos(angle.get_value()), np.sin(angle.get_value())]), theme.query_colour())))
-        heatmap = Heatmap(query_weights, row_labels=row_labels, col_labels=self.labels, vmin=0.0, vmax=1.0, annotate=True, fmt="{:.4f}", cell_size=1.05,
-                          label_size=theme.SMALL_SIZE + 2, col_labels_on_top=True)
+        arrow.add_updater(
+            lambda m: m.become(
+                diagram.arrow(
+                    length.get_value() * np.array([np.cos(angle.get_value()), np.sin(angle.get_value())]),
+                    theme.query_colour(),
+                )
+            )
+        )
+        heatmap = Heatmap(
+            query_weights,
+            row_labels=row_labels,
+            col_labels=self.labels,
+            vmin=0.0,
+            vmax=1.0,
+            annotate=True,
+            fmt="{:.4f}",
+            cell_size=1.05,
+            label_size=theme.SMALL_SIZE + 2,
+            col_labels_on_top=True,
+        )
         for label, colour in zip(heatmap.col_labels, self.colours):
             label.set_color(colour)
         heatmap.blank().to_edge(RIGHT, buff=0.5).shift(0.3 * DOWN)
@@ -455,26 +628,39 @@ class QueryAndTemperature(WhyAttentionSlide):
         self.fill_row(heatmap, query_weights, 0)
 
         for index in range(1, len(queries)):
-            lower = [self.labels[i] for i in np.argsort(query_weights[index])[: 2]]
+            lower = [self.labels[i] for i in np.argsort(query_weights[index])[:2]]
             self.next_slide(
                 notes=f"q = {fmt_g(queries[index])}: weights {fmt_row(query_weights[index])}, context {fmt_row(query_contexts[index])}."
-                + (f" Checkpoint: a query with negative first coordinate reduces the weights of keys with positive first coordinate "
-                   f"({', '.join(f'{l}: {w:.4f}' for l, w in zip(self.labels, query_weights[index]))}). Retrieval depends on the query, not on one universal ranking."
-                   if queries[index][0] < 0 else f" The ranking changes with the query: {' and '.join(lower)} now weigh least.")
+                + (
+                    f" Checkpoint: a query with negative first coordinate reduces the weights of keys with positive first coordinate "
+                    f"({', '.join(f'{l}: {w:.4f}' for l, w in zip(self.labels, query_weights[index]))}). Retrieval depends on the query, not on one universal ranking."
+                    if queries[index][0] < 0
+                    else f" The ranking changes with the query: {' and '.join(lower)} now weigh least."
+                )
             )
             target = float(np.arctan2(queries[index][1], queries[index][0]))
             new_label = theme.text(row_labels[index], theme.LABEL_SIZE, theme.query_colour()).move_to(query_label)
-            self.play(angle.animate.set_value(target), length.animate.set_value(float(np.linalg.norm(queries[index]))),
-                      Transform(query_label, new_label), run_time=1.2)
+            self.play(
+                angle.animate.set_value(target),
+                length.animate.set_value(float(np.linalg.norm(queries[index]))),
+                Transform(query_label, new_label),
+                run_time=1.2,
+            )
             self.fill_row(heatmap, query_weights, index)
         arrow.clear_updaters()
-        self.say("one memory, three rankings: retrieval depends on the query", colour=theme.highlight(), size=CAPTION_SIZE)
+        self.say(
+            "one memory, three rankings: retrieval depends on the query", colour=theme.highlight(), size=CAPTION_SIZE
+        )
         self.temperature(VGroup(diagram, points, arrow, query_label, heatmap))
 
     def fill_row(self, heatmap: Heatmap, weights: np.ndarray, row: int) -> None:
         cols = weights.shape[1]
         labels = [heatmap.annotations[row * cols + c] for c in range(cols)]
-        self.play(heatmap.animate_values(weights, rows=[row]), *[label.animate.set_opacity(1) for label in labels], run_time=0.8)
+        self.play(
+            heatmap.animate_values(weights, rows=[row]),
+            *[label.animate.set_opacity(1) for label in labels],
+            run_time=0.8,
+        )
 
     def temperature(self, previous: VGroup) -> None:
         art = self.art
@@ -495,41 +681,81 @@ class QueryAndTemperature(WhyAttentionSlide):
 
         def weights_now() -> np.ndarray:
             # Interpolate the precomputed sweep in log T (the sweep grid is geometric).
-            return np.array([np.interp(log_t.get_value(), np.log(sweep_t), sweep_w[:, k]) for k in range(sweep_w.shape[1])])
+            return np.array(
+                [np.interp(log_t.get_value(), np.log(sweep_t), sweep_w[:, k]) for k in range(sweep_w.shape[1])]
+            )
 
-        bars = Bars(weights_now(), self.labels, max_value=float(np.ceil(sweep_w.max() * 10) / 10), height=3.4, colours=self.colours,
-                    bar_width=1.0, spacing=0.6, value_size=theme.BODY_SIZE)
+        bars = Bars(
+            weights_now(),
+            self.labels,
+            max_value=float(np.ceil(sweep_w.max() * 10) / 10),
+            height=3.4,
+            colours=self.colours,
+            bar_width=1.0,
+            spacing=0.6,
+            value_size=theme.BODY_SIZE,
+        )
         bars.to_edge(LEFT, buff=1.4).shift(0.2 * DOWN)
         bars.add_updater(lambda m: m.set_values(weights_now()))
-        equation = MathTex(r"A = \operatorname{softmax}\!\left(\frac{S}{T}\right)", font_size=theme.BODY_SIZE + 10, color=theme.foreground())
+        equation = MathTex(
+            r"A = \operatorname{softmax}\!\left(\frac{S}{T}\right)",
+            font_size=theme.BODY_SIZE + 10,
+            color=theme.foreground(),
+        )
         equation.to_edge(RIGHT, buff=1.2).shift(1.6 * UP)
-        dial = NumberLine(x_range=[np.log2(sweep_t[0]), np.log2(sweep_t[-1]), 1], length=5.0, color=theme.muted(), include_numbers=False)
+        dial = NumberLine(
+            x_range=[np.log2(sweep_t[0]), np.log2(sweep_t[-1]), 1],
+            length=5.0,
+            color=theme.muted(),
+            include_numbers=False,
+        )
         dial.next_to(equation, DOWN, buff=1.3)
-        ticks = VGroup(*[theme.text(f"{2.0 ** x:g}", theme.SMALL_SIZE, theme.muted()).next_to(dial.n2p(x), DOWN, buff=0.2)
-                         for x in np.arange(np.ceil(np.log2(sweep_t[0])), np.floor(np.log2(sweep_t[-1])) + 1)])
+        ticks = VGroup(
+            *[
+                theme.text(f"{2.0**x:g}", theme.SMALL_SIZE, theme.muted()).next_to(dial.n2p(x), DOWN, buff=0.2)
+                for x in np.arange(np.ceil(np.log2(sweep_t[0])), np.floor(np.log2(sweep_t[-1])) + 1)
+            ]
+        )
         marks = VGroup(*[Dot(dial.n2p(np.log2(t)), radius=0.06, color=theme.foreground()) for t in temps])
-        dial_title = theme.text("temperature T (log scale)", theme.LABEL_SIZE, theme.muted()).next_to(ticks, DOWN, buff=0.2)
-        knob = Dot(radius=0.13, color=theme.highlight()).add_updater(lambda m: m.move_to(dial.n2p(log_t.get_value() / np.log(2))))
-        readout = VGroup(MathTex("T =", font_size=theme.BODY_SIZE + 6, color=theme.highlight()),
-                         DecimalNumber(temps[start], num_decimal_places=2, font_size=theme.BODY_SIZE + 6, color=theme.highlight())).arrange(RIGHT, buff=0.15)
+        dial_title = theme.text("temperature T (log scale)", theme.LABEL_SIZE, theme.muted()).next_to(
+            ticks, DOWN, buff=0.2
+        )
+        knob = Dot(radius=0.13, color=theme.highlight()).add_updater(
+            lambda m: m.move_to(dial.n2p(log_t.get_value() / np.log(2)))
+        )
+        readout = VGroup(
+            MathTex("T =", font_size=theme.BODY_SIZE + 6, color=theme.highlight()),
+            DecimalNumber(temps[start], num_decimal_places=2, font_size=theme.BODY_SIZE + 6, color=theme.highlight()),
+        ).arrange(RIGHT, buff=0.15)
         readout.next_to(dial, UP, buff=0.4)
         readout[1].add_updater(lambda m: m.set_value(float(np.exp(log_t.get_value()))))
-        self.play(FadeIn(bars), Write(equation), FadeIn(VGroup(dial, ticks, marks, dial_title, knob, readout)), run_time=1.0)
+        self.play(
+            FadeIn(bars), Write(equation), FadeIn(VGroup(dial, ticks, marks, dial_title, knob, readout)), run_time=1.0
+        )
 
         stops = [i for i in order if i != start] + [start]
         for stop in stops:
             t = temps[stop]
             sharper = t < temps[start]
             if stop == start:
-                self.next_slide(notes=f"Back to T = {t:g}: standard scaled dot-product attention uses temperature 1; weights {fmt_row(weights_at[stop])}.")
+                self.next_slide(
+                    notes=f"Back to T = {t:g}: standard scaled dot-product attention uses temperature 1; weights {fmt_row(weights_at[stop])}."
+                )
             else:
                 self.next_slide(
                     notes=f"T = {t:g}: weights {fmt_row(weights_at[stop])}. "
-                    + ("Temperature below 1 sharpens the distribution: the larger scores take more weight." if sharper
-                       else "Temperature above 1 softens it: the weights move toward uniform.")
+                    + (
+                        "Temperature below 1 sharpens the distribution: the larger scores take more weight."
+                        if sharper
+                        else "Temperature above 1 softens it: the weights move toward uniform."
+                    )
                 )
             self.play(log_t.animate.set_value(float(np.log(t))), run_time=2.0, rate_func=smooth)
-            message = (f"T = {t:g}: standard attention" if stop == start else f"T = {t:g} {'sharpens' if sharper else 'softens'}: {fmt_row(weights_at[stop])}")
+            message = (
+                f"T = {t:g}: standard attention"
+                if stop == start
+                else f"T = {t:g} {'sharpens' if sharper else 'softens'}: {fmt_row(weights_at[stop])}"
+            )
             self.say(message, colour=theme.highlight() if stop != start else theme.foreground(), size=CAPTION_SIZE)
         bars.clear_updaters()
 
@@ -555,8 +781,16 @@ class CausalMask(WhyAttentionSlide):
         )
         self.title("Causal mask: no peeking ahead")
         equation = formula(WEIGHTS, size=theme.BODY_SIZE + 6).next_to(self.mobjects[-1], DOWN, buff=0.25)
-        scores = MatrixTable(self_scores, row_labels=positions, col_labels=positions, row_title="query (rows)", col_title="key (columns)",
-                             cell_width=1.12, cell_height=0.6, entry_size=theme.SMALL_SIZE + 2)
+        scores = MatrixTable(
+            self_scores,
+            row_labels=positions,
+            col_labels=positions,
+            row_title="query (rows)",
+            col_title="key (columns)",
+            cell_width=1.12,
+            cell_height=0.6,
+            entry_size=theme.SMALL_SIZE + 2,
+        )
         scores.to_edge(LEFT, buff=0.35).shift(0.4 * DOWN)
         s_label = MathTex("S", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).next_to(scores, DOWN, buff=0.2)
         self.play(Write(equation), FadeIn(scores), FadeIn(s_label), run_time=1.0)
@@ -566,10 +800,29 @@ class CausalMask(WhyAttentionSlide):
             f"it is added to S before the softmax. Row 0 becomes {fmt_row(causal_scores[0])}."
         )
         mask_values = np.where(allowed, 0.0, -np.inf)
-        mask = MatrixTable(mask_values, row_labels=positions, col_labels=positions, fmt=number_format(0), cell_width=1.12, cell_height=0.6, entry_size=theme.SMALL_SIZE + 2)
+        mask = MatrixTable(
+            mask_values,
+            row_labels=positions,
+            col_labels=positions,
+            fmt=number_format(0),
+            cell_width=1.12,
+            cell_height=0.6,
+            entry_size=theme.SMALL_SIZE + 2,
+        )
         mask.to_edge(RIGHT, buff=0.9).match_y(scores.cells).shift((scores.cells.get_y() - mask.cells.get_y()) * UP)
-        m_label = MathTex("M", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).next_to(mask, DOWN, buff=0.2).match_y(s_label)
-        tiles = VGroup(*[mask.cell(r, c).copy().set_fill(theme.highlight(), opacity=0.35) for r in range(len(K)) for c in range(len(K)) if not allowed[r, c]])
+        m_label = (
+            MathTex("M", font_size=theme.BODY_SIZE + 6, color=theme.foreground())
+            .next_to(mask, DOWN, buff=0.2)
+            .match_y(s_label)
+        )
+        tiles = VGroup(
+            *[
+                mask.cell(r, c).copy().set_fill(theme.highlight(), opacity=0.35)
+                for r in range(len(K))
+                for c in range(len(K))
+                if not allowed[r, c]
+            ]
+        )
         self.play(FadeIn(mask), FadeIn(m_label), FadeIn(tiles), run_time=0.8)
         self.play(tiles.animate.shift(scores.cells.get_center() - mask.cells.get_center()), run_time=1.5)
         new_label = MathTex("S + M", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(s_label)
@@ -585,13 +838,22 @@ class CausalMask(WhyAttentionSlide):
         scores.fmt = number_format(4, exact_zero=True)  # masked weights are exactly 0
         a_label = MathTex("A", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(s_label)
         fill = np.where(allowed, causal_weights, -np.inf)
-        self.play(scores.transform_entries(causal_weights, scores.text_colours(fill)), Transform(s_label, a_label), FadeOut(tiles),
-                  scores.fill_cells(fill, recolour_entries=False), run_time=1.2)
+        self.play(
+            scores.transform_entries(causal_weights, scores.text_colours(fill)),
+            Transform(s_label, a_label),
+            FadeOut(tiles),
+            scores.fill_cells(fill, recolour_entries=False),
+            run_time=1.2,
+        )
         sums = scores.row_sums(causal_weights.sum(axis=-1))
         self.play(FadeIn(sums), run_time=0.6)
         first = scores.row_box(0)
         self.play(Create(first), run_time=0.6)
-        self.say(f"first row = {fmt_g(causal_weights[0])}: position 0 sees only itself", colour=theme.highlight(), size=CAPTION_SIZE)
+        self.say(
+            f"first row = {fmt_g(causal_weights[0])}: position 0 sees only itself",
+            colour=theme.highlight(),
+            size=CAPTION_SIZE,
+        )
         self.correct = VGroup(scores, s_label, sums, first)
 
         self.contrast(positions)
@@ -603,12 +865,21 @@ class CausalMask(WhyAttentionSlide):
             notes=f"The wrong order: softmax over every key first, then zero the future. The rows no longer sum to 1: "
             f"row sums {fmt_row(wrong_sums)}. Mask BEFORE the softmax, and keep rows = queries, columns = keys."
         )
-        table = MatrixTable(wrong, col_labels=positions, col_title="softmax, then mask (wrong)",
-                            fmt=number_format(4, exact_zero=True), cell_width=1.12, cell_height=0.6, entry_size=theme.SMALL_SIZE + 2)
+        table = MatrixTable(
+            wrong,
+            col_labels=positions,
+            col_title="softmax, then mask (wrong)",
+            fmt=number_format(4, exact_zero=True),
+            cell_width=1.12,
+            cell_height=0.6,
+            entry_size=theme.SMALL_SIZE + 2,
+        )
         table.col_title.set_color(theme.colour(3))
         table.fill_cells(np.where(art["causal_allowed"], wrong, -np.inf), animate=False)
         table.shift((self.correct[0].cells.get_y() - table.cells.get_y()) * UP)
-        sums = table.row_sums(wrong_sums, [theme.foreground() if np.isclose(s, 1.0) else theme.colour(3) for s in wrong_sums])
+        sums = table.row_sums(
+            wrong_sums, [theme.foreground() if np.isclose(s, 1.0) else theme.colour(3) for s in wrong_sums]
+        )
         VGroup(table, sums).to_edge(RIGHT, buff=0.3)
         self.play(FadeIn(table, shift=0.3 * LEFT), run_time=0.8)
         self.play(LaggedStart(*[FadeIn(s) for s in sums], lag_ratio=0.3), run_time=1.0)
@@ -637,21 +908,56 @@ class PaddingMask(WhyAttentionSlide):
             f"Allowed keys per query row: {'; '.join(str(int(row.sum())) for row in combined)}."
         )
         self.title("Padding mask + causal mask")
-        small = dict(fmt="{:.0f}", cell_width=0.72, cell_height=0.6, entry_size=theme.LABEL_SIZE + 2, label_size=theme.SMALL_SIZE + 2)
-        causal_t = MatrixTable(causal.astype(float), row_labels=positions, col_labels=[str(i) for i in range(len(real))], col_title="causal", **small)
-        padding_t = MatrixTable(real[None, :].astype(float), col_labels=[str(i) for i in range(len(real))], col_title="key is real", **small)
-        combined_t = MatrixTable(combined.astype(float), row_labels=positions, col_labels=[str(i) for i in range(len(real))], col_title="allowed", **small)
+        small = dict(
+            fmt="{:.0f}",
+            cell_width=0.72,
+            cell_height=0.6,
+            entry_size=theme.LABEL_SIZE + 2,
+            label_size=theme.SMALL_SIZE + 2,
+        )
+        causal_t = MatrixTable(
+            causal.astype(float),
+            row_labels=positions,
+            col_labels=[str(i) for i in range(len(real))],
+            col_title="causal",
+            **small,
+        )
+        padding_t = MatrixTable(
+            real[None, :].astype(float), col_labels=[str(i) for i in range(len(real))], col_title="key is real", **small
+        )
+        combined_t = MatrixTable(
+            combined.astype(float),
+            row_labels=positions,
+            col_labels=[str(i) for i in range(len(real))],
+            col_title="allowed",
+            **small,
+        )
         for table, values in ((causal_t, causal), (padding_t, real[None, :]), (combined_t, combined)):
-            table.fill_cells(np.where(values, 1.0, -np.inf), vmin=0, vmax=1, colormap=[theme.value_colour()] * 2, opacity=0.45, animate=False, recolour_entries=False)
+            table.fill_cells(
+                np.where(values, 1.0, -np.inf),
+                vmin=0,
+                vmax=1,
+                colormap=[theme.value_colour()] * 2,
+                opacity=0.45,
+                animate=False,
+                recolour_entries=False,
+            )
         amp = MathTex(r"\wedge", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
         eq = MathTex("=", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
         row = VGroup(causal_t, amp, padding_t, eq, combined_t).arrange(RIGHT, buff=0.6).shift(0.1 * DOWN)
         padding_t.match_y(causal_t.cells).shift((causal_t.cells.get_y() - padding_t.cells.get_y()) * UP)
-        notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.SMALL_SIZE + 2, theme.muted()).next_to(row, DOWN, buff=0.5)
+        notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.SMALL_SIZE + 2, theme.muted()).next_to(
+            row, DOWN, buff=0.5
+        )
         self.play(FadeIn(causal_t), run_time=0.6)
         self.play(FadeIn(amp), FadeIn(padding_t), run_time=0.6)
-        self.play(FadeIn(eq), TransformFromCopy(VGroup(causal_t.cells, causal_t.entries), VGroup(combined_t.cells, combined_t.entries)),
-                  FadeIn(VGroup(combined_t.brackets, combined_t.row_labels, combined_t.col_labels, combined_t.col_title)), FadeIn(notes), run_time=1.2)
+        self.play(
+            FadeIn(eq),
+            TransformFromCopy(VGroup(causal_t.cells, causal_t.entries), VGroup(combined_t.cells, combined_t.entries)),
+            FadeIn(VGroup(combined_t.brackets, combined_t.row_labels, combined_t.col_labels, combined_t.col_title)),
+            FadeIn(notes),
+            run_time=1.2,
+        )
         for i in padded:
             self.play(Create(combined_t.column_box(i, theme.colour(3))), run_time=0.5)
 
@@ -662,19 +968,40 @@ class PaddingMask(WhyAttentionSlide):
             f"Practice 2: replace all keys by the same vector and every query weighs the keys equally, {fmt_row(art['same_key_weights'][0])}; "
             f"with this padding mask the padded key still gets zero: {fmt_row(art['same_key_padded_weights'][0])}."
         )
-        self.play(FadeOut(VGroup(causal_t, amp, padding_t, eq, notes)), *[FadeOut(m) for m in self.mobjects if isinstance(m, SurroundingRectangle)], run_time=0.5)
+        self.play(
+            FadeOut(VGroup(causal_t, amp, padding_t, eq, notes)),
+            *[FadeOut(m) for m in self.mobjects if isinstance(m, SurroundingRectangle)],
+            run_time=0.5,
+        )
         self.play(combined_t.animate.to_edge(LEFT, buff=1.0), run_time=0.7)
-        result = MatrixTable(weights, row_labels=positions, col_labels=positions, row_title="query (rows)", col_title="weights A (key columns)",
-                             fmt=number_format(4, exact_zero=True), cell_width=1.15, cell_height=0.6, entry_size=theme.SMALL_SIZE + 2)
+        result = MatrixTable(
+            weights,
+            row_labels=positions,
+            col_labels=positions,
+            row_title="query (rows)",
+            col_title="weights A (key columns)",
+            fmt=number_format(4, exact_zero=True),
+            cell_width=1.15,
+            cell_height=0.6,
+            entry_size=theme.SMALL_SIZE + 2,
+        )
         result.fill_cells(np.where(combined, weights, -np.inf), animate=False)
-        result.to_edge(RIGHT, buff=1.8).match_y(combined_t.cells).shift((combined_t.cells.get_y() - result.cells.get_y()) * UP)
+        result.to_edge(RIGHT, buff=1.8).match_y(combined_t.cells).shift(
+            (combined_t.cells.get_y() - result.cells.get_y()) * UP
+        )
         arrow = Arrow(combined_t.get_right(), result.get_left(), buff=0.25, color=theme.muted(), stroke_width=3)
-        arrow_label = MathTex(r"\operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 4, color=theme.foreground()).next_to(arrow, UP, buff=0.1)
+        arrow_label = MathTex(
+            r"\operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 4, color=theme.foreground()
+        ).next_to(arrow, UP, buff=0.1)
         sums = result.row_sums(weights.sum(axis=-1))
         self.play(GrowArrow(arrow), FadeIn(arrow_label), FadeIn(result), run_time=1.0)
         self.play(FadeIn(sums), *[Create(result.column_box(i, theme.colour(3))) for i in padded], run_time=0.8)
         if padded:
-            self.say(f"padded key {positions[padded[0]]}: weight exactly {weights[:, padded[0]].max():g} in every row", colour=theme.colour(3), size=CAPTION_SIZE)
+            self.say(
+                f"padded key {positions[padded[0]]}: weight exactly {weights[:, padded[0]].max():g} in every row",
+                colour=theme.colour(3),
+                size=CAPTION_SIZE,
+            )
         self.weights_view = VGroup(result, arrow, arrow_label, sums)
         self.combined_t = combined_t
         self.all_masked(positions)
@@ -691,20 +1018,37 @@ class PaddingMask(WhyAttentionSlide):
         boxes = [m for m in self.mobjects if isinstance(m, SurroundingRectangle)]
         self.play(FadeOut(self.weights_view), *[FadeOut(b) for b in boxes], run_time=0.5)
         table = self.combined_t
-        self.play(table.transform_entries(dead.astype(float)),
-                  table.fill_cells(np.where(dead, 1.0, -np.inf), vmin=0, vmax=1, colormap=[theme.value_colour()] * 2, opacity=0.45, recolour_entries=False),
-                  run_time=0.8)
+        self.play(
+            table.transform_entries(dead.astype(float)),
+            table.fill_cells(
+                np.where(dead, 1.0, -np.inf),
+                vmin=0,
+                vmax=1,
+                colormap=[theme.value_colour()] * 2,
+                opacity=0.45,
+                recolour_entries=False,
+            ),
+            run_time=0.8,
+        )
         for r in empty:
             self.play(Create(table.row_box(r, theme.colour(3))), run_time=0.5)
         wrapped = textwrap.wrap(f"DataError: {message}", 44, break_long_words=False, break_on_hyphens=False)
-        lines = VGroup(*[theme.text(line, theme.LABEL_SIZE, theme.foreground()) for line in wrapped]).arrange(DOWN, aligned_edge=LEFT, buff=0.12)
-        panel = RoundedRectangle(corner_radius=0.15, width=lines.width + 0.6, height=lines.height + 0.5, color=theme.colour(3), stroke_width=3,
-                                 fill_color=theme.background(), fill_opacity=1)
+        lines = VGroup(*[theme.text(line, theme.LABEL_SIZE, theme.foreground()) for line in wrapped]).arrange(
+            DOWN, aligned_edge=LEFT, buff=0.12
+        )
+        panel = RoundedRectangle(
+            corner_radius=0.15,
+            width=lines.width + 0.6,
+            height=lines.height + 0.5,
+            color=theme.colour(3),
+            stroke_width=3,
+            fill_color=theme.background(),
+            fill_opacity=1,
+        )
         error = VGroup(panel, lines.move_to(panel)).to_edge(RIGHT, buff=0.6).match_y(table.cells)
         arrow = Arrow(table.get_right(), error.get_left(), buff=0.2, color=theme.colour(3), stroke_width=3)
         self.play(GrowArrow(arrow), FadeIn(error, shift=0.2 * LEFT), run_time=1.0)
         self.say("an all-masked row is refused, not returned as NaN", colour=theme.colour(3), size=CAPTION_SIZE)
-
 
 
 # --- cells 29-31, then 26-28 ---------------------------------------------------------------------
@@ -723,17 +1067,39 @@ class WhatAttentionExplains(WhyAttentionSlide):
             f"context {fmt_row(context[0])}."
         )
         self.title("What an attention plot can explain")
-        w_table = MatrixTable(weights, row_labels=["w"], col_labels=self.labels, col_label_colours=self.colours, col_title="weights (fixed Q, K)",
-                              fmt=number_format(4, exact_zero=True), cell_width=1.15, cell_height=0.6, entry_size=theme.LABEL_SIZE)
-        v_table = MatrixTable(V, row_labels=self.labels, row_label_colours=self.colours, col_title="values V", fmt="{:g}", cell_width=0.9, cell_height=0.6, entry_size=theme.LABEL_SIZE)
+        w_table = MatrixTable(
+            weights,
+            row_labels=["w"],
+            col_labels=self.labels,
+            col_label_colours=self.colours,
+            col_title="weights (fixed Q, K)",
+            fmt=number_format(4, exact_zero=True),
+            cell_width=1.15,
+            cell_height=0.6,
+            entry_size=theme.LABEL_SIZE,
+        )
+        v_table = MatrixTable(
+            V,
+            row_labels=self.labels,
+            row_label_colours=self.colours,
+            col_title="values V",
+            fmt="{:g}",
+            cell_width=0.9,
+            cell_height=0.6,
+            entry_size=theme.LABEL_SIZE,
+        )
         v_table.col_title.set_color(theme.value_colour())
-        c_table = MatrixTable(context, col_title="context c", cell_width=1.45, cell_height=0.6, entry_size=theme.LABEL_SIZE)
+        c_table = MatrixTable(
+            context, col_title="context c", cell_width=1.45, cell_height=0.6, entry_size=theme.LABEL_SIZE
+        )
         c_table.col_title.set_color(theme.highlight())
         times = MathTex(r"\times", font_size=theme.BODY_SIZE + 8, color=theme.foreground())
         equals = MathTex("=", font_size=theme.BODY_SIZE + 8, color=theme.foreground())
         layout = VGroup(w_table, times, v_table, equals, c_table).arrange(RIGHT, buff=0.4).shift(0.1 * UP)
         for side in (w_table, times, equals, c_table):
-            side.shift((v_table.cells.get_y() - (side.cells.get_y() if isinstance(side, MatrixTable) else side.get_y())) * UP)
+            side.shift(
+                (v_table.cells.get_y() - (side.cells.get_y() if isinstance(side, MatrixTable) else side.get_y())) * UP
+            )
         self.play(FadeIn(layout), run_time=1.0)
         self.tables = (w_table, v_table, c_table)
         self.change_value()
@@ -752,11 +1118,22 @@ class WhatAttentionExplains(WhyAttentionSlide):
             f"to {fmt_row(art['changed_context'][0])}. Practice 3: a very large value can change the output greatly with no change to the attention weights."
         )
         highlighted = {(index, c): theme.highlight() for c in range(art["V"].shape[1])}
-        self.play(v_table.transform_entries(art["changed_V"], highlighted), Create(v_table.row_box(index)), run_time=1.0)
-        verdict = theme.text("unchanged" if same else "changed", theme.LABEL_SIZE, theme.value_colour()).next_to(w_table, DOWN, buff=0.3)
+        self.play(
+            v_table.transform_entries(art["changed_V"], highlighted), Create(v_table.row_box(index)), run_time=1.0
+        )
+        verdict = theme.text("unchanged" if same else "changed", theme.LABEL_SIZE, theme.value_colour()).next_to(
+            w_table, DOWN, buff=0.3
+        )
         self.play(Create(w_table.row_box(0, theme.value_colour())), FadeIn(verdict), run_time=0.7)
-        self.play(c_table.transform_entries(art["changed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}), run_time=1.0)
-        self.say(f"same weights, context {fmt_row(art['context'][0])} \u2192 {fmt_row(art['changed_context'][0])}", colour=theme.highlight(), size=CAPTION_SIZE)
+        self.play(
+            c_table.transform_entries(art["changed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}),
+            run_time=1.0,
+        )
+        self.say(
+            f"same weights, context {fmt_row(art['context'][0])} \u2192 {fmt_row(art['changed_context'][0])}",
+            colour=theme.highlight(),
+            size=CAPTION_SIZE,
+        )
         self.intervention_marks = VGroup(verdict, *[m for m in self.mobjects if isinstance(m, SurroundingRectangle)])
 
     def remove_key(self) -> None:
@@ -769,14 +1146,33 @@ class WhatAttentionExplains(WhyAttentionSlide):
             f"the remaining weights renormalise to {fmt_row(rw)} and the context becomes {fmt_row(art['removed_context'][0])}. "
             "Removing an item is not the same as reading its weight off the plot."
         )
-        self.play(FadeOut(self.intervention_marks), v_table.transform_entries(art["V"]),
-                  c_table.transform_entries(art["context"]), run_time=0.8)
-        crosses = VGroup(*[v_table.row_box(i, theme.colour(3)) for i in removed], *[w_table.cell_box(0, i, theme.colour(3)) for i in removed])
+        self.play(
+            FadeOut(self.intervention_marks),
+            v_table.transform_entries(art["V"]),
+            c_table.transform_entries(art["context"]),
+            run_time=0.8,
+        )
+        crosses = VGroup(
+            *[v_table.row_box(i, theme.colour(3)) for i in removed],
+            *[w_table.cell_box(0, i, theme.colour(3)) for i in removed],
+        )
         self.play(Create(crosses), *[v_table.row_entries(i).animate.set_opacity(0.3) for i in removed], run_time=0.7)
         self.marks = crosses
-        self.play(w_table.transform_entries(art["removed_weights"], {(0, i): theme.highlight() for i in range(len(rw)) if i not in removed}), run_time=1.0)
-        self.play(c_table.transform_entries(art["removed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}), run_time=1.0)
-        self.say(f"remove {', '.join(self.labels[i] for i in removed)}: the rest renormalise to {fmt_row([w for i, w in enumerate(rw) if i not in removed])}", colour=theme.highlight(), size=CAPTION_SIZE)
+        self.play(
+            w_table.transform_entries(
+                art["removed_weights"], {(0, i): theme.highlight() for i in range(len(rw)) if i not in removed}
+            ),
+            run_time=1.0,
+        )
+        self.play(
+            c_table.transform_entries(art["removed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}),
+            run_time=1.0,
+        )
+        self.say(
+            f"remove {', '.join(self.labels[i] for i in removed)}: the rest renormalise to {fmt_row([w for i, w in enumerate(rw) if i not in removed])}",
+            colour=theme.highlight(),
+            size=CAPTION_SIZE,
+        )
 
     def closing(self, layout: VGroup) -> None:
         art = self.art
@@ -789,7 +1185,9 @@ class WhatAttentionExplains(WhyAttentionSlide):
         first = theme.text("Attention weights show routing:", theme.BODY_SIZE + 4, theme.foreground(), weight="BOLD")
         second = theme.text("where this computation sends information.", theme.BODY_SIZE, theme.foreground())
         third = theme.text("They are not causal importance:", theme.BODY_SIZE + 4, theme.colour(3), weight="BOLD")
-        fourth = theme.text("that takes an intervention (change a value, remove a key).", theme.BODY_SIZE, theme.foreground())
+        fourth = theme.text(
+            "that takes an intervention (change a value, remove a key).", theme.BODY_SIZE, theme.foreground()
+        )
         message = VGroup(first, second, third, fourth).arrange(DOWN, buff=0.3)
         third.shift(0.25 * DOWN)
         fourth.shift(0.25 * DOWN)
@@ -807,12 +1205,26 @@ class WhatAttentionExplains(WhyAttentionSlide):
             "Other PyTorch APIs use other mask conventions: read the API you call. This is an implementation check, not evidence that attention learned language."
         )
         self.play(FadeOut(self.message), run_time=0.5)
-        header = theme.text("NumPy vs torch.nn.functional.scaled_dot_product_attention", theme.BODY_SIZE, theme.foreground()).shift(2.1 * UP)
+        header = theme.text(
+            "NumPy vs torch.nn.functional.scaled_dot_product_attention", theme.BODY_SIZE, theme.foreground()
+        ).shift(2.1 * UP)
         rows = VGroup(
-            VGroup(theme.text("NumPy (float64)", theme.LABEL_SIZE + 2, theme.muted()), theme.text(fmt_row(art["context"][0]), theme.BODY_SIZE)),
-            VGroup(theme.text("SDPA (float32)", theme.LABEL_SIZE + 2, theme.muted()), theme.text(fmt_row(art["sdpa_context"][0]), theme.BODY_SIZE)),
-            VGroup(theme.text("max |difference|", theme.LABEL_SIZE + 2, theme.muted()), theme.text(f"{diff:.2e}", theme.BODY_SIZE, theme.value_colour())),
-            VGroup(theme.text("with causal+padding mask", theme.LABEL_SIZE + 2, theme.muted()), theme.text(f"{masked_diff:.2e}", theme.BODY_SIZE, theme.value_colour())),
+            VGroup(
+                theme.text("NumPy (float64)", theme.LABEL_SIZE + 2, theme.muted()),
+                theme.text(fmt_row(art["context"][0]), theme.BODY_SIZE),
+            ),
+            VGroup(
+                theme.text("SDPA (float32)", theme.LABEL_SIZE + 2, theme.muted()),
+                theme.text(fmt_row(art["sdpa_context"][0]), theme.BODY_SIZE),
+            ),
+            VGroup(
+                theme.text("max |difference|", theme.LABEL_SIZE + 2, theme.muted()),
+                theme.text(f"{diff:.2e}", theme.BODY_SIZE, theme.value_colour()),
+            ),
+            VGroup(
+                theme.text("with causal+padding mask", theme.LABEL_SIZE + 2, theme.muted()),
+                theme.text(f"{masked_diff:.2e}", theme.BODY_SIZE, theme.value_colour()),
+            ),
         )
         # A two-column table: names right-aligned, values left-aligned, one row per line.
         VGroup(*[pair[0] for pair in rows], *[pair[1] for pair in rows]).arrange_in_grid(
@@ -821,4 +1233,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
         rows.next_to(header, DOWN, buff=0.6)
         self.play(FadeIn(header), run_time=0.6)
         self.play(LaggedStart(*[FadeIn(r, shift=0.2 * UP) for r in rows], lag_ratio=0.3), run_time=1.5)
-        self.say("an implementation check, not evidence that attention learned language", colour=theme.muted(), size=CAPTION_SIZE)
+        self.say(
+            "an implementation check, not evidence that attention learned language",
+            colour=theme.muted(),
+            size=CAPTION_SIZE,
+        )

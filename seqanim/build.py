@@ -94,10 +94,18 @@ def execute(
     priority = graph.priorities(stages, todo, state)
     done: set[str] = set()
 
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     # Live progress on a terminal only; logs and captured output get just the outcome.
     try:
-        with Progress(*columns, console=console, transient=True, disable=not todo or not console.is_terminal) as progress:
+        with Progress(
+            *columns, console=console, transient=True, disable=not todo or not console.is_terminal
+        ) as progress:
             overall = progress.add_task("[bold]build", total=len(todo))
             while waiting or running:
                 # Longest chain first: on 2 cores a long training run started last would finish alone.
@@ -113,7 +121,11 @@ def execute(
                         continue
                     waiting.remove(stage_id)
                     reason = todo[stage_id]
-                    if "changed since it was built" in reason or "made from other parameters" in reason or "is corrupt" in reason:
+                    if (
+                        "changed since it was built" in reason
+                        or "made from other parameters" in reason
+                        or "is corrupt" in reason
+                    ):
                         if stage_id not in explicit:
                             fix = {"experiment": "precompute", "scene": "render", "deck": "slides"}[stage.kind]
                             outcome.failed[stage_id] = f"{reason}; run `seqanim {fix} {stage.name}` to rebuild it"

@@ -39,8 +39,16 @@ console = Console(stderr=True)
 def lecture_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--config and --set on every command; the lecture is loaded and validated before any work."""
 
-    @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None, help="Parameters file (default: lecture.toml).")
-    @click.option("--set", "overrides", multiple=True, metavar="SECTION.KEY=VALUE", help="Override one parameter for this run.")
+    @click.option(
+        "--config",
+        "config_path",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Parameters file (default: lecture.toml).",
+    )
+    @click.option(
+        "--set", "overrides", multiple=True, metavar="SECTION.KEY=VALUE", help="Override one parameter for this run."
+    )
     @functools.wraps(command)
     def wrapper(*args: Any, config_path: Path | None, overrides: tuple[str, ...], **kwargs: Any) -> Any:
         lecture = load(config_path, overrides)
@@ -50,11 +58,23 @@ def lecture_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def quality_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--quality", "-q", type=click.Choice(QUALITY_CHOICES), default=None, help="Render quality (default: [render] quality).")(command)
+    return click.option(
+        "--quality",
+        "-q",
+        type=click.Choice(QUALITY_CHOICES),
+        default=None,
+        help="Render quality (default: [render] quality).",
+    )(command)
 
 
 def jobs_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("-j", "--jobs", type=click.IntRange(min=0), default=None, help="Stages run at once (default: [render] jobs; 0 = all cores).")(command)
+    return click.option(
+        "-j",
+        "--jobs",
+        type=click.IntRange(min=0),
+        default=None,
+        help="Stages run at once (default: [render] jobs; 0 = all cores).",
+    )(command)
 
 
 def _jobs(lecture: Lecture, jobs: int | None) -> int:
@@ -62,7 +82,15 @@ def _jobs(lecture: Lecture, jobs: int | None) -> int:
     return chosen or os.cpu_count() or 1
 
 
-def _run(lecture: Lecture, quality: str, *, dry_run: bool = False, jobs: int | None = None, explicit: set[str] = frozenset(), **targets: Any) -> None:  # type: ignore[assignment]
+def _run(
+    lecture: Lecture,
+    quality: str,
+    *,
+    dry_run: bool = False,
+    jobs: int | None = None,
+    explicit: set[str] = frozenset(),
+    **targets: Any,
+) -> None:  # type: ignore[assignment]
     from seqanim.build import build_lock, execute
 
     stages = graph.plan(lecture, quality, **targets)
@@ -114,7 +142,9 @@ def list_command(lecture: Lecture, quality: str | None) -> None:
 @lecture_options
 @quality_option
 @jobs_option
-@click.option("--dry-run", "-n", is_flag=True, help="Print the stages that would run, with the reason, and run nothing.")
+@click.option(
+    "--dry-run", "-n", is_flag=True, help="Print the stages that would run, with the reason, and run nothing."
+)
 def build(lecture: Lecture, quality: str | None, jobs: int | None, dry_run: bool) -> None:
     """Run every stage that is out of date: precompute, render, decks."""
     _run(lecture, quality or lecture.render.quality, dry_run=dry_run, jobs=jobs)
@@ -128,7 +158,14 @@ def build(lecture: Lecture, quality: str | None, jobs: int | None, dry_run: bool
 def precompute(lecture: Lecture, jobs: int | None, dry_run: bool, names: tuple[str, ...]) -> None:
     """Run experiments (default: all) and write data/<name>.npz."""
     selected = [registry.experiment(n).name for n in names] or list(registry.experiments())
-    _run(lecture, lecture.render.quality, dry_run=dry_run, jobs=jobs, experiments=selected, explicit={f"experiment:{n}" for n in names})
+    _run(
+        lecture,
+        lecture.render.quality,
+        dry_run=dry_run,
+        jobs=jobs,
+        experiments=selected,
+        explicit={f"experiment:{n}" for n in names},
+    )
 
 
 @cli.command()
@@ -141,7 +178,9 @@ def render(lecture: Lecture, quality: str | None, jobs: int | None, dry_run: boo
     """Render scenes (default: all) to renders/<quality>/<Scene>.mp4 and slides/<quality>/."""
     quality = quality or lecture.render.quality
     selected = [registry.scene(s).name for s in scenes] or list(registry.scenes())
-    _run(lecture, quality, dry_run=dry_run, jobs=jobs, scenes=selected, explicit={f"scene:{quality}:{s}" for s in scenes})
+    _run(
+        lecture, quality, dry_run=dry_run, jobs=jobs, scenes=selected, explicit={f"scene:{quality}:{s}" for s in scenes}
+    )
 
 
 @cli.command()
@@ -166,7 +205,9 @@ def slides(lecture: Lecture, quality: str | None, jobs: int | None, dry_run: boo
 @click.option("--screen", type=int, default=None, help="Screen number for the presentation window.")
 @click.option("--start-at", type=int, default=None, help="Slide number to start at.")
 @click.argument("deck", default="full")
-def present(lecture: Lecture, quality: str | None, fullscreen: bool, screen: int | None, start_at: int | None, deck: str) -> None:
+def present(
+    lecture: Lecture, quality: str | None, fullscreen: bool, screen: int | None, start_at: int | None, deck: str
+) -> None:
     """Present DECK (default: full) in manim-slides' Qt presenter, building what is missing first."""
     quality = quality or lecture.render.quality
     deck_scenes(lecture, deck)
@@ -231,7 +272,13 @@ def watch(interval: float) -> None:
 @cli.command("config")
 @click.option("--defaults", "show_defaults", is_flag=True, help="Print lecture.toml with every default and comment.")
 @click.option("--check", "check", is_flag=True, help="Check that lecture.toml names every key with its comment.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None, help="Parameters file (default: lecture.toml).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Parameters file (default: lecture.toml).",
+)
 def config_command(show_defaults: bool, check: bool, config_path: Path | None) -> None:
     """lecture.toml from the parameter models: print the defaults, or check the file against them."""
     from seqanim import defaults

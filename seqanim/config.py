@@ -40,7 +40,9 @@ class Section(BaseModel):
 class Render(Section):
     """rendering"""
 
-    quality: Literal["low", "medium", "high", "4k"] = Field("low", description="low (480p15) | medium (720p30) | high (1080p60) | 4k")
+    quality: Literal["low", "medium", "high", "4k"] = Field(
+        "low", description="low (480p15) | medium (720p30) | high (1080p60) | 4k"
+    )
     jobs: int = Field(0, ge=0, le=64, description="stages run at once, one process each; 0 = all cores")
 
 
@@ -51,7 +53,9 @@ class Theme(Section):
     foreground: str = Field(DEFAULT_STYLE.foreground, pattern=HEX, description="text and axes")
     muted: str = Field(DEFAULT_STYLE.muted, pattern=HEX, description="secondary text, grid, baselines")
     palette: list[str] = Field(
-        default_factory=lambda: list(DEFAULT_STYLE.palette), min_length=6, description='colourblind-safe (seaborn "colorblind")'
+        default_factory=lambda: list(DEFAULT_STYLE.palette),
+        min_length=6,
+        description='colourblind-safe (seaborn "colorblind")',
     )
     font: str = Field(DEFAULT_STYLE.font, description="font of every Text")
     heatmap: Literal["viridis", "magma", "cividis"] = Field(
@@ -86,7 +90,9 @@ class Decks(Section):
 class Build(Section):
     """the build"""
 
-    cache_mb: int = Field(4000, ge=0, le=1_000_000, description="size limit of the content-addressed output cache (.seqanim/cache)")
+    cache_mb: int = Field(
+        4000, ge=0, le=1_000_000, description="size limit of the content-addressed output cache (.seqanim/cache)"
+    )
 
 
 ENGINE_TABLES: dict[str, type[Section]] = {"render": Render, "theme": Theme, "decks": Decks, "build": Build}
@@ -145,7 +151,11 @@ def _format_error(error: ValidationError, raw: dict[str, Any], model: type[BaseM
     if kind == "extra_forbidden":
         allowed = sorted(model.model_fields) if len(loc) == 1 else []
         return f"unknown key '{key}' in [{table}]; allowed keys: {', '.join(allowed)}"
-    bounds = [f"{symbol} {ctx[name]}" for name, symbol in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")) if name in ctx]
+    bounds = [
+        f"{symbol} {ctx[name]}"
+        for name, symbol in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<"))
+        if name in ctx
+    ]
     if bounds:
         return f"{key} = {value!r} is out of range: allowed {' and '.join(bounds)}"
     message = first["msg"].removeprefix("Value error, ")
@@ -230,14 +240,18 @@ def validate(raw: dict[str, Any], source: str = "lecture.toml") -> Lecture:
     for name, value in raw.items():
         if name not in known and name not in ENGINE_TABLES:
             tables = ", ".join([*known, *ENGINE_TABLES])
-            raise ConfigError(f"{source}: unknown table [{name}]; known tables: {tables} (a new experiment needs precompute/{name}.py)")
+            raise ConfigError(
+                f"{source}: unknown table [{name}]; known tables: {tables} (a new experiment needs precompute/{name}.py)"
+            )
         if not isinstance(value, dict):
             raise ConfigError(f"{source}: {name} must be a table ([{name}]), not a value")
     engine: dict[str, Any] = {}
     for name, model in ENGINE_TABLES.items():
         table = dict(raw.get(name, {}))
         if name == "decks":  # [decks.NAME] tables are extra decks; other [decks] keys are options
-            table = {k: v for k, v in table.items() if not isinstance(v, dict)} | {"items": {k: v for k, v in table.items() if isinstance(v, dict)}}
+            table = {k: v for k, v in table.items() if not isinstance(v, dict)} | {
+                "items": {k: v for k, v in table.items() if isinstance(v, dict)}
+            }
         try:
             engine[name] = model.model_validate(table)
         except ValidationError as error:

@@ -71,7 +71,9 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def save(name: str, arrays: dict[str, Any], metrics: dict[str, Any], params: dict[str, Any], directory: Path | None = None) -> Path:
+def save(
+    name: str, arrays: dict[str, Any], metrics: dict[str, Any], params: dict[str, Any], directory: Path | None = None
+) -> Path:
     """Write `<name>.npz` then its sidecar, each atomically. The sidecar goes last: it marks the pair complete."""
     directory = directory or data_dir()
     arrays = {key: np.asarray(value) for key, value in arrays.items()}
@@ -123,7 +125,10 @@ def load(name: str, params: dict[str, Any] | None = None, directory: Path | None
     sidecar = read_sidecar(name, directory)
     if params is not None and sidecar["params_hash"] != digest(_jsonable(params)):
         changed = sorted(k for k in set(params) | set(sidecar["params"]) if params.get(k) != sidecar["params"].get(k))
-        detail = ", ".join(f"{name}.{k}: data has {sidecar['params'].get(k)!r}, lecture.toml has {params.get(k)!r}" for k in changed[:3])
+        detail = ", ".join(
+            f"{name}.{k}: data has {sidecar['params'].get(k)!r}, lecture.toml has {params.get(k)!r}"
+            for k in changed[:3]
+        )
         raise DataError(f"data/{name}.npz was made from other parameters ({detail}); {fix}")
     npz_path = directory / f"{name}.npz"
     if not npz_path.exists():
@@ -141,5 +146,7 @@ def load(name: str, params: dict[str, Any] | None = None, directory: Path | None
         raise DataError(f"data/{name}.npz does not match its sidecar (arrays differ); {fix}")
     for key, spec in expected.items():
         if list(arrays[key].shape) != spec["shape"] or str(arrays[key].dtype) != spec["dtype"]:
-            raise DataError(f"data/{name}.npz: array '{key}' has shape {arrays[key].shape}, sidecar says {spec['shape']}; {fix}")
+            raise DataError(
+                f"data/{name}.npz: array '{key}' has shape {arrays[key].shape}, sidecar says {spec['shape']}; {fix}"
+            )
     return Artifact(name=name, arrays=arrays, metrics=sidecar["metrics"], params=sidecar["params"])

@@ -43,7 +43,9 @@ def _line(key: str, value: Any, comment: str) -> str:
 def _fields(model: type[BaseModel]) -> dict[str, tuple[Any, str]]:
     """key -> (default, comment), in the model's order; fields without a description are not in the file."""
     defaults = model().model_dump(mode="json")
-    return {key: (defaults[key], field.description or "") for key, field in model.model_fields.items() if field.description}
+    return {
+        key: (defaults[key], field.description or "") for key, field in model.model_fields.items() if field.description
+    }
 
 
 def lecture_order() -> list[str]:
@@ -51,7 +53,10 @@ def lecture_order() -> list[str]:
     order: list[str] = []
     for part in registry.parts().values():
         for scene in part.scenes:
-            for name in [*[up for data in registry.scene(scene).data for up in registry.upstream(data)], *registry.scene(scene).data]:
+            for name in [
+                *[up for data in registry.scene(scene).data for up in registry.upstream(data)],
+                *registry.scene(scene).data,
+            ]:
                 if name not in order:
                     order.append(name)
     return order + [name for name in registry.experiments() if name not in order]

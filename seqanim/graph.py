@@ -32,7 +32,9 @@ from seqanim.files import atomic_write_text, digest, link_or_copy
 from seqanim.workspace import ENGINE, current
 
 # Modules whose effect reaches a stage only through parameter values, which are hashed already.
-NOT_CODE_INPUTS = {f"seqanim/{name}.py" for name in ("config", "registry", "errors", "graph", "cli", "declare", "workspace")}
+NOT_CODE_INPUTS = {
+    f"seqanim/{name}.py" for name in ("config", "registry", "errors", "graph", "cli", "declare", "workspace")
+}
 
 
 @dataclass
@@ -134,7 +136,14 @@ def _outputs_of_experiment(name: str) -> list[Path]:
     return [directory / f"{name}.npz", directory / f"{name}.json", *[directory / extra for extra in spec.extra_outputs]]
 
 
-def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, decks: list[str] | None = None, experiments: list[str] | None = None) -> dict[str, Stage]:
+def plan(
+    lecture: Lecture,
+    quality: str,
+    *,
+    scenes: list[str] | None = None,
+    decks: list[str] | None = None,
+    experiments: list[str] | None = None,
+) -> dict[str, Stage]:
     """All stages needed for the requested targets (default: everything), in dependency order."""
     from seqanim.decks.plan import deck_names
     from seqanim.render import outputs as scene_outputs
@@ -149,7 +158,11 @@ def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, dec
         spec = registry.experiment(name)
         deps = [add_experiment(dep) for dep in spec.reads]
         params = lecture.section(name)
-        inputs = {f"params:{name}": digest(params), **code_inputs(spec.source), **code_inputs(ENGINE / "experiments.py")}
+        inputs = {
+            f"params:{name}": digest(params),
+            **code_inputs(spec.source),
+            **code_inputs(ENGINE / "experiments.py"),
+        }
         stage = Stage(stage_id, "experiment", name, None, inputs, {name: params}, _outputs_of_experiment(name), deps)
         stage.data_hash = digest(experiment_params(lecture, name))
         stages[stage_id] = stage
@@ -161,9 +174,16 @@ def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, dec
             return stage_id
         spec = registry.scene(name)
         deps = [add_experiment(artifact) for artifact in spec.data]
-        inputs = {"quality": quality, "params:theme": theme_hash, **code_inputs(spec.source), **code_inputs(ENGINE / "render.py")}
+        inputs = {
+            "quality": quality,
+            "params:theme": theme_hash,
+            **code_inputs(spec.source),
+            **code_inputs(ENGINE / "render.py"),
+        }
         outs = scene_outputs(name, quality)
-        stage = Stage(stage_id, "scene", name, quality, inputs, {"theme": lecture.section("theme")}, list(outs.values()), deps)
+        stage = Stage(
+            stage_id, "scene", name, quality, inputs, {"theme": lecture.section("theme")}, list(outs.values()), deps
+        )
         stages[stage_id] = stage
         return stage_id
 
@@ -176,11 +196,18 @@ def plan(lecture: Lecture, quality: str, *, scenes: list[str] | None = None, dec
         deps = [add_scene(scene) for scene in definition["scenes"]]
         options = {k: v for k, v in lecture.section("decks").items() if k not in ("items", "full_title")}
         params = {"deck": definition, "decks": options}
-        inputs = {"quality": quality, "params:theme": theme_hash, f"params:deck.{name}": digest(params), **code_inputs(ENGINE / "decks" / "__init__.py")}
+        inputs = {
+            "quality": quality,
+            "params:theme": theme_hash,
+            f"params:deck.{name}": digest(params),
+            **code_inputs(ENGINE / "decks" / "__init__.py"),
+        }
         lock = current().reveal.parent.parent / "package-lock.json"
         if lock.exists():
             inputs["reveal.js"] = _file_hash(lock)
-        stage = Stage(stage_id, "deck", name, quality, inputs, params, list(deck_outputs(lecture, name, quality).values()), deps)
+        stage = Stage(
+            stage_id, "deck", name, quality, inputs, params, list(deck_outputs(lecture, name, quality).values()), deps
+        )
         stages[stage_id] = stage
         return stage_id
 
@@ -238,7 +265,14 @@ def record(stage: Stage, state: dict[str, Any], seconds: float | None = None) ->
     outputs = {current().label(path): _fingerprint(path) for path in stage.outputs}
     if seconds is None:  # restored from the cache: keep what running it cost last time
         seconds = state.get(stage.id, {}).get("seconds")
-    state[stage.id] = {"key": stage.key, "inputs": stage.inputs, "params": stage.params, "outputs": outputs, "built": time.time(), "seconds": seconds}
+    state[stage.id] = {
+        "key": stage.key,
+        "inputs": stage.inputs,
+        "params": stage.params,
+        "outputs": outputs,
+        "built": time.time(),
+        "seconds": seconds,
+    }
     atomic_write_text(current().state, json.dumps(state, indent=1, sort_keys=True))
 
 
@@ -323,7 +357,11 @@ def reason(stage: Stage, state: dict[str, Any], will_run: set[str]) -> str | Non
             changes = _param_changes(previous.get("params", {}), stage.params)
             why.append(", ".join(changes[:3]) if changes else name.removeprefix("params:"))
         elif name.startswith("code:"):
-            why.append(f"{name.removeprefix('code:')} changed" if name in old_inputs else f"now imports {name.removeprefix('code:')}")
+            why.append(
+                f"{name.removeprefix('code:')} changed"
+                if name in old_inputs
+                else f"now imports {name.removeprefix('code:')}"
+            )
         else:
             why.append(f"{name} {old_inputs.get(name)} -> {fingerprint}")
     for name in sorted(set(old_inputs) - set(stage.inputs)):
@@ -421,7 +459,10 @@ def cache_trim(limit_mb: int) -> int:
     """Evict least recently used entries until the cache fits in `limit_mb`. Returns entries evicted."""
     if not current().cache.exists():
         return 0
-    entries = sorted((p for p in current().cache.iterdir() if (p / "COMPLETE").exists()), key=lambda p: (p / "COMPLETE").stat().st_mtime)
+    entries = sorted(
+        (p for p in current().cache.iterdir() if (p / "COMPLETE").exists()),
+        key=lambda p: (p / "COMPLETE").stat().st_mtime,
+    )
     sizes = {entry: _size(entry) for entry in entries}
     total = sum(sizes.values())
     evicted = 0

@@ -69,7 +69,9 @@ def _import(module: str) -> Any:
     try:
         return importlib.import_module(module)
     except Exception as error:  # noqa: BLE001 - a broken lecture module is the user's to fix: say which one
-        raise ConfigError(f"{module.replace('.', '/')}.py cannot be imported ({type(error).__name__}: {error})") from None
+        raise ConfigError(
+            f"{module.replace('.', '/')}.py cannot be imported ({type(error).__name__}: {error})"
+        ) from None
 
 
 def _docstring_title(module: Any) -> str:
@@ -84,7 +86,9 @@ def _declare_experiments() -> list[dict[str, Any]]:
         if declared is None:
             continue  # a helper module (common, seq2seq_model)
         if not isinstance(declared, Experiment) or not callable(getattr(module, "run", None)):
-            raise ConfigError(f"precompute/{path.name}: EXPERIMENT must be a seqanim.declare.Experiment and the module must define run(params)")
+            raise ConfigError(
+                f"precompute/{path.name}: EXPERIMENT must be a seqanim.declare.Experiment and the module must define run(params)"
+            )
         found.append(
             {"name": path.stem, "title": _docstring_title(module), "reads": list(declared.reads),
              "extra_outputs": list(declared.extra_outputs), "seconds": declared.seconds}
@@ -98,12 +102,19 @@ def _declare_scenes() -> dict[str, Any]:
         module = _import(f"scenes.{path.stem}")
         part = getattr(module, "PART", None)
         if not isinstance(part, Part):
-            raise ConfigError(f"scenes/{path.name}: declare the lecture part, e.g. PART = Part('Recurrent networks', order=1)")
+            raise ConfigError(
+                f"scenes/{path.name}: declare the lecture part, e.g. PART = Part('Recurrent networks', order=1)"
+            )
         deck = path.stem.replace("_", "-")
         names = []
         for name, value in vars(module).items():
             # A scene: a class of this module whose own body defines construct and that names the data it reads.
-            if isinstance(value, type) and value.__module__ == module.__name__ and not name.startswith("_") and "construct" in vars(value):
+            if (
+                isinstance(value, type)
+                and value.__module__ == module.__name__
+                and not name.startswith("_")
+                and "construct" in vars(value)
+            ):
                 data = tuple(getattr(value, "data", ()))
                 if not data:
                     raise ConfigError(f"scenes/{path.name}: {name} reads no data; set data = ('experiment', ...)")
@@ -139,12 +150,19 @@ def experiments() -> dict[str, ExperimentSpec]:
     found = {}
     for item in _cached(folder, "precompute", _declare_experiments):
         found[item["name"]] = ExperimentSpec(
-            item["name"], folder / f"{item['name']}.py", item["title"], tuple(item["reads"]), tuple(item["extra_outputs"]), float(item["seconds"])
+            item["name"],
+            folder / f"{item['name']}.py",
+            item["title"],
+            tuple(item["reads"]),
+            tuple(item["extra_outputs"]),
+            float(item["seconds"]),
         )
     for spec in found.values():
         for upstream in spec.reads:
             if upstream not in found:
-                raise ConfigError(f"precompute/{spec.name}.py reads '{upstream}', which no module in precompute/ declares")
+                raise ConfigError(
+                    f"precompute/{spec.name}.py reads '{upstream}', which no module in precompute/ declares"
+                )
     return found
 
 
@@ -158,12 +176,16 @@ def scenes() -> dict[str, SceneSpec]:
     folder = current().scenes
     found = {}
     for item in _scene_declarations()["scenes"]:
-        found[item["name"]] = SceneSpec(item["name"], folder / f"{item['module']}.py", item["part"], tuple(item["data"]))
+        found[item["name"]] = SceneSpec(
+            item["name"], folder / f"{item['module']}.py", item["part"], tuple(item["data"])
+        )
     known = experiments()
     for spec in found.values():
         for name in spec.data:
             if name not in known:
-                raise ConfigError(f"{spec.source.name}: {spec.name} reads '{name}', which no module in precompute/ declares")
+                raise ConfigError(
+                    f"{spec.source.name}: {spec.name} reads '{name}', which no module in precompute/ declares"
+                )
     return found
 
 
@@ -172,7 +194,12 @@ def parts() -> dict[str, PartSpec]:
     """The lecture's parts, in the order of the full deck."""
     folder = current().scenes
     items = sorted(_scene_declarations()["parts"], key=lambda item: (item["order"], item["name"]))
-    return {item["name"]: PartSpec(item["name"], folder / f"{item['module']}.py", item["title"], item["order"], tuple(item["scenes"])) for item in items}
+    return {
+        item["name"]: PartSpec(
+            item["name"], folder / f"{item['module']}.py", item["title"], item["order"], tuple(item["scenes"])
+        )
+        for item in items
+    }
 
 
 def forget() -> None:

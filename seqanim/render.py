@@ -41,7 +41,9 @@ def outputs(scene: str, quality: str) -> dict[str, Path]:
 def check_tools() -> None:
     """Fail early, with the fix, when a system tool the scenes need is missing."""
     if shutil.which("latex") is None or shutil.which("dvisvgm") is None:
-        raise ToolMissingError("LaTeX is missing (latex/dvisvgm not on PATH); run `make setup` to install texlive and dvisvgm")
+        raise ToolMissingError(
+            "LaTeX is missing (latex/dvisvgm not on PATH); run `make setup` to install texlive and dvisvgm"
+        )
     if shutil.which("ffmpeg") is None:
         raise ToolMissingError("ffmpeg is missing; run `make setup` to install it")
     try:
@@ -104,7 +106,9 @@ def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, A
             log = workspace.logs / f"{name}.log"
             log.parent.mkdir(parents=True, exist_ok=True)
             log.write_text(traceback.format_exc())
-            raise StageFailed(f"scene {name} raised {type(error).__name__}: {error} (traceback in {workspace.label(log)})") from None
+            raise StageFailed(
+                f"scene {name} raised {type(error).__name__}: {error} (traceback in {workspace.label(log)})"
+            ) from None
         movie = Path(scene.renderer.file_writer.movie_file_path)
         frame = scene.renderer.get_frame()
         seconds = time.perf_counter() - started

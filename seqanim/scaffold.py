@@ -140,7 +140,9 @@ SCENE_IMPORTS = (
 
 def _identifier(name: str, what: str, pattern: str) -> str:
     if not re.fullmatch(pattern, name) or keyword.iskeyword(name):
-        raise ConfigError(f"'{name}' is not a valid {what} name ({'snake_case' if what == 'experiment' else 'CamelCase'} letters and digits)")
+        raise ConfigError(
+            f"'{name}' is not a valid {what} name ({'snake_case' if what == 'experiment' else 'CamelCase'} letters and digits)"
+        )
     return name
 
 
@@ -150,7 +152,11 @@ def _snake(camel: str) -> str:
 
 def _title(camel: str) -> str:
     words = re.findall(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|\d+", camel)
-    return " ".join([words[0], *[w.lower() if not w.isupper() or len(w) == 1 else w for w in words[1:]]]) if words else camel
+    return (
+        " ".join([words[0], *[w.lower() if not w.isupper() or len(w) == 1 else w for w in words[1:]]])
+        if words
+        else camel
+    )
 
 
 def new_experiment(workspace: Workspace, name: str) -> list[Path]:
@@ -166,7 +172,11 @@ def new_experiment(workspace: Workspace, name: str) -> list[Path]:
     from seqanim import defaults  # after the module exists: its table comes from its model
 
     heading, fields = defaults.tables()[name]
-    table = [f"\n# --- {heading}", f"[{name}]", *(defaults._line(key, value, comment) for key, (value, comment) in fields.items())]
+    table = [
+        f"\n# --- {heading}",
+        f"[{name}]",
+        *(defaults._line(key, value, comment) for key, (value, comment) in fields.items()),
+    ]
     atomic_write_text(workspace.config, workspace.config.read_text().rstrip("\n") + "\n" + "\n".join(table) + "\n")
     atomic_write_text(test, EXPERIMENT_TEST_TEMPLATE.format(name=name))
     _tidy(module, test)
@@ -178,9 +188,16 @@ def _first_curve(workspace: Workspace, experiment: str) -> str:
     try:
         sidecar = read_sidecar(experiment)
     except Exception:  # noqa: BLE001 - no data yet (or stale): compute it, then read again
-        result = subprocess.run([sys.executable, "-m", "seqanim.cli", "precompute", experiment], cwd=workspace.root, capture_output=True, text=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "seqanim.cli", "precompute", experiment],
+            cwd=workspace.root,
+            capture_output=True,
+            text=True,
+        )
         if result.returncode != 0:
-            raise ConfigError(f"`seqanim precompute {experiment}` failed; fix it first ({(result.stderr.strip().splitlines() or ['?'])[-1]})") from None
+            raise ConfigError(
+                f"`seqanim precompute {experiment}` failed; fix it first ({(result.stderr.strip().splitlines() or ['?'])[-1]})"
+            ) from None
         sidecar = read_sidecar(experiment)
     for key, spec in sidecar["arrays"].items():
         if len(spec["shape"]) == 1 and spec["shape"][0] >= 2 and spec["dtype"].startswith(("float", "int")):
@@ -197,7 +214,9 @@ def _with_imports(source: str) -> str:
 def _tidy(*paths: Path) -> None:
     """Sort and merge imports and format, as `make test`'s lint expects (ruff is in the test extras)."""
     files = [str(path) for path in paths]
-    subprocess.run([sys.executable, "-m", "ruff", "check", "--quiet", "--fix", "--select", "I,F401", *files], capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--quiet", "--fix", "--select", "I,F401", *files], capture_output=True
+    )
     subprocess.run([sys.executable, "-m", "ruff", "format", "--quiet", *files], capture_output=True)
 
 
@@ -209,17 +228,23 @@ def new_scene(workspace: Workspace, name: str, experiment: str, part: str) -> li
     if part not in parts:
         raise ConfigError(f"unknown part '{part}'; known: {', '.join(parts)} (one per module of scenes/)")
     if name in registry.scenes():
-        raise ConfigError(f"a scene named {name} exists already ({registry.scene(name).source.name}); pick another name")
+        raise ConfigError(
+            f"a scene named {name} exists already ({registry.scene(name).source.name}); pick another name"
+        )
     module = parts[part].source
     snake = _snake(name)
     test = workspace.root / "tests" / f"test_scene_{snake}.py"
     if test.exists():
         raise ConfigError(f"{workspace.label(test)} exists already; pick another name")
     array = _first_curve(workspace, experiment)
-    metrics = [key for key, value in read_sidecar(experiment)["metrics"].items() if isinstance(value, (int, float)) and not isinstance(value, bool)]
+    metrics = [
+        key
+        for key, value in read_sidecar(experiment)["metrics"].items()
+        if isinstance(value, (int, float)) and not isinstance(value, bool)
+    ]
     metrics = [key for key in metrics if key != "seconds"]  # the run time is no fact of the lecture
     notes_function = f"{snake}_notes"
-    readouts = " + \", \" + ".join(f'f"{key} = {{art.metrics[{key!r}]:.3g}}"' for key in metrics) or '"no metrics"'
+    readouts = ' + ", " + '.join(f'f"{key} = {{art.metrics[{key!r}]:.3g}}"' for key in metrics) or '"no metrics"'
     notes_text = f'f"{name} plots {array} from data/{experiment}.npz ({{len(art[{array!r}])}} values). " + {readouts}'
     caption = f'f"{array}: {{len(values)}} values from data/{experiment}.npz"'
     scene = SCENE_TEMPLATE.format(
@@ -227,7 +252,9 @@ def new_scene(workspace: Workspace, name: str, experiment: str, part: str) -> li
         notes_text=notes_text, caption=caption,
     )  # fmt: skip
     source = _with_imports(module.read_text()).rstrip("\n") + "\n" + scene
-    metric_asserts = "".join(f'    assert f"{key} = {{art.metrics[{key!r}]:.3g}}" in {notes_function}(art)\n' for key in metrics)
+    metric_asserts = "".join(
+        f'    assert f"{key} = {{art.metrics[{key!r}]:.3g}}" in {notes_function}(art)\n' for key in metrics
+    )
     atomic_write_text(module, source)
     atomic_write_text(test, SCENE_TEST_TEMPLATE.format(
         name=name, module=module.stem, experiment=experiment, notes_function=notes_function, snake=snake, metric_asserts=metric_asserts,

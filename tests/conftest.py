@@ -24,7 +24,9 @@ QUALITY = "low"
 def lecture_built() -> Path:
     """Build the whole lecture once per session (a no-op when `make` already built it)."""
     if not os.environ.get("SEQANIM_TEST_SKIP_BUILD"):
-        subprocess.run([sys.executable, "-m", "seqanim.cli", "build", "--quality", QUALITY], cwd=current().root, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "seqanim.cli", "build", "--quality", QUALITY], cwd=current().root, check=True
+        )
     return current().root
 
 

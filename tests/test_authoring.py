@@ -76,13 +76,19 @@ def test_generated_tests_pass_and_lint_clean(authored: Path) -> None:
     result = _run(authored, "-m", "pytest", "-q", "-p", "no:cacheprovider", *generated)
     assert "4 passed" in result.stdout
     _run(authored, "-m", "ruff", "check", "--no-cache", "precompute/demo_exp.py", "scenes/rnn.py", *generated)
-    _run(authored, "-m", "ruff", "format", "--check", "--no-cache", "precompute/demo_exp.py", "scenes/rnn.py", *generated)
+    _run(
+        authored, "-m", "ruff", "format", "--check", "--no-cache", "precompute/demo_exp.py", "scenes/rnn.py", *generated
+    )
 
 
 def test_a_name_that_exists_is_refused(authored: Path) -> None:
     env = {**os.environ, WORKSPACE_ENV: str(authored), "PYTHONPATH": str(authored)}
     result = subprocess.run(
-        [sys.executable, "-m", "seqanim.cli", "new", "experiment", "demo_exp"], cwd=authored, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "seqanim.cli", "new", "experiment", "demo_exp"],
+        cwd=authored,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 2
     assert result.stderr.strip() == "error: precompute/demo_exp.py exists already; pick another name"

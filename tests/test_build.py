@@ -54,7 +54,9 @@ def test_a_cold_build_starts_the_longest_chains_first() -> None:
     seconds = {name: spec.seconds for name, spec in registry.experiments().items()}
     two_longest = sorted(seconds, key=lambda name: -seconds[name])[:2]
     assert {s.removeprefix("experiment:") for s in experiments[:2]} == set(two_longest)
-    assert priority["experiment:adding"] > graph.expected_cost(stages["experiment:adding"], {})  # lstm_inside waits on it
+    assert priority["experiment:adding"] > graph.expected_cost(
+        stages["experiment:adding"], {}
+    )  # lstm_inside waits on it
     recorded = {stage_id: {"seconds": 99.0} for stage_id in stages}
     assert graph.expected_cost(stages["experiment:positional"], recorded) == 99.0  # a measured time beats the hint
 
@@ -72,8 +74,18 @@ def test_dry_run_lists_exactly_what_adding_T_feeds(tree: Tree) -> None:
     assert result.returncode == 0, result.stderr
     would = {line.split()[2] for line in result.stdout.splitlines() if line.startswith("would run")}
     lecture = load()
-    decks = {f"deck:low:{name}" for name in deck_names(lecture) if {"AddingProblem", "TrainingRace", "InsideTheLSTM"} & set(deck_scenes(lecture, name))}
-    expected = {"experiment:adding", "experiment:lstm_inside", "scene:low:AddingProblem", "scene:low:TrainingRace", "scene:low:InsideTheLSTM"} | decks
+    decks = {
+        f"deck:low:{name}"
+        for name in deck_names(lecture)
+        if {"AddingProblem", "TrainingRace", "InsideTheLSTM"} & set(deck_scenes(lecture, name))
+    }
+    expected = {
+        "experiment:adding",
+        "experiment:lstm_inside",
+        "scene:low:AddingProblem",
+        "scene:low:TrainingRace",
+        "scene:low:InsideTheLSTM",
+    } | decks
     assert would == expected
     assert "adding.T 40 -> 41" in result.stdout
     assert {"deck:low:rnn", "deck:low:full"} <= decks
@@ -150,7 +162,14 @@ def test_bad_parameters_file(tree: Tree, tmp_path: Path) -> None:
     assert tree.outputs() == before
 
 
-@pytest.mark.parametrize(("command", "expected"), [(("render", "NoSuchScene"), "unknown scene 'NoSuchScene'"), (("slides", "no-such-deck"), "unknown deck 'no-such-deck'"), (("precompute", "nope"), "unknown experiment 'nope'")])
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (("render", "NoSuchScene"), "unknown scene 'NoSuchScene'"),
+        (("slides", "no-such-deck"), "unknown deck 'no-such-deck'"),
+        (("precompute", "nope"), "unknown experiment 'nope'"),
+    ],
+)
 def test_unknown_names(tree: Tree, command: tuple[str, ...], expected: str) -> None:
     assert expected in one_error_line(tree.run(*command))
 
@@ -179,7 +198,9 @@ def test_data_from_other_parameters_is_refused(tree: Tree, tmp_path: Path) -> No
 
     arrays, metrics = positional.run(lecture.positional)
     contract.save("positional", arrays, metrics, experiment_params(lecture, "positional"), directory=tmp_path)
-    with pytest.raises(DataError, match=r"made from other parameters \(positional.length: data has 20, lecture.toml has 60\)"):
+    with pytest.raises(
+        DataError, match=r"made from other parameters \(positional.length: data has 20, lecture.toml has 60\)"
+    ):
         contract.load("positional", params=experiment_params(load(), "positional"), directory=tmp_path)
     data = tree.root / "data"
     saved = {name: (data / name).read_bytes() for name in ("positional.npz", "positional.json")}
@@ -269,7 +290,9 @@ def test_killed_build_keeps_outputs_and_resumes(tree: Tree, sig: signal.Signals,
 
     before = tree.outputs()
     steps = {1.0: 41, 3.0: 42, 2.0: 43}[delay]
-    process = tree.popen("render", "HiddenStateDynamics", "EchoOfAPulse", "-j", "1", "--set", f"linear_rnn.steps={steps}")
+    process = tree.popen(
+        "render", "HiddenStateDynamics", "EchoOfAPulse", "-j", "1", "--set", f"linear_rnn.steps={steps}"
+    )
     time.sleep(delay)
     os.killpg(process.pid, sig)  # the whole process group: the CLI and its workers
     process.wait(timeout=60)

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from seqanim import defaults, registry
-from seqanim.config import Lecture, load, validate
+from seqanim.config import Lecture, validate
 from seqanim.workspace import REPOSITORY, current
 
 SEEDS = REPOSITORY.parent / "shared" / "seeds"
@@ -35,15 +35,23 @@ def test_the_defaults_file_is_written_from_the_models() -> None:
 
     text = defaults.render()
     assert validate(tomllib.loads(text)) == model_defaults()
-    assert all(re.match(r"^[A-Za-z_]+ = .+ # \S", line) for line in text.splitlines() if re.match(r"^[A-Za-z_]+ =", line))
-    experiments = [line.strip("[]") for line in text.splitlines() if line.startswith("[")][: len(registry.experiments())]
+    assert all(
+        re.match(r"^[A-Za-z_]+ = .+ # \S", line) for line in text.splitlines() if re.match(r"^[A-Za-z_]+ =", line)
+    )
+    experiments = [line.strip("[]") for line in text.splitlines() if line.startswith("[")][
+        : len(registry.experiments())
+    ]
     assert set(experiments) == set(registry.experiments())
 
 
 def test_a_missing_key_or_comment_is_named(tmp_path) -> None:  # noqa: ANN001
     text = current().config.read_text()
     broken = tmp_path / "lecture.toml"
-    broken.write_text(re.sub(r"^hidden = 64 .*$", "hidden = 64", text.replace("\nclip = 1.0", "\n#clip", 1), count=1, flags=re.MULTILINE))
+    broken.write_text(
+        re.sub(
+            r"^hidden = 64 .*$", "hidden = 64", text.replace("\nclip = 1.0", "\n#clip", 1), count=1, flags=re.MULTILINE
+        )
+    )
     found = defaults.problems(broken)
     assert "[adding] clip is missing (its default: `seqanim config --defaults`)" in found
     assert "[adding] hidden: the comment should read '# hidden units of every recurrent cell'" in found
@@ -57,7 +65,11 @@ NOTEBOOK_000 = "000_6ad51b100fcd38b8.txt"
     [
         ("rnn2", r"N, T = (\d+), (\d+)", lambda l: (l.linear_rnn.size, l.linear_rnn.steps)),
         ("rnn2", r"for rho in \[([\d., ]+)\]", lambda l: l.linear_rnn.rhos),
-        ("rnn6", r"def train\(kind, T=(\d+), iters=(\d+), B=(\d+), lr=([\de.-]+), seed=(\d+)\)", lambda l: (l.adding.T, l.adding.iters, l.adding.batch, l.adding.lr, l.adding.seed)),
+        (
+            "rnn6",
+            r"def train\(kind, T=(\d+), iters=(\d+), B=(\d+), lr=([\de.-]+), seed=(\d+)\)",
+            lambda l: (l.adding.T, l.adding.iters, l.adding.batch, l.adding.lr, l.adding.seed),
+        ),
         ("rnn6", r"adding_batch\(512, T, seed=(\d+)\)", lambda l: (l.adding.test_seed,)),
         ("rnn8", r"t1, t2 = (\d+), (\d+)", lambda l: tuple(l.lstm_inside.markers)),
         ("at2", r"V, Ls, BOS = (\d+), (\d+), \d+", lambda l: (l.seq2seq_reverse.vocab, l.seq2seq_reverse.length)),
@@ -77,19 +89,47 @@ NOTEBOOK_000 = "000_6ad51b100fcd38b8.txt"
         ("rnn8", r"torch.manual_seed\((\d+)\); xe", lambda l: (l.lstm_inside.example_seed,)),
         ("at2", r"def __init__\(s, h=(\d+), e=(\d+)\)", lambda l: (l.seq2seq_reverse.hidden, l.seq2seq_reverse.embed)),
         ("at2", r"def __init__\(s, h, a=(\d+)\)", lambda l: (l.seq2seq_reverse.attn,)),
-        ("at2", r"torch.manual_seed\((\d+)\); m = Seq2Seq\(\); opt = torch.optim.Adam\(m.parameters\(\), ([\de.-]+)\)", lambda l: (l.seq2seq_reverse.seed, l.seq2seq_reverse.lr)),
+        (
+            "at2",
+            r"torch.manual_seed\((\d+)\); m = Seq2Seq\(\); opt = torch.optim.Adam\(m.parameters\(\), ([\de.-]+)\)",
+            lambda l: (l.seq2seq_reverse.seed, l.seq2seq_reverse.lr),
+        ),
         ("at2", r"rev_batch\((\d+)\); lo", lambda l: (l.seq2seq_reverse.batch,)),
         ("at2", r"torch.manual_seed\((\d+)\); s1, t1", lambda l: (l.seq2seq_reverse.example_seed,)),
-        ("at4", r"torch.manual_seed\((\d+)\); m = Seq2Seq\(\); opt = torch.optim.Adam\(m.parameters\(\), ([\de.-]+)\)", lambda l: (l.seq2seq_sort.seed, l.seq2seq_sort.lr)),
+        (
+            "at4",
+            r"torch.manual_seed\((\d+)\); m = Seq2Seq\(\); opt = torch.optim.Adam\(m.parameters\(\), ([\de.-]+)\)",
+            lambda l: (l.seq2seq_sort.seed, l.seq2seq_sort.lr),
+        ),
         ("at4", r"sort_batch\((\d+)\); lo", lambda l: (l.seq2seq_sort.batch,)),
         ("at4", r"torch.manual_seed\((\d+)\); s1, t1", lambda l: (l.seq2seq_sort.example_seed,)),
         ("tf2", r"def __init__\(s, d=(\d+)\)", lambda l: (l.lookup.d,)),
-        ("tf2", r"torch.manual_seed\((\d+)\); ml = Lookup\(\); opt = torch.optim.Adam\(ml.parameters\(\), ([\de.-]+)\)", lambda l: (l.lookup.seed, l.lookup.lr)),
-        ("tf2", r"for it in range\((\d+)\):\n    keys, vals, qkey, ans = lookup_batch\((\d+)\)", lambda l: (l.lookup.iters, l.lookup.batch)),
-        ("tf2", r"torch.manual_seed\((\d+)\); keys, vals, qkey, ans = lookup_batch\(1\)", lambda l: (l.lookup.example_seed,)),
+        (
+            "tf2",
+            r"torch.manual_seed\((\d+)\); ml = Lookup\(\); opt = torch.optim.Adam\(ml.parameters\(\), ([\de.-]+)\)",
+            lambda l: (l.lookup.seed, l.lookup.lr),
+        ),
+        (
+            "tf2",
+            r"for it in range\((\d+)\):\n    keys, vals, qkey, ans = lookup_batch\((\d+)\)",
+            lambda l: (l.lookup.iters, l.lookup.batch),
+        ),
+        (
+            "tf2",
+            r"torch.manual_seed\((\d+)\); keys, vals, qkey, ans = lookup_batch\(1\)",
+            lambda l: (l.lookup.example_seed,),
+        ),
         ("tf8", r"def __init__\(s, d=(\d+)\)", lambda l: (l.groupby.d,)),
-        ("tf8", r"torch.manual_seed\((\d+)\); g = GroupAttn\(\); opt = torch.optim.Adam\(g.parameters\(\), ([\de.-]+)\)", lambda l: (l.groupby.seed, l.groupby.lr)),
-        ("tf8", r"for it in range\((\d+)\):\n    keys, vals, tgt = grp_batch\((\d+)\)", lambda l: (l.groupby.iters, l.groupby.batch)),
+        (
+            "tf8",
+            r"torch.manual_seed\((\d+)\); g = GroupAttn\(\); opt = torch.optim.Adam\(g.parameters\(\), ([\de.-]+)\)",
+            lambda l: (l.groupby.seed, l.groupby.lr),
+        ),
+        (
+            "tf8",
+            r"for it in range\((\d+)\):\n    keys, vals, tgt = grp_batch\((\d+)\)",
+            lambda l: (l.groupby.iters, l.groupby.batch),
+        ),
         ("tf8", r"torch.manual_seed\((\d+)\); keys, vals, tgt = grp_batch\(1\)", lambda l: (l.groupby.example_seed,)),
     ],
 )
@@ -104,7 +144,15 @@ def test_defaults_reproduce_notebook_003() -> None:
     source = cell("003_48cf20683bbc56a4.txt", "cell-006")
     walkthrough = model_defaults().qkv_walkthrough
     assert "Q = np.array([[1.,0.]])" in source and walkthrough.query == [1.0, 0.0]
-    assert "K = np.array([[1.,0.],[0.,1.],[1.,1.]])" in source and walkthrough.keys == [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
-    assert "V = np.array([[10.,0.],[0.,10.],[10.,10.]])" in source and walkthrough.values == [[10.0, 0.0], [0.0, 10.0], [10.0, 10.0]]
+    assert "K = np.array([[1.,0.],[0.,1.],[1.,1.]])" in source and walkthrough.keys == [
+        [1.0, 0.0],
+        [0.0, 1.0],
+        [1.0, 1.0],
+    ]
+    assert "V = np.array([[10.,0.],[0.,10.],[10.,10.]])" in source and walkthrough.values == [
+        [10.0, 0.0],
+        [0.0, 10.0],
+        [10.0, 10.0],
+    ]
     assert "is_real_key = np.array([True,True,False])" in cell("003_48cf20683bbc56a4.txt", "cell-024")
     assert walkthrough.is_real_key == [True, True, False]

@@ -16,7 +16,11 @@ PARAMS = {"seed": 3, "T": 40}
 
 
 def saved(directory: Path) -> Path:
-    arrays = {"norms": np.linspace(0, 1, 12).reshape(3, 4), "kinds": np.array(["RNN", "LSTM"]), "target": np.float64(1.25)}
+    arrays = {
+        "norms": np.linspace(0, 1, 12).reshape(3, 4),
+        "kinds": np.array(["RNN", "LSTM"]),
+        "target": np.float64(1.25),
+    }
     return contract.save("demo", arrays, {"final_mse": np.float32(0.5)}, PARAMS, directory=directory)
 
 

@@ -34,7 +34,15 @@ SCENE = "HiddenStateDynamics"
 MINI = "test-mini"
 PAIR = "test-pair"  # the same scene twice: two chapters, the second starting where the first ends
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 # What a child process in the copy runs before its body (see `_call`).
 CHILD_PRELUDE = """\
@@ -72,8 +80,12 @@ def _call(tree: Tree, lecture: Lecture, body: str, *, timeout: float = 600, env:
         # Its own process group, so a hung child (the Qt presenter and its manim-slides child) is stopped as a whole.
         process = subprocess.Popen(
             [sys.executable, "-c", code, str(config), str(answer)],
-            cwd=tree.root, env={**os.environ, "PYTHONPATH": str(tree.root), **(env or {})},
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+            cwd=tree.root,
+            env={**os.environ, "PYTHONPATH": str(tree.root), **(env or {})},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
         )
         try:
             _, stderr = process.communicate(timeout=timeout)
@@ -106,10 +118,18 @@ def deck_tree(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 def mini(deck_tree: Tree) -> Export:
     """The small deck, exported in every format (with the standalone HTML) in the copy."""
     base = load(deck_tree.root / "lecture.toml")
-    lecture = base.model_copy(update={"decks": Decks(one_file=True, handout_notes=True, items={
-        MINI: Deck(title="Mini lecture", scenes=[SCENE]),
-        PAIR: Deck(title="Pair", scenes=[SCENE, SCENE]),
-    })})
+    lecture = base.model_copy(
+        update={
+            "decks": Decks(
+                one_file=True,
+                handout_notes=True,
+                items={
+                    MINI: Deck(title="Mini lecture", scenes=[SCENE]),
+                    PAIR: Deck(title="Pair", scenes=[SCENE, SCENE]),
+                },
+            )
+        }
+    )
     return Export(deck_tree, lecture, _export(deck_tree, lecture, MINI))
 
 
@@ -134,7 +154,12 @@ def _browse(url: str, *, allowed: tuple[str, ...]) -> tuple[list[dict[str, Any]]
 
             context.route("**/*", route)
             page = context.new_page()
-            page.on("request", lambda request: None if request.url.startswith((*allowed, "data:", "blob:", "about:")) else left.append(request.url))
+            page.on(
+                "request",
+                lambda request: (
+                    None if request.url.startswith((*allowed, "data:", "blob:", "about:")) else left.append(request.url)
+                ),
+            )
             page.goto(url)
             page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=20_000)
             total = page.evaluate("Reveal.getTotalSlides()")
@@ -145,10 +170,12 @@ def _browse(url: str, *, allowed: tuple[str, ...]) -> tuple[list[dict[str, Any]]
                     " return v !== null && v.readyState >= 2; }",
                     timeout=15_000,
                 )
-                states.append(page.evaluate(
-                    "() => { const v = Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video');"
-                    " return {slide: Reveal.getIndices().h, readyState: v.readyState, width: v.videoWidth, muted: v.muted}; }"
-                ))
+                states.append(
+                    page.evaluate(
+                        "() => { const v = Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video');"
+                        " return {slide: Reveal.getIndices().h, readyState: v.readyState, width: v.videoWidth, muted: v.muted}; }"
+                    )
+                )
                 if index < total - 1:
                     page.evaluate("Reveal.next()")
             notes = page.evaluate("[...document.querySelectorAll('.slides aside.notes')].map(a => a.textContent)")
@@ -251,10 +278,14 @@ def test_joined_video_has_a_chapter_per_scene(mini: Export) -> None:
     pair = _export(mini.tree, mini.lecture, PAIR, ("video",))
     duration = _report(mini.tree, SCENE)["duration"]
     for path, scenes in ((written["video"], [SCENE]), (pair["video"], [SCENE, SCENE])):
-        probe = json.loads(subprocess.run(
-            ["ffprobe", "-v", "error", "-show_chapters", "-show_format", "-of", "json", str(path)],
-            capture_output=True, text=True, check=True,
-        ).stdout)
+        probe = json.loads(
+            subprocess.run(
+                ["ffprobe", "-v", "error", "-show_chapters", "-show_format", "-of", "json", str(path)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         chapters = probe["chapters"]
         assert [c["tags"]["title"] for c in chapters] == scenes
         for k, chapter in enumerate(chapters):
@@ -274,7 +305,11 @@ def test_every_listed_output_exists_and_no_temp_file_is_left(mini: Export) -> No
     for name, path in outputs.items():
         assert path.exists(), name
     for folder in (root / "slides" / QUALITY, root / "renders" / QUALITY, root / "slides" / QUALITY / "cards"):
-        leftovers = [p.name for p in folder.iterdir() if p.name.startswith(".") and (".tmp" in p.name or ".stage-" in p.name or ".old-" in p.name)]
+        leftovers = [
+            p.name
+            for p in folder.iterdir()
+            if p.name.startswith(".") and (".tmp" in p.name or ".stage-" in p.name or ".old-" in p.name)
+        ]
         assert leftovers == []
     # Published files are readable by others (temporary files start as 0600).
     assert all(os.stat(written[k]).st_mode & 0o044 == 0o044 for k in ("html", "pdf", "pptx", "video", "standalone"))
@@ -323,7 +358,9 @@ def test_full_deck_gets_a_divider_per_part() -> None:
     assert [scene for _, group in groups for scene in group] == deck_scenes(lecture, "full")
     assert deck_parts(lecture, "rnn") == [(None, deck_scenes(lecture, "rnn"))]
     card_ids = [key for key in decks.deck_outputs(lecture, "full", QUALITY) if key.startswith("card:")]
-    assert card_ids == ["card:full-title"] + [f"card:full-part-{k}-{part}" for k, (part, _) in enumerate(groups, start=1)]
+    assert card_ids == ["card:full-title"] + [
+        f"card:full-part-{k}-{part}" for k, (part, _) in enumerate(groups, start=1)
+    ]
 
 
 def test_divider_cards_are_real_slides(deck_tree: Tree) -> None:
@@ -332,7 +369,9 @@ def test_divider_cards_are_real_slides(deck_tree: Tree) -> None:
 
     first, second = SCENE, "ScaledScores"  # from two lecture parts: rnn, why-attention
     base = load(deck_tree.root / "lecture.toml")
-    lecture = base.model_copy(update={"decks": Decks(items={"test-parts": Deck(title="Two parts", scenes=[first, second])})})
+    lecture = base.model_copy(
+        update={"decks": Decks(items={"test-parts": Deck(title="Two parts", scenes=[first, second])})}
+    )
     part_a, part_b = (registry.parts()[registry.scene(scene).part].title for scene in (first, second))
     path = _export(deck_tree, lecture, "test-parts", ("pptx",))["pptx"]
     notes = [slide.notes_slide.notes_text_frame.text for slide in Presentation(str(path)).slides]

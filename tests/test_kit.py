@@ -62,7 +62,15 @@ def test_invisible_mobjects_are_ignored() -> None:
 
 
 def render_frame(*mobjects: object) -> np.ndarray:
-    with tempconfig({"quality": "low_quality", "write_to_movie": False, "disable_caching": True, "background_color": theme.background(), "verbosity": "ERROR"}):
+    with tempconfig(
+        {
+            "quality": "low_quality",
+            "write_to_movie": False,
+            "disable_caching": True,
+            "background_color": theme.background(),
+            "verbosity": "ERROR",
+        }
+    ):
         scene = Scene()
         scene.add(*mobjects)
         scene.renderer.update_frame(scene)
@@ -99,7 +107,10 @@ def test_dense_heatmap_draws_what_the_cell_by_cell_one_draws() -> None:
     cell centre and the same geometry, also after the heatmap is moved and scaled; a masked cell stays empty."""
     values = np.sin(np.arange(24 * 30).reshape(24, 30) / 7.0)
     values[3, 4] = -np.inf
-    pair = [Heatmap(values, cell_size=0.12, vmin=-1, vmax=1, cell_stroke=0.0, dense=dense).scale(1.3).shift(0.7 * LEFT) for dense in (False, True)]
+    pair = [
+        Heatmap(values, cell_size=0.12, vmin=-1, vmax=1, cell_stroke=0.0, dense=dense).scale(1.3).shift(0.7 * LEFT)
+        for dense in (False, True)
+    ]
     frames = [render_frame(heatmap) for heatmap in pair]
     rows, cols = values.shape
     centres = [pair[0].cell(row, col).get_center() for row in range(rows) for col in range(cols)]
@@ -125,4 +136,11 @@ def test_bars_scale_with_values_and_readouts_follow() -> None:
     assert bars.readouts[0].get_bottom()[1] > bars.bars[0].get_top()[1]
     frame = render_frame(bars)
     top_colour = pixel_at(frame, bars.bars[0].get_top() + 0.05 * DOWN)
-    assert np.abs(top_colour - np.array(theme.colour(0).to_rgb()) * 255 * 0.9 - np.array(theme.background().to_rgb()) * 255 * 0.1).max() < 12
+    assert (
+        np.abs(
+            top_colour
+            - np.array(theme.colour(0).to_rgb()) * 255 * 0.9
+            - np.array(theme.background().to_rgb()) * 255 * 0.1
+        ).max()
+        < 12
+    )

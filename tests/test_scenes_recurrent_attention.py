@@ -37,10 +37,22 @@ def test_reverse_notes_quote_the_data(scene_report, artifact) -> None:
     attention, metrics = run["attention"], run.metrics
     expected = [
         [_words(run["source"]), _words(run["target"])],
-        *[[f"{attention[t].max():.2f} on position {int(attention[t].argmax())}", f"{run['energies'][t].max():.1f}"] for t in range(3)],
-        [f"step {t} -> position {int(attention[t].argmax())} ({attention[t].max():.2f})" for t in range(3, len(attention))],
-        [f"{metrics['example_mirror_mass']:.1%}", f"{metrics['held_out_mirror_mass']:.1%}", f"{metrics['example_shifted_mass']:.1%}",
-         f"{metrics['held_out_shifted_mass']:.1%}", f"{metrics['held_out_argmax_on_shifted']:.1%}", _on_mirror(attention)],
+        *[
+            [f"{attention[t].max():.2f} on position {int(attention[t].argmax())}", f"{run['energies'][t].max():.1f}"]
+            for t in range(3)
+        ],
+        [
+            f"step {t} -> position {int(attention[t].argmax())} ({attention[t].max():.2f})"
+            for t in range(3, len(attention))
+        ],
+        [
+            f"{metrics['example_mirror_mass']:.1%}",
+            f"{metrics['held_out_mirror_mass']:.1%}",
+            f"{metrics['example_shifted_mass']:.1%}",
+            f"{metrics['held_out_shifted_mass']:.1%}",
+            f"{metrics['held_out_argmax_on_shifted']:.1%}",
+            _on_mirror(attention),
+        ],
         [f"{metrics['token_accuracy']:.1%}", f"{metrics['greedy_token_accuracy']:.1%}"],
     ]
     assert len(expected) == len(notes)
@@ -58,11 +70,23 @@ def test_sort_notes_quote_the_data(scene_report, artifact) -> None:
     expected = [
         [_words(source), _words(np.sort(source))],
         *[[f"{attention[t, position[t]]:.2f} of the weight", f"position {position[t]}"] for t in range(2)],
-        [f"step {t} -> position {position[t]} (value {np.sort(source)[t]}, weight {attention[t, position[t]]:.2f})" for t in range(2, len(source))],
+        [
+            f"step {t} -> position {position[t]} (value {np.sort(source)[t]}, weight {attention[t, position[t]]:.2f})"
+            for t in range(2, len(source))
+        ],
         [f"{reverse.metrics['held_out_argmax_on_shifted']:.1%}", f"{metrics['held_out_argmax_on_target']:.2%}"],
-        [f"{len(run['more_sources'])} held-out inputs",
-         *[f"input {_words(more)}: step 0 points to position {int(att[0].argmax())}" for more, att in zip(run["more_sources"], run["more_attention"])]],
-        [f"{metrics['token_accuracy']:.1%}", f"{metrics['held_out_target_mass']:.1%}", f"{metrics['held_out_neighbour_mass']:.1%}"],
+        [
+            f"{len(run['more_sources'])} held-out inputs",
+            *[
+                f"input {_words(more)}: step 0 points to position {int(att[0].argmax())}"
+                for more, att in zip(run["more_sources"], run["more_attention"])
+            ],
+        ],
+        [
+            f"{metrics['token_accuracy']:.1%}",
+            f"{metrics['held_out_target_mass']:.1%}",
+            f"{metrics['held_out_neighbour_mass']:.1%}",
+        ],
     ]
     assert len(expected) == len(notes)
     for note, quotes in zip(notes, expected):

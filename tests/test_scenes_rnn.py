@@ -8,8 +8,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from seqanim.workspace import current
 from seqanim.contract import Artifact
+from seqanim.workspace import current
 
 # scene -> (slides it produces, index of its loop slide or None)
 SCENES = {
@@ -37,7 +37,11 @@ def expected_notes(scene: str, artifact: Callable[[str], Artifact]) -> list[list
         run = artifact("linear_rnn")
         rhos, finals = run["rhos"], run["norms"][:, -1]
         steps = run["norms"].shape[1] - 1
-        regimes = [np.flatnonzero(rhos < 1 - 1e-9), np.flatnonzero(np.isclose(rhos, 1.0)), np.flatnonzero(rhos > 1 + 1e-9)]
+        regimes = [
+            np.flatnonzero(rhos < 1 - 1e-9),
+            np.flatnonzero(np.isclose(rhos, 1.0)),
+            np.flatnonzero(rhos > 1 + 1e-9),
+        ]
         return [
             [f"{steps} steps", ", ".join(f"{rho:.2f}" for rho in rhos)],
             *[[f"rho = {rhos[i]:.2f}: ||h_{steps}|| = {finals[i]:.3g}" for i in indices] for indices in regimes],
@@ -52,7 +56,7 @@ def expected_notes(scene: str, artifact: Callable[[str], Artifact]) -> list[list
         divisor = round(2 * np.pi / float(run["echo_angle"]))
         return [
             [f"2 pi/{divisor}", f"{steps} steps"],
-            *[[f"{rho ** divisor:.3g}", f"|h_{steps}| = {radius:.3g}"] for rho, radius in zip(rhos, radii)],
+            *[[f"{rho**divisor:.3g}", f"|h_{steps}| = {radius:.3g}"] for rho, radius in zip(rhos, radii)],
             [f"rho = {rho:g}: |h_{steps}| = {radius:.3g}" for rho, radius in zip(rhos, radii)],
             [f"{radius:.3g} (rho = {rho:g})" for rho, radius in zip(rhos, radii)],
         ]
@@ -72,7 +76,11 @@ def expected_notes(scene: str, artifact: Callable[[str], Artifact]) -> list[list
         kinds, mse = [str(kind) for kind in run["kinds"]], run["test_mse"]
         finals = {kind: run.metrics[f"final_mse_{kind}"] for kind in kinds}
         return [
-            [f"{run.params['hidden']} hidden units", f"{run.params['iters']} Adam steps", f"MSE {float(run['baseline']):.3f}"],
+            [
+                f"{run.params['hidden']} hidden units",
+                f"{run.params['iters']} Adam steps",
+                f"MSE {float(run['baseline']):.3f}",
+            ],
             [f"{kind} starts at {mse[i, 0]:.3f}" for i, kind in enumerate(kinds)],
             [f"{kind} {finals[kind]:.3g}" for kind in kinds],
             [f"{finals['LSTM']:.3g}, {finals['GRU']:.3g}", f"({finals['RNN']:.3f})"],
@@ -131,7 +139,15 @@ def test_regime_word_matches_the_spectral_radius_on_screen(scene_report, artifac
     """At the end of each regime slide the readout names the regime of the rho on screen (a frame-state check)."""
     report = scene_report("HiddenStateDynamics")
     rhos = artifact("linear_rnn")["rhos"]
-    expected = [word for word, present in (("forgets", (rhos < 1).any()), ("holds", np.isclose(rhos, 1).any()), ("explodes", (rhos > 1).any())) if present]
+    expected = [
+        word
+        for word, present in (
+            ("forgets", (rhos < 1).any()),
+            ("holds", np.isclose(rhos, 1).any()),
+            ("explodes", (rhos > 1).any()),
+        )
+        if present
+    ]
     regime_slides = report["screen_texts"][1 : 1 + len(expected)]  # slides 2..: one slide per regime
     shown = [[word for word in ("forgets", "holds", "explodes") if word in texts] for texts in regime_slides]
     assert shown == [[word] for word in expected]

@@ -11,7 +11,13 @@ import pytest
 
 from seqanim.contract import Artifact
 
-SLIDES = {"SelfAttentionLookup": 5, "AttentionPooling": 4, "SinusoidalPositions": 5, "RopeRotation": 6, "ScaledDotProduct": 3}
+SLIDES = {
+    "SelfAttentionLookup": 5,
+    "AttentionPooling": 4,
+    "SinusoidalPositions": 5,
+    "RopeRotation": 6,
+    "ScaledDotProduct": 3,
+}
 
 
 def expected_notes(scene: str, artifact: Callable[[str], Artifact]) -> list[str]:
@@ -78,7 +84,9 @@ def test_scene_renders_cleanly(scene: str, scene_report: Callable[[str], dict[st
 
 
 @pytest.mark.parametrize("scene", list(SLIDES))
-def test_every_note_quotes_data(scene: str, scene_report: Callable[[str], dict[str, Any]], artifact: Callable[[str], Artifact]) -> None:
+def test_every_note_quotes_data(
+    scene: str, scene_report: Callable[[str], dict[str, Any]], artifact: Callable[[str], Artifact]
+) -> None:
     notes = scene_report(scene)["notes"]
     for index, (note, number) in enumerate(zip(notes, expected_notes(scene, artifact), strict=True)):
         assert number in note, f"{scene} slide {index + 1}: expected {number!r} in {note!r}"

@@ -29,7 +29,9 @@ LINKED = ("renders", "slides", "node_modules")
 class Tree:
     root: Path
 
-    def run(self, *args: str, timeout: float = 600, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, timeout: float = 600, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "seqanim.cli", *args],
             cwd=self.root,

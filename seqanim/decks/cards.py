@@ -59,7 +59,9 @@ def card_files(card_id: str, quality: str) -> Path:
 
 def card_digest(card: Card, lecture: Lecture, quality: str) -> str:
     code = hashlib.sha256(b"".join(path.read_bytes() for path in _CODE)).hexdigest()
-    return digest({"card": asdict(card), "theme": lecture.theme.model_dump(mode="json"), "quality": quality, "code": code})
+    return digest(
+        {"card": asdict(card), "theme": lecture.theme.model_dump(mode="json"), "quality": quality, "code": code}
+    )
 
 
 def _is_current(card: Card, lecture: Lecture, quality: str) -> bool:
@@ -85,14 +87,19 @@ def ensure_cards(cards: Sequence[Card], lecture: Lecture, quality: str) -> list[
             env = {**os.environ, CONFIG_ENV: str(config)}
             result = subprocess.run(
                 [sys.executable, "-m", "seqanim.decks.cards", str(spec), "--quality", quality],
-                cwd=current().root, env=env, capture_output=True, text=True,
+                cwd=current().root,
+                env=env,
+                capture_output=True,
+                text=True,
             )
             if result.returncode != 0:
                 log = current().logs / "cards.log"
                 log.parent.mkdir(parents=True, exist_ok=True)
                 log.write_text(result.stdout + result.stderr)
                 last = (result.stderr.strip().splitlines() or ["no output"])[-1]
-                raise StageFailed(f"rendering title/divider cards failed: {last} (full output in {current().label(log)})")
+                raise StageFailed(
+                    f"rendering title/divider cards failed: {last} (full output in {current().label(log)})"
+                )
     return [card_json(card.id, quality) for card in cards]
 
 

@@ -38,7 +38,10 @@ def _template() -> str:
 
     text = RevealJS(presentation_configs=[]).load_template()
     edits = [
-        ('<aside class="notes" data-markdown>{{ slide_config.notes }}</aside>', '<aside class="notes">{{ slide_config.notes | e }}</aside>'),
+        (
+            '<aside class="notes" data-markdown>{{ slide_config.notes }}</aside>',
+            '<aside class="notes">{{ slide_config.notes | e }}</aside>',
+        ),
         ("<title>{{ title }}</title>", "<title>{{ title | e }}</title>"),
         ('<link rel="stylesheet" href="{{ cdn_url }}/dist/plugin/highlight/zenburn.css">', ""),
         ('<script src="{{ cdn_url }}/dist/plugin/markdown.js"></script>', ""),
@@ -46,11 +49,19 @@ def _template() -> str:
     ]
     for old, new in edits:
         if text.count(old) != 1:
-            raise StageFailed(f"manim-slides' revealjs.html changed (no single {old!r}); update seqanim/decks/html.py::_template")
+            raise StageFailed(
+                f"manim-slides' revealjs.html changed (no single {old!r}); update seqanim/decks/html.py::_template"
+            )
         text = text.replace(old, new)
-    muted, count = re.subn(r"\{% if loop\.index == 1 and outer_loop\.index == 1 %\}\s*data-background-video-muted\s*\{% endif %\}", "data-background-video-muted", text)
+    muted, count = re.subn(
+        r"\{% if loop\.index == 1 and outer_loop\.index == 1 %\}\s*data-background-video-muted\s*\{% endif %\}",
+        "data-background-video-muted",
+        text,
+    )
     if count != 1:
-        raise StageFailed("manim-slides' revealjs.html changed (muted first video); update seqanim/decks/html.py::_template")
+        raise StageFailed(
+            "manim-slides' revealjs.html changed (muted first video); update seqanim/decks/html.py::_template"
+        )
     return muted
 
 
@@ -61,7 +72,14 @@ def _local_refs(html: str) -> list[str]:
     soup = BeautifulSoup(html, "html.parser")
     refs: list[str] = []
     for tag in soup.find_all(True):
-        for attribute in ("src", "href", "data-background-video", "data-background-image", "data-background-iframe", "poster"):
+        for attribute in (
+            "src",
+            "href",
+            "data-background-video",
+            "data-background-image",
+            "data-background-iframe",
+            "poster",
+        ):
             value = tag.get(attribute)
             if isinstance(value, str):
                 refs.append(value)
@@ -95,7 +113,9 @@ def _converter_options(plan: DeckPlan, presentations: list[Any]) -> dict[str, An
     }
 
 
-def export_html(plan: DeckPlan, presentations: list[Any], lecture: Lecture, *, one_file: bool, linked: bool = True) -> dict[str, Path]:
+def export_html(
+    plan: DeckPlan, presentations: list[Any], lecture: Lecture, *, one_file: bool, linked: bool = True
+) -> dict[str, Path]:
     """Write `<deck>.html` + `<deck>_assets/` (when `linked`) and, when `one_file`, `<deck>.standalone.html`."""
     from manim_slides.convert import RevealJS
 
@@ -120,7 +140,9 @@ def export_html(plan: DeckPlan, presentations: list[Any], lecture: Lecture, *, o
                     link_or_copy(slide.file, assets / f"{prefix}{slide.file.name}")
             cdn = f"{assets_name}/reveal.js"
             html_path = stage / f"{plan.deck}.html"
-            RevealJS(presentation_configs=presentations, template=template, cdn_url=cdn, **options).convert_to(html_path)
+            RevealJS(presentation_configs=presentations, template=template, cdn_url=cdn, **options).convert_to(
+                html_path
+            )
             html = html_path.read_text()
             refs = _local_refs(html)
             css_files: list[Path] = []
@@ -150,7 +172,9 @@ def export_html(plan: DeckPlan, presentations: list[Any], lecture: Lecture, *, o
         if one_file:
             path = folder / f"{plan.deck}.standalone.html"
             staged = stage / path.name
-            RevealJS(presentation_configs=presentations, template=template, cdn_url="REVEAL", one_file=True, **options).convert_to(staged)
+            RevealJS(
+                presentation_configs=presentations, template=template, cdn_url="REVEAL", one_file=True, **options
+            ).convert_to(staged)
             html = _inline_reveal(staged.read_text(), "REVEAL", dist)
             _check_offline(html)
             atomic_write_bytes(path, html.encode())
@@ -181,5 +205,7 @@ def _inline_reveal(html: str, cdn: str, dist: Path) -> str:
             script.replace_with(inline)
     text = str(soup)
     if cdn + "/" in text:
-        raise StageFailed("the standalone HTML still refers to a reveal.js file; update seqanim/decks/html.py::_inline_reveal")
+        raise StageFailed(
+            "the standalone HTML still refers to a reveal.js file; update seqanim/decks/html.py::_inline_reveal"
+        )
     return text

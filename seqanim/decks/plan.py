@@ -29,12 +29,16 @@ def deck_names(lecture: Lecture) -> list[str]:
 def deck_scenes(lecture: Lecture, deck: str) -> list[str]:
     parts = registry.parts()
     if deck in parts and deck in lecture.decks.items:
-        raise UnknownNameError(f"[decks.{deck}] in lecture.toml has the name of a lecture part (scenes/{parts[deck].source.name}); rename it")
+        raise UnknownNameError(
+            f"[decks.{deck}] in lecture.toml has the name of a lecture part (scenes/{parts[deck].source.name}); rename it"
+        )
     if deck in lecture.decks.items:
         scenes = list(lecture.decks.items[deck].scenes)
         for scene in scenes:
             if scene not in registry.scenes():
-                raise UnknownNameError(f"[decks.{deck}] lists unknown scene '{scene}'; known: {', '.join(registry.scenes())}")
+                raise UnknownNameError(
+                    f"[decks.{deck}] lists unknown scene '{scene}'; known: {', '.join(registry.scenes())}"
+                )
         return scenes
     if deck in parts:
         return list(parts[deck].scenes)
@@ -98,7 +102,9 @@ class DeckPlan:
 def humanise(scene: str) -> str:
     """`InsideTheLSTM` -> `Inside the LSTM`."""
     words = re.findall(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|[a-z]+|\d+", scene)
-    return " ".join([words[0], *[w if w.isupper() and len(w) > 1 else w.lower() for w in words[1:]]]) if words else scene
+    return (
+        " ".join([words[0], *[w if w.isupper() and len(w) > 1 else w.lower() for w in words[1:]]]) if words else scene
+    )
 
 
 def _report(scene: str, quality: str) -> dict[str, Any]:
@@ -142,7 +148,10 @@ def deck_plan(lecture: Lecture, deck: str, quality: str) -> DeckPlan:
         )
         notes = (
             f"{title}: {len(groups)} parts, {len(scenes)} scenes, {slides} slides, {_length(seconds)} of animation. "
-            + " ".join(f"Part {k}: {deck_title(lecture, part or '')} ({_count(len(group), 'scene')})." for k, (part, group) in enumerate(groups, start=1))
+            + " ".join(
+                f"Part {k}: {deck_title(lecture, part or '')} ({_count(len(group), 'scene')})."
+                for k, (part, group) in enumerate(groups, start=1)
+            )
         )
     else:
         items = tuple(humanise(scene) for scene in scenes)
@@ -151,7 +160,9 @@ def deck_plan(lecture: Lecture, deck: str, quality: str) -> DeckPlan:
             f"In order: {', '.join(humanise(s) for s in scenes)}."
         )
     footer = f"{_count(len(scenes), 'scene')} · {slides} slides · {_length(seconds)} of animation"
-    title_card = Card(id=f"{slug}-title", kicker="Sequence models, animated", heading=title, items=items, footer=footer, notes=notes)
+    title_card = Card(
+        id=f"{slug}-title", kicker="Sequence models, animated", heading=title, items=items, footer=footer, notes=notes
+    )
     cards.append(title_card)
     entries = [_card_entry(title_card, "title", quality, title)]
     for k, (part, group) in enumerate(groups, start=1):
@@ -172,7 +183,9 @@ def deck_plan(lecture: Lecture, deck: str, quality: str) -> DeckPlan:
             cards.append(divider)
             entries.append(_card_entry(divider, "divider", quality, f"Part {k}: {part_title}"))
         for scene in group:
-            entries.append(DeckEntry("scene", scene, current().slides(quality) / f"{scene}.json", scene, humanise(scene)))
+            entries.append(
+                DeckEntry("scene", scene, current().slides(quality) / f"{scene}.json", scene, humanise(scene))
+            )
     return DeckPlan(deck, title, quality, tuple(entries), tuple(cards))
 
 

@@ -60,11 +60,17 @@ def export_video(plan: DeckPlan, presentations: list[Any]) -> dict[str, Path]:
     videos = [folder / f"{scene}.mp4" for scene in scenes]
     for video in videos:
         if not video.exists():
-            raise StageFailed(f"{current().label(video)} is missing; run `seqanim build --quality {plan.quality}` first")
+            raise StageFailed(
+                f"{current().label(video)} is missing; run `seqanim build --quality {plan.quality}` first"
+            )
     path = folder / f"{plan.deck}.mp4"
     with tempfile.TemporaryDirectory(prefix=f".{plan.deck}-video-", dir=folder) as tmp:
         listing = Path(tmp) / "inputs.txt"
-        listing.write_text("".join(f"file '{str(video).replace(chr(39), chr(39) + chr(92) + chr(39) + chr(39))}'\n" for video in videos))
+        listing.write_text(
+            "".join(
+                f"file '{str(video).replace(chr(39), chr(39) + chr(92) + chr(39) + chr(39))}'\n" for video in videos
+            )
+        )
         lines, start = [";FFMETADATA1", f"title={_ffmeta(plan.title)}"], 0
         for scene, video in zip(scenes, videos):
             end = start + _duration_ms(video)
@@ -81,7 +87,9 @@ def export_video(plan: DeckPlan, presentations: list[Any]) -> dict[str, Path]:
         ]  # fmt: skip
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
-            raise StageFailed(f"ffmpeg could not join the {plan.deck} deck: {(result.stderr.strip().splitlines() or ['?'])[-1]}")
+            raise StageFailed(
+                f"ffmpeg could not join the {plan.deck} deck: {(result.stderr.strip().splitlines() or ['?'])[-1]}"
+            )
         os.replace(staged, path)  # the temporary folder lies in renders/<q>/: a same-filesystem rename
     thumbnail = folder / f"{plan.deck}.png"
     buffer = io.BytesIO()

@@ -30,11 +30,20 @@ from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap, colour_for
 
 
-def token_box(text: str, colour: ManimColor, width: float = 1.2, height: float = 0.8, size: float = theme.SMALL_SIZE) -> VGroup:
+def token_box(
+    text: str, colour: ManimColor, width: float = 1.2, height: float = 0.8, size: float = theme.SMALL_SIZE
+) -> VGroup:
     """One token: a rounded box in the token's colour with its text inside (TokenRow lays out many)."""
-    box = RoundedRectangle(corner_radius=0.1, width=width, height=height, stroke_color=colour, stroke_width=3, fill_color=colour, fill_opacity=0.15)
+    box = RoundedRectangle(
+        corner_radius=0.1,
+        width=width,
+        height=height,
+        stroke_color=colour,
+        stroke_width=3,
+        fill_color=colour,
+        fill_opacity=0.15,
+    )
     return VGroup(box, theme.text(text, size).move_to(box))
-
 
 
 class TokenRow(VGroup):
@@ -54,7 +63,15 @@ class TokenRow(VGroup):
         self.boxes = VGroup()
         self.labels = VGroup()
         for index, symbol in enumerate(symbols):
-            box = RoundedRectangle(corner_radius=0.08, width=box_size, height=box_size, stroke_color=colour, stroke_width=2.5, fill_color=colour, fill_opacity=0.18)
+            box = RoundedRectangle(
+                corner_radius=0.08,
+                width=box_size,
+                height=box_size,
+                stroke_color=colour,
+                stroke_width=2.5,
+                fill_color=colour,
+                fill_opacity=0.18,
+            )
             box.move_to([index * spacing, 0, 0])
             self.boxes.add(box)
             self.labels.add(theme.text(str(symbol), label_size).move_to(box))
@@ -132,9 +149,17 @@ class ScoreStrip(VGroup):
         self.fmt, self.number_size = fmt, number_size
         self.cells = VGroup()
         for index in range(count):
-            cell = Square(side_length=cell_size, stroke_color=theme.muted(), stroke_width=1, fill_color=theme.background(), fill_opacity=1)
+            cell = Square(
+                side_length=cell_size,
+                stroke_color=theme.muted(),
+                stroke_width=1,
+                fill_color=theme.background(),
+                fill_opacity=1,
+            )
             self.cells.add(cell.move_to([index * spacing, 0, 0]))
-        self.numbers = VGroup(*[theme.text(fmt.format(0.0), number_size).move_to(cell).set_opacity(0) for cell in self.cells])
+        self.numbers = VGroup(
+            *[theme.text(fmt.format(0.0), number_size).move_to(cell).set_opacity(0) for cell in self.cells]
+        )
         self.add(self.cells, self.numbers)
         self.center()
 
@@ -165,7 +190,9 @@ class ScoreStrip(VGroup):
         from manim import Transform
 
         self._pending = self.number_targets(values)
-        animations: list[Animation] = [cell.animate.set_fill(self.colour(float(v)), opacity=1) for v, cell in zip(values, self.cells)]
+        animations: list[Animation] = [
+            cell.animate.set_fill(self.colour(float(v)), opacity=1) for v, cell in zip(values, self.cells)
+        ]
         animations += [Transform(old, new) for old, new in zip(self.numbers, self._pending)]
         return animations
 
@@ -198,7 +225,11 @@ def cell_outlines(heatmap: Heatmap, cells: Iterable[tuple[int, int]], colour: Ma
     """Dashed squares just inside the (row, col) cells of `heatmap`, one per cell, in the foreground colour by default."""
     colour = colour or theme.foreground()
     side = heatmap.cell_size * 0.92  # inside the cell, so neighbouring outlines never touch
-    return VGroup(*[
-        DashedVMobject(Square(side_length=side, stroke_color=colour, stroke_width=3), num_dashes=8).move_to(heatmap.cell(row, col))
-        for row, col in cells
-    ])
+    return VGroup(
+        *[
+            DashedVMobject(Square(side_length=side, stroke_color=colour, stroke_width=3), num_dashes=8).move_to(
+                heatmap.cell(row, col)
+            )
+            for row, col in cells
+        ]
+    )

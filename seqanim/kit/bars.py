@@ -48,7 +48,9 @@ class Bars(VGroup):
         self.values = np.array(values, dtype=float)
         self.max_value = max_value
         # The lowest value any later morph reaches: labels sit below it from the start (optional).
-        self.min_value = min(0.0, float(self.values.min()) if min_value is None else min(min_value, float(self.values.min())))
+        self.min_value = min(
+            0.0, float(self.values.min()) if min_value is None else min(min_value, float(self.values.min()))
+        )
         self.unit = height / max_value
         self.bar_width = bar_width
         count = len(self.values)
@@ -62,7 +64,11 @@ class Bars(VGroup):
         for x, value, colour, label in zip(xs, self.values, colours, labels):
             bar = self._bar(value, colour).move_to([x, 0, 0], aligned_edge=DOWN if value >= 0 else UP)
             self.bars.add(bar)
-            self.labels.add(Text(str(label), font=theme.font(), font_size=label_size, color=theme.foreground()).move_to([x, -0.3, 0]))
+            self.labels.add(
+                Text(str(label), font=theme.font(), font_size=label_size, color=theme.foreground()).move_to(
+                    [x, -0.3, 0]
+                )
+            )
             readout = DecimalNumber(value, num_decimal_places=decimals, font_size=value_size, color=theme.foreground())
             self.readouts.add(readout)
         self._xs = xs
@@ -80,6 +86,7 @@ class Bars(VGroup):
     def _place_readouts(self) -> None:
         # Readouts follow their bar through every morph: above a positive bar, below a negative one.
         for bar, readout in zip(self.bars, self.readouts):
+
             def follow(mobject: DecimalNumber, bar: Rectangle = bar) -> None:
                 above = bar.get_center()[1] >= self.baseline.get_center()[1] - 1e-6
                 mobject.next_to(bar, UP if above else DOWN, buff=0.08)
@@ -91,9 +98,13 @@ class Bars(VGroup):
         lowest = min(0.0, self.min_value * self.unit)
         base_y = self.baseline.get_center()[1]
         for label, x in zip(self.labels, self._xs):
-            label.move_to([self.baseline.get_center()[0] + x, base_y + lowest - 0.35 - (0.35 if self.min_value < 0 else 0), 0])
+            label.move_to(
+                [self.baseline.get_center()[0] + x, base_y + lowest - 0.35 - (0.35 if self.min_value < 0 else 0), 0]
+            )
 
-    def morph(self, values: Sequence[float], colours: Sequence[ManimColor] | None = None, readouts: bool | None = None) -> AnimationGroup:
+    def morph(
+        self, values: Sequence[float], colours: Sequence[ManimColor] | None = None, readouts: bool | None = None
+    ) -> AnimationGroup:
         """Animate bars (and readouts, when shown) to `values` on the same scale. Hidden readouts are never
         animated: that would put them on screen."""
         readouts = self.show_values if readouts is None else readouts and self.show_values

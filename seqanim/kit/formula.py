@@ -20,7 +20,13 @@ CONTEXT = ("C", "=", "A", "V")
 
 def role_colours() -> dict[str, ManimColor]:
     """Q, K and V in the query, key and value colours wherever they appear."""
-    return {"Q": theme.query_colour(), r"K^\top": theme.key_colour(), "K": theme.key_colour(), "V": theme.value_colour(), "q": theme.query_colour()}
+    return {
+        "Q": theme.query_colour(),
+        r"K^\top": theme.key_colour(),
+        "K": theme.key_colour(),
+        "V": theme.value_colour(),
+        "q": theme.query_colour(),
+    }
 
 
 def maths(tex: str, size: float = theme.BODY_SIZE, colour: ManimColor | None = None) -> MathTex:
@@ -33,7 +39,9 @@ def _typeset(parts: tuple[str, ...], size: float) -> MathTex:
     return MathTex(*parts, font_size=size, color=theme.foreground())
 
 
-def formula(parts: Sequence[str] | str, size: float = theme.BODY_SIZE, colours: dict[str, ManimColor] | None = None) -> MathTex:
+def formula(
+    parts: Sequence[str] | str, size: float = theme.BODY_SIZE, colours: dict[str, ManimColor] | None = None
+) -> MathTex:
     """A themed MathTex of `parts`; parts named in `colours` (default: Q, K, V roles) take that colour."""
     parts = (parts,) if isinstance(parts, str) else tuple(parts)
     tex = _typeset(parts, size).copy()  # LaTeX runs once per (parts, size); every caller gets its own copy

@@ -40,16 +40,30 @@ def colour_for(value: float, vmin: float, vmax: float, colormap: Sequence[ManimC
     return interpolate_color(colormap[low], colormap[high], position - low)
 
 
-
 class Colourbar(VGroup):
     """A vertical colour ramp with its min and max (and optional middle) labelled."""
 
-    def __init__(self, vmin: float, vmax: float, colormap: Sequence[ManimColor], height: float, *, fmt: str = "{:.2g}", label_size: float = theme.SMALL_SIZE) -> None:
+    def __init__(
+        self,
+        vmin: float,
+        vmax: float,
+        colormap: Sequence[ManimColor],
+        height: float,
+        *,
+        fmt: str = "{:.2g}",
+        label_size: float = theme.SMALL_SIZE,
+    ) -> None:
         super().__init__()
         steps = 24
         strip = VGroup(
             *[
-                Rectangle(width=0.18, height=height / steps, stroke_width=0, fill_opacity=1, fill_color=colour_for(vmin + (vmax - vmin) * (i + 0.5) / steps, vmin, vmax, colormap))
+                Rectangle(
+                    width=0.18,
+                    height=height / steps,
+                    stroke_width=0,
+                    fill_opacity=1,
+                    fill_color=colour_for(vmin + (vmax - vmin) * (i + 0.5) / steps, vmin, vmax, colormap),
+                )
                 for i in range(steps)
             ]
         ).arrange(UP, buff=0)
@@ -115,7 +129,9 @@ class Heatmap(VGroup):
         else:
             self.cells = VGroup(
                 *[
-                    Square(side_length=cell_size, stroke_width=cell_stroke, stroke_color=theme.background(), fill_opacity=1)
+                    Square(
+                        side_length=cell_size, stroke_width=cell_stroke, stroke_color=theme.background(), fill_opacity=1
+                    )
                     for _ in range(rows * cols)
                 ]
             ).arrange_in_grid(rows=rows, cols=cols, buff=0)
@@ -155,7 +171,9 @@ class Heatmap(VGroup):
 
         self.colourbar: Colourbar | None = None
         if colourbar:
-            self.colourbar = Colourbar(self.vmin, self.vmax, self.colormap, height=min(self.cells.height, 3.0), label_size=label_size)
+            self.colourbar = Colourbar(
+                self.vmin, self.vmax, self.colormap, height=min(self.cells.height, 3.0), label_size=label_size
+            )
             self.colourbar.next_to(self.cells, RIGHT, buff=0.25)
             self.add(self.colourbar)
 
@@ -195,14 +213,18 @@ class Heatmap(VGroup):
         width = self._cell_width()
         corner = self.cells.get_corner(UP + LEFT)
         rectangle = Rectangle(width=(right - left + 1) * width, height=(bottom - top + 1) * width)
-        return rectangle.move_to(corner + np.array([(left + right + 1) / 2 * width, -(top + bottom + 1) / 2 * width, 0.0]))
+        return rectangle.move_to(
+            corner + np.array([(left + right + 1) / 2 * width, -(top + bottom + 1) / 2 * width, 0.0])
+        )
 
     def _draw_dense(self, values: np.ndarray) -> None:
         """One filled VMobject per colour level; each horizontal run of equal level is one rectangle in it."""
         rows, cols = values.shape
         size, levels = self.cell_size, self.DENSE_LEVELS
         span = (self.vmax - self.vmin) or 1.0
-        level = np.where(np.isfinite(values), np.rint(np.clip((values - self.vmin) / span, 0, 1) * (levels - 1)), -1).astype(int)
+        level = np.where(
+            np.isfinite(values), np.rint(np.clip((values - self.vmin) / span, 0, 1) * (levels - 1)), -1
+        ).astype(int)
         origin = np.array([-cols * size / 2, rows * size / 2, 0.0])  # top-left corner, grid centred on ORIGIN
         shapes: dict[int, VMobject] = {}
         for row in range(rows):
@@ -212,7 +234,11 @@ class Heatmap(VGroup):
                     continue
                 key = int(level[row, start])
                 if key not in shapes:
-                    colour = theme.background() if key < 0 else colour_for(self.vmin + span * key / (levels - 1), self.vmin, self.vmax, self.colormap)
+                    colour = (
+                        theme.background()
+                        if key < 0
+                        else colour_for(self.vmin + span * key / (levels - 1), self.vmin, self.vmax, self.colormap)
+                    )
                     shapes[key] = VMobject(fill_color=colour, fill_opacity=1, stroke_width=0)
                 # Overlap the next run and row by a sliver (not past the grid's edge), so no background shows at seams.
                 width = (col - start) * size + (0.06 * size if col < cols else 0.0)
@@ -275,7 +301,9 @@ class Heatmap(VGroup):
         for index, cell in enumerate(self.cells):
             if rows is not None and index // cols not in rows:
                 continue
-            animations.append(cell.animate.set_fill(colour_for(target.flat[index], self.vmin, self.vmax, self.colormap), opacity=1))
+            animations.append(
+                cell.animate.set_fill(colour_for(target.flat[index], self.vmin, self.vmax, self.colormap), opacity=1)
+            )
         for row in range(self.shape[0]) if rows is None else rows:
             self.values[row] = target[row]
         return AnimationGroup(*animations)

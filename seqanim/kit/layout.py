@@ -9,7 +9,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import DecimalNumber, ImageMobject, Integer, ValueTracker, VMobject, MarkupText, MathTex, Mobject, Paragraph, SingleStringMathTex, Tex, Text, config
+from manim import (
+    DecimalNumber,
+    ImageMobject,
+    Integer,
+    MarkupText,
+    MathTex,
+    Mobject,
+    Paragraph,
+    SingleStringMathTex,
+    Tex,
+    Text,
+    ValueTracker,
+    VMobject,
+    config,
+)
 
 from seqanim.kit.theme import MIN_FONT, TEX_SCALE
 
@@ -109,13 +123,23 @@ def check(mobjects: list[Mobject], slide: int) -> list[Violation]:
         low, high = _box(mobject)
         if low[0] < -half_w or high[0] > half_w or low[1] < -half_h or high[1] > half_h:
             violations.append(
-                Violation(slide, "outside frame", f"{_describe(mobject)} spans x {low[0]:.2f}..{high[0]:.2f}, y {low[1]:.2f}..{high[1]:.2f}")
+                Violation(
+                    slide,
+                    "outside frame",
+                    f"{_describe(mobject)} spans x {low[0]:.2f}..{high[0]:.2f}, y {low[1]:.2f}..{high[1]:.2f}",
+                )
             )
     texts = _texts(mobjects)
     for text in texts:
         size = font_size_of(text)
         if size is not None and size < MIN_FONT - 0.5:
-            violations.append(Violation(slide, "text too small", f"{_describe(text)} reads as size {size:.1f} < {MIN_FONT} (Tex sizes count 1/{TEX_SCALE})"))
+            violations.append(
+                Violation(
+                    slide,
+                    "text too small",
+                    f"{_describe(text)} reads as size {size:.1f} < {MIN_FONT} (Tex sizes count 1/{TEX_SCALE})",
+                )
+            )
     boxes = [_box(text) for text in texts]
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):

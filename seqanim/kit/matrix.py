@@ -62,7 +62,6 @@ def number_format(decimals: int = 4, *, exact_zero: bool = False) -> Formatter:
     return fmt
 
 
-
 def brackets(height: float, colour: ManimColor | None = None) -> tuple[VGroup, VGroup]:
     """A left and right square bracket of `height`, set by LaTeX (as manim's Matrix does) then stretched."""
     rows = max(1, int(height / 0.5977) + 1)  # 0.5977 = height of one LaTeX array row
@@ -104,7 +103,13 @@ class MatrixTable(VGroup):
         if self.values.ndim == 1:
             self.values = self.values[None, :]
         rows, cols = self.values.shape
-        self.fmt: Formatter = fmt if callable(fmt) else (lambda value, pattern=fmt: number_format()(value) if not np.isfinite(value) else pattern.format(value))
+        self.fmt: Formatter = (
+            fmt
+            if callable(fmt)
+            else (
+                lambda value, pattern=fmt: number_format()(value) if not np.isfinite(value) else pattern.format(value)
+            )
+        )
         self.entry_size = entry_size
         self.entry_colours = list(entry_colours) if entry_colours is not None else None
 
@@ -146,7 +151,9 @@ class MatrixTable(VGroup):
         self.row_title: Text | None = None
         if row_title:
             anchor = self.row_labels if len(self.row_labels) else frame
-            self.row_title = theme.text(row_title, label_size, theme.muted()).rotate(np.pi / 2).next_to(anchor, LEFT, buff=0.12)
+            self.row_title = (
+                theme.text(row_title, label_size, theme.muted()).rotate(np.pi / 2).next_to(anchor, LEFT, buff=0.12)
+            )
             self.add(self.row_title)
         self.col_title: Text | None = None
         if col_title:
@@ -201,7 +208,9 @@ class MatrixTable(VGroup):
         frame = self.brackets if len(self.brackets) else self.cells
         return VGroup(
             *[
-                theme.text(f"\u03a3 = {float(total):.{decimals}f}", size, colour).next_to(frame, RIGHT, buff=0.15).match_y(self.cell(row, 0))
+                theme.text(f"\u03a3 = {float(total):.{decimals}f}", size, colour)
+                .next_to(frame, RIGHT, buff=0.15)
+                .match_y(self.cell(row, 0))
                 for row, (total, colour) in enumerate(zip(sums, colours))
             ]
         )
@@ -223,16 +232,24 @@ class MatrixTable(VGroup):
         values = np.array(values, dtype=float).reshape(self.shape)
         colours = colours or {}
         group = VGroup(
-            *[self.entry_target(r, c, values[r, c], colours.get((r, c))) for r in range(self.shape[0]) for c in range(self.shape[1])]
+            *[
+                self.entry_target(r, c, values[r, c], colours.get((r, c)))
+                for r in range(self.shape[0])
+                for c in range(self.shape[1])
+            ]
         )
         self.values = values
         return group
 
-    def transform_entries(self, values: np.ndarray, colours: dict[tuple[int, int], ManimColor] | None = None, **kwargs) -> AdoptTexts:  # type: ignore[no-untyped-def]
+    def transform_entries(
+        self, values: np.ndarray, colours: dict[tuple[int, int], ManimColor] | None = None, **kwargs
+    ) -> AdoptTexts:  # type: ignore[no-untyped-def]
         """Animate every entry to the text of `values` (and record them)."""
         return AdoptTexts(self.entries, self.entry_targets(values, colours), **kwargs)
 
-    def text_colours(self, values: np.ndarray, vmin: float = 0.0, vmax: float = 1.0) -> dict[tuple[int, int], ManimColor]:
+    def text_colours(
+        self, values: np.ndarray, vmin: float = 0.0, vmax: float = 1.0
+    ) -> dict[tuple[int, int], ManimColor]:
         """Entry colours that stay legible on `fill_cells(values)`: dark on the bright end of the ramp."""
         values = np.array(values, dtype=float).reshape(self.shape)
         colours = {}

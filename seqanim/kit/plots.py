@@ -14,7 +14,6 @@ from manim import DOWN, LEFT, Axes, DecimalNumber, LogBase, ManimColor, MathTex,
 from seqanim.kit import theme
 
 
-
 def nice_range(low: float, high: float, ticks: int = 4) -> tuple[float, float, float]:
     """An axis range covering [low, high] in about `ticks` steps of 1, 2 or 5 x 10^k (integers when the step is)."""
     raw = max(high - low, 1e-12) / ticks
@@ -84,7 +83,11 @@ class Plot(VGroup):
                 if isinstance(number, (DecimalNumber, MathTex)):
                     number.set_y(bottom - 0.1 - number.height / 2)
         self.x_label = theme.text(x_label, label_size).next_to(self.axes.x_axis, DOWN, buff=0.45) if x_label else None
-        self.y_label = theme.text(y_label, label_size).rotate(np.pi / 2).next_to(self.axes.y_axis, LEFT, buff=0.55) if y_label else None
+        self.y_label = (
+            theme.text(y_label, label_size).rotate(np.pi / 2).next_to(self.axes.y_axis, LEFT, buff=0.55)
+            if y_label
+            else None
+        )
         for label in (self.x_label, self.y_label):
             if label is not None:
                 self.add(label)
@@ -96,7 +99,14 @@ class Plot(VGroup):
     def curve(self, xs: Sequence[float], ys: Sequence[float], colour: ManimColor, stroke_width: float = 4) -> VMobject:
         return self.series(xs, ys, colour, stroke_width=stroke_width)
 
-    def live_curve(self, xs: Sequence[float], ys: Sequence[float], tracker: ValueTracker, colour: ManimColor, stroke_width: float = 4) -> VMobject:
+    def live_curve(
+        self,
+        xs: Sequence[float],
+        ys: Sequence[float],
+        tracker: ValueTracker,
+        colour: ManimColor,
+        stroke_width: float = 4,
+    ) -> VMobject:
         """A curve drawn up to x = tracker value, interpolating the last segment so growth is smooth."""
         return self.series(xs, ys, colour, tracker=tracker, stroke_width=stroke_width)
 
@@ -124,7 +134,12 @@ class Plot(VGroup):
         `to_screen`, `curve` and `live_curve` to draw against it. Returns the visible axis (and label)."""
         from manim import RIGHT
 
-        y_config: dict = {"stroke_color": colour or theme.muted(), "stroke_width": 2, "include_tip": False, "font_size": tick_size}
+        y_config: dict = {
+            "stroke_color": colour or theme.muted(),
+            "stroke_width": 2,
+            "include_tip": False,
+            "font_size": tick_size,
+        }
         if log_y:
             y_config["scaling"] = LogBase(custom_labels=True)
         # An invisible twin of the main axes does the mapping and moves with the plot; a visible copy of
@@ -141,7 +156,10 @@ class Plot(VGroup):
         )
         x_scale, y_scale = self.axes.x_axis.scaling.function, twin.y_axis.scaling.function
         x0 = x_scale(self.axes.x_range[0])
-        twin.shift(self.axes.c2p(x0, self.axes.y_axis.scaling.function(self.axes.y_range[0])) - twin.c2p(x0, y_scale(y_range[0])))
+        twin.shift(
+            self.axes.c2p(x0, self.axes.y_axis.scaling.function(self.axes.y_range[0]))
+            - twin.c2p(x0, y_scale(y_range[0]))
+        )
         visible = twin.y_axis.copy()
         visible.shift(self.axes.x_axis.get_right()[0] * RIGHT - visible.get_center()[0] * RIGHT)
         visible.set_color(colour or theme.muted())

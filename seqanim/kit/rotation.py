@@ -33,7 +33,9 @@ class PhasorCircle(VGroup):
         """The screen point at `angle` (radians, counter-clockwise from +x) and `fraction` of the radius."""
         return self.centre + fraction * self.radius * np.array([np.cos(angle), np.sin(angle), 0.0])
 
-    def phasor(self, angle: Callable[[], float], colour: ManimColor, *, length: float = 1.0, stroke_width: float = 6) -> Arrow:
+    def phasor(
+        self, angle: Callable[[], float], colour: ManimColor, *, length: float = 1.0, stroke_width: float = 6
+    ) -> Arrow:
         """An arrow of `length` x radius that follows `angle()` every frame (rotated in place, never rebuilt)."""
         start_angle = float(angle())
         arrow = Arrow(
@@ -59,7 +61,15 @@ class PhasorCircle(VGroup):
         self.add(arrow)
         return arrow
 
-    def trail(self, angles: Sequence[float], reached: Callable[[], float], colours: Sequence[ManimColor], *, fraction: float = 1.0, radius: float = 0.045) -> VGroup:
+    def trail(
+        self,
+        angles: Sequence[float],
+        reached: Callable[[], float],
+        colours: Sequence[ManimColor],
+        *,
+        fraction: float = 1.0,
+        radius: float = 0.045,
+    ) -> VGroup:
         """Dots at `angles` (one per sample i) that appear once `reached()` >= i: where the arrow has been."""
         dots = VGroup(*[Dot(self.point_at(a, fraction), radius=radius, color=c) for a, c in zip(angles, colours)])
 

@@ -96,7 +96,9 @@ class Stream(VGroup):
             label = theme.text(value_label, label_size, theme.muted()).next_to(self.baseline, LEFT, buff=0.2)
             self.channel_labels.add(label.align_to(self.baseline, DOWN).shift(0.1 * UP))
         if marker_label and len(self.marker_cells):
-            self.channel_labels.add(theme.text(marker_label, label_size, theme.muted()).next_to(self.marker_cells, LEFT, buff=0.2))
+            self.channel_labels.add(
+                theme.text(marker_label, label_size, theme.muted()).next_to(self.marker_cells, LEFT, buff=0.2)
+            )
         self.add(self.channel_labels)
 
     # --- geometry ----------------------------------------------------------------------------------
@@ -132,7 +134,10 @@ class Stream(VGroup):
         for index in range(self.count):
             self.stems[index].set_stroke(opacity=1)
             self.dots[index].set_opacity(1)
-            parts = [GrowFromPoint(self.stems[index], self.stems[index].get_start()), FadeIn(self.dots[index], scale=0.5)]
+            parts = [
+                GrowFromPoint(self.stems[index], self.stems[index].get_start()),
+                FadeIn(self.dots[index], scale=0.5),
+            ]
             if len(self.marker_cells):
                 cell = self.marker_cells[index]
                 cell.set_stroke(opacity=1).set_fill(opacity=1)
@@ -149,7 +154,9 @@ class Stream(VGroup):
             animations.append(self.dots[index].animate.set_color(colour).scale(scale))
         return AnimationGroup(*animations)
 
-    def cursor(self, tracker: ValueTracker, colour: ManimColor | None = None, extend_up: float = 0.0, extend_down: float = 0.0) -> Line:
+    def cursor(
+        self, tracker: ValueTracker, colour: ManimColor | None = None, extend_up: float = 0.0, extend_down: float = 0.0
+    ) -> Line:
         """A vertical line at step `tracker` spanning the stream (plus extensions), following the tracker."""
         line = Line(ORIGIN, UP, color=colour or theme.foreground(), stroke_width=2)
         reach = self.unit * max(1.0, float(self.values.max())) + extend_up

@@ -29,7 +29,11 @@ class VectorDiagram(VGroup):
             y_range=list(y_range),
             x_length=width,
             y_length=height,
-            background_line_style={"stroke_color": theme.muted(), "stroke_opacity": 0.25 if grid else 0.0, "stroke_width": 1},
+            background_line_style={
+                "stroke_color": theme.muted(),
+                "stroke_opacity": 0.25 if grid else 0.0,
+                "stroke_width": 1,
+            },
             axis_config={"stroke_color": theme.muted(), "stroke_width": 2, "include_ticks": False},
         )
         self.add(self.plane)
@@ -37,14 +41,20 @@ class VectorDiagram(VGroup):
     def to_point(self, coords: Sequence[float]) -> np.ndarray:
         return self.plane.c2p(*coords[:2])
 
-    def point(self, coords: Sequence[float], colour: ManimColor, label: str | None = None, radius: float = 0.09) -> VGroup:
+    def point(
+        self, coords: Sequence[float], colour: ManimColor, label: str | None = None, radius: float = 0.09
+    ) -> VGroup:
         dot = Dot(self.to_point(coords), radius=radius, color=colour)
         group = VGroup(dot)
         if label:
-            group.add(Text(label, font=theme.font(), font_size=theme.LABEL_SIZE, color=colour).next_to(dot, UR, buff=0.06))
+            group.add(
+                Text(label, font=theme.font(), font_size=theme.LABEL_SIZE, color=colour).next_to(dot, UR, buff=0.06)
+            )
         return group
 
-    def arrow(self, coords: Sequence[float], colour: ManimColor, start: Sequence[float] = (0.0, 0.0), stroke_width: float = 6) -> Arrow:
+    def arrow(
+        self, coords: Sequence[float], colour: ManimColor, start: Sequence[float] = (0.0, 0.0), stroke_width: float = 6
+    ) -> Arrow:
         return Arrow(
             self.to_point(start),
             self.to_point(coords),
@@ -56,4 +66,6 @@ class VectorDiagram(VGroup):
 
     def circle(self, radius: float, colour: ManimColor | None = None, stroke_width: float = 2) -> Circle:
         unit = self.plane.c2p(1, 0)[0] - self.plane.c2p(0, 0)[0]
-        return Circle(radius=radius * unit, color=colour or theme.muted(), stroke_width=stroke_width).move_to(self.plane.c2p(0, 0))
+        return Circle(radius=radius * unit, color=colour or theme.muted(), stroke_width=stroke_width).move_to(
+            self.plane.c2p(0, 0)
+        )
