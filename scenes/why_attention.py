@@ -105,7 +105,7 @@ class QueryKeyValue(WhyAttentionSlide):
         Q, K, V = art["Q"], art["K"], art["V"]
         self.next_slide(
             notes=f"Start with a query and an addressable memory. Q asks what to retrieve: q = {fmt_g(Q[0])}. "
-            f"K describes how each memory item matches: {', '.join(f'k_{l} = {fmt_g(k)}' for l, k in zip(self.labels, K))}. "
+            f"K describes how each memory item matches: {', '.join(f'k_{label} = {fmt_g(k)}' for label, k in zip(self.labels, K))}. "
             f"Shapes: Q {Q.shape}, K {K.shape}, V {V.shape}. Hand-designed teaching vectors, not learned embeddings. "
             "Attention answers the fixed-context bottleneck: instead of one final encoder state, every output query retrieves from all earlier states."
         )
@@ -117,7 +117,7 @@ class QueryKeyValue(WhyAttentionSlide):
         self.play(GrowArrow(query[0]), FadeIn(query[1]), run_time=0.8)
 
         self.next_slide(
-            notes=f"V holds the information to combine, one value row per key row: {', '.join(f'{l}: k = {fmt_g(k)} -> v = {fmt_g(v)}' for l, k, v in zip(self.labels, K, V))}. "
+            notes=f"V holds the information to combine, one value row per key row: {', '.join(f'{label}: k = {fmt_g(k)} -> v = {fmt_g(v)}' for label, k, v in zip(self.labels, K, V))}. "
             "A key is an address; its associated value need not equal the key. Keep key rows paired with their value rows."
         )
         tables = self.memory_tables(K, V).to_edge(RIGHT, buff=0.45).shift(0.35 * UP)
@@ -135,7 +135,7 @@ class QueryKeyValue(WhyAttentionSlide):
 
         raw = art["raw_scores"][0]
         self.next_slide(
-            notes=f"Project each key onto the query: q.k = {', '.join(f'{l}: {s:g}' for l, s in zip(self.labels, raw))}. "
+            notes=f"Project each key onto the query: q.k = {', '.join(f'{label}: {s:g}' for label, s in zip(self.labels, raw))}. "
             f"Checkpoint: A and C have the same dot product with this query ({raw[0]:g} = {raw[2]:g}), although their keys differ. "
             "Practice 4: additive attention attaches to an LSTM encoder-decoder the same way: a decoder query scores all encoder states; no need to remove recurrence."
         )
@@ -159,7 +159,9 @@ class QueryKeyValue(WhyAttentionSlide):
             .next_to(diagram, LEFT, buff=0.08),
         )
         diagram.add(axes_labels)
-        points = VGroup(*[diagram.point(k, c, f"{l} {fmt_g(k)}") for k, c, l in zip(keys, self.colours, self.labels)])
+        points = VGroup(
+            *[diagram.point(k, c, f"{label} {fmt_g(k)}") for k, c, label in zip(keys, self.colours, self.labels)]
+        )
         arrow = diagram.arrow(query, theme.query_colour())
         label = theme.text(f"q = {fmt_g(query)}", theme.LABEL_SIZE, theme.query_colour()).next_to(
             arrow.get_end(), DOWN, buff=0.15
@@ -266,7 +268,7 @@ class ScaledScores(WhyAttentionSlide):
                     notes=f"Key {label}: q.k_{label} = {' + '.join(f'{q:g}*{k:g}' for q, k in zip(Q[0], K[index]))} = {raw[index]:g}; "
                     f"scaled: {raw[index]:g} / sqrt({d_k}) = {scores[index]:.4f}."
                     + (
-                        f" The same for the rest: {', '.join(f'{l}: {s:.4f}' for l, s in zip(self.labels[index + 1 :], scores[index + 1 :]))}."
+                        f" The same for the rest: {', '.join(f'{label}: {s:.4f}' for label, s in zip(self.labels[index + 1 :], scores[index + 1 :]))}."
                         if index == 1
                         else ""
                     )
@@ -477,7 +479,7 @@ class WeightedRetrieval(WhyAttentionSlide):
         V, weights, contributions, context = art["V"], art["weights"][0], art["contributions"], art["context"][0]
         self.next_slide(
             notes=f"The output is weights @ V. The weights {fmt_row(weights)} scale the values "
-            f"{', '.join(f'v_{l} = {fmt_g(v)}' for l, v in zip(self.labels, V))}; each output coordinate combines the same weights with that coordinate of every value."
+            f"{', '.join(f'v_{label} = {fmt_g(v)}' for label, v in zip(self.labels, V))}; each output coordinate combines the same weights with that coordinate of every value."
         )
         self.title("Retrieve: a weighted sum of values")
         equation = formula(CONTEXT, size=theme.BODY_SIZE + 8).to_edge(LEFT, buff=0.9).shift(1.9 * UP)
@@ -485,10 +487,10 @@ class WeightedRetrieval(WhyAttentionSlide):
         value_arrows = VGroup(*[diagram.arrow(v, c, stroke_width=3).set_opacity(0.35) for v, c in zip(V, self.colours)])
         value_labels = VGroup(
             *[
-                theme.text(f"v_{l}", theme.LABEL_SIZE, c).next_to(
+                theme.text(f"v_{label}", theme.LABEL_SIZE, c).next_to(
                     diagram.to_point(v), UP if v[1] >= v[0] else RIGHT, buff=0.1
                 )
-                for v, c, l in zip(V, self.colours, self.labels)
+                for v, c, label in zip(V, self.colours, self.labels)
             ]
         )
         self.play(Write(equation), Create(diagram), run_time=1.0)
@@ -497,11 +499,11 @@ class WeightedRetrieval(WhyAttentionSlide):
         lines = VGroup(
             *[
                 MathTex(
-                    rf"w_{{{l}}}\,v_{{{l}}} = {w:.4f}\times{fmt_g(v)} = ",
+                    rf"w_{{{label}}}\,v_{{{label}}} = {w:.4f}\times{fmt_g(v)} = ",
                     rf"[{c[0]:.4f}, {c[1]:.4f}]",
                     font_size=theme.BODY_SIZE + 2,
                 )
-                for l, w, v, c in zip(self.labels, weights, V, contributions)
+                for label, w, v, c in zip(self.labels, weights, V, contributions)
             ]
         )
         for line, colour in zip(lines, self.colours):
@@ -519,7 +521,7 @@ class WeightedRetrieval(WhyAttentionSlide):
 
         self.next_slide(
             notes="Each value shrinks to w_i v_i and joins the chain tip to tail: "
-            + "; ".join(f"w_{l} v_{l} = {fmt_row(c)}" for l, c in zip(self.labels, contributions))
+            + "; ".join(f"w_{label} v_{label} = {fmt_row(c)}" for label, c in zip(self.labels, contributions))
             + ". There is no argmax selection: every value contributes."
         )
         tip = np.zeros(2)
@@ -542,9 +544,9 @@ class WeightedRetrieval(WhyAttentionSlide):
 
         self.next_slide(
             notes=f"Checkpoint: the context is approximately {fmt_row(context)}. Coordinate 1 comes from "
-            f"{' and '.join(l for l, c in zip(self.labels, contributions) if abs(c[0]) > 1e-9)} "
+            f"{' and '.join(label for label, c in zip(self.labels, contributions) if abs(c[0]) > 1e-9)} "
             f"({' + '.join(f'{c[0]:.4f}' for c in contributions if abs(c[0]) > 1e-9)}); coordinate 2 from "
-            f"{' and '.join(l for l, c in zip(self.labels, contributions) if abs(c[1]) > 1e-9)} "
+            f"{' and '.join(label for label, c in zip(self.labels, contributions) if abs(c[1]) > 1e-9)} "
             f"({' + '.join(f'{c[1]:.4f}' for c in contributions if abs(c[1]) > 1e-9)})."
         )
         result = diagram.arrow(context, theme.highlight(), stroke_width=7)
@@ -594,7 +596,9 @@ class QueryAndTemperature(WhyAttentionSlide):
         )
         self.title("Change only the query")
         diagram = VectorDiagram((-1.5, 1.5, 0.5), (-1.5, 1.5, 0.5), width=4.3).to_edge(LEFT, buff=0.8).shift(0.3 * DOWN)
-        points = VGroup(*[diagram.point(k, c, l) for k, c, l in zip(K, self.colours, self.labels)]).set_z_index(2)
+        points = VGroup(*[diagram.point(k, c, label) for k, c, label in zip(K, self.colours, self.labels)]).set_z_index(
+            2
+        )
         angle = ValueTracker(float(np.arctan2(queries[0][1], queries[0][0])))
         length = ValueTracker(float(np.linalg.norm(queries[0])))
         arrow = diagram.arrow(queries[0], theme.query_colour())
@@ -633,7 +637,7 @@ class QueryAndTemperature(WhyAttentionSlide):
                 notes=f"q = {fmt_g(queries[index])}: weights {fmt_row(query_weights[index])}, context {fmt_row(query_contexts[index])}."
                 + (
                     f" Checkpoint: a query with negative first coordinate reduces the weights of keys with positive first coordinate "
-                    f"({', '.join(f'{l}: {w:.4f}' for l, w in zip(self.labels, query_weights[index]))}). Retrieval depends on the query, not on one universal ranking."
+                    f"({', '.join(f'{label}: {w:.4f}' for label, w in zip(self.labels, query_weights[index]))}). Retrieval depends on the query, not on one universal ranking."
                     if queries[index][0] < 0
                     else f" The ranking changes with the query: {' and '.join(lower)} now weigh least."
                 )
