@@ -96,7 +96,8 @@ def main() -> None:
             total_video = sum(row[1] for row in rows)
             total_wall = sum(row[2] for row in rows)
             print(
-                f"\nthroughput at {quality}: {total_video:.0f} s of video in {total_wall:.0f} s of render time = {total_video / total_wall:.2f} video-s per wall-s"
+                f"\nthroughput at {quality}: {total_video:.0f} s of video in {total_wall:.0f} s of render time "
+                f"= {total_video / total_wall:.2f} video-s per wall-s"
             )
             print(f"  {'scene':24s} {'video s':>8s} {'render s':>9s} {'video/wall':>10s}")
             for scene, duration, seconds, ratio in rows:

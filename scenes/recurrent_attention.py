@@ -246,8 +246,9 @@ class ReverseAlignment(_AlignmentBuildUp):
         self.next_slide(
             notes=(
                 "A GRU encoder-decoder with additive (Bahdanau) attention, trained to REVERSE a sequence of "
-                f"{self.length} symbols. The notebook's example input is {' '.join(map(str, source))}; the target is "
-                f"{' '.join(map(str, target))}. On the left the mechanism, on the right the alignment matrix, empty for now."
+                f"{self.length} symbols. The notebook's example input is {' '.join(map(str, source))}; "
+                f"the target is {' '.join(map(str, target))}. "
+                "On the left the mechanism, on the right the alignment matrix, empty for now."
             )
         )
         self.title("Seq2seq attention learns to align")
@@ -284,9 +285,11 @@ class ReverseAlignment(_AlignmentBuildUp):
     def _step_note(self, step: int, where: int, weight: float) -> str:
         mirror = int(self.mirror[step])
         note = (
-            f"Decoder step {step}: the decoder state s_{step} scores every encoder state, e = v^T tanh(W_k h_j + W_q s_{step}); "
-            f"the scores run from {self.energies[step].min():.1f} to {self.energies[step].max():.1f}. The softmax turns them into "
-            f"weights: {weight:.2f} on position {where}, so the line there is thick. It emits {self.prediction[step]}."
+            f"Decoder step {step}: the decoder state s_{step} scores every encoder state, "
+            f"e = v^T tanh(W_k h_j + W_q s_{step}); the scores run from {self.energies[step].min():.1f} to "
+            f"{self.energies[step].max():.1f}. "
+            f"The softmax turns them into weights: {weight:.2f} on position {where}, so the line there is thick. "
+            f"It emits {self.prediction[step]}."
         )
         if step == 0:
             note = "The additive score is a tiny network comparing decoder state and encoder state. " + note
@@ -300,7 +303,10 @@ class ReverseAlignment(_AlignmentBuildUp):
                 f"position {where} instead, one step later, where the previous target {self.source[where]} sits."
             )
         else:
-            note += f" Note: the mirror position would be {mirror} (symbol {self.source[mirror]}, the target); it looks elsewhere."
+            note += (
+                f" Note: the mirror position would be {mirror} (symbol {self.source[mirror]}, the target); "
+                "it looks elsewhere."
+            )
         return note
 
     def compare_with_mirror(self, run: Artifact) -> None:
@@ -308,13 +314,16 @@ class ReverseAlignment(_AlignmentBuildUp):
         late = self.looks_late
         self.next_slide(
             notes=(
-                "The notebook expects a clean anti-diagonal: output t attends to its mirror image, position L-1-t (dashed squares). "
-                f"On the mirror the trained model puts {metrics['example_mirror_mass']:.1%} of the weight in this example "
-                f"and {metrics['held_out_mirror_mass']:.1%} on {run.params['test_size']} held-out sequences; on position L-t "
-                f"(the previous output's source position) {metrics['example_shifted_mass']:.1%} here and {metrics['held_out_shifted_mass']:.1%} "
-                f"held out. The argmax is on L-t for {metrics['held_out_argmax_on_shifted']:.1%} of held-out steps and on the mirror for "
-                f"{metrics['held_out_argmax_on_mirror']:.1%}. In this example the peak is on the mirror at {_steps(self.mirror_steps)} "
-                f"and one step late at {_steps(self.late_steps)}."
+                "The notebook expects a clean anti-diagonal: output t attends to its mirror image, "
+                "position L-1-t (dashed squares). "
+                f"On the mirror the trained model puts {metrics['example_mirror_mass']:.1%} of the weight in this "
+                f"example and {metrics['held_out_mirror_mass']:.1%} on {run.params['test_size']} held-out sequences; "
+                f"on position L-t (the previous output's source position) {metrics['example_shifted_mass']:.1%} here "
+                f"and {metrics['held_out_shifted_mass']:.1%} held out. "
+                f"The argmax is on L-t for {metrics['held_out_argmax_on_shifted']:.1%} of held-out steps and on the "
+                f"mirror for {metrics['held_out_argmax_on_mirror']:.1%}. "
+                f"In this example the peak is on the mirror at {_steps(self.mirror_steps)} and one step late at "
+                f"{_steps(self.late_steps)}."
                 + (
                     " So the model does not quite draw the notebook's anti-diagonal: it looks one step late."
                     if late
@@ -354,10 +363,11 @@ class ReverseAlignment(_AlignmentBuildUp):
         }[(metrics["example_correct"], metrics["example_greedy_correct"])]
         if self.looks_late:
             reason = (
-                "Why one step late? The encoder GRU reads left to right, so its state at position L-t has just read x_(L-t) and still "
-                "remembers x_(L-1-t), the symbol to emit now. The decoder was just fed its previous output x_(L-t), so finding where that "
-                "symbol sits is an easy content match; reading one step back comes free from the recurrence. Either position would do; "
-                "training settled on this one. "
+                "Why one step late? The encoder GRU reads left to right, so its state at position L-t has just read "
+                "x_(L-t) and still remembers x_(L-1-t), the symbol to emit now. "
+                "The decoder was just fed its previous output x_(L-t), so finding where that symbol sits is an easy "
+                "content match; reading one step back comes free from the recurrence. "
+                "Either position would do; training settled on this one. "
             )
             why_lines = [
                 ("the encoder reads left to right:", theme.foreground()),
@@ -374,8 +384,9 @@ class ReverseAlignment(_AlignmentBuildUp):
         self.next_slide(
             notes=(
                 reason + f"Held-out token accuracy: {metrics['token_accuracy']:.1%} teacher-forced (as the notebook), "
-                f"{metrics['greedy_token_accuracy']:.1%} when the decoder is fed its own outputs; the example is {both} "
-                f"(teacher-forced correct = {metrics['example_correct']}, greedy correct = {metrics['example_greedy_correct']})."
+                f"{metrics['greedy_token_accuracy']:.1%} when the decoder is fed its own outputs; "
+                f"the example is {both} (teacher-forced correct = {metrics['example_correct']}, "
+                f"greedy correct = {metrics['example_greedy_correct']})."
             )
         )
         why = _lines(
@@ -415,9 +426,11 @@ class SortAlignment(_AlignmentBuildUp):
 
         self.next_slide(
             notes=(
-                "Reversal is purely positional: output t always wants input L-1-t. Now the same attention seq2seq, with a bidirectional "
-                f"encoder, is trained to SORT {self.length} distinct values. The notebook's example input {' '.join(map(str, source))}, "
-                f"target {' '.join(map(str, target))}. Step t must point to wherever the t-th smallest value sits."
+                "Reversal is purely positional: output t always wants input L-1-t. "
+                "Now the same attention seq2seq, with a bidirectional encoder, "
+                f"is trained to SORT {self.length} distinct values. "
+                f"The notebook's example input {' '.join(map(str, source))}, target {' '.join(map(str, target))}. "
+                "Step t must point to wherever the t-th smallest value sits."
             )
         )
         self.title("A harder alignment: learning to sort")
@@ -429,7 +442,8 @@ class SortAlignment(_AlignmentBuildUp):
             weight = self.attention[step, where]
             self.next_slide(notes=self._step_note(step, where, weight))
             self.say(
-                f"step {step}: the {_smallest(step)} value, {target[step]}, sits at position {where}: {weight:.0%} of the weight",
+                f"step {step}: the {_smallest(step)} value, {target[step]}, sits at position {where}: "
+                f"{weight:.0%} of the weight",
                 theme.highlight(),
             )
             self.decode_step(step, detailed=True, introduce=step == 0)
@@ -446,7 +460,8 @@ class SortAlignment(_AlignmentBuildUp):
                     else f"The bright cell is on the t-th smallest value at {on_value} of {self.length} steps: "
                 )
                 + "; ".join(
-                    f"step {t} -> position {int(self.sorted_position[t])} (value {target[t]}, weight {self.attention[t, self.sorted_position[t]]:.2f})"
+                    f"step {t} -> position {int(self.sorted_position[t])} (value {target[t]}, "
+                    f"weight {self.attention[t, self.sorted_position[t]]:.2f})"
                     for t in rest
                 )
                 + f". Output {' '.join(map(str, prediction))}: example correct = {self.metrics['example_correct']}."
@@ -469,14 +484,15 @@ class SortAlignment(_AlignmentBuildUp):
     def _step_note(self, step: int, where: int, weight: float) -> str:
         target = np.sort(self.source)
         note = (
-            f"Decoder step {step}: the {_smallest(step)} value is {target[step]}, at source position {where}. The additive scores "
-            f"run from {self.energies[step].min():.1f} to {self.energies[step].max():.1f}; after the softmax {weight:.2f} of the weight "
-            f"lands on position {where}, and the decoder emits {self.prediction[step]}."
+            f"Decoder step {step}: the {_smallest(step)} value is {target[step]}, at source position {where}. "
+            f"The additive scores run from {self.energies[step].min():.1f} to {self.energies[step].max():.1f}; "
+            f"after the softmax {weight:.2f} of the weight lands on position {where}, "
+            f"and the decoder emits {self.prediction[step]}."
         )
         if step == 0:
             note = (
-                "Same scoring network as for reversal: e = v^T tanh(W_k h_j + W_q s_t), then a softmax over source positions. "
-                + note
+                "Same scoring network as for reversal: e = v^T tanh(W_k h_j + W_q s_t), "
+                "then a softmax over source positions. " + note
             )
         return note
 
@@ -506,10 +522,12 @@ class SortAlignment(_AlignmentBuildUp):
         reverse_metrics = reverse.metrics
         self.next_slide(
             notes=(
-                "Side by side. Reversal (left) is positional: the same staircase for every input, "
-                f"{reverse_metrics['held_out_argmax_on_shifted']:.1%} of held-out steps peak at the same position L-t. Sorting (right) is "
-                f"content-driven: the peak sits wherever the t-th smallest value is, {self.metrics['held_out_argmax_on_target']:.2%} of "
-                "held-out steps; the matrix is a permutation that changes with every input."
+                "Side by side. Reversal (left) is positional: "
+                f"the same staircase for every input, {reverse_metrics['held_out_argmax_on_shifted']:.1%} of held-out "
+                "steps peak at the same position L-t. "
+                "Sorting (right) is content-driven: the peak sits wherever the t-th smallest value is, "
+                f"{self.metrics['held_out_argmax_on_target']:.2%} of held-out steps; "
+                "the matrix is a permutation that changes with every input."
             )
         )
         self.clear_mechanism()
@@ -538,8 +556,8 @@ class SortAlignment(_AlignmentBuildUp):
         sources, attentions, predictions = run["more_sources"], run["more_attention"], run["more_predictions"]
         correct, count = int(run.metrics["more_correct"]), len(sources)
         described = "; ".join(
-            f"input {' '.join(map(str, src))}: step 0 points to position {int(att[0].argmax())} (value {src[int(att[0].argmax())]}), "
-            f"output {' '.join(map(str, pred))}"
+            f"input {' '.join(map(str, src))}: step 0 points to position "
+            f"{int(att[0].argmax())} (value {src[int(att[0].argmax())]}), output {' '.join(map(str, pred))}"
             for src, att, pred in zip(sources, attentions, predictions)
         )
         verdict = (
@@ -547,8 +565,8 @@ class SortAlignment(_AlignmentBuildUp):
         )
         self.next_slide(
             notes=(
-                f"{count} held-out inputs, one after the other, on the right; the reversal on the left would look the same for every input. "
-                f"{described}. {verdict}"
+                f"{count} held-out inputs, one after the other, on the right; "
+                f"the reversal on the left would look the same for every input. {described}. {verdict}"
             )
         )
         for index, (src, att, pred) in enumerate(zip(sources, attentions, predictions)):
@@ -566,12 +584,15 @@ class SortAlignment(_AlignmentBuildUp):
         softer = metrics["held_out_target_mass"] < reverse_mass
         self.next_slide(
             notes=(
-                f"On {run.params['test_size']} held-out inputs the sorter gets {metrics['token_accuracy']:.1%} of tokens right teacher-forced "
-                f"and {metrics['greedy_token_accuracy']:.1%} decoding greedily. Attention is {'softer' if softer else 'no softer'} than for "
-                f"reversal ({reverse_mass:.1%} on its preferred position): on average "
-                f"{metrics['held_out_target_mass']:.1%} of the weight sits on the t-th smallest value and {metrics['held_out_neighbour_mass']:.1%} "
-                f"on its neighbours in sorted order (the values just below and above); the peak is on the right value in "
-                f"{metrics['held_out_argmax_on_target']:.2%} of steps. Dashed squares mark where the t-th smallest value of the input on screen sits."
+                f"On {run.params['test_size']} held-out inputs the sorter gets {metrics['token_accuracy']:.1%} of "
+                f"tokens right teacher-forced and {metrics['greedy_token_accuracy']:.1%} decoding greedily. "
+                f"Attention is {'softer' if softer else 'no softer'} than for reversal "
+                f"({reverse_mass:.1%} on its preferred position): "
+                f"on average {metrics['held_out_target_mass']:.1%} of the weight sits on the t-th smallest value and "
+                f"{metrics['held_out_neighbour_mass']:.1%} on its neighbours in sorted order "
+                "(the values just below and above); the peak is on the right value in "
+                f"{metrics['held_out_argmax_on_target']:.2%} of steps. "
+                "Dashed squares mark where the t-th smallest value of the input on screen sits."
             )
         )
         lines = _lines(

@@ -65,8 +65,9 @@ class HiddenStateDynamics(LectureSlide):
         self.low, self.high = float(np.floor(np.log10(self.norms.min()))), float(np.ceil(np.log10(self.norms.max())))
 
         self.next_slide(
-            notes=f"A linear RNN h_t = W h_(t-1) is just a dynamical system. Take W = rho Q with Q a random orthogonal "
-            f"{len(self.angles)}x{len(self.angles)} matrix: every eigenvalue of W has modulus rho, and ||h_t|| = rho^t. "
+            notes="A linear RNN h_t = W h_(t-1) is just a dynamical system. "
+            f"Take W = rho Q with Q a random orthogonal {len(self.angles)}x{len(self.angles)} matrix: "
+            "every eigenvalue of W has modulus rho, and ||h_t|| = rho^t. "
             f"We iterate {self.steps} steps from a unit-norm h_0 for rho in {', '.join(f'{r:.2f}' for r in self.rhos)}."
         )
         self.set_stage()
@@ -89,14 +90,17 @@ class HiddenStateDynamics(LectureSlide):
                 self.run_rho(index)
         self.next_slide(
             loop=True,
-            notes=f"Sweep rho from {self.rhos.min():.2f} to {self.rhos.max():.2f}: the ring of eigenvalues breathes through "
-            f"the unit circle, and the curve of the nearest rho lights up. Inside the circle the signal dies, outside it explodes.",
+            notes=f"Sweep rho from {self.rhos.min():.2f} to {self.rhos.max():.2f}: "
+            "the ring of eigenvalues breathes through the unit circle, and the curve of the nearest rho lights up. "
+            "Inside the circle the signal dies, outside it explodes.",
         )
         self.sweep()
         self.next_slide(
-            notes=f"The spectral radius rho = max|eig(W)| decides: after {self.steps} steps the norm ranges from "
-            f"{self.norms[:, -1].min():.2g} to {self.norms[:, -1].max():.3g}. Only rho = 1 keeps the signal; this is why plain "
-            f"RNNs forget or explode, and why gated cells were invented."
+            notes="The spectral radius rho = max|eig(W)| decides: "
+            f"after {self.steps} steps the norm ranges from {self.norms[:, -1].min():.2g} to "
+            f"{self.norms[:, -1].max():.3g}. "
+            "Only rho = 1 keeps the signal; this is why plain RNNs forget or explode, "
+            "and why gated cells were invented."
         )
         self.say("the spectral radius ρ = max|eig(W)| decides: < 1 forgets, > 1 explodes", colour=theme.highlight())
 
@@ -295,8 +299,8 @@ class EchoOfAPulse(LectureSlide):
         divisor = round(2 * math.pi / self.angle)
 
         self.next_slide(
-            notes=f"A 2-D rotation by 2 pi/{divisor} scaled by rho makes the echo of one input pulse visible. The pulse "
-            f"h_0 = (1, 0) enters once; after that the state only rotates and scales for {self.steps} steps."
+            notes=f"A 2-D rotation by 2 pi/{divisor} scaled by rho makes the echo of one input pulse visible. "
+            f"The pulse h_0 = (1, 0) enters once; after that the state only rotates and scales for {self.steps} steps."
         )
         self.title("The echo of a single pulse")
         formula = maths(
@@ -320,7 +324,8 @@ class EchoOfAPulse(LectureSlide):
             tracker.set_value(0)
         self.play(*[tracker.animate.set_value(self.steps) for tracker in self.trackers], run_time=4.0, rate_func=linear)
         self.next_slide(
-            notes=f"Damped, sustained or growing: the radius rho alone decides. After {self.steps} steps the echo has size "
+            notes="Damped, sustained or growing: the radius rho alone decides. "
+            f"After {self.steps} steps the echo has size "
             + ", ".join(f"{self.radii[i, -1]:.3g} (rho = {rho:g})" for i, rho in enumerate(self.echo_rhos))
             + "."
         )
@@ -334,10 +339,15 @@ class EchoOfAPulse(LectureSlide):
         regime = _regime(rho)
         exit_note = ""
         if self.exit_step[index] is not None:
-            exit_note = f" It leaves the panel at t = {self.exit_step[index]} (|h| = {self.radii[index, self.exit_step[index]]:.2f}){' and keeps growing' if rho > 1 else ''}."
+            exit_note = (
+                f" It leaves the panel at t = {self.exit_step[index]} "
+                f"(|h| = {self.radii[index, self.exit_step[index]]:.2f}){' and keeps growing' if rho > 1 else ''}."
+            )
         return (
-            f"rho = {rho:g}, {regime}: each turn multiplies the radius by {rho ** round(2 * math.pi / self.angle):.3g}. "
-            f"The first coordinate, traced against time below, reaches |h_{self.steps}| = {self.radii[index, -1]:.3g}.{exit_note}"
+            f"rho = {rho:g}, {regime}: each turn multiplies the radius by "
+            f"{rho ** round(2 * math.pi / self.angle):.3g}. "
+            "The first coordinate, traced against time below, reaches "
+            f"|h_{self.steps}| = {self.radii[index, -1]:.3g}.{exit_note}"
         )
 
     def build_columns(self) -> None:
@@ -431,8 +441,9 @@ class AddingProblem(LectureSlide):
         gap = second - first
 
         self.next_slide(
-            notes=f"The adding problem, Hochreiter and Schmidhuber's classic LSTM benchmark. Each sequence has T = {length} steps "
-            f"and two input channels: a value in [0, 1) and a marker that is 1 at exactly two steps, one in each half."
+            notes="The adding problem, Hochreiter and Schmidhuber's classic LSTM benchmark. "
+            f"Each sequence has T = {length} steps and two input channels: "
+            "a value in [0, 1) and a marker that is 1 at exactly two steps, one in each half."
         )
         self.title("A long-memory task: the adding problem")
         stream = Stream(
@@ -457,12 +468,15 @@ class AddingProblem(LectureSlide):
         )
 
         self.next_slide(
-            notes=f"The network reads the two channels one step at a time, {length} steps in all. Here is one example sequence (seed {run.params['example_seed']}); its markers sit at t = {first} and t = {second}."
+            notes=f"The network reads the two channels one step at a time, {length} steps in all. "
+            f"Here is one example sequence (seed {run.params['example_seed']}); "
+            f"its markers sit at t = {first} and t = {second}."
         )
         self.play(stream.appear(run_time_per_step=0.1))
 
         self.next_slide(
-            notes=f"The two marked values are {values[first]:.2f} at t = {first} and {values[second]:.2f} at t = {second}: {gap} steps apart."
+            notes=f"The two marked values are {values[first]:.2f} at t = {first} and {values[second]:.2f} at "
+            f"t = {second}: {gap} steps apart."
         )
         labels = VGroup()
         for index in (first, second):
@@ -483,7 +497,8 @@ class AddingProblem(LectureSlide):
         self.play(Create(gap_arrow), FadeIn(gap_label), run_time=0.8)
 
         self.next_slide(
-            notes=f"The target is the sum of the two marked values: {values[first]:.2f} + {values[second]:.2f} = {target:.2f}."
+            notes="The target is the sum of the two marked values: "
+            f"{values[first]:.2f} + {values[second]:.2f} = {target:.2f}."
         )
         equation = maths(
             rf"y = {values[first]:.2f} + {values[second]:.2f} = {target:.2f}", theme.BODY_SIZE, theme.highlight()
@@ -493,8 +508,9 @@ class AddingProblem(LectureSlide):
         self.play(TransformFromCopy(labels, parts), run_time=1.2)
 
         self.next_slide(
-            notes=f"Why it is hard: at t = {first} the net sees {values[first]:.2f} but the answer is read only after the last step, "
-            f"t = {length - 1}. It must carry the first marked value across {length - 1 - first} steps of distracting values. "
+            notes=f"Why it is hard: at t = {first} the net sees {values[first]:.2f} but the answer is read only after "
+            f"the last step, t = {length - 1}. "
+            f"It must carry the first marked value across {length - 1 - first} steps of distracting values. "
             f"Predicting the mean sum, 1, already gives MSE 1/6 = {baseline:.3f}: that is the baseline to beat."
         )
         why = VGroup(
@@ -503,7 +519,8 @@ class AddingProblem(LectureSlide):
                 theme.LABEL_SIZE,
             ),
             theme.text(
-                f"it must carry that value across {length - 1 - first} steps  ·  baseline (predict the mean): MSE {baseline:.3f}",
+                f"it must carry that value across {length - 1 - first} steps  ·  baseline (predict the mean): "
+                f"MSE {baseline:.3f}",
                 theme.LABEL_SIZE,
                 theme.muted(),
             ),
@@ -526,8 +543,9 @@ class TrainingRace(LectureSlide):
         params = run.params  # the parameters that produced these curves
 
         self.next_slide(
-            notes=f"One linear readout on three recurrent cells ({', '.join(self.kinds)}), each with {params['hidden']} hidden units, "
-            f"trained {params['iters']} Adam steps (lr {params['lr']:g}, batch {params['batch']}, gradient clip {params['clip']:g}) on T = {params['T']}. "
+            notes=f"One linear readout on three recurrent cells ({', '.join(self.kinds)}), "
+            f"each with {params['hidden']} hidden units, trained {params['iters']} Adam steps (lr {params['lr']:g}, "
+            f"batch {params['batch']}, gradient clip {params['clip']:g}) on T = {params['T']}. "
             f"The dashed line is the predict-the-mean baseline, MSE {self.baseline:.3f}."
         )
         self.title("Vanilla RNN vs LSTM vs GRU")
@@ -558,7 +576,9 @@ class TrainingRace(LectureSlide):
         if solved:
             finals = ", ".join(f"{self.finals[self.kinds.index(k)]:.3g}" for k in solved)
             parts.append(
-                f"{' and '.join(solved)} fall{'s' if len(solved) == 1 else ''} far below the baseline ({finals}, under {threshold:.4f}, a tenth of {self.baseline:.3f}): the gates carry the first value across the gap"
+                f"{' and '.join(solved)} fall{'s' if len(solved) == 1 else ''} far below the baseline ({finals}, "
+                f"under {threshold:.4f}, a tenth of {self.baseline:.3f}): "
+                "the gates carry the first value across the gap"
             )
         if failed:
             finals = [self.finals[self.kinds.index(k)] for k in failed]
@@ -567,7 +587,8 @@ class TrainingRace(LectureSlide):
                 "learned little more than the mean" if min(finals) > self.baseline / 2 else "did not solve the task"
             )
             parts.append(
-                f"{' and '.join(failed)} stay{'s' if len(failed) == 1 else ''} {where} ({', '.join(f'{final:.3f}' for final in finals)}): {'it' if len(failed) == 1 else 'they'} {meaning}"
+                f"{' and '.join(failed)} stay{'s' if len(failed) == 1 else ''} {where} "
+                f"({', '.join(f'{final:.3f}' for final in finals)}): {'it' if len(failed) == 1 else 'they'} {meaning}"
             )
         return "; ".join(parts) + "."
 
@@ -659,7 +680,8 @@ class InsideTheLSTM(LectureSlide):
 
         self.next_slide(
             notes=f"Open up the trained LSTM and run it on one sequence with markers at t = {first} and t = {second}: "
-            f"{self.values[first]:.2f} + {self.values[second]:.2f}, target {self.target:.2f}. We replay the recurrence by hand to read the gates."
+            f"{self.values[first]:.2f} + {self.values[second]:.2f}, target {self.target:.2f}. "
+            "We replay the recurrence by hand to read the gates."
         )
         self.title("What the trained LSTM actually does")
         self.build_panels()
@@ -667,13 +689,18 @@ class InsideTheLSTM(LectureSlide):
         self.cursor_time = ValueTracker(0.0)
         self.start_live()
         self.next_slide(
-            notes=f"Before the first marker the write ||i * c~|| stays at or below {self.write[:first].max():.2f}, then jumps to {self.write[first]:.2f} at t = {first}, the first marked step. The guess fc(h_t) rises from {self.guess[first - 1]:.2f} to {self.guess[first]:.2f}."
+            notes=f"Before the first marker the write ||i * c~|| stays at or below {self.write[:first].max():.2f}, "
+            f"then jumps to {self.write[first]:.2f} at t = {first}, the first marked step. "
+            f"The guess fc(h_t) rises from {self.guess[first - 1]:.2f} to {self.guess[first]:.2f}."
         )
         self.walk_to(first, 2.0)
 
         between = self.cell[first + 1 : second]
         self.next_slide(
-            notes=f"Between the markers the memory holds: ||c_t|| stays between {between.min():.2f} and {between.max():.2f} from t = {first + 1} to t = {second - 1}, while the guess drifts from {self.guess[first]:.2f} to {self.guess[second - 1]:.2f}; the true running sum is {self.running[first]:.2f}."
+            notes=f"Between the markers the memory holds: ||c_t|| stays between {between.min():.2f} and "
+            f"{between.max():.2f} from t = {first + 1} to t = {second - 1}, "
+            f"while the guess drifts from {self.guess[first]:.2f} to {self.guess[second - 1]:.2f}; "
+            f"the true running sum is {self.running[first]:.2f}."
         )
         self.walk_to(second - 1, 3.0)
 
@@ -683,12 +710,16 @@ class InsideTheLSTM(LectureSlide):
             else f" (the largest write, {self.write.max():.2f}, is at t = {int(np.argmax(self.write))})"
         )
         self.next_slide(
-            notes=f"At the second marker the write spikes again to {self.write[second]:.2f}{largest}; the guess jumps from {self.guess[second - 1]:.2f} to {self.guess[second]:.2f}."
+            notes=f"At the second marker the write spikes again to {self.write[second]:.2f}{largest}; "
+            f"the guess jumps from {self.guess[second - 1]:.2f} to {self.guess[second]:.2f}."
         )
         self.walk_to(second, 1.0)
 
         self.next_slide(
-            notes=f"After the last step the readout gives fc(h_{self.length - 1}) = {self.guess[-1]:.3f} against the target {self.target:.3f}: error {abs(self.guess[-1] - self.target):.3f}. The LSTM writes at the markers and holds in between; it was trained only on the final step, so the running guess before it is not exact."
+            notes=f"After the last step the readout gives fc(h_{self.length - 1}) = {self.guess[-1]:.3f} against the "
+            f"target {self.target:.3f}: error {abs(self.guess[-1] - self.target):.3f}. "
+            "The LSTM writes at the markers and holds in between; "
+            "it was trained only on the final step, so the running guess before it is not exact."
         )
         self.walk_to(self.length - 1, 1.5)
         self.finish()

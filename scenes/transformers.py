@@ -48,7 +48,8 @@ TICK_SIZE = theme.tex_size(theme.SMALL_SIZE + 2)
 def _label_beside_curve(
     plot: Plot, xs: np.ndarray, ys: np.ndarray, label: Text, direction: np.ndarray, gap: float = 0.25
 ) -> Text:
-    """Put `label` right-aligned with the curve's last point, `gap` above (UP) or below (DOWN) the curve everywhere under it."""
+    """Put `label` right-aligned with the curve's last point,
+    `gap` above (UP) or below (DOWN) the curve everywhere under it."""
     screen = plot.to_screen(xs, ys)
     label.move_to(screen[-1]).align_to(screen[-1], RIGHT)
     span = np.linspace(label.get_left()[0], label.get_right()[0], 24)
@@ -90,9 +91,11 @@ class SelfAttentionLookup(LectureSlide):
     def tokens(self) -> None:
         run, items = self.run, len(self.labels) - 1
         self.next_slide(
-            notes=f"Every token emits a query, a key and a value. Here {items} item tokens each carry a key and a value, "
-            f"and the last token carries only the query key k{int(run['query_key'])}. One layer, one head, trained only to output "
-            f"the matching value; it answers {run.metrics['accuracy']:.1%} of held-out lookups correctly."
+            notes="Every token emits a query, a key and a value. "
+            f"Here {items} item tokens each carry a key and a value, "
+            f"and the last token carries only the query key k{int(run['query_key'])}. "
+            "One layer, one head, trained only to output the matching value; "
+            f"it answers {run.metrics['accuracy']:.1%} of held-out lookups correctly."
         )
         self.heading = self.title("Self-attention is content-based lookup")
         colours = [theme.key_colour()] * items + [theme.query_colour()]
@@ -121,8 +124,9 @@ class SelfAttentionLookup(LectureSlide):
     def matrix(self) -> None:
         diagonal = float(np.mean(np.diagonal(self.attention)[:-1]))
         self.next_slide(
-            notes=f"The full attention matrix: each row is the token doing the attending (the query), each column an attended token "
-            f"(the key). Every item row keeps its weight on itself: on average {diagonal:.3f} on the diagonal."
+            notes="The full attention matrix: each row is the token doing the attending (the query), "
+            "each column an attended token (the key). "
+            f"Every item row keeps its weight on itself: on average {diagonal:.3f} on the diagonal."
         )
         two_line = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
         self.heatmap = Heatmap(
@@ -144,8 +148,9 @@ class SelfAttentionLookup(LectureSlide):
     def query_row(self) -> None:
         weight = float(self.attention[-1, self.match])
         self.next_slide(
-            notes=f"The bottom row is the query '{self.labels[-1]}'. It puts {weight:.3f} of its weight on item #{self.match} "
-            f"({self.labels[self.match]}), the one item whose key matches: a near one-hot row."
+            notes=f"The bottom row is the query '{self.labels[-1]}'. "
+            f"It puts {weight:.3f} of its weight on item #{self.match} ({self.labels[self.match]}), "
+            "the one item whose key matches: a near one-hot row."
         )
         self.box = self.heatmap.row_box(len(self.labels) - 1, theme.query_colour())
         self.play(Create(self.box))
@@ -153,8 +158,8 @@ class SelfAttentionLookup(LectureSlide):
     def bars(self) -> None:
         row = self.attention[-1]
         self.next_slide(
-            notes=f"The query row on its own: one tall bar of {row[self.match]:.3f} on the matching item; the other {len(row) - 1} "
-            f"weights add up to {1 - row[self.match]:.4f}."
+            notes=f"The query row on its own: one tall bar of {row[self.match]:.3f} on the matching item; "
+            f"the other {len(row) - 1} weights add up to {1 - row[self.match]:.4f}."
         )
         colours = [theme.query_colour() if j == self.match else theme.key_colour() for j in range(len(row))]
         short = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
@@ -187,9 +192,10 @@ class SelfAttentionLookup(LectureSlide):
         run = self.run
         prediction, answer = int(run["prediction"]), int(run["answer"])
         self.next_slide(
-            notes=f"The value is read off the attended item: predicted v{prediction}, true v{answer}. Over "
-            f"{run.params['test_size']} held-out lookups the accuracy is {run.metrics['accuracy']:.1%}, and the query row puts "
-            f"{run.metrics['query_match_mass']:.3f} of its weight on the matching item on average."
+            notes=f"The value is read off the attended item: predicted v{prediction}, true v{answer}. "
+            f"Over {run.params['test_size']} held-out lookups the accuracy is {run.metrics['accuracy']:.1%}, "
+            f"and the query row puts {run.metrics['query_match_mass']:.3f} of its weight "
+            "on the matching item on average."
         )
         verdict = "correct" if prediction == answer else "wrong"
         read = theme.text(
@@ -232,9 +238,11 @@ class AttentionPooling(LectureSlide):
     def tokens(self) -> None:
         run = self.run
         self.next_slide(
-            notes=f"The lookup picked one position. The same mechanism can average: {len(self.keys)} tokens with a key and a value, "
-            f"trained so every token outputs the mean value of its key group. Tokens are sorted by key so groups sit together; "
-            f"this example has {len(set(self.keys.tolist()))} groups; the k{self.keys[0]} group's values average {run['target'][0]:.4f}."
+            notes="The lookup picked one position. "
+            f"The same mechanism can average: {len(self.keys)} tokens with a key and a value, "
+            "trained so every token outputs the mean value of its key group. "
+            f"Tokens are sorted by key so groups sit together; this example has {len(set(self.keys.tolist()))} groups; "
+            f"the k{self.keys[0]} group's values average {run['target'][0]:.4f}."
         )
         self.heading = self.title("Self-attention can pool, not just pick")
         self.token_row = VGroup(
@@ -273,8 +281,9 @@ class AttentionPooling(LectureSlide):
     def matrix(self) -> None:
         attention = self.run["attention"]
         self.next_slide(
-            notes=f"The attention matrix: rows are the attending tokens (queries), columns the attended ones (keys). In this example "
-            f"{self.run.metrics['example_within_group_mass']:.1%} of every row's weight stays inside its own key group."
+            notes="The attention matrix: rows are the attending tokens (queries), columns the attended ones (keys). "
+            f"In this example {self.run.metrics['example_within_group_mass']:.1%} of every row's weight stays inside "
+            "its own key group."
         )
         values = [f"{value:.2f}" for value in self.run["values"]]
         # Rows name key and value; columns (the same tokens, same order) name the key, coloured by group like the rows.
@@ -302,8 +311,9 @@ class AttentionPooling(LectureSlide):
             f"k{keys[g[0]]}: {len(g)} tokens, weight {attention[g[0], g].mean():.3f} each" for g in groups
         )
         self.next_slide(
-            notes=f"Block structure: each token spreads its weight uniformly over all tokens sharing its key, about 1/(group size) each "
-            f"({sizes}). A soft group-by. Held out, {self.run.metrics['within_group_mass']:.1%} of the weight stays in the group."
+            notes="Block structure: each token spreads its weight uniformly over all tokens sharing its key, "
+            f"about 1/(group size) each ({sizes}). A soft group-by. "
+            f"Held out, {self.run.metrics['within_group_mass']:.1%} of the weight stays in the group."
         )
         outlines = VGroup()
         for group in groups:
@@ -317,9 +327,10 @@ class AttentionPooling(LectureSlide):
         run = self.run
         target, output = run["target"], run["output"]
         self.next_slide(
-            notes=f"The attention output next to the true group means: largest error in this example "
-            f"{run.metrics['example_max_abs_error']:.4f}. Held-out MSE {run.metrics['mse']:.2e}, against "
-            f"{run.metrics['sequence_mean_mse']:.4f} for predicting each sequence's mean and {run.metrics['baseline_mse']:.4f} for the global mean."
+            notes="The attention output next to the true group means: "
+            f"largest error in this example {run.metrics['example_max_abs_error']:.4f}. "
+            f"Held-out MSE {run.metrics['mse']:.2e}, against {run.metrics['sequence_mean_mse']:.4f} for predicting "
+            f"each sequence's mean and {run.metrics['baseline_mse']:.4f} for the global mean."
         )
         count = len(target)
         plot = Plot(
@@ -374,9 +385,9 @@ class SinusoidalPositions(LectureSlide):
         run = self.run
         pairs, lengths = list(run.params["wave_pairs"]), run["wavelengths"]
         self.next_slide(
-            notes=f"Self-attention is permutation-invariant, so a Transformer adds a positional signal to every token. Dimension pair i "
-            f"holds sin and cos of position x w_i, with wavelengths growing geometrically from {lengths[0]:.2f} to {lengths[-1]:.0f} positions "
-            f"over d_model = {run['pe'].shape[1]} dimensions."
+            notes="Self-attention is permutation-invariant, so a Transformer adds a positional signal to every token. "
+            "Dimension pair i holds sin and cos of position x w_i, with wavelengths growing geometrically from "
+            f"{lengths[0]:.2f} to {lengths[-1]:.0f} positions over d_model = {run['pe'].shape[1]} dimensions."
         )
         self.heading = self.title("Sinusoidal positional encoding")
         length = len(run["positions"])
@@ -419,8 +430,9 @@ class SinusoidalPositions(LectureSlide):
         run = self.run
         pe = run["pe"]
         self.next_slide(
-            notes=f"Sweeping along the positions writes one column per position into PE ({pe.shape[0]} positions x {pe.shape[1]} dimensions, "
-            f"red positive, blue negative): the first dimensions flip every few positions, the last ones barely move "
+            notes="Sweeping along the positions writes one column per position into PE "
+            f"({pe.shape[0]} positions x {pe.shape[1]} dimensions, red positive, blue negative): "
+            "the first dimensions flip every few positions, the last ones barely move "
             f"(dimension {pe.shape[1] - 2} only reaches {pe[-1, -2]:.4f} by position {pe.shape[0] - 1})."
         )
         self.encoding = Heatmap(
@@ -482,8 +494,9 @@ class SinusoidalPositions(LectureSlide):
         run = self.run
         gram = run["pe_gram"]
         self.next_slide(
-            notes=f"Now the dot product of every pair of encodings, PE PE^T. Its diagonal is {run.metrics['gram_diagonal']:.1f} = d_model/2 "
-            f"(sin^2 + cos^2 per pair), and it is constant along every diagonal: the largest spread along a diagonal is "
+            notes="Now the dot product of every pair of encodings, PE PE^T. "
+            f"Its diagonal is {run.metrics['gram_diagonal']:.1f} = d_model/2 (sin^2 + cos^2 per pair), "
+            "and it is constant along every diagonal: the largest spread along a diagonal is "
             f"{run.metrics['toeplitz_max_deviation']:.1e}, float64 rounding."
         )
         self.play(
@@ -516,8 +529,9 @@ class SinusoidalPositions(LectureSlide):
         offset = max(1, gram.shape[0] // 6)
         values = np.diagonal(gram, offset)
         self.next_slide(
-            notes=f"Walk along one diagonal, j = i + {offset}: every cell holds {values[0]:.4f} (spread {np.ptp(values):.1e}). "
-            f"So PE_i . PE_j depends only on the offset |i - j|, never on where the pair sits."
+            notes=f"Walk along one diagonal, j = i + {offset}: "
+            f"every cell holds {values[0]:.4f} (spread {np.ptp(values):.1e}). "
+            "So PE_i . PE_j depends only on the offset |i - j|, never on where the pair sits."
         )
         line = _diagonal_line(self.gram_map, offset, theme.highlight())
         self.play(Create(line), run_time=0.8)
@@ -547,9 +561,10 @@ class SinusoidalPositions(LectureSlide):
         kernel, offsets = run["kernel"], run["offsets"]
         probe = min(10, len(kernel) - 1)  # a nearby offset to quote
         self.next_slide(
-            notes=f"That one value per offset is the whole matrix: PE_0 . PE_k falls from {kernel[0]:.1f} at k = 0 to {kernel[probe]:.2f} at k = {offsets[probe]}, "
-            f"not monotonically; its smallest value is {run.metrics['kernel_min']:.2f} at k = {run.metrics['kernel_min_offset']}. "
-            f"Nearby positions look alike, distant ones less so."
+            notes="That one value per offset is the whole matrix: "
+            f"PE_0 . PE_k falls from {kernel[0]:.1f} at k = 0 to {kernel[probe]:.2f} at k = {offsets[probe]}, "
+            f"not monotonically; its smallest value is {run.metrics['kernel_min']:.2f} at "
+            f"k = {run.metrics['kernel_min_offset']}. Nearby positions look alike, distant ones less so."
         )
         low, high, step = nice_range(min(0.0, float(kernel.min())), float(kernel.max()))
         plot = Plot(
@@ -595,9 +610,10 @@ class RopeRotation(LectureSlide):
         pairs, freqs = run["pairs"], run["freqs"]
         second = min(1, len(freqs) - 1)  # pair 0 always turns 1 rad per position; quote the next one
         self.next_slide(
-            notes=f"Instead of adding a position vector, RoPE rotates each pair of dimensions of q and k by position x frequency. "
-            f"With d = {len(run['query'])}, pair i turns by {freqs[second]:.4f} rad per position for i = {second} and only {freqs[-1]:.6f} for i = {len(freqs) - 1}: "
-            f"low pairs spin fast, high pairs slowly."
+            notes="Instead of adding a position vector, "
+            "RoPE rotates each pair of dimensions of q and k by position x frequency. "
+            f"With d = {len(run['query'])}, pair i turns by {freqs[second]:.4f} rad per position for i = {second} "
+            f"and only {freqs[-1]:.6f} for i = {len(freqs) - 1}: low pairs spin fast, high pairs slowly."
         )
         self.heading = self.title("Rotary positional encoding (RoPE)")
         self.query_position = ValueTracker(0.0)
@@ -668,7 +684,8 @@ class RopeRotation(LectureSlide):
         turns = run["pair_angles"][:, -1] / (2 * np.pi)
         described = ", ".join(f"pair {p}: {t:.2f} turns" for p, t in zip(run["pairs"], turns))
         self.next_slide(
-            notes=f"Move the query from position 0 to {last:.0f}. Each pair turns by m x omega: {described}. The dots mark the integer positions."
+            notes=f"Move the query from position 0 to {last:.0f}. Each pair turns by m x omega: {described}. "
+            "The dots mark the integer positions."
         )
         self.play(self.query_position.animate.set_value(last), run_time=7, rate_func=linear)
 
@@ -676,8 +693,9 @@ class RopeRotation(LectureSlide):
         run = self.run
         offset = int(run.params["offset"])
         self.next_slide(
-            notes=f"Now the key too: q at position m = 0, k at n = {offset}. The score is <R_m q, R_n k> = {run['sweep_scores'][0]:.4f}; "
-            f"each pair adds |q_i||k_i| cos(angle between them)."
+            notes=f"Now the key too: q at position m = 0, k at n = {offset}. "
+            f"The score is <R_m q, R_n k> = {run['sweep_scores'][0]:.4f}; "
+            "each pair adds |q_i||k_i| cos(angle between them)."
         )
         for trail in self.trails:
             trail.clear_updaters()
@@ -733,8 +751,10 @@ class RopeRotation(LectureSlide):
         shifts, scores = run["sweep_shift"], run["sweep_scores"]
         self.next_slide(
             loop=True,
-            notes=f"Shift both positions by the same amount, 0 to {shift}: every arrow turns, but q and k in a pair turn together, so the "
-            f"angle between them stays. The score stays {scores[0]:.4f}: over the sweep it moves by at most {run.metrics['sweep_max_deviation']:.1e}.",
+            notes=f"Shift both positions by the same amount, 0 to {shift}: "
+            "every arrow turns, but q and k in a pair turn together, so the angle between them stays. "
+            f"The score stays {scores[0]:.4f}: over the sweep it moves by at most "
+            f"{run.metrics['sweep_max_deviation']:.1e}.",
         )
         shared = ValueTracker(0.0)
         self.query_position.add_updater(lambda t: t.set_value(shared.get_value()))
@@ -751,8 +771,10 @@ class RopeRotation(LectureSlide):
         run = self.run
         scores, offset = run["scores"], int(run.params["offset"])
         self.next_slide(
-            notes=f"All query positions m against all key positions n: the score matrix is constant along each diagonal "
-            f"(largest spread {run.metrics['diagonal_max_deviation']:.1e}). The highlighted diagonal n - m = {offset} holds {scores[0, offset]:.4f} everywhere."
+            notes="All query positions m against all key positions n: "
+            "the score matrix is constant along each diagonal "
+            f"(largest spread {run.metrics['diagonal_max_deviation']:.1e}). "
+            f"The highlighted diagonal n - m = {offset} holds {scores[0, offset]:.4f} everywhere."
         )
         self.play(
             FadeOut(self.wheels), FadeOut(self.wheel_titles), FadeOut(self.readouts), FadeOut(self.legend), run_time=0.6
@@ -785,8 +807,9 @@ class RopeRotation(LectureSlide):
         offsets, row_at_0, row_at_shift = run["offsets"], run["row_at_0"], run["row_at_shift"]
         shift = int(run.params["shift"])
         self.next_slide(
-            notes=f"The same q and k placed at different absolute positions: the query at 0 and at {shift}, scored against keys at "
-            f"offsets 0 to {offsets[-1]}. The two curves coincide (largest difference {run.metrics['row_max_difference']:.1e}); "
+            notes="The same q and k placed at different absolute positions: "
+            f"the query at 0 and at {shift}, scored against keys at offsets 0 to {offsets[-1]}. "
+            f"The two curves coincide (largest difference {run.metrics['row_max_difference']:.1e}); "
             f"e.g. offset 0 gives {row_at_0[0]:.4f} both times. RoPE scores depend only on the relative offset."
         )
         low, high = np.floor(min(row_at_0.min(), row_at_shift.min())), np.ceil(max(row_at_0.max(), row_at_shift.max()))
@@ -835,9 +858,10 @@ class ScaledDotProduct(LectureSlide):
         run = self.run
         dims = self.dims
         self.next_slide(
-            notes=f"Dot products of d-dimensional random vectors have variance about d: the logit standard deviation is "
-            f"{run['logit_std'][0]:.2f} at d = {dims[0]} and {run['logit_std'][-1]:.2f} at d = {dims[-1]}. One sample of "
-            f"{run['sample_logits'].shape[1]} keys, softmax with and without the 1/sqrt(d) scale."
+            notes="Dot products of d-dimensional random vectors have variance about d: "
+            f"the logit standard deviation is {run['logit_std'][0]:.2f} at d = {dims[0]} and "
+            f"{run['logit_std'][-1]:.2f} at d = {dims[-1]}. "
+            f"One sample of {run['sample_logits'].shape[1]} keys, softmax with and without the 1/sqrt(d) scale."
         )
         self.heading = self.title("Why attention is scaled by 1/√d")
         exponents = np.log2(dims)
@@ -918,9 +942,11 @@ class ScaledDotProduct(LectureSlide):
     def grow_d(self) -> None:
         run, dims = self.run, self.dims
         self.next_slide(
-            notes=f"Grow d from {dims[0]} to {dims[-1]}. Unscaled, this sample's top weight climbs to {run['sample_weights_unscaled'][-1].max():.3f}: "
-            f"the softmax is nearly one-hot and mean entropy falls to {run['entropy_unscaled'][-1]:.3f}. Scaled, the top weight stays "
-            f"{run['sample_weights_scaled'][-1].max():.3f} and mean entropy {run['entropy_scaled'][-1]:.3f} (over {run.params['n_samples']} samples per d)."
+            notes=f"Grow d from {dims[0]} to {dims[-1]}. "
+            f"Unscaled, this sample's top weight climbs to {run['sample_weights_unscaled'][-1].max():.3f}: "
+            f"the softmax is nearly one-hot and mean entropy falls to {run['entropy_unscaled'][-1]:.3f}. "
+            f"Scaled, the top weight stays {run['sample_weights_scaled'][-1].max():.3f} and mean entropy "
+            f"{run['entropy_scaled'][-1]:.3f} (over {run.params['n_samples']} samples per d)."
         )
         for index in range(1, len(dims)):
             # Readouts jump to the next measured d (no invented in-between values); bars and curves glide there.
@@ -942,11 +968,13 @@ class ScaledDotProduct(LectureSlide):
     def conclude(self) -> None:
         run, dims = self.run, self.dims
         self.next_slide(
-            notes=f"Without 1/sqrt(d) attention collapses to one-hot as d grows (entropy {run['entropy_unscaled'][0]:.3f} at d = {dims[0]}, "
-            f"{run['entropy_unscaled'][-1]:.3f} at d = {dims[-1]}), which kills the gradients. With it the entropy never drops below "
-            f"{run.metrics['entropy_scaled_min']:.3f}."
+            notes="Without 1/sqrt(d) attention collapses to one-hot as d grows "
+            f"(entropy {run['entropy_unscaled'][0]:.3f} at d = {dims[0]}, "
+            f"{run['entropy_unscaled'][-1]:.3f} at d = {dims[-1]}), which kills the gradients. "
+            f"With it the entropy never drops below {run.metrics['entropy_scaled_min']:.3f}."
         )
-        # Each label sits clear of its own curve over its whole width, at the right end where the two curves are far apart.
+        # Each label sits clear of its own curve over its whole width,
+        # at the right end where the two curves are far apart.
         labels = VGroup(
             _label_beside_curve(
                 self.plot,

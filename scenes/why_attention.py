@@ -105,9 +105,11 @@ class QueryKeyValue(WhyAttentionSlide):
         Q, K, V = art["Q"], art["K"], art["V"]
         self.next_slide(
             notes=f"Start with a query and an addressable memory. Q asks what to retrieve: q = {fmt_g(Q[0])}. "
-            f"K describes how each memory item matches: {', '.join(f'k_{label} = {fmt_g(k)}' for label, k in zip(self.labels, K))}. "
+            "K describes how each memory item matches: "
+            f"{', '.join(f'k_{label} = {fmt_g(k)}' for label, k in zip(self.labels, K))}. "
             f"Shapes: Q {Q.shape}, K {K.shape}, V {V.shape}. Hand-designed teaching vectors, not learned embeddings. "
-            "Attention answers the fixed-context bottleneck: instead of one final encoder state, every output query retrieves from all earlier states."
+            "Attention answers the fixed-context bottleneck: "
+            "instead of one final encoder state, every output query retrieves from all earlier states."
         )
         self.title("Query, keys and values")
         diagram, points, query = self.key_plane(Q[0], K)
@@ -117,8 +119,10 @@ class QueryKeyValue(WhyAttentionSlide):
         self.play(GrowArrow(query[0]), FadeIn(query[1]), run_time=0.8)
 
         self.next_slide(
-            notes=f"V holds the information to combine, one value row per key row: {', '.join(f'{label}: k = {fmt_g(k)} -> v = {fmt_g(v)}' for label, k, v in zip(self.labels, K, V))}. "
-            "A key is an address; its associated value need not equal the key. Keep key rows paired with their value rows."
+            notes="V holds the information to combine, one value row per key row: "
+            f"{', '.join(f'{label}: k = {fmt_g(k)} -> v = {fmt_g(v)}' for label, k, v in zip(self.labels, K, V))}. "
+            "A key is an address; its associated value need not equal the key. "
+            "Keep key rows paired with their value rows."
         )
         tables = self.memory_tables(K, V).to_edge(RIGHT, buff=0.45).shift(0.35 * UP)
         self.play(FadeIn(tables), run_time=0.8)
@@ -135,9 +139,12 @@ class QueryKeyValue(WhyAttentionSlide):
 
         raw = art["raw_scores"][0]
         self.next_slide(
-            notes=f"Project each key onto the query: q.k = {', '.join(f'{label}: {s:g}' for label, s in zip(self.labels, raw))}. "
-            f"Checkpoint: A and C have the same dot product with this query ({raw[0]:g} = {raw[2]:g}), although their keys differ. "
-            "Practice 4: additive attention attaches to an LSTM encoder-decoder the same way: a decoder query scores all encoder states; no need to remove recurrence."
+            notes="Project each key onto the query: q.k = "
+            f"{', '.join(f'{label}: {s:g}' for label, s in zip(self.labels, raw))}. "
+            f"Checkpoint: A and C have the same dot product with this query ({raw[0]:g} = {raw[2]:g}), "
+            "although their keys differ. "
+            "Practice 4: additive attention attaches to an LSTM encoder-decoder the same way: "
+            "a decoder query scores all encoder states; no need to remove recurrence."
         )
         self.play(FadeOut(row_boxes), run_time=0.4)
         self.projections(diagram, Q[0], K, raw, tables)
@@ -215,9 +222,12 @@ class ScaledScores(WhyAttentionSlide):
         raw, scores = art["raw_scores"][0], art["scores"][0]
         d_k = int(art["d_k"])
         self.next_slide(
-            notes=f"For each query compute its dot product with every key, then divide by sqrt(d_k) = sqrt({d_k}) = {np.sqrt(d_k):.4f}. "
-            "This controls the score scale as the key dimension grows (unit-variance coordinates); it does not normalise vector lengths. "
-            f"Q is {Q.shape[0]}x{Q.shape[1]}, K^T is {K.shape[1]}x{K.shape[0]}: S has one row per query, one column per key."
+            notes="For each query compute its dot product with every key, then divide by "
+            f"sqrt(d_k) = sqrt({d_k}) = {np.sqrt(d_k):.4f}. "
+            "This controls the score scale as the key dimension grows (unit-variance coordinates); "
+            "it does not normalise vector lengths. "
+            f"Q is {Q.shape[0]}x{Q.shape[1]}, K^T is {K.shape[1]}x{K.shape[0]}: "
+            "S has one row per query, one column per key."
         )
         self.title("Scaled scores")
         equation = formula(SCORES, size=theme.BODY_SIZE + 6).next_to(self.mobjects[-1], DOWN, buff=0.3)
@@ -264,14 +274,11 @@ class ScaledScores(WhyAttentionSlide):
         for index in range(len(scores)):
             label = self.labels[index]
             if index < 2:
+                rest = ", ".join(f"{name}: {s:.4f}" for name, s in zip(self.labels[index + 1 :], scores[index + 1 :]))
                 self.next_slide(
-                    notes=f"Key {label}: q.k_{label} = {' + '.join(f'{q:g}*{k:g}' for q, k in zip(Q[0], K[index]))} = {raw[index]:g}; "
-                    f"scaled: {raw[index]:g} / sqrt({d_k}) = {scores[index]:.4f}."
-                    + (
-                        f" The same for the rest: {', '.join(f'{label}: {s:.4f}' for label, s in zip(self.labels[index + 1 :], scores[index + 1 :]))}."
-                        if index == 1
-                        else ""
-                    )
+                    notes=f"Key {label}: q.k_{label} = {' + '.join(f'{q:g}*{k:g}' for q, k in zip(Q[0], K[index]))} = "
+                    f"{raw[index]:g}; scaled: {raw[index]:g} / sqrt({d_k}) = {scores[index]:.4f}."
+                    + (f" The same for the rest: {rest}." if index == 1 else "")
                 )
             self.compute_entry(
                 index, Q[0], K[index], raw[index], scores[index], d_k, keys_t, row, work_anchor, quick=index > 0
@@ -279,7 +286,8 @@ class ScaledScores(WhyAttentionSlide):
 
         self.next_slide(
             notes=f"Checkpoint: the scaled score row is approximately {fmt_row(scores)}. "
-            f"Raw dot products {fmt_g(raw)}. Scores are not yet probabilities and may be negative{self.negative_example()}."
+            f"Raw dot products {fmt_g(raw)}. "
+            f"Scores are not yet probabilities and may be negative{self.negative_example()}."
         )
         summary = MathTex(
             r"S = \frac{1}{\sqrt{" + f"{d_k}" + "}}",
@@ -366,8 +374,9 @@ class SoftmaxNormalization(WhyAttentionSlide):
         scores, shifted, exp, weights = art["scores"][0], art["shifted"][0], art["exp"][0], art["weights"][0]
         exp_sum = float(art["exp_sum"][0])
         self.next_slide(
-            notes=f"Softmax turns the score row {fmt_row(scores)} into weights in three steps: subtract the row maximum, "
-            "exponentiate, divide by the row sum. Each query row must sum to 1 over the available keys."
+            notes=f"Softmax turns the score row {fmt_row(scores)} into weights in three steps: "
+            "subtract the row maximum, exponentiate, divide by the row sum. "
+            "Each query row must sum to 1 over the available keys."
         )
         self.title("Softmax: scores become weights")
         bars = Bars(
@@ -390,8 +399,8 @@ class SoftmaxNormalization(WhyAttentionSlide):
 
         self.next_slide(
             notes=f"Step 1, subtract the row maximum {scores.max():.4f}: the row becomes {fmt_row(shifted)}. "
-            f"Subtracting a shared constant changes no probability: softmax of either row is {fmt_row(art['weights_from_shifted'][0])}. "
-            "It only keeps exp from overflowing."
+            "Subtracting a shared constant changes no probability: "
+            f"softmax of either row is {fmt_row(art['weights_from_shifted'][0])}. It only keeps exp from overflowing."
         )
         self.advance(steps, 1, bars_caption, "s \u2212 max s")
         self.play(bars.morph(shifted), run_time=1.4)
@@ -405,9 +414,10 @@ class SoftmaxNormalization(WhyAttentionSlide):
         self.play(bars.morph(exp), run_time=1.4)
 
         self.next_slide(
-            notes=f"Step 3, divide by the sum {exp_sum:.4f}. Checkpoint: the weights are approximately {fmt_row(weights)}, sum {weights.sum():.4f}. "
-            f"{self.labels[zero_key]} still has positive weight {weights[zero_key]:.4f} even though its score is {scores[zero_key]:.4f}, the lowest: "
-            "softmax never gives exactly zero to an allowed key."
+            notes=f"Step 3, divide by the sum {exp_sum:.4f}. "
+            f"Checkpoint: the weights are approximately {fmt_row(weights)}, sum {weights.sum():.4f}. "
+            f"{self.labels[zero_key]} still has positive weight {weights[zero_key]:.4f} even though its score is "
+            f"{scores[zero_key]:.4f}, the lowest: softmax never gives exactly zero to an allowed key."
         )
         self.advance(steps, 4, bars_caption, "weights w")
         self.play(bars.morph(weights), run_time=1.4)
@@ -479,7 +489,8 @@ class WeightedRetrieval(WhyAttentionSlide):
         V, weights, contributions, context = art["V"], art["weights"][0], art["contributions"], art["context"][0]
         self.next_slide(
             notes=f"The output is weights @ V. The weights {fmt_row(weights)} scale the values "
-            f"{', '.join(f'v_{label} = {fmt_g(v)}' for label, v in zip(self.labels, V))}; each output coordinate combines the same weights with that coordinate of every value."
+            f"{', '.join(f'v_{label} = {fmt_g(v)}' for label, v in zip(self.labels, V))}; "
+            "each output coordinate combines the same weights with that coordinate of every value."
         )
         self.title("Retrieve: a weighted sum of values")
         equation = formula(CONTEXT, size=theme.BODY_SIZE + 8).to_edge(LEFT, buff=0.9).shift(1.9 * UP)
@@ -634,10 +645,13 @@ class QueryAndTemperature(WhyAttentionSlide):
         for index in range(1, len(queries)):
             lower = [self.labels[i] for i in np.argsort(query_weights[index])[:2]]
             self.next_slide(
-                notes=f"q = {fmt_g(queries[index])}: weights {fmt_row(query_weights[index])}, context {fmt_row(query_contexts[index])}."
+                notes=f"q = {fmt_g(queries[index])}: weights {fmt_row(query_weights[index])}, "
+                f"context {fmt_row(query_contexts[index])}."
                 + (
-                    f" Checkpoint: a query with negative first coordinate reduces the weights of keys with positive first coordinate "
-                    f"({', '.join(f'{label}: {w:.4f}' for label, w in zip(self.labels, query_weights[index]))}). Retrieval depends on the query, not on one universal ranking."
+                    " Checkpoint: a query with negative first coordinate "
+                    "reduces the weights of keys with positive first coordinate "
+                    f"({', '.join(f'{label}: {w:.4f}' for label, w in zip(self.labels, query_weights[index]))}). "
+                    "Retrieval depends on the query, not on one universal ranking."
                     if queries[index][0] < 0
                     else f" The ranking changes with the query: {' and '.join(lower)} now weigh least."
                 )
@@ -674,8 +688,10 @@ class QueryAndTemperature(WhyAttentionSlide):
         start = int(np.argmin(np.abs(temps - base))) if np.any(np.isclose(temps, base)) else 0
         order = [int(i) for i in np.argsort(temps)]
         self.next_slide(
-            notes=f"Temperature divides the scores before the softmax: A = softmax(S / T). Keep Q, K, V fixed (q = {fmt_g(art['Q'][0])}). "
-            f"At T = {temps[start]:g} the weights are {fmt_row(weights_at[start])}. Practice 1: predict the sharpness at "
+            notes="Temperature divides the scores before the softmax: A = softmax(S / T). "
+            f"Keep Q, K, V fixed (q = {fmt_g(art['Q'][0])}). "
+            f"At T = {temps[start]:g} the weights are {fmt_row(weights_at[start])}. "
+            "Practice 1: predict the sharpness at "
             + " and ".join(f"T = {t:g}" for t in temps if not np.isclose(t, temps[start]))
             + " before you watch."
         )
@@ -743,7 +759,8 @@ class QueryAndTemperature(WhyAttentionSlide):
             sharper = t < temps[start]
             if stop == start:
                 self.next_slide(
-                    notes=f"Back to T = {t:g}: standard scaled dot-product attention uses temperature 1; weights {fmt_row(weights_at[stop])}."
+                    notes=f"Back to T = {t:g}: standard scaled dot-product attention uses temperature 1; "
+                    f"weights {fmt_row(weights_at[stop])}."
                 )
             else:
                 self.next_slide(
@@ -800,8 +817,9 @@ class CausalMask(WhyAttentionSlide):
         self.play(Write(equation), FadeIn(scores), FadeIn(s_label), run_time=1.0)
 
         self.next_slide(
-            notes="Position t may access positions <= t, including itself. The mask M is 0 where allowed and -inf for the future; "
-            f"it is added to S before the softmax. Row 0 becomes {fmt_row(causal_scores[0])}."
+            notes="Position t may access positions <= t, including itself. "
+            "The mask M is 0 where allowed and -inf for the future; it is added to S before the softmax. "
+            f"Row 0 becomes {fmt_row(causal_scores[0])}."
         )
         mask_values = np.where(allowed, 0.0, -np.inf)
         mask = MatrixTable(
@@ -834,9 +852,10 @@ class CausalMask(WhyAttentionSlide):
         self.play(tiles.animate.set_fill(theme.muted(), opacity=0.2), run_time=0.5)
 
         self.next_slide(
-            notes=f"Now the softmax, row by row over the allowed keys: exp(-inf) = 0, so the future gets exactly zero weight and each row renormalises. "
-            f"Checkpoint: the first row must be {fmt_g(causal_weights[0])}. Rows: {'; '.join(fmt_row(r) for r in causal_weights)}; "
-            f"row sums {fmt_row(causal_weights.sum(axis=-1))}."
+            notes="Now the softmax, row by row over the allowed keys: "
+            "exp(-inf) = 0, so the future gets exactly zero weight and each row renormalises. "
+            f"Checkpoint: the first row must be {fmt_g(causal_weights[0])}. "
+            f"Rows: {'; '.join(fmt_row(r) for r in causal_weights)}; row sums {fmt_row(causal_weights.sum(axis=-1))}."
         )
         self.play(FadeOut(mask), FadeOut(m_label), run_time=0.5)
         scores.fmt = number_format(4, exact_zero=True)  # masked weights are exactly 0
@@ -907,8 +926,9 @@ class PaddingMask(WhyAttentionSlide):
         positions = position_labels(len(real))
         padded = [i for i in range(len(real)) if not real[i]]
         self.next_slide(
-            notes="A padding mask hides nonexistent tokens, a causal mask hides future tokens. Combine the two permissions with AND: "
-            f"is_real_key = {[bool(x) for x in real]}, so key {', '.join(positions[i] for i in padded)} is padding. "
+            notes="A padding mask hides nonexistent tokens, a causal mask hides future tokens. "
+            f"Combine the two permissions with AND: is_real_key = {[bool(x) for x in real]}, "
+            f"so key {', '.join(positions[i] for i in padded)} is padding. "
             f"Allowed keys per query row: {'; '.join(str(int(row.sum())) for row in combined)}."
         )
         self.title("Padding mask + causal mask")
@@ -966,11 +986,14 @@ class PaddingMask(WhyAttentionSlide):
             self.play(Create(combined_t.column_box(i, theme.colour(3))), run_time=0.5)
 
         self.next_slide(
-            notes=f"Softmax over the allowed keys only. No query can retrieve the padded key: its column is exactly "
-            f"{', '.join(f'{w:g}' for w in weights[:, padded[0]]) if padded else 'absent'}. Rows: {'; '.join(fmt_row(r) for r in weights)}; "
-            f"row sums {fmt_row(weights.sum(axis=-1))}. Padded query rows are normally excluded from the loss, not read as predictions. "
-            f"Practice 2: replace all keys by the same vector and every query weighs the keys equally, {fmt_row(art['same_key_weights'][0])}; "
-            f"with this padding mask the padded key still gets zero: {fmt_row(art['same_key_padded_weights'][0])}."
+            notes="Softmax over the allowed keys only. "
+            "No query can retrieve the padded key: its column is exactly "
+            f"{', '.join(f'{w:g}' for w in weights[:, padded[0]]) if padded else 'absent'}. "
+            f"Rows: {'; '.join(fmt_row(r) for r in weights)}; row sums {fmt_row(weights.sum(axis=-1))}. "
+            "Padded query rows are normally excluded from the loss, not read as predictions. "
+            "Practice 2: replace all keys by the same vector and every query weighs the keys equally, "
+            f"{fmt_row(art['same_key_weights'][0])}; with this padding mask the padded key still gets zero: "
+            f"{fmt_row(art['same_key_padded_weights'][0])}."
         )
         self.play(
             FadeOut(VGroup(causal_t, amp, padding_t, eq, notes)),
@@ -1016,8 +1039,9 @@ class PaddingMask(WhyAttentionSlide):
         message = str(art["all_masked_error"])
         empty = [r for r in range(dead.shape[0]) if not dead[r].any()]
         self.next_slide(
-            notes=f"If key {positions[0]} were padding too, query row {empty[0]} would have no allowed key: softmax would be 0/0 = NaN. "
-            f"Prevent that case rather than silently treating NaN as an answer; our helper refuses it with: {message}"
+            notes=f"If key {positions[0]} were padding too, query row {empty[0]} would have no allowed key: "
+            "softmax would be 0/0 = NaN. Prevent that case rather than silently treating NaN as an answer; "
+            f"our helper refuses it with: {message}"
         )
         boxes = [m for m in self.mobjects if isinstance(m, SurroundingRectangle)]
         self.play(FadeOut(self.weights_view), *[FadeOut(b) for b in boxes], run_time=0.5)
@@ -1059,7 +1083,8 @@ class PaddingMask(WhyAttentionSlide):
 
 
 class WhatAttentionExplains(WhyAttentionSlide):
-    """Interventions: change one value (weights fixed, output moves); remove a key (the rest renormalise). SDPA parity."""
+    """Interventions: change one value (weights fixed, output moves); remove a key (the rest renormalise).
+    SDPA parity."""
 
     data = ("qkv_walkthrough",)
 
@@ -1067,8 +1092,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
         art = self.art
         V, weights, context = art["V"], art["weights"], art["context"]
         self.next_slide(
-            notes=f"Weights describe a computation; causal importance needs an intervention. Hold Q and K fixed: weights {fmt_row(weights[0])}, "
-            f"context {fmt_row(context[0])}."
+            notes="Weights describe a computation; causal importance needs an intervention. "
+            f"Hold Q and K fixed: weights {fmt_row(weights[0])}, context {fmt_row(context[0])}."
         )
         self.title("What an attention plot can explain")
         w_table = MatrixTable(
@@ -1117,9 +1142,10 @@ class WhatAttentionExplains(WhyAttentionSlide):
         index = int(np.flatnonzero(np.any(art["changed_V"] != art["V"], axis=1))[0])
         same = bool(np.array_equal(art["changed_weights"], art["weights"]))
         self.next_slide(
-            notes=f"Intervention 1: change only v_{self.labels[index]} to {fmt_g(art['changed_V'][index])}. The weights stay "
-            f"{fmt_row(art['changed_weights'][0])} ({'identical' if same else 'changed'}), yet the context moves from {fmt_row(art['context'][0])} "
-            f"to {fmt_row(art['changed_context'][0])}. Practice 3: a very large value can change the output greatly with no change to the attention weights."
+            notes=f"Intervention 1: change only v_{self.labels[index]} to {fmt_g(art['changed_V'][index])}. "
+            f"The weights stay {fmt_row(art['changed_weights'][0])} ({'identical' if same else 'changed'}), "
+            f"yet the context moves from {fmt_row(art['context'][0])} to {fmt_row(art['changed_context'][0])}. "
+            "Practice 3: a very large value can change the output greatly with no change to the attention weights."
         )
         highlighted = {(index, c): theme.highlight() for c in range(art["V"].shape[1])}
         self.play(
@@ -1146,8 +1172,9 @@ class WhatAttentionExplains(WhyAttentionSlide):
         removed = [i for i in range(art["removed_allowed"].shape[1]) if not art["removed_allowed"][0, i]]
         rw = art["removed_weights"][0]
         self.next_slide(
-            notes=f"Intervention 2: restore V and remove memory {', '.join(self.labels[i] for i in removed)} by masking it. Normalisation changes too: "
-            f"the remaining weights renormalise to {fmt_row(rw)} and the context becomes {fmt_row(art['removed_context'][0])}. "
+            notes=f"Intervention 2: restore V and remove memory {', '.join(self.labels[i] for i in removed)} by "
+            f"masking it. Normalisation changes too: the remaining weights renormalise to {fmt_row(rw)} and the "
+            f"context becomes {fmt_row(art['removed_context'][0])}. "
             "Removing an item is not the same as reading its weight off the plot."
         )
         self.play(
@@ -1173,7 +1200,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
             run_time=1.0,
         )
         self.say(
-            f"remove {', '.join(self.labels[i] for i in removed)}: the rest renormalise to {fmt_row([w for i, w in enumerate(rw) if i not in removed])}",
+            f"remove {', '.join(self.labels[i] for i in removed)}: "
+            f"the rest renormalise to {fmt_row([w for i, w in enumerate(rw) if i not in removed])}",
             colour=theme.highlight(),
             size=CAPTION_SIZE,
         )
@@ -1182,7 +1210,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
         art = self.art
         self.next_slide(
             notes="State exactly what the heatmap supports: where the chosen computation routes information "
-            f"(here weights {fmt_row(art['weights'][0])}). It does not prove why a real-world outcome occurred; causal claims need interventions like the two above."
+            f"(here weights {fmt_row(art['weights'][0])}). "
+            "It does not prove why a real-world outcome occurred; causal claims need interventions like the two above."
         )
         self.play(FadeOut(layout), FadeOut(self.marks), FadeOut(self._caption), run_time=0.6)
         self._caption = None
@@ -1203,10 +1232,14 @@ class WhatAttentionExplains(WhyAttentionSlide):
         art = self.art
         diff, masked_diff = art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"]
         self.next_slide(
-            notes="Verify the same calculation with PyTorch: F.scaled_dot_product_attention(q, k, v, dropout_p=0.0) in float32 gives "
-            f"{fmt_row(art['sdpa_context'][0])} against NumPy's {fmt_row(art['context'][0])}: max abs difference {diff:.2e}. "
-            f"With the combined causal+padding Boolean mask (True = allowed in SDPA) the difference is {masked_diff:.2e}. "
-            "Other PyTorch APIs use other mask conventions: read the API you call. This is an implementation check, not evidence that attention learned language."
+            notes="Verify the same calculation with PyTorch: "
+            "F.scaled_dot_product_attention(q, k, v, dropout_p=0.0) in float32 gives "
+            f"{fmt_row(art['sdpa_context'][0])} against NumPy's {fmt_row(art['context'][0])}: "
+            f"max abs difference {diff:.2e}. "
+            "With the combined causal+padding Boolean mask (True = allowed in SDPA) "
+            f"the difference is {masked_diff:.2e}. "
+            "Other PyTorch APIs use other mask conventions: read the API you call. "
+            "This is an implementation check, not evidence that attention learned language."
         )
         self.play(FadeOut(self.message), run_time=0.5)
         header = theme.text(

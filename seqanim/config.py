@@ -241,7 +241,8 @@ def validate(raw: dict[str, Any], source: str = "lecture.toml") -> Lecture:
         if name not in known and name not in ENGINE_TABLES:
             tables = ", ".join([*known, *ENGINE_TABLES])
             raise ConfigError(
-                f"{source}: unknown table [{name}]; known tables: {tables} (a new experiment needs precompute/{name}.py)"
+                f"{source}: unknown table [{name}]; known tables: {tables} "
+                f"(a new experiment needs precompute/{name}.py)"
             )
         if not isinstance(value, dict):
             raise ConfigError(f"{source}: {name} must be a table ([{name}]), not a value")

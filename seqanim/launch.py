@@ -18,7 +18,8 @@ from multiprocessing import forkserver
 from multiprocessing.context import ForkServerContext
 from pathlib import Path
 
-# What every worker imports. rich too: multiprocessing re-imports the parent's main module (the seqanim CLI) in each child.
+# What every worker imports. rich too: multiprocessing re-imports the parent's main module (the seqanim CLI)
+# in each child.
 # pydantic.main, not just pydantic: the package imports its model machinery lazily (about 0.1 s per child).
 COMMON = ("numpy", "pydantic", "pydantic.main", "click", "rich")
 PRELOAD = {"experiment": (*COMMON, "torch"), "scene": (*COMMON, "manim"), "deck": (*COMMON, "manim")}

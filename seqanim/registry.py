@@ -87,7 +87,8 @@ def _declare_experiments() -> list[dict[str, Any]]:
             continue  # a helper module (common, seq2seq_model)
         if not isinstance(declared, Experiment) or not callable(getattr(module, "run", None)):
             raise ConfigError(
-                f"precompute/{path.name}: EXPERIMENT must be a seqanim.declare.Experiment and the module must define run(params)"
+                f"precompute/{path.name}: EXPERIMENT must be a seqanim.declare.Experiment "
+                "and the module must define run(params)"
             )
         found.append(
             {"name": path.stem, "title": _docstring_title(module), "reads": list(declared.reads),

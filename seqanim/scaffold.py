@@ -141,7 +141,8 @@ SCENE_IMPORTS = (
 def _identifier(name: str, what: str, pattern: str) -> str:
     if not re.fullmatch(pattern, name) or keyword.iskeyword(name):
         raise ConfigError(
-            f"'{name}' is not a valid {what} name ({'snake_case' if what == 'experiment' else 'CamelCase'} letters and digits)"
+            f"'{name}' is not a valid {what} name "
+            f"({'snake_case' if what == 'experiment' else 'CamelCase'} letters and digits)"
         )
     return name
 
@@ -196,7 +197,8 @@ def _first_curve(workspace: Workspace, experiment: str) -> str:
         )
         if result.returncode != 0:
             raise ConfigError(
-                f"`seqanim precompute {experiment}` failed; fix it first ({(result.stderr.strip().splitlines() or ['?'])[-1]})"
+                f"`seqanim precompute {experiment}` failed; fix it first "
+                f"({(result.stderr.strip().splitlines() or ['?'])[-1]})"
             ) from None
         sidecar = read_sidecar(experiment)
     for key, spec in sidecar["arrays"].items():
@@ -257,7 +259,8 @@ def new_scene(workspace: Workspace, name: str, experiment: str, part: str) -> li
     )
     atomic_write_text(module, source)
     atomic_write_text(test, SCENE_TEST_TEMPLATE.format(
-        name=name, module=module.stem, experiment=experiment, notes_function=notes_function, snake=snake, metric_asserts=metric_asserts,
+        name=name, module=module.stem, experiment=experiment, notes_function=notes_function, snake=snake,
+        metric_asserts=metric_asserts,
     ))  # fmt: skip
     _tidy(module, test)
     registry.forget()

@@ -64,7 +64,10 @@ def test_the_new_scene_renders_from_the_new_data(authored: Path) -> None:
 
 
 def test_the_new_scene_joins_its_part_deck(authored: Path) -> None:
-    code = "from seqanim.config import load; from seqanim.decks.plan import deck_scenes; print(deck_scenes(load(), 'rnn')[-1])"
+    code = (
+        "from seqanim.config import load; from seqanim.decks.plan import deck_scenes; "
+        "print(deck_scenes(load(), 'rnn')[-1])"
+    )
     assert _run(authored, "-c", code).stdout.strip() == "DemoScene"
     dry = _run(authored, "-m", "seqanim.cli", "build", "--dry-run").stdout
     assert "scene:low:DemoScene" not in dry  # rendered above: up to date

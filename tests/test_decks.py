@@ -172,8 +172,10 @@ def _browse(url: str, *, allowed: tuple[str, ...]) -> tuple[list[dict[str, Any]]
                 )
                 states.append(
                     page.evaluate(
-                        "() => { const v = Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video');"
-                        " return {slide: Reveal.getIndices().h, readyState: v.readyState, width: v.videoWidth, muted: v.muted}; }"
+                        "() => { const v = Reveal.getCurrentSlide().slideBackgroundContentElement"
+                        ".querySelector('video');"
+                        " return {slide: Reveal.getIndices().h, readyState: v.readyState,"
+                        " width: v.videoWidth, muted: v.muted}; }"
                     )
                 )
                 if index < total - 1:

@@ -30,7 +30,8 @@ def deck_scenes(lecture: Lecture, deck: str) -> list[str]:
     parts = registry.parts()
     if deck in parts and deck in lecture.decks.items:
         raise UnknownNameError(
-            f"[decks.{deck}] in lecture.toml has the name of a lecture part (scenes/{parts[deck].source.name}); rename it"
+            f"[decks.{deck}] in lecture.toml has the name of a lecture part "
+            f"(scenes/{parts[deck].source.name}); rename it"
         )
     if deck in lecture.decks.items:
         scenes = list(lecture.decks.items[deck].scenes)

@@ -222,7 +222,8 @@ def label_below(mobject: VGroup, text: str, size: float = theme.SMALL_SIZE, buff
 
 
 def cell_outlines(heatmap: Heatmap, cells: Iterable[tuple[int, int]], colour: ManimColor | None = None) -> VGroup:
-    """Dashed squares just inside the (row, col) cells of `heatmap`, one per cell, in the foreground colour by default."""
+    """Dashed squares just inside the (row, col) cells of `heatmap`, one per cell,
+    in the foreground colour by default."""
     colour = colour or theme.foreground()
     side = heatmap.cell_size * 0.92  # inside the cell, so neighbouring outlines never touch
     return VGroup(
