@@ -100,7 +100,7 @@ def _platform(env: Mapping[str, str]) -> str | None:
 def library_problems(files: Sequence[Path], env: Mapping[str, str]) -> list[tuple[str, str]]:
     """(library, what is wrong) for every library `files` need that the dynamic loader cannot load, by `ldd`:
     `not found`, or a file it cannot use (`file too short`, `invalid ELF header`, ...)."""
-    result = subprocess.run(["ldd", *map(str, files)], env=dict(env), capture_output=True, text=True, timeout=PROBE_TIMEOUT)
+    result = subprocess.run(["ldd", *map(str, files)], check=False, env=dict(env), capture_output=True, text=True, timeout=PROBE_TIMEOUT)
     problems: dict[str, str] = {}
     for line in (result.stdout + result.stderr).splitlines():
         if match := re.match(r"\s*(\S+) => not found", line):
@@ -150,7 +150,7 @@ def preflight(deck: str, quality: str, env: Mapping[str, str] | None = None, plu
         raise PresenterUnavailable(f"the Qt presenter cannot load its {platform} platform plugin: {_install_hint(problems)}")
     try:
         probe = subprocess.run(
-            [sys.executable, "-c", PROBE, str(plugin)],
+            [sys.executable, "-c", PROBE, str(plugin)], check=False,
             env={**env, "QT_QPA_PLATFORM": env.get("QT_QPA_PLATFORM") or platform},
             capture_output=True, text=True, timeout=PROBE_TIMEOUT, cwd=ROOT,
         )
@@ -320,7 +320,8 @@ def _die_with_parent(parent: int) -> None:
 def _supervise(command: list[str]) -> int:
     """Run the presenter; whatever stops this process (Ctrl-C, SIGTERM, SIGHUP) stops it first."""
     parent = os.getpid()
-    child = subprocess.Popen(command, cwd=ROOT, preexec_fn=lambda: _die_with_parent(parent))
+    # preexec_fn: only prctl and getppid run between fork and exec, and seqanim starts no threads here.
+    child = subprocess.Popen(command, cwd=ROOT, preexec_fn=lambda: _die_with_parent(parent))  # noqa: PLW1509
     try:
         return child.wait()
     finally:
