@@ -269,7 +269,9 @@ def present(lecture: Lecture, deck: str, quality: str, *, fullscreen: bool, scre
     SNAPSHOTS.mkdir(parents=True, exist_ok=True)
     _remove_orphans()
     root = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-{deck}-", dir=SNAPSHOTS))
-    previous = {signum: signal.signal(signum, _raise_stopped) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    # A signal this process ignores stays ignored (`nohup seqanim present` keeps presenting after a hangup).
+    stopping = [signum for signum in (signal.SIGTERM, signal.SIGHUP) if signal.getsignal(signum) is not signal.SIG_IGN]
+    previous = {signum: signal.signal(signum, _raise_stopped) for signum in stopping}
     try:
         names = snapshot(plan, root)
         command = present_command(

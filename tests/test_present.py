@@ -147,13 +147,20 @@ def _wait_for_slide(display: str, window: str, expected: np.ndarray, timeout: fl
     return best
 
 
+def _as_in_a_terminal() -> None:
+    """SIGINT and SIGHUP as a terminal's foreground job has them: a test run started in the background
+    (`make test &`, nohup) would otherwise hand its ignored SIGINT/SIGHUP down to `seqanim present`."""
+    for signum in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def _presenter(tree: Tree, env: dict[str, str], *args: str, log: Path) -> subprocess.Popen[bytes]:
     """`seqanim present DECK ...` in the copy, in its own session, its output in `log`."""
     with log.open("wb") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "seqanim.cli", "present", DECK, *args],
             cwd=tree.root, env={**os.environ, "PYTHONPATH": str(tree.root), **env},
-            stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_as_in_a_terminal,  # noqa: PLW1509
         )
 
 
