@@ -11,15 +11,26 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Cairo/Pango headers build manimpango; TeX Live + dvisvgm render MathTex; ffmpeg/ffprobe for videos and
 # chapters; chromium drives the offline-deck browser test.
+# The Qt presenter (`seqanim present`): what PySide6's xcb platform plugin, libQt6XcbQpa, the xcb GL
+# integrations and the FFmpeg multimedia plugin link against (`ldd` on each; the wheel does not carry them):
+# the xcb-util family (icccm, keysyms, image, render-util, cursor: Qt 6.5+), xkbcommon, X11/GL/EGL, fonts,
+# D-Bus, GLib and PulseAudio. xvfb + xauth (for xvfb-run), xdotool and x11-apps (xwd) drive the presenter
+# test in a real X window.
 APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config texlive-latex-base texlive-latex-extra \
-	texlive-fonts-recommended dvisvgm ffmpeg chromium fonts-dejavu-core
+	texlive-fonts-recommended dvisvgm ffmpeg chromium fonts-dejavu-core \
+	libxcb1 libxcb-cursor0 libxcb-glx0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 \
+	libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1 libxcb-xfixes0 \
+	libxcb-xkb1 libxkbcommon0 libxkbcommon-x11-0 libx11-6 libx11-xcb1 libxext6 libxrandr2 libgl1 libegl1 \
+	libfontconfig1 libfreetype6 libdbus-1-3 libglib2.0-0 libpulse0 libbrotli1 libgssapi-krb5-2 libdrm2 \
+	xvfb xauth xdotool x11-apps
 
 .PHONY: all setup build test clean bench present
 all: build
 
 setup: $(STAMPS)/apt $(STAMPS)/venv $(STAMPS)/npm
 
-$(STAMPS)/apt:
+# Re-checked whenever this file changes (a new package in the list), which costs one dpkg query per package.
+$(STAMPS)/apt: Makefile
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing system packages:" $$missing; \

@@ -204,17 +204,29 @@ def slides(lecture: Lecture, quality: str | None, jobs: int | None, dry_run: boo
 @click.option("--fullscreen", is_flag=True, help="Start fullscreen.")
 @click.option("--screen", type=int, default=None, help="Screen number for the presentation window.")
 @click.option("--start-at", type=int, default=None, help="Slide number to start at.")
+@click.option("--browser", is_flag=True, help="Open the offline HTML deck in the default browser instead.")
 @click.argument("deck", default="full")
 def present(
-    lecture: Lecture, quality: str | None, fullscreen: bool, screen: int | None, start_at: int | None, deck: str
+    lecture: Lecture,
+    quality: str | None,
+    fullscreen: bool,
+    screen: int | None,
+    start_at: int | None,
+    browser: bool,
+    deck: str,
 ) -> None:
     """Present DECK (default: full) in manim-slides' Qt presenter, building what is missing first."""
+    from seqanim import present as presenter
+
     quality = quality or lecture.render.quality
     deck_scenes(lecture, deck)
+    if not browser:
+        presenter.preflight(deck, quality)  # before any build: a missing library fails in a second, not minutes
     _run(lecture, quality, decks=[deck])
-    from seqanim.present import present as launch
-
-    raise SystemExit(launch(lecture, deck, quality, fullscreen=fullscreen, screen=screen, start_at=start_at))
+    if browser:
+        console.print(f"opened {current().label(presenter.open_in_browser(deck, quality))} in the browser")
+        return
+    raise SystemExit(presenter.present(lecture, deck, quality, fullscreen=fullscreen, screen=screen, start_at=start_at))
 
 
 @cli.command()
