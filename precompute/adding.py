@@ -8,16 +8,13 @@ on each recurrent cell; each is trained exactly as the notebook does and scored 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from precompute.bptt import GRU, RNN
-from precompute.common import Adam, deterministic, progress, save_state_dict
+from precompute.common import deterministic, progress, save_state_dict
 from seqanim.config import Adding
 
 DEPENDS = ()
@@ -25,12 +22,12 @@ SECONDS = 13  # one core, default parameters: a cold build starts the longest fi
 EXTRA_OUTPUTS = ("adding_lstm.pt",)
 
 BASELINE_MSE = 1 / 6  # predicting the mean 1: Var(u1 + u2) for u ~ U[0, 1)
-# Batch-first recurrent layers. RNN and GRU are nn.RNN and nn.GRU with a hand-written backward (precompute/bptt.py);
-# nn.LSTM already runs as one fused oneDNN kernel on a CPU.
-CELLS: dict[str, Callable[[int, int], nn.RNNBase]] = {"RNN": RNN, "LSTM": partial(nn.LSTM, batch_first=True), "GRU": GRU}
+CELLS: dict[str, type[nn.RNNBase]] = {"RNN": nn.RNN, "LSTM": nn.LSTM, "GRU": nn.GRU}
 
 
-def adding_batch(batch: int, length: int, generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def adding_batch(
+    batch: int, length: int, generator: torch.Generator | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(batch, length, 2) inputs [value, marker] and (batch, 1) targets; one marker in each half.
 
     With generator=None the global torch RNG is used, as the notebook's training loop does.
@@ -51,7 +48,7 @@ class Seq(nn.Module):
 
     def __init__(self, kind: str, hidden: int = 64) -> None:
         super().__init__()
-        self.rnn = CELLS[kind](2, hidden)
+        self.rnn = CELLS[kind](2, hidden, batch_first=True)
         self.fc = nn.Linear(hidden, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -63,12 +60,12 @@ def train(kind: str, params: Adding, test_x: torch.Tensor, test_y: torch.Tensor)
     """Train one cell; the held-out MSE is measured every `eval_every` steps and once after the last step."""
     torch.manual_seed(params.seed)  # same init seed and batch stream per kind, as in the notebook
     net = Seq(kind, params.hidden)
-    optimiser = Adam(net.parameters(), params.lr)
+    optimiser = torch.optim.Adam(net.parameters(), params.lr)
     loss_fn = nn.MSELoss()
     iters, losses = [], []
 
     def evaluate(step: int) -> None:
-        with torch.inference_mode():
+        with torch.no_grad():
             losses.append(loss_fn(net(test_x), test_y).item())
         iters.append(step)
 
@@ -76,7 +73,7 @@ def train(kind: str, params: Adding, test_x: torch.Tensor, test_y: torch.Tensor)
         x, y = adding_batch(params.batch, params.T)
         optimiser.zero_grad()
         loss_fn(net(x), y).backward()
-        nn.utils.clip_grad_norm_(net.parameters(), params.clip, foreach=True)  # vanilla RNNs explode otherwise
+        nn.utils.clip_grad_norm_(net.parameters(), params.clip)  # vanilla RNNs explode otherwise
         optimiser.step()
         if step % params.eval_every == 0:  # the notebook evaluates after the update of step 0, 20, ...
             evaluate(step)
