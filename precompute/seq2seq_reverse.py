@@ -34,11 +34,13 @@ def test_set(params: Seq2Seq) -> tuple[torch.Tensor, torch.Tensor]:
     return reverse_batch(params, params.test_size, torch.Generator().manual_seed(params.test_seed))
 
 
-def train_model(params: Seq2Seq, after_step: Callable[[int, Seq2SeqAttention], None] | None = None) -> tuple[Seq2SeqAttention, np.ndarray]:
-    generator = deterministic(params.seed)
-    # The notebook's own batches: after `torch.manual_seed(1); m = Seq2Seq()` it draws rev_batch(64) from the
-    # global generator, and so do we; init and data are the notebook's, only float rounding differs.
-    return train(params, lambda size, _: reverse_batch(params, size, None), generator, "seq2seq_reverse", after_step)
+def train_model(
+    params: Seq2Seq, after_step: Callable[[int, Seq2SeqAttention], None] | None = None
+) -> tuple[Seq2SeqAttention, np.ndarray]:
+    """The notebook's training: after `torch.manual_seed(1); m = Seq2Seq()` it draws rev_batch(64) from the global
+    generator, and so do we; init, data and model code are the notebook's."""
+    deterministic(params.seed)
+    return train(params, lambda size: reverse_batch(params, size, None), "seq2seq_reverse", after_step)
 
 
 def run(params: Seq2Seq) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
