@@ -15,14 +15,17 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from precompute.common import Adam, deterministic, progress
+from precompute.common import deterministic, progress
 from seqanim.config import GroupBy
 
 SECONDS = 2  # one core, default parameters: a cold build starts the longest first
 
 
-def group_batch(params: GroupBy, size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Keys, values and each token's group mean (the target)."""
+def group_batch(
+    params: GroupBy, size: int, generator: torch.Generator | None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The notebook's `grp_batch(size)`: keys, values and each token's group mean (the target).
+    generator=None draws from torch's global generator."""
     keys = torch.randint(0, params.n_keys, (size, params.length), generator=generator)
     values = torch.rand(size, params.length, generator=generator)
     one_hot = F.one_hot(keys, params.n_keys).float()
@@ -54,12 +57,13 @@ def within_group_mass(keys: torch.Tensor, attention: torch.Tensor) -> torch.Tens
 
 
 def run(params: GroupBy) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    generator = deterministic(params.seed)
+    deterministic(params.seed)  # the notebook's torch.manual_seed(2) before building the model
     model = GroupAttention(params)
-    optimiser = Adam(model.parameters(), params.lr)
+    optimiser = torch.optim.Adam(model.parameters(), params.lr)
     loss_curve = np.zeros(params.iters)
     for step in progress(range(params.iters), params.iters, "groupby: training"):
-        keys, values, target = group_batch(params, params.batch, generator)
+        # From the global generator, as the notebook: the seed above fixes the init and the batch stream.
+        keys, values, target = group_batch(params, params.batch, None)
         output, _ = model(keys, values)
         loss = F.mse_loss(output, target)
         optimiser.zero_grad()
@@ -67,7 +71,7 @@ def run(params: GroupBy) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         optimiser.step()
         loss_curve[step] = loss.item()
 
-    with torch.inference_mode():
+    with torch.no_grad():
         keys, values, target = group_batch(params, params.test_size, torch.Generator().manual_seed(params.test_seed))
         output, attention = model(keys, values)
         mse = F.mse_loss(output, target).item()
