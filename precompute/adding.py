@@ -8,19 +8,16 @@ on each recurrent cell; each is trained exactly as the notebook does and scored 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from typing import Any, Literal
 
 import numpy as np
 import torch
+from pydantic import model_validator
 from torch import nn
 
-from precompute.bptt import GRU, RNN
-from precompute.common import Adam, deterministic, progress, save_state_dict
-from pydantic import model_validator
-
+from precompute.common import deterministic, progress, save_state_dict
 from seqanim.declare import Experiment, Field, Params
+
 
 class Parameters(Params):
     T: int = Field(40, ge=4, le=400, description="sequence length (the gap the net must bridge)")
@@ -34,7 +31,11 @@ class Parameters(Params):
     test_size: int = Field(512, ge=16, le=100000, description="held-out test sequences")
     test_seed: int = Field(999, ge=0, description="seed of the held-out test set (must differ from seed)")
     example_seed: int = Field(3, ge=0, description="seed of the example sequence shown in AddingProblem")
-    kinds: list[Literal["RNN", "LSTM", "GRU"]] = Field(default_factory=lambda: ["RNN", "LSTM", "GRU"], min_length=1, description="recurrent cells to race (LSTM is required by lstm_inside)")
+    kinds: list[Literal["RNN", "LSTM", "GRU"]] = Field(
+        default_factory=lambda: ["RNN", "LSTM", "GRU"],
+        min_length=1,
+        description="recurrent cells to race (LSTM is required by lstm_inside)",
+    )
 
     @model_validator(mode="after")
     def _lstm_trained(self) -> "Parameters":
@@ -45,15 +46,15 @@ class Parameters(Params):
         return self
 
 
-EXPERIMENT = Experiment(Parameters, extra_outputs=('adding_lstm.pt',), seconds=13)
+EXPERIMENT = Experiment(Parameters, extra_outputs=("adding_lstm.pt",), seconds=13)
 
 BASELINE_MSE = 1 / 6  # predicting the mean 1: Var(u1 + u2) for u ~ U[0, 1)
-# Batch-first recurrent layers. RNN and GRU are nn.RNN and nn.GRU with a hand-written backward (precompute/bptt.py);
-# nn.LSTM already runs as one fused oneDNN kernel on a CPU.
-CELLS: dict[str, Callable[[int, int], nn.RNNBase]] = {"RNN": RNN, "LSTM": partial(nn.LSTM, batch_first=True), "GRU": GRU}
+CELLS: dict[str, type[nn.RNNBase]] = {"RNN": nn.RNN, "LSTM": nn.LSTM, "GRU": nn.GRU}
 
 
-def adding_batch(batch: int, length: int, generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def adding_batch(
+    batch: int, length: int, generator: torch.Generator | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(batch, length, 2) inputs [value, marker] and (batch, 1) targets; one marker in each half.
 
     With generator=None the global torch RNG is used, as the notebook's training loop does.
@@ -74,7 +75,7 @@ class Seq(nn.Module):
 
     def __init__(self, kind: str, hidden: int = 64) -> None:
         super().__init__()
-        self.rnn = CELLS[kind](2, hidden)
+        self.rnn = CELLS[kind](2, hidden, batch_first=True)
         self.fc = nn.Linear(hidden, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -82,16 +83,18 @@ class Seq(nn.Module):
         return self.fc(out[:, -1])
 
 
-def train(kind: str, params: Parameters, test_x: torch.Tensor, test_y: torch.Tensor) -> tuple[Seq, list[int], list[float]]:
+def train(
+    kind: str, params: Parameters, test_x: torch.Tensor, test_y: torch.Tensor
+) -> tuple[Seq, list[int], list[float]]:
     """Train one cell; the held-out MSE is measured every `eval_every` steps and once after the last step."""
     torch.manual_seed(params.seed)  # same init seed and batch stream per kind, as in the notebook
     net = Seq(kind, params.hidden)
-    optimiser = Adam(net.parameters(), params.lr)
+    optimiser = torch.optim.Adam(net.parameters(), params.lr)
     loss_fn = nn.MSELoss()
     iters, losses = [], []
 
     def evaluate(step: int) -> None:
-        with torch.inference_mode():
+        with torch.no_grad():
             losses.append(loss_fn(net(test_x), test_y).item())
         iters.append(step)
 
@@ -99,7 +102,7 @@ def train(kind: str, params: Parameters, test_x: torch.Tensor, test_y: torch.Ten
         x, y = adding_batch(params.batch, params.T)
         optimiser.zero_grad()
         loss_fn(net(x), y).backward()
-        nn.utils.clip_grad_norm_(net.parameters(), params.clip, foreach=True)  # vanilla RNNs explode otherwise
+        nn.utils.clip_grad_norm_(net.parameters(), params.clip)  # vanilla RNNs explode otherwise
         optimiser.step()
         if step % params.eval_every == 0:  # the notebook evaluates after the update of step 0, 20, ...
             evaluate(step)

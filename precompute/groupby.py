@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
+from pydantic import model_validator
 from torch import nn
 
-from precompute.common import Adam, deterministic, progress
-from pydantic import model_validator
-
+from precompute.common import deterministic, progress
 from seqanim.declare import Experiment, Field, Params
+
 
 class Parameters(Params):
     n_keys: int = Field(4, ge=1, le=32, description="number of key groups")
@@ -41,8 +41,12 @@ class Parameters(Params):
 
 EXPERIMENT = Experiment(Parameters, seconds=2)
 
-def group_batch(params: Parameters, size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Keys, values and each token's group mean (the target)."""
+
+def group_batch(
+    params: Parameters, size: int, generator: torch.Generator | None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The notebook's `grp_batch(size)`: keys, values and each token's group mean (the target).
+    generator=None draws from torch's global generator."""
     keys = torch.randint(0, params.n_keys, (size, params.length), generator=generator)
     values = torch.rand(size, params.length, generator=generator)
     one_hot = F.one_hot(keys, params.n_keys).float()
@@ -74,12 +78,13 @@ def within_group_mass(keys: torch.Tensor, attention: torch.Tensor) -> torch.Tens
 
 
 def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    generator = deterministic(params.seed)
+    deterministic(params.seed)  # the notebook's torch.manual_seed(2) before building the model
     model = GroupAttention(params)
-    optimiser = Adam(model.parameters(), params.lr)
+    optimiser = torch.optim.Adam(model.parameters(), params.lr)
     loss_curve = np.zeros(params.iters)
     for step in progress(range(params.iters), params.iters, "groupby: training"):
-        keys, values, target = group_batch(params, params.batch, generator)
+        # From the global generator, as the notebook: the seed above fixes the init and the batch stream.
+        keys, values, target = group_batch(params, params.batch, None)
         output, _ = model(keys, values)
         loss = F.mse_loss(output, target)
         optimiser.zero_grad()
@@ -87,7 +92,7 @@ def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         optimiser.step()
         loss_curve[step] = loss.item()
 
-    with torch.inference_mode():
+    with torch.no_grad():
         keys, values, target = group_batch(params, params.test_size, torch.Generator().manual_seed(params.test_seed))
         output, attention = model(keys, values)
         mse = F.mse_loss(output, target).item()

@@ -11,17 +11,27 @@ from typing import Any
 
 import numpy as np
 import torch
-
-from precompute.common import deterministic
 from pydantic import field_validator
 
+from precompute.common import deterministic
 from seqanim.declare import Experiment, Field, Params
+
 
 class Parameters(Params):
     size: int = Field(200, ge=2, le=4096, description="state dimension N of h_t = rho * Q h_{t-1}")
     steps: int = Field(60, ge=2, le=1000, description="time steps T to iterate")
-    rhos: list[float] = Field(default_factory=lambda: [0.85, 0.95, 1.0, 1.05, 1.15], min_length=1, max_length=8, description="spectral radii to compare, each in (0, 3]")
-    echo_rhos: list[float] = Field(default_factory=lambda: [0.9, 1.0, 1.1], min_length=1, max_length=4, description="spectral radii of the 2-D pulse echo (forget / hold / explode)")
+    rhos: list[float] = Field(
+        default_factory=lambda: [0.85, 0.95, 1.0, 1.05, 1.15],
+        min_length=1,
+        max_length=8,
+        description="spectral radii to compare, each in (0, 3]",
+    )
+    echo_rhos: list[float] = Field(
+        default_factory=lambda: [0.9, 1.0, 1.1],
+        min_length=1,
+        max_length=4,
+        description="spectral radii of the 2-D pulse echo (forget / hold / explode)",
+    )
     echo_angle_divisor: int = Field(11, ge=3, le=100, description="the 2-D rotation turns by 2*pi / this per step")
     seed: int = Field(0, ge=0, description="torch seed for Q and h_0")
 
@@ -35,6 +45,7 @@ class Parameters(Params):
 
 
 EXPERIMENT = Experiment(Parameters)
+
 
 def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     deterministic(params.seed)
@@ -58,7 +69,9 @@ def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     angles = torch.sort(torch.angle(eig)).values.numpy()
 
     angle = 2 * math.pi / params.echo_angle_divisor
-    rotation = torch.tensor([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]], dtype=torch.float64)
+    rotation = torch.tensor(
+        [[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]], dtype=torch.float64
+    )
     echoes = []
     for rho in params.echo_rhos:
         h = torch.tensor([1.0, 0.0], dtype=torch.float64)

@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
+from pydantic import model_validator
 from torch import nn
 
-from precompute.common import Adam, deterministic, progress
-from pydantic import model_validator
-
+from precompute.common import deterministic, progress
 from seqanim.declare import Experiment, Field, Params
+
 
 class Parameters(Params):
     n_keys: int = Field(8, ge=2, le=64, description="key vocabulary")
@@ -44,23 +44,15 @@ class Parameters(Params):
 
 EXPERIMENT = Experiment(Parameters, seconds=1.5)
 
-def lookup_batch(params: Parameters, size: int, generator: torch.Generator) -> tuple[torch.Tensor, ...]:
-    """`size` lookups: distinct item keys, random values, the query is one item's key. Vectorised."""
-    keys = torch.rand(size, params.n_keys, generator=generator).argsort(dim=1)[:, : params.items]  # distinct per row
+
+def lookup_batch(params: Parameters, size: int, generator: torch.Generator | None) -> tuple[torch.Tensor, ...]:
+    """The notebook's `lookup_batch(size)`, by the same calls in the same order: distinct item keys (randperm per row),
+    random values, the query is one item's key. generator=None draws from torch's global generator."""
+    keys = torch.stack([torch.randperm(params.n_keys, generator=generator)[: params.items] for _ in range(size)])
     values = torch.randint(0, params.n_values, (size, params.items), generator=generator)
     asked = torch.randint(0, params.items, (size,), generator=generator)
     rows = torch.arange(size)
     return keys, values, keys[rows, asked], values[rows, asked]
-
-
-def notebook_example(params: Parameters) -> tuple[torch.Tensor, ...]:
-    """The notebook's shown lookup, drawn by the same calls in the same order as its `lookup_batch(1)` after
-    `torch.manual_seed(example_seed)`: randperm keys, randint values, randint query index."""
-    generator = torch.Generator().manual_seed(params.example_seed)  # a fresh generator = the reseeded global one
-    keys = torch.randperm(params.n_keys, generator=generator)[: params.items].unsqueeze(0)
-    values = torch.randint(0, params.n_values, (1, params.items), generator=generator)
-    asked = torch.randint(0, params.items, (1,), generator=generator)
-    return keys, values, keys[0, asked], values[0, asked]
 
 
 class LookupAttention(nn.Module):
@@ -77,7 +69,9 @@ class LookupAttention(nn.Module):
         self.head = nn.Linear(d, params.n_values)
         self.d = d
 
-    def forward(self, keys: torch.Tensor, values: torch.Tensor, query_key: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, keys: torch.Tensor, values: torch.Tensor, query_key: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         items = self.key_embed(keys) + self.value_embed(values)
         query = (self.key_embed(query_key) + self.query_marker).unsqueeze(1)
         x = torch.cat([items, query], dim=1) + self.position
@@ -86,12 +80,13 @@ class LookupAttention(nn.Module):
 
 
 def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    generator = deterministic(params.seed)
+    deterministic(params.seed)  # the notebook's torch.manual_seed(2) before building the model
     model = LookupAttention(params)
-    optimiser = Adam(model.parameters(), params.lr)
+    optimiser = torch.optim.Adam(model.parameters(), params.lr)
     loss_curve = np.zeros(params.iters)
     for step in progress(range(params.iters), params.iters, "lookup: training"):
-        keys, values, query_key, answer = lookup_batch(params, params.batch, generator)
+        # From the global generator, as the notebook: the seed above fixes the init and the batch stream.
+        keys, values, query_key, answer = lookup_batch(params, params.batch, None)
         logits, _ = model(keys, values, query_key)
         loss = F.cross_entropy(logits, answer)
         optimiser.zero_grad()
@@ -100,15 +95,18 @@ def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         loss_curve[step] = loss.item()
 
     model.eval()
-    with torch.inference_mode():
-        keys, values, query_key, answer = lookup_batch(params, params.test_size, torch.Generator().manual_seed(params.test_seed))
+    with torch.no_grad():
+        keys, values, query_key, answer = lookup_batch(
+            params, params.test_size, torch.Generator().manual_seed(params.test_seed)
+        )
         logits, attention = model(keys, values, query_key)
         match = (keys == query_key[:, None]).float().argmax(dim=1)
         query_rows = attention[:, -1]
         accuracy = (logits.argmax(-1) == answer).float().mean().item()
         match_mass = query_rows[torch.arange(params.test_size), match].mean().item()
 
-        keys, values, query_key, answer = notebook_example(params)
+        # The notebook's example: its lookup_batch(1) after torch.manual_seed(example_seed) makes the same calls.
+        keys, values, query_key, answer = lookup_batch(params, 1, torch.Generator().manual_seed(params.example_seed))
         logits, attention = model(keys, values, query_key)
     keys, values, query_key, answer = keys[0].numpy(), values[0].numpy(), int(query_key[0]), int(answer[0])
     match_index = int(np.argmax(keys == query_key))

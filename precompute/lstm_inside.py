@@ -12,18 +12,23 @@ from typing import Any
 
 import numpy as np
 import torch
+from pydantic import field_validator
 
 from precompute import adding as adding_problem
 from precompute.adding import Seq
 from precompute.common import deterministic, load_state_dict
-from seqanim.errors import DataError
-from pydantic import field_validator
-
 from seqanim.declare import Experiment, Field, Params
+from seqanim.errors import DataError
+
 
 class Parameters(Params):
     example_seed: int = Field(4, ge=0, description="torch seed of the example's value channel")
-    markers: list[int] = Field(default_factory=lambda: [7, 27], min_length=2, max_length=2, description="the two marked time steps (each below adding.T)")
+    markers: list[int] = Field(
+        default_factory=lambda: [7, 27],
+        min_length=2,
+        max_length=2,
+        description="the two marked time steps (each below adding.T)",
+    )
 
     @field_validator("markers")
     @classmethod
@@ -38,7 +43,8 @@ class Parameters(Params):
             raise ValueError(f"markers {self.markers} must lie below adding.T = {adding.T}")
 
 
-EXPERIMENT = Experiment(Parameters, reads=('adding',))
+EXPERIMENT = Experiment(Parameters, reads=("adding",))
+
 
 def example(params: Parameters, length: int) -> torch.Tensor:
     """(1, length, 2) input: values from torch.manual_seed(example_seed), markers at params.markers."""
@@ -77,7 +83,9 @@ def run(params: Parameters, adding: adding_problem.Parameters) -> tuple[dict[str
     try:
         net.load_state_dict(load_state_dict("adding_lstm.pt", "adding"))
     except RuntimeError as error:  # shapes differ: the file is from another `adding.hidden`
-        raise DataError(f"data/adding_lstm.pt does not fit adding.hidden = {adding.hidden}; run `seqanim precompute adding`") from error
+        raise DataError(
+            f"data/adding_lstm.pt does not fit adding.hidden = {adding.hidden}; run `seqanim precompute adding`"
+        ) from error
     net.eval()
 
     x = example(params, adding.T)

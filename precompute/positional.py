@@ -13,17 +13,22 @@ from typing import Any
 
 import numpy as np
 import torch
-
-from precompute.common import diagonal_spread
 from pydantic import field_validator, model_validator
 
+from precompute.common import diagonal_spread
 from seqanim.declare import Experiment, Field, Params
+
 
 class Parameters(Params):
     d_model: int = Field(64, ge=2, le=1024, description="encoding width (even)")
     length: int = Field(60, ge=12, le=1024, description="positions")
     base: float = Field(10000.0, gt=1, description="wavelength base")
-    wave_pairs: list[int] = Field(default_factory=lambda: [0, 4, 12], min_length=1, max_length=4, description="sin/cos dimension pairs drawn as waves (fast, medium, slow)")
+    wave_pairs: list[int] = Field(
+        default_factory=lambda: [0, 4, 12],
+        min_length=1,
+        max_length=4,
+        description="sin/cos dimension pairs drawn as waves (fast, medium, slow)",
+    )
     wave_samples: int = Field(8, ge=1, le=64, description="wave samples per position (smooth curves drawn from data)")
 
     @field_validator("d_model")
@@ -42,6 +47,7 @@ class Parameters(Params):
 
 EXPERIMENT = Experiment(Parameters)
 
+
 def encoding(positions: torch.Tensor, div_term: torch.Tensor) -> torch.Tensor:
     """(P,) positions -> (P, d_model): sin on even dimensions, cos on odd ones, as the notebook."""
     angles = positions[:, None] * div_term[None, :]
@@ -53,12 +59,16 @@ def encoding(positions: torch.Tensor, div_term: torch.Tensor) -> torch.Tensor:
 
 def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     positions = torch.arange(params.length, dtype=torch.float64)
-    div_term = torch.exp(torch.arange(0, params.d_model, 2, dtype=torch.float64) * (-math.log(params.base) / params.d_model))
+    div_term = torch.exp(
+        torch.arange(0, params.d_model, 2, dtype=torch.float64) * (-math.log(params.base) / params.d_model)
+    )
     pe = encoding(positions, div_term)
     gram = pe @ pe.T
 
     # The waves behind the displayed dimension pairs, sampled between positions so curves are smooth.
-    wave_positions = torch.linspace(0, params.length - 1, (params.length - 1) * params.wave_samples + 1, dtype=torch.float64)
+    wave_positions = torch.linspace(
+        0, params.length - 1, (params.length - 1) * params.wave_samples + 1, dtype=torch.float64
+    )
     fine = encoding(wave_positions, div_term)
     wave_dims = np.array([[2 * p, 2 * p + 1] for p in params.wave_pairs]).reshape(-1)
     waves = fine[:, wave_dims].T  # (2 * pairs, samples): sin, cos, sin, cos, ...

@@ -12,24 +12,49 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
-
-from precompute.common import deterministic
-from seqanim.errors import DataError
 from pydantic import model_validator
 
+from precompute.common import deterministic
 from seqanim.declare import Experiment, Field, Params
+from seqanim.errors import DataError
+
 
 class Parameters(Params):
-    query: list[float] = Field(default_factory=lambda: [1.0, 0.0], min_length=1, description="the query q (d_k coordinates)")
-    keys: list[list[float]] = Field(default_factory=lambda: [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], min_length=1, description="one key per memory item")
-    values: list[list[float]] = Field(default_factory=lambda: [[10.0, 0.0], [0.0, 10.0], [10.0, 10.0]], min_length=1, description="one value per key")
+    query: list[float] = Field(
+        default_factory=lambda: [1.0, 0.0], min_length=1, description="the query q (d_k coordinates)"
+    )
+    keys: list[list[float]] = Field(
+        default_factory=lambda: [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+        min_length=1,
+        description="one key per memory item",
+    )
+    values: list[list[float]] = Field(
+        default_factory=lambda: [[10.0, 0.0], [0.0, 10.0], [10.0, 10.0]], min_length=1, description="one value per key"
+    )
     labels: list[str] = Field(default_factory=lambda: ["A", "B", "C"], description="memory item names")
-    queries: list[list[float]] = Field(default_factory=lambda: [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]], min_length=1, description="the queries of \"change only the query\"")
+    queries: list[list[float]] = Field(
+        default_factory=lambda: [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]],
+        min_length=1,
+        description='the queries of "change only the query"',
+    )
     temperature: float = Field(1.0, gt=0, le=100, description="softmax temperature of the three-query step (> 0)")
-    temperatures: list[float] = Field(default_factory=lambda: [0.5, 1.0, 2.0], min_length=1, description="temperatures swept in practice question 1 (each > 0)")
-    sweep: list[float] = Field(default_factory=lambda: [0.25, 4.0], min_length=2, max_length=2, description="temperature range of the live sweep (geometric, inside it: the above)")
-    sweep_steps: int = Field(61, ge=2, le=2001, description="temperatures in the live sweep (0.5, 1, 2 fall on the grid at 61)")
-    is_real_key: list[bool] = Field(default_factory=lambda: [True, True, False], description="padding mask: false marks a padded key")
+    temperatures: list[float] = Field(
+        default_factory=lambda: [0.5, 1.0, 2.0],
+        min_length=1,
+        description="temperatures swept in practice question 1 (each > 0)",
+    )
+    sweep: list[float] = Field(
+        default_factory=lambda: [0.25, 4.0],
+        min_length=2,
+        max_length=2,
+        description="temperature range of the live sweep (geometric, inside it: the above)",
+    )
+    sweep_steps: int = Field(
+        61, ge=2, le=2001, description="temperatures in the live sweep (0.5, 1, 2 fall on the grid at 61)"
+    )
+    is_real_key: list[bool] = Field(
+        default_factory=lambda: [True, True, False], description="padding mask: false marks a padded key"
+    )
     changed_index: int = Field(1, ge=0, description="which value the intervention changes")
     changed_value: list[float] = Field(default_factory=lambda: [100.0, 100.0], description="its new value")
     removed_index: int = Field(1, ge=0, description="which key the intervention removes")
@@ -47,7 +72,10 @@ class Parameters(Params):
         if not 0 < self.sweep[0] < self.sweep[1]:
             raise ValueError(f"sweep {self.sweep} must be two increasing temperatures > 0")
         if any(not self.sweep[0] <= t <= self.sweep[1] for t in [*self.temperatures, self.temperature]):
-            raise ValueError(f"temperatures {self.temperatures} and temperature {self.temperature} must lie inside sweep {self.sweep}")
+            raise ValueError(
+                f"temperatures {self.temperatures} and temperature {self.temperature} "
+                f"must lie inside sweep {self.sweep}"
+            )
         if not self.changed_index < n or not self.removed_index < n:
             raise ValueError(f"changed_index and removed_index must be below the number of keys ({n})")
         if not self.is_real_key[0]:
@@ -59,6 +87,7 @@ class Parameters(Params):
 
 EXPERIMENT = Experiment(Parameters)
 
+
 def masked_softmax(scores: np.ndarray, allowed: np.ndarray | None = None, temperature: float = 1.0) -> np.ndarray:
     """Softmax over keys (the last axis) of scores / temperature, blocked entries (allowed False) exactly 0.
 
@@ -68,11 +97,18 @@ def masked_softmax(scores: np.ndarray, allowed: np.ndarray | None = None, temper
     if not temperature > 0:
         raise ValueError(f"temperature {temperature} must be > 0: softmax(S / T) is undefined for T <= 0")
     scores = np.asarray(scores, dtype=np.float64) / temperature
-    allowed = np.ones(scores.shape, dtype=bool) if allowed is None else np.broadcast_to(np.asarray(allowed, dtype=bool), scores.shape)
+    allowed = (
+        np.ones(scores.shape, dtype=bool)
+        if allowed is None
+        else np.broadcast_to(np.asarray(allowed, dtype=bool), scores.shape)
+    )
     empty = ~allowed.any(axis=-1)
     if empty.any():
         row = int(np.flatnonzero(empty.reshape(-1))[0])
-        raise DataError(f"query row {row} has every key masked: softmax over no allowed key is 0/0 (NaN); allow at least one key per row")
+        raise DataError(
+            f"query row {row} has every key masked: softmax over no allowed key is 0/0 (NaN); "
+            "allow at least one key per row"
+        )
     masked = np.where(allowed, scores, -np.inf)
     shifted = masked - masked.max(axis=-1, keepdims=True)
     exp = np.exp(shifted)  # exp(-inf) = 0: blocked keys get exactly zero weight
@@ -154,7 +190,11 @@ def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     sdpa_context = F.scaled_dot_product_attention(q, k, v, dropout_p=0.0)[0, 0].numpy()
     x = torch.tensor(K, dtype=torch.float32)[None, None]
     sdpa_padding_context = F.scaled_dot_product_attention(
-        x, x, torch.tensor(V, dtype=torch.float32)[None, None], attn_mask=torch.from_numpy(padding_allowed), dropout_p=0.0
+        x,
+        x,
+        torch.tensor(V, dtype=torch.float32)[None, None],
+        attn_mask=torch.from_numpy(padding_allowed),
+        dropout_p=0.0,
     )[0, 0].numpy()
     padding_context = padding_weights @ V
     sdpa_max_abs_diff = float(np.abs(sdpa_context.astype(np.float64) - context).max())
@@ -163,13 +203,17 @@ def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     arrays = {
         "Q": Q, "K": K, "V": V, "labels": np.array(params.labels), "d_k": np.int64(d_k),
         "raw_scores": raw_scores, "scores": scores, "shifted": shifted, "exp": exp, "exp_sum": exp.sum(axis=-1),
-        "weights": weights, "weights_from_shifted": masked_softmax(shifted), "contributions": contributions, "context": context,
-        "queries": queries, "query_scores": query_scores, "query_weights": query_weights, "query_contexts": query_contexts,
-        "temperature": np.float64(params.temperature), "temperatures": temperatures, "temperature_weights": temperature_weights,
+        "weights": weights, "weights_from_shifted": masked_softmax(shifted), "contributions": contributions,
+        "context": context,
+        "queries": queries, "query_scores": query_scores, "query_weights": query_weights,
+        "query_contexts": query_contexts,
+        "temperature": np.float64(params.temperature), "temperatures": temperatures,
+        "temperature_weights": temperature_weights,
         "sweep_temperatures": sweep_temperatures, "sweep_weights": sweep_weights,
         "same_key_weights": same_key_weights, "same_key_padded_weights": same_key_padded_weights,
         "self_scores": self_scores, "causal_allowed": causal_allowed, "causal_scores": causal_scores,
-        "causal_weights": causal_weights, "softmax_then_mask": softmax_then_mask, "softmax_then_mask_sums": softmax_then_mask_sums,
+        "causal_weights": causal_weights, "softmax_then_mask": softmax_then_mask,
+        "softmax_then_mask_sums": softmax_then_mask_sums,
         "is_real_key": is_real_key, "padding_allowed": padding_allowed, "padding_scores": padding_scores,
         "padding_weights": padding_weights, "padding_context": padding_context,
         "all_masked_allowed": all_masked_allowed, "all_masked_error": np.array(all_masked_error),

@@ -12,21 +12,28 @@ from typing import Any
 
 import numpy as np
 import torch
-
-from precompute.common import diagonal_spread
 from pydantic import model_validator
 
+from precompute.common import diagonal_spread
 from seqanim.declare import Experiment, Field, Params
+
 
 class Parameters(Params):
     d: int = Field(32, ge=4, le=1024, description="query/key width (even)")
     length: int = Field(32, ge=4, le=512, description="positions")
     base: float = Field(10000.0, gt=1, description="frequency base")
     seed: int = Field(0, ge=0, description="torch seed of the fixed q and k")
-    pairs: list[int] = Field(default_factory=lambda: [1, 4, 10], min_length=1, max_length=4, description="dimension pairs drawn on circles (fast, medium, slow)")
+    pairs: list[int] = Field(
+        default_factory=lambda: [1, 4, 10],
+        min_length=1,
+        max_length=4,
+        description="dimension pairs drawn on circles (fast, medium, slow)",
+    )
     shift: int = Field(8, ge=1, description="shift applied to both positions in the relative-offset plot")
     offset: int = Field(3, ge=0, description="key position minus query position in the live shift readout")
-    sweep_steps: int = Field(160, ge=2, le=10000, description="samples of the shared shift 0..shift (fractional positions)")
+    sweep_steps: int = Field(
+        160, ge=2, le=10000, description="samples of the shared shift 0..shift (fractional positions)"
+    )
 
     @model_validator(mode="after")
     def _fits(self) -> "Parameters":
@@ -42,6 +49,7 @@ class Parameters(Params):
 
 
 EXPERIMENT = Experiment(Parameters)
+
 
 def rope(x: torch.Tensor, positions: torch.Tensor, freqs: torch.Tensor) -> torch.Tensor:
     """Rotate every dimension pair of x (..., d) by positions (...,) x freqs (d/2,)."""

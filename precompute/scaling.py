@@ -13,14 +13,16 @@ from typing import Any
 
 import numpy as np
 import torch
-
-from precompute.common import deterministic, progress
 from pydantic import field_validator, model_validator
 
+from precompute.common import deterministic, progress
 from seqanim.declare import Experiment, Field, Params
 
+
 class Parameters(Params):
-    dims: list[int] = Field(default_factory=lambda: [2, 4, 8, 16, 32, 64, 128, 256, 512], min_length=2, description="key/query dimensions d")
+    dims: list[int] = Field(
+        default_factory=lambda: [2, 4, 8, 16, 32, 64, 128, 256, 512], min_length=2, description="key/query dimensions d"
+    )
     n_keys: int = Field(16, ge=2, le=1024, description="keys per softmax")
     n_samples: int = Field(4000, ge=10, le=100000, description="random (q, K) samples per d")
     seed: int = Field(0, ge=0, description="torch seed")
@@ -41,6 +43,7 @@ class Parameters(Params):
 
 
 EXPERIMENT = Experiment(Parameters, seconds=0.5)
+
 
 def normalised_entropy(logits: torch.Tensor) -> torch.Tensor:
     """Softmax entropy over the last axis divided by log(n): the notebook's formula, eps 1e-9 included."""

@@ -3,6 +3,9 @@
 Shared by seq2seq_reverse (plain GRU encoder) and seq2seq_sort (bidirectional encoder). Attention scores
 are e_j = v^T tanh(W_k h_enc_j + W_q h_dec); the weights are softmax(e); the context is their weighted sum
 of encoder states. The decoder is teacher-forced in training and can also decode greedily.
+
+The model is the notebook's `Attn` and `Seq2Seq`, with longer names: the parameters are created in the
+notebook's order and shapes, so `torch.manual_seed(seed)` before building it gives the notebook's weights.
 """
 
 from __future__ import annotations
@@ -13,14 +16,12 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 import torch.nn.functional as F
+from pydantic import model_validator
 from torch import nn
 
-from precompute.bptt import GRU, AttentionDecoderRecurrence
-from precompute.common import Adam, progress
-from precompute.dense import Linear, dense
-from pydantic import model_validator
-
+from precompute.common import progress
 from seqanim.declare import Field, Params
+
 
 class Seq2SeqParams(Params):
     """The parameters both tasks share; each task's module sets its own defaults."""
@@ -48,8 +49,8 @@ class Seq2SeqParams(Params):
         return self
 
 
-# Draws `size` (source, target) pairs from the generator: the training data of one task.
-BatchSampler = Callable[[int, torch.Generator], tuple[torch.Tensor, torch.Tensor]]
+# Draws `size` (source, target) pairs from torch's global generator, as the notebook's rev_batch / sort_batch.
+BatchSampler = Callable[[int], tuple[torch.Tensor, torch.Tensor]]
 
 
 class Decoded(NamedTuple):
@@ -59,136 +60,86 @@ class Decoded(NamedTuple):
 
 
 class AdditiveAttention(nn.Module):
-    def __init__(self, state: int, width: int) -> None:
-        super().__init__()
-        self.Wk, self.Wq, self.v = Linear(state, width), Linear(state, width), Linear(width, 1)
+    """The notebook's `Attn`: score = v^T tanh(W_k h_enc + W_q h_dec)."""
 
-    def forward(self, decoder_state: torch.Tensor, encoder_states: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    def __init__(self, state: int, width: int = 64) -> None:
+        super().__init__()
+        self.Wk = nn.Linear(state, width)
+        self.Wq = nn.Linear(state, width)
+        self.v = nn.Linear(width, 1)
+
+    def forward(
+        self, decoder_state: torch.Tensor, encoder_states: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(context, weights, energies) for one decoder step; the energies are kept for the scenes."""
         energies = self.v(torch.tanh(self.Wk(encoder_states) + self.Wq(decoder_state).unsqueeze(1))).squeeze(-1)
-        weights = torch.softmax(energies, dim=-1)
+        weights = torch.softmax(energies, -1)
         context = (weights.unsqueeze(-1) * encoder_states).sum(1)
         return context, weights, energies
 
 
 class Seq2SeqAttention(nn.Module):
+    """The notebook's `Seq2Seq`: embeddings, a GRU encoder, a GRUCell decoder attending over the encoder states."""
+
     def __init__(self, params: Seq2SeqParams) -> None:
         super().__init__()
         directions = 2 if params.bidirectional else 1
         state = directions * params.hidden  # the decoder state matches the (concatenated) encoder states
-        self.vocab, self.length = params.vocab, params.length
+        self.vocab = params.vocab
+        self.bos = params.vocab  # the begin-of-sequence symbol, one past the vocabulary
+        # Created in the notebook's order (se, te, enc, dec, attn, out): the seed then gives its initial weights.
         self.source_embed = nn.Embedding(params.vocab, params.embed)
-        self.target_embed = nn.Embedding(params.vocab + 1, params.embed)  # + the begin-of-sequence symbol
-        self.encoder = GRU(params.embed, params.hidden, bidirectional=params.bidirectional)
+        self.target_embed = nn.Embedding(params.vocab + 1, params.embed)
+        self.encoder = nn.GRU(params.embed, params.hidden, batch_first=True, bidirectional=params.bidirectional)
         self.decoder = nn.GRUCell(params.embed + state, state)
         self.attention = AdditiveAttention(state, params.attn)
-        self.out = Linear(2 * state, params.vocab)
+        self.out = nn.Linear(2 * state, params.vocab)
 
     def forward(self, source: torch.Tensor, target: torch.Tensor | None = None) -> Decoded:
-        """Teacher-forced when `target` is given (the decoder's backward hand-written, see bptt), greedy otherwise."""
-        if target is None:
-            return self.step_by_step(source)
-        batch, embed_width = source.size(0), self.target_embed.embedding_dim
-        # An embedding followed by a linear map is a lookup in the projected table: the vocabulary's rows are
-        # projected once, not every token of the batch.
-        encoder_states, last = self.encoder.forward_tokens(source, self.source_embed)
-        bos = torch.full((batch, 1), self.vocab, dtype=torch.long)
-        previous = torch.cat([bos, target[:, :-1]], dim=1).t()  # time-major: every step's input is known
-        embed_table = dense(self.target_embed.weight, self.decoder.weight_ih[:, :embed_width], self.decoder.bias_ih)
-        embed_gates = F.embedding(previous, embed_table)  # the embedded previous symbol's share of the GRU's input gates
-        states, contexts, attention, energies = AttentionDecoderRecurrence.apply(
-            encoder_states.contiguous(),
-            self.attention.Wk(encoder_states),
-            torch.cat(list(last), dim=-1),
-            embed_gates,
-            torch.cat([self.decoder.weight_hh, self.attention.Wq.weight]),
-            torch.cat([self.decoder.bias_hh, self.attention.Wq.bias]),
-            self.attention.v.weight.squeeze(0),
-            self.attention.v.bias,
-            self.decoder.weight_ih[:, embed_width:],
-        )
-        logits = self.out(torch.cat([states, contexts], -1)).transpose(0, 1)
-        return Decoded(logits, attention.transpose(0, 1), energies.transpose(0, 1))
-
-    def step_by_step(self, source: torch.Tensor, target: torch.Tensor | None = None) -> Decoded:
-        """Teacher-forced when `target` is given, greedy (feeding back its own argmax) otherwise.
-
-        The notebook's step (attention, GRUCell, output layer) computed with the loop-invariant work hoisted out:
-        W_k h_enc, the embeddings' share of the GRU input gates and (teacher-forced) the output layer are applied
-        once per forward, and the one matmul on the previous decoder state yields both W_q h_dec and the GRU's
-        hidden gates. Same function, fewer and larger ops (results differ only by float rounding).
-        """
-        batch, state = source.size(0), self.decoder.hidden_size
+        """Teacher-forced when `target` is given (the next input is the true symbol), greedy otherwise (its own
+        argmax)."""
         encoder_states, last = self.encoder(self.source_embed(source))
-        decoder_state = torch.cat(list(last), dim=-1)  # both directions' final states when bidirectional
-        keys = self.attention.Wk(encoder_states)  # (B, L, attn): constant over the decoder steps
-        embed_width = self.target_embed.embedding_dim
-        input_weight = self.decoder.weight_ih  # columns: [embedded previous symbol | context]
-        embed_weight, context_weight = input_weight[:, :embed_width], input_weight[:, embed_width:]
-        # One matmul on the previous state: the GRU's hidden gates and the attention query.
-        state_weight = torch.cat([self.decoder.weight_hh, self.attention.Wq.weight])
-        state_bias = torch.cat([self.decoder.bias_hh, self.attention.Wq.bias])
-        score_weight = self.attention.v.weight.squeeze(0)  # (attn,); v's bias cancels in the softmax but is kept
-        bos = torch.full((batch, 1), self.vocab, dtype=torch.long)
-        if target is not None:
-            previous = torch.cat([bos, target[:, :-1]], dim=1)  # teacher forcing: every step's input is known
-            # (B, 3S) per step; unbind, not indexing, so the backward is one stack instead of L zero-filled copies
-            embed_gates = F.linear(self.target_embed(previous), embed_weight, self.decoder.bias_ih).unbind(1)
-        states, contexts, weights, energies, step_logits = [], [], [], [], []
-        previous_symbol = bos[:, 0]
-        for t in range(self.length):
-            state_product = F.linear(decoder_state, state_weight, state_bias)
-            hidden_gates, query = state_product.split([3 * state, self.attention.Wq.out_features], -1)
-            step_energies = torch.tanh(keys + query.unsqueeze(1)) @ score_weight + self.attention.v.bias
-            step_weights = torch.softmax(step_energies, dim=-1)
-            context = torch.bmm(step_weights.unsqueeze(1), encoder_states).squeeze(1)
-            if target is None:
-                embedded = F.linear(self.target_embed(previous_symbol), embed_weight, self.decoder.bias_ih)
-            else:
-                embedded = embed_gates[t]
-            input_rz, input_n = torch.addmm(embedded, context, context_weight.t()).split([2 * state, state], -1)
-            hidden_rz, hidden_n = hidden_gates.split([2 * state, state], -1)
-            reset, update = torch.sigmoid(input_rz + hidden_rz).chunk(2, -1)
-            candidate = torch.tanh(input_n + reset * hidden_n)
-            decoder_state = torch.lerp(candidate, decoder_state, update)  # (1 - z) n + z h, as nn.GRUCell
+        decoder_state = torch.cat(list(last), -1)  # both directions' final states when bidirectional
+        previous = torch.full((source.size(0),), self.bos, dtype=torch.long)
+        logits, weights, energies = [], [], []
+        for t in range(source.size(1)):
+            context, step_weights, step_energies = self.attention(decoder_state, encoder_states)
+            decoder_state = self.decoder(torch.cat([self.target_embed(previous), context], -1), decoder_state)
+            step_logits = self.out(torch.cat([decoder_state, context], -1))
+            logits.append(step_logits)
             weights.append(step_weights)
             energies.append(step_energies)
-            if target is None:  # greedy: the next input is this step's own argmax
-                logits = self.out(torch.cat([decoder_state, context], -1))
-                step_logits.append(logits)
-                previous_symbol = logits.argmax(-1)
-            else:
-                states.append(decoder_state)
-                contexts.append(context)
-        if target is None:
-            all_logits = torch.stack(step_logits, 1)
-        else:  # the output layer once on every step's (state, context)
-            all_logits = self.out(torch.cat([torch.stack(states, 1), torch.stack(contexts, 1)], -1))
-        return Decoded(all_logits, torch.stack(weights, 1), torch.stack(energies, 1))
+            previous = step_logits.argmax(-1) if target is None else target[:, t]
+        return Decoded(torch.stack(logits, 1), torch.stack(weights, 1), torch.stack(energies, 1))
 
 
-def distinct_symbols(size: int, vocab: int, length: int, generator: torch.Generator) -> torch.Tensor:
-    """`size` rows of `length` distinct symbols (a random permutation's prefix), without a Python loop."""
-    return torch.rand(size, vocab, generator=generator).argsort(dim=1)[:, :length]
+def distinct_symbols(size: int, vocab: int, length: int, generator: torch.Generator | None = None) -> torch.Tensor:
+    """`size` rows of `length` distinct symbols, drawn as the notebook: `torch.randperm(V)[:Ls]` per row.
+    generator=None draws from torch's global generator."""
+    return torch.stack([torch.randperm(vocab, generator=generator)[:length] for _ in range(size)])
 
 
 def notebook_example(params: Seq2SeqParams) -> torch.Tensor:
     """The notebook's shown source, drawn by the same calls: `torch.manual_seed(example_seed)`, then
     `torch.randperm(V)[:Ls]` for the one row (at2's `rev_batch(1, distinct=True)`, at4's `sort_batch(1)`)."""
     generator = torch.Generator().manual_seed(params.example_seed)  # a fresh generator = the reseeded global one
-    return torch.randperm(params.vocab, generator=generator)[: params.length].unsqueeze(0)
+    return distinct_symbols(1, params.vocab, params.length, generator)
 
 
 def train(
-    params: Seq2SeqParams, batch: BatchSampler, generator: torch.Generator, name: str, after_step: Callable[[int, Seq2SeqAttention], None] | None = None
+    params: Seq2SeqParams,
+    batch: BatchSampler,
+    name: str,
+    after_step: Callable[[int, Seq2SeqAttention], None] | None = None,
 ) -> tuple[Seq2SeqAttention, np.ndarray]:
-    """Adam on teacher-forced cross-entropy, as the notebook. The model is built after seeding, so it is reproducible.
-
-    Returns the model and its loss per step (the training log, saved as `loss_curve`)."""
+    """The notebook's loop: `torch.manual_seed(seed); m = Seq2Seq(); opt = Adam(...)`, then Adam on teacher-forced
+    cross-entropy, each batch drawn from the global generator. Returns the model and its loss per step."""
+    torch.manual_seed(params.seed)
     model = Seq2SeqAttention(params)
-    optimiser = Adam(model.parameters(), params.lr)
+    optimiser = torch.optim.Adam(model.parameters(), params.lr)
     loss_curve = np.zeros(params.iters)
     for step in progress(range(params.iters), params.iters, f"{name}: training"):
-        source, target = batch(params.batch, generator)
+        source, target = batch(params.batch)
         logits = model(source, target).logits
         loss = F.cross_entropy(logits.reshape(-1, params.vocab), target.reshape(-1))
         optimiser.zero_grad()
@@ -200,19 +151,23 @@ def train(
     return model, loss_curve
 
 
-def token_accuracy(model: Seq2SeqAttention, source: torch.Tensor, target: torch.Tensor) -> tuple[float, float, torch.Tensor]:
+def token_accuracy(
+    model: Seq2SeqAttention, source: torch.Tensor, target: torch.Tensor
+) -> tuple[float, float, torch.Tensor]:
     """(teacher-forced, greedy-decoded) fraction of output tokens that are right, and the teacher-forced attention."""
-    with torch.inference_mode():
+    with torch.no_grad():
         forced = model(source, target)
         greedy = model(source).logits.argmax(-1)
     accuracy = (forced.logits.argmax(-1) == target).float().mean().item()
     return accuracy, (greedy == target).float().mean().item(), forced.attention
 
 
-def decode_example(model: Seq2SeqAttention, source: torch.Tensor, target: torch.Tensor, loss_curve: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def decode_example(
+    model: Seq2SeqAttention, source: torch.Tensor, target: torch.Tensor, loss_curve: np.ndarray
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """What both tasks keep of their shown example: the attention (rows = decoder steps), the additive scores,
     teacher-forced and greedy outputs, and whether each is right."""
-    with torch.inference_mode():
+    with torch.no_grad():
         decoded = model(source, target)
         greedy = model(source).logits.argmax(-1)[0]
     attention = decoded.attention[0].numpy().astype(np.float64)

@@ -17,9 +17,15 @@ import numpy as np
 import torch
 
 from precompute.common import deterministic
-from precompute.seq2seq_model import Seq2SeqAttention, Seq2SeqParams, decode_example, notebook_example, token_accuracy, train
+from precompute.seq2seq_model import (
+    Seq2SeqAttention,
+    Seq2SeqParams,
+    decode_example,
+    notebook_example,
+    token_accuracy,
+    train,
+)
 from seqanim.declare import Experiment
-
 
 
 class Parameters(Seq2SeqParams):
@@ -29,7 +35,9 @@ class Parameters(Seq2SeqParams):
 EXPERIMENT = Experiment(Parameters, seconds=6)
 
 
-def reverse_batch(params: Parameters, size: int, generator: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+def reverse_batch(
+    params: Parameters, size: int, generator: torch.Generator | None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The notebook's `rev_batch(size)`: symbols may repeat. generator=None draws from torch's global generator."""
     source = torch.randint(0, params.vocab, (size, params.length), generator=generator)
     return source, torch.flip(source, [1])
@@ -40,11 +48,13 @@ def test_set(params: Parameters) -> tuple[torch.Tensor, torch.Tensor]:
     return reverse_batch(params, params.test_size, torch.Generator().manual_seed(params.test_seed))
 
 
-def train_model(params: Parameters, after_step: Callable[[int, Seq2SeqAttention], None] | None = None) -> tuple[Seq2SeqAttention, np.ndarray]:
-    generator = deterministic(params.seed)
-    # The notebook's own batches: after `torch.manual_seed(1); m = Seq2Seq()` it draws rev_batch(64) from the
-    # global generator, and so do we; init and data are the notebook's, only float rounding differs.
-    return train(params, lambda size, _: reverse_batch(params, size, None), generator, "seq2seq_reverse", after_step)
+def train_model(
+    params: Parameters, after_step: Callable[[int, Seq2SeqAttention], None] | None = None
+) -> tuple[Seq2SeqAttention, np.ndarray]:
+    """The notebook's training: after `torch.manual_seed(1); m = Seq2Seq()` it draws rev_batch(64) from the global
+    generator, and so do we; init, data and model code are the notebook's."""
+    deterministic(params.seed)
+    return train(params, lambda size: reverse_batch(params, size, None), "seq2seq_reverse", after_step)
 
 
 def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

@@ -13,7 +13,14 @@ import numpy as np
 import torch
 
 from precompute.common import deterministic
-from precompute.seq2seq_model import Seq2SeqParams, decode_example, distinct_symbols, notebook_example, token_accuracy, train
+from precompute.seq2seq_model import (
+    Seq2SeqParams,
+    decode_example,
+    distinct_symbols,
+    notebook_example,
+    token_accuracy,
+    train,
+)
 from seqanim.declare import Experiment, Field
 
 
@@ -34,14 +41,17 @@ EXPERIMENT = Experiment(Parameters, seconds=15)
 MORE_EXAMPLES = 3  # extra held-out inputs whose attention the scene can show
 
 
-def sort_batch(params: Parameters, size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+def sort_batch(params: Parameters, size: int, generator: torch.Generator | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The notebook's `sort_batch(size)`: distinct symbols and their sorted order. generator=None draws from torch's
+    global generator."""
     source = distinct_symbols(size, params.vocab, params.length, generator)
     return source, torch.sort(source, dim=1).values
 
 
 def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    generator = deterministic(params.seed)
-    model, loss_curve = train(params, lambda size, gen: sort_batch(params, size, gen), generator, "seq2seq_sort")
+    deterministic(params.seed)
+    # The notebook's batches: sort_batch(64) from the global generator after `torch.manual_seed(1); m = Seq2Seq()`.
+    model, loss_curve = train(params, lambda size: sort_batch(params, size, None), "seq2seq_sort")
 
     length = params.length
     steps = torch.arange(length)
@@ -65,7 +75,7 @@ def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     example_mass = attention[steps.numpy(), example_position]
 
     more = slice(0, MORE_EXAMPLES)
-    with torch.inference_mode():
+    with torch.no_grad():
         more_predictions = model(test_source[more], test_target[more]).logits.argmax(-1)
     arrays |= {
         "sorted_position": example_position.astype(np.int64),  # where the t-th smallest value sits

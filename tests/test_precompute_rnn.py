@@ -1,4 +1,5 @@
-"""The recurrent-network experiments (seed 000, cells rnn2, rnn4, rnn6, rnn8) against data/ and the notebook's claims."""
+"""The recurrent-network experiments (seed 000, cells rnn2, rnn4, rnn6, rnn8) against data/ and the notebook's
+claims."""
 
 from __future__ import annotations
 
@@ -12,9 +13,13 @@ import torch
 
 from precompute import adding as adding_experiment
 from precompute import lstm_inside as inside_experiment
+from precompute.adding import Parameters as Adding
 from precompute.common import load_state_dict
-from seqanim.config import Adding, LstmInside, load
+from precompute.lstm_inside import Parameters as LstmInside
+from seqanim import contract
+from seqanim.config import load
 from seqanim.errors import ConfigError, DataError
+from seqanim.workspace import Workspace
 
 BASELINE = 1 / 6  # the notebook's predict-the-mean baseline, 0.167
 
@@ -41,12 +46,18 @@ def _notebook_rnn2(rhos: list[float], size: int, steps: int, seed: int) -> tuple
     """The notebook's own lines (cell rnn2), float32 as written there: norms and h_t[:2] per rho."""
     torch.manual_seed(seed)
     N, T = size, steps
-    Q, _ = torch.linalg.qr(torch.randn(N, N)); h0 = torch.randn(N); h0 = h0 / h0.norm()
+    Q, _ = torch.linalg.qr(torch.randn(N, N))
+    h0 = torch.randn(N)
+    h0 = h0 / h0.norm()
     all_norms, all_heads = [], []
     for rho in rhos:
-        h = h0.clone(); norms = [1.0]; heads = [h[:2].tolist()]
+        h = h0.clone()
+        norms = [1.0]
+        heads = [h[:2].tolist()]
         for _ in range(T):
-            h = (rho * Q) @ h; norms.append(h.norm().item()); heads.append(h[:2].tolist())
+            h = (rho * Q) @ h
+            norms.append(h.norm().item())
+            heads.append(h[:2].tolist())
         all_norms.append(norms)
         all_heads.append(heads)
     return np.array(all_norms), np.array(all_heads)
@@ -65,7 +76,9 @@ def test_norms_follow_rho_to_the_t(artifact) -> None:
     """The notebook's claim ||h_t|| = rho^t (Q orthogonal, ||h_0|| = 1)."""
     run = artifact("linear_rnn")
     steps = np.arange(run["norms"].shape[1])
-    np.testing.assert_allclose(run["norms"], run["rhos"][:, None] ** steps, rtol=1e-5)  # Q is orthogonal to float32 precision
+    np.testing.assert_allclose(
+        run["norms"], run["rhos"][:, None] ** steps, rtol=1e-5
+    )  # Q is orthogonal to float32 precision
     np.testing.assert_allclose(np.abs(np.exp(1j * run["eigen_angles"])), 1.0)
 
 
@@ -110,17 +123,17 @@ def test_example_has_one_marker_in_each_half_and_target_is_their_sum(artifact) -
 
 
 def test_adding_is_deterministic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_torch_state: None) -> None:
-    """Same parameters -> identical arrays; tiny sizes keep it fast. Outputs go to a temporary data dir."""
-    monkeypatch.setenv("SEQANIM_DATA_DIR", str(tmp_path))
+    """Same parameters -> identical arrays; tiny sizes keep it fast. Outputs go to a temporary workspace."""
+    monkeypatch.setattr(contract, "current", lambda: Workspace(tmp_path))
     params = Adding(T=10, hidden=8, iters=12, batch=16, eval_every=5, test_size=32)
     first_arrays, first_metrics = adding_experiment.run(params)
-    first_weights = (tmp_path / "adding_lstm.pt").read_bytes()
+    first_weights = (tmp_path / "data" / "adding_lstm.pt").read_bytes()
     second_arrays, second_metrics = adding_experiment.run(params)
     assert first_arrays.keys() == second_arrays.keys()
     for key in first_arrays:
         assert np.asarray(first_arrays[key]).tobytes() == np.asarray(second_arrays[key]).tobytes(), key
     assert first_metrics == second_metrics
-    assert (tmp_path / "adding_lstm.pt").read_bytes() == first_weights
+    assert (tmp_path / "data" / "adding_lstm.pt").read_bytes() == first_weights
     assert list(first_arrays["curve_iters"]) == [0, 5, 10, 12]
 
 

@@ -10,9 +10,12 @@ import math
 import numpy as np
 import pytest
 
+from precompute.positional import Parameters as Positional
 from precompute.positional import run as run_positional
+from precompute.rope import Parameters as Rope
 from precompute.rope import run as run_rope
-from seqanim.config import Positional, Rope, Scaling, load
+from precompute.scaling import Parameters as Scaling
+from seqanim.config import load
 from seqanim.errors import ConfigError
 
 
@@ -156,7 +159,16 @@ def test_exact_experiments_are_deterministic() -> None:
 
 @pytest.mark.parametrize(
     "override",
-    ["rope.d=31", "rope.pairs=[16]", "rope.shift=40", "rope.offset=30", "positional.d_model=63", "positional.wave_pairs=[40]", "scaling.dims=[4,2]", "scaling.sample_index=5000"],
+    [
+        "rope.d=31",
+        "rope.pairs=[16]",
+        "rope.shift=40",
+        "rope.offset=30",
+        "positional.d_model=63",
+        "positional.wave_pairs=[40]",
+        "scaling.dims=[4,2]",
+        "scaling.sample_index=5000",
+    ],
 )
 def test_bad_parameters_are_rejected_in_one_line(override: str) -> None:
     with pytest.raises(ConfigError) as error:

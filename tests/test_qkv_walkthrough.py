@@ -7,8 +7,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from precompute.qkv_walkthrough import Parameters as QkvWalkthrough
 from precompute.qkv_walkthrough import masked_softmax, run
-from seqanim.config import QkvWalkthrough, load
+from seqanim.config import load
 from seqanim.errors import ConfigError, DataError
 
 NAME = "qkv_walkthrough"
@@ -61,7 +62,9 @@ def test_temperature_sharpens_and_softens(art) -> None:  # type: ignore[no-untyp
     assert np.allclose(weights[at_one], art["weights"][0])
     # The dense sweep passes through the listed temperatures.
     for t, row in zip(temps, weights):
-        interpolated = [np.interp(np.log(t), np.log(art["sweep_temperatures"]), art["sweep_weights"][:, k]) for k in range(row.size)]
+        interpolated = [
+            np.interp(np.log(t), np.log(art["sweep_temperatures"]), art["sweep_weights"][:, k]) for k in range(row.size)
+        ]
         assert np.allclose(interpolated, row, atol=1e-9)
 
 
@@ -133,7 +136,9 @@ def test_sdpa_parity(art) -> None:  # type: ignore[no-untyped-def]
     assert np.abs(torch_context - art["context"]).max() < 1e-5
     assert art.metrics["sdpa_max_abs_diff"] < 1e-5
     x = torch.tensor(art["K"], dtype=torch.float32)[None, None]
-    masked = F.scaled_dot_product_attention(x, x, v, attn_mask=torch.from_numpy(art["padding_allowed"]), dropout_p=0.0)[0, 0].numpy()
+    masked = F.scaled_dot_product_attention(x, x, v, attn_mask=torch.from_numpy(art["padding_allowed"]), dropout_p=0.0)[
+        0, 0
+    ].numpy()
     assert np.abs(masked - art["padding_weights"] @ art["V"]).max() < 1e-5
 
 
