@@ -265,7 +265,9 @@ def test_missing_cairo_is_named(tree: Tree, tmp_path: Path) -> None:
 def test_scene_that_raises(tree: Tree) -> None:
     broken = tree.root / "scenes" / "zz_broken.py"
     broken.write_text(
-        "from seqanim.slide import LectureSlide\n\n\n"
+        "from seqanim.declare import Part\n"
+        "from seqanim.slide import LectureSlide\n\n"
+        'PART = Part("Broken", order=99)\n\n\n'
         "class BrokenScene(LectureSlide):\n"
         '    data = ("linear_rnn",)\n\n'
         "    def construct(self) -> None:\n"
@@ -279,6 +281,21 @@ def test_scene_that_raises(tree: Tree) -> None:
         assert tree.outputs() == before
     finally:
         broken.unlink()
+
+
+def test_a_scenes_module_must_declare_its_part(tree: Tree) -> None:
+    """Every module of scenes/ is a deck: one without PART gets one line that names the file and the fix."""
+    stray = tree.root / "scenes" / "zz_no_part.py"
+    stray.write_text('"""A module someone forgot to declare."""\n')
+    try:
+        line = one_error_line(tree.run("list"))
+        assert (
+            line
+            == "error: scenes/zz_no_part.py: declare the lecture part, e.g. PART = Part('Recurrent networks', order=1)"
+        )
+    finally:
+        stray.unlink()
+    assert tree.run("list").returncode == 0  # the folder's bytes changed back: discovered again, cleanly
 
 
 # --- interrupted builds lose nothing ----------------------------------------------------------------------
