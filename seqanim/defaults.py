@@ -72,14 +72,17 @@ def tables() -> dict[str, tuple[str, dict[str, tuple[Any, str]]]]:
     return result
 
 
+def table(name: str) -> str:
+    """One table of lecture.toml with its defaults: heading comment, [name], a commented line per key."""
+    heading, fields = tables()[name]
+    lines = [f"# --- {heading}", f"[{name}]"]
+    lines += [_line(key, default, comment) for key, (default, comment) in fields.items()]
+    return "\n".join(lines) + "\n"
+
+
 def render() -> str:
     """The full lecture.toml with every default."""
-    blocks = [HEADER]
-    for name, (heading, fields) in tables().items():
-        lines = [f"# --- {heading}", f"[{name}]"]
-        lines += [_line(key, default, comment) for key, (default, comment) in fields.items()]
-        blocks.append("\n".join(lines) + "\n")
-    return "\n".join(blocks)
+    return "\n".join([HEADER, *(table(name) for name in tables())])
 
 
 def _comment(line: str) -> str:

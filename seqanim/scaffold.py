@@ -172,13 +172,7 @@ def new_experiment(workspace: Workspace, name: str) -> list[Path]:
     registry.forget()
     from seqanim import defaults  # after the module exists: its table comes from its model
 
-    heading, fields = defaults.tables()[name]
-    table = [
-        f"\n# --- {heading}",
-        f"[{name}]",
-        *(defaults._line(key, value, comment) for key, (value, comment) in fields.items()),
-    ]
-    atomic_write_text(workspace.config, workspace.config.read_text().rstrip("\n") + "\n" + "\n".join(table) + "\n")
+    atomic_write_text(workspace.config, workspace.config.read_text().rstrip("\n") + "\n\n" + defaults.table(name))
     atomic_write_text(test, EXPERIMENT_TEST_TEMPLATE.format(name=name))
     _tidy(module, test)
     return [module, workspace.config, test]
