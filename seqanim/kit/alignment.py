@@ -31,17 +31,25 @@ from seqanim.kit.heatmap import Heatmap, colour_for
 
 
 def token_box(
-    text: str, colour: ManimColor, width: float = 1.2, height: float = 0.8, size: float = theme.SMALL_SIZE
+    text: str,
+    colour: ManimColor,
+    width: float = 1.2,
+    height: float = 0.8,
+    size: float = theme.SMALL_SIZE,
+    *,
+    corner_radius: float = 0.1,
+    stroke_width: float = 3,
+    opacity: float = 0.15,
 ) -> VGroup:
-    """One token: a rounded box in the token's colour with its text inside (TokenRow lays out many)."""
+    """One token: a rounded box in the token's colour (`[0]`) with its text inside (`[1]`)."""
     box = RoundedRectangle(
-        corner_radius=0.1,
+        corner_radius=corner_radius,
         width=width,
         height=height,
         stroke_color=colour,
-        stroke_width=3,
+        stroke_width=stroke_width,
         fill_color=colour,
-        fill_opacity=0.15,
+        fill_opacity=opacity,
     )
     return VGroup(box, theme.text(text, size).move_to(box))
 
@@ -63,18 +71,11 @@ class TokenRow(VGroup):
         self.boxes = VGroup()
         self.labels = VGroup()
         for index, symbol in enumerate(symbols):
-            box = RoundedRectangle(
-                corner_radius=0.08,
-                width=box_size,
-                height=box_size,
-                stroke_color=colour,
-                stroke_width=2.5,
-                fill_color=colour,
-                fill_opacity=0.18,
+            box, label = token_box(
+                str(symbol), colour, box_size, box_size, label_size, corner_radius=0.08, stroke_width=2.5, opacity=0.18
             )
-            box.move_to([index * spacing, 0, 0])
-            self.boxes.add(box)
-            self.labels.add(theme.text(str(symbol), label_size).move_to(box))
+            self.boxes.add(box.move_to([index * spacing, 0, 0]))
+            self.labels.add(label.move_to(box))
         self.add(self.boxes, self.labels)
         self.center()
 
