@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -245,10 +246,24 @@ def _topological(stages: dict[str, Stage]) -> dict[str, Stage]:
 
 
 def read_state() -> dict[str, Any]:
+    """What was built, with which key. A damaged state file is named and set aside (it is only bookkeeping:
+    every stage then counts as never built and comes back from the cache, or reruns)."""
+    path = current().state
     try:
-        return json.loads(current().state.read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
+        state = json.loads(path.read_bytes())
+    except FileNotFoundError:
         return {}
+    except (ValueError, OSError) as error:
+        state = error
+    if isinstance(state, dict) and all(isinstance(entry, dict) and "key" in entry for entry in state.values()):
+        return state
+    os.replace(path, path.with_name(f"{path.name}.corrupt"))
+    print(
+        f"warning: {current().label(path)} is corrupt (kept as {path.name}.corrupt); "
+        "every stage is checked again and restored from the cache or rebuilt",
+        file=sys.stderr,
+    )
+    return {}
 
 
 def _fingerprint(path: Path) -> list[int]:
