@@ -427,10 +427,33 @@ def cache_store(stage: Stage) -> None:
             _copy_tree(path, staging / label)
         else:
             link_or_copy(path, staging / label)
-    sizes = {str(f.relative_to(staging)): f.stat().st_size for f in staging.rglob("*") if f.is_file()}
-    (staging / "COMPLETE").write_text(json.dumps({"stage": stage.id, "sizes": sizes}))
+    files = [f for f in staging.rglob("*") if f.is_file()]
+    sizes = {str(f.relative_to(staging)): f.stat().st_size for f in files}
+    # mtimes too: zeroing a file in place keeps its size, but no write keeps its mtime.
+    mtimes = {str(f.relative_to(staging)): f.stat().st_mtime_ns for f in files}
+    (staging / "COMPLETE").write_text(json.dumps({"stage": stage.id, "sizes": sizes, "mtimes": mtimes}))
     shutil.rmtree(entry, ignore_errors=True)
     os.replace(staging, entry)
+
+
+def _damaged_entry(entry: Path, stage: Stage) -> Path | None:
+    """The first file of a cache entry that is missing or changed since it was stored (None: intact)."""
+    try:
+        complete = json.loads((entry / "COMPLETE").read_text())
+        sizes, mtimes = complete["sizes"], complete.get("mtimes", {})
+    except (OSError, ValueError, KeyError, TypeError):
+        return entry / "COMPLETE"
+    for label, _ in _entries(stage):
+        if not (entry / label).exists():
+            return entry / label
+    for name, size in sizes.items():
+        try:
+            stat = (entry / name).stat()
+        except OSError:
+            return entry / name
+        if stat.st_size != size or mtimes.get(name, stat.st_mtime_ns) != stat.st_mtime_ns:
+            return entry / name
+    return None
 
 
 def cache_restore(stage: Stage) -> bool:
@@ -439,12 +462,12 @@ def cache_restore(stage: Stage) -> bool:
     if not (entry / "COMPLETE").exists():
         return False
     # Hard links share bytes with outputs, so an output truncated in place would truncate its cache copy too.
-    try:
-        sizes = json.loads((entry / "COMPLETE").read_text())["sizes"]
-        intact = all((entry / name).stat().st_size == size for name, size in sizes.items())
-    except (OSError, ValueError, KeyError):
-        intact = False
-    if not intact or not all((entry / label).exists() for label, _ in _entries(stage)):
+    damaged = _damaged_entry(entry, stage)
+    if damaged is not None:
+        print(
+            f"warning: {current().label(damaged)} in the cache is damaged; entry dropped, {stage.id} is rebuilt",
+            file=sys.stderr,
+        )
         shutil.rmtree(entry, ignore_errors=True)
         return False
     for label, path in _entries(stage):
