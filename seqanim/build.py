@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 
 from seqanim import graph, launch
 from seqanim.config import CONFIG_ENV, Lecture
-from seqanim.errors import SeqanimError
+from seqanim.errors import BuildLocked
 from seqanim.files import atomic_write_text, digest
 from seqanim.workspace import WORKSPACE_ENV, current
 
@@ -41,7 +41,7 @@ def build_lock() -> Iterator[None]:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise SeqanimError("another seqanim build is running in this folder; wait for it or stop it") from None
+            raise BuildLocked("another seqanim build is running in this folder; wait for it or stop it") from None
         shutil.rmtree(workspace.staging, ignore_errors=True)  # leftovers of a killed build
         yield
 
