@@ -482,7 +482,7 @@ def cache_restore(stage: Stage) -> bool:
                 os.replace(path, old)
             os.replace(temporary, path)
             shutil.rmtree(old, ignore_errors=True)
-        else:
+        elif not (path.exists() and os.path.samefile(source, path)):  # already the cached file: nothing to do
             link_or_copy(source, temporary)
             os.replace(temporary, path)
     os.utime(entry / "COMPLETE")  # least recently used goes first
