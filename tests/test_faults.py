@@ -272,6 +272,32 @@ def test_output_truncated_in_place_takes_its_cache_copy_with_it(tree: Tree) -> N
     assert tree.run("precompute", "linear_rnn").returncode == 0
 
 
+def test_leftovers_of_a_killed_build_are_removed_by_the_next(tree: Tree) -> None:
+    """SIGKILL runs no cleanup: what a killed stage was writing beside an output stays, until the next build
+    that takes the lock removes it. Files of the same folders that are not such leftovers stay."""
+    leftover = [
+        "slides/low/.rnn.pdf.wt6_5m8d.tmp",  # files.atomic_output (found by bench/faults.py)
+        "renders/low/.EchoOfAPulse.mp4.4242.tmp",  # render._copy_atomic
+        "slides/low/.rnn.pptx.abcd.tmp.pptx",
+        "data/.linear_rnn.npz.restore-4242",
+        "slides/low/files/.EchoOfAPulse.old-4242/a.mp4",
+        "slides/low/.stage-rnn-x1y2/index.html",  # decks/html.py
+        ".seqanim/cache/.0123abcd.4242/COMPLETE",  # graph.cache_store
+    ]
+    kept = ["data/.keep", "slides/low/.rnn.notes"]
+    for name in leftover + kept:
+        (tree.root / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree.root / name).write_text("x")
+    result = tree.run("precompute", "linear_rnn", "--set", "linear_rnn.steps=36")
+    assert result.returncode == 0, result.stderr
+    assert leftovers(tree) == []
+    assert [name for name in leftover if (tree.root / name).exists()] == []
+    assert all((tree.root / name).exists() for name in kept)
+    for name in kept:
+        (tree.root / name).unlink()
+    assert tree.run("precompute", "linear_rnn").returncode == 0
+
+
 # --- bad input: one line, exit 2 ------------------------------------------------------------------------
 
 
