@@ -59,7 +59,7 @@ test: setup
 	$(PY) -m pytest
 
 bench: setup
-	$(PY) bench/precompute.py && $(PY) bench/reverse_seeds.py && $(PY) bench/build.py
+	$(PY) bench/precompute.py && $(PY) bench/reverse_seeds.py && $(PY) bench/build.py && $(PY) bench/faults.py --trials 8
 
 present: setup
 	$(VENV)/bin/seqanim present

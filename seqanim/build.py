@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 
 from seqanim import graph, launch
 from seqanim.config import CONFIG_ENV, Lecture
-from seqanim.errors import SeqanimError
+from seqanim.errors import BuildLocked
 from seqanim.files import atomic_write_text, digest
 from seqanim.workspace import WORKSPACE_ENV, current
 
@@ -41,9 +42,24 @@ def build_lock() -> Iterator[None]:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise SeqanimError("another seqanim build is running in this folder; wait for it or stop it") from None
+            raise BuildLocked("another seqanim build is running in this folder; wait for it or stop it") from None
         shutil.rmtree(workspace.staging, ignore_errors=True)  # leftovers of a killed build
+        _remove_leftovers()
         yield
+
+
+# What a stage writes beside an output before renaming it in place (files.py, render.py, decks/, graph.py).
+LEFTOVER = re.compile(r"^\.(stage-|.*(\.tmp|\.old-\d|\.restore-\d))")
+
+
+def _remove_leftovers() -> None:
+    """Temporary files and folders a killed build left beside the outputs, and its half-stored cache entries:
+    SIGKILL runs no cleanup. Called with the build lock held, when no other build can be writing them."""
+    workspace = current()
+    for folder in (*workspace.generated, workspace.cache):
+        for path in list(folder.rglob(".*")) if folder.exists() else []:
+            if LEFTOVER.match(path.name) or path.parent == workspace.cache:
+                shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
 
 def resolved_config(lecture: Lecture) -> Path:

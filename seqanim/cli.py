@@ -29,7 +29,7 @@ from rich.table import Table
 from seqanim import graph, launch, registry
 from seqanim.config import Lecture, load
 from seqanim.decks.plan import deck_names, deck_scenes
-from seqanim.errors import ConfigError, SeqanimError
+from seqanim.errors import BuildLocked, ConfigError, SeqanimError
 from seqanim.workspace import ENGINE, current
 
 QUALITY_CHOICES = ["low", "medium", "high", "4k"]
@@ -94,10 +94,15 @@ def _run(
     from seqanim.build import build_lock, execute
 
     stages = graph.plan(lecture, quality, **targets)
-    todo = graph.pending(stages)
-    for stage_id in explicit:  # a named stage whose output was damaged is rebuilt on request
-        if stage_id in stages and stage_id not in todo and graph.tampered(stages[stage_id], graph.read_state()):
-            todo[stage_id] = "output damaged"
+
+    def pending() -> dict[str, str]:
+        todo = graph.pending(stages)
+        for stage_id in explicit:  # a named stage whose output was damaged is rebuilt on request
+            if stage_id in stages and stage_id not in todo and graph.tampered(stages[stage_id], graph.read_state()):
+                todo[stage_id] = "output damaged"
+        return todo
+
+    todo = pending()
     if dry_run:
         for stage_id, why in todo.items():
             click.echo(f"would run {stage_id:<40} because {why}")
@@ -107,6 +112,7 @@ def _run(
         console.print(f"up to date ({len(stages)} stages)")
         return
     with build_lock():
+        todo = pending()  # again, under the lock: a build that held it until now may have done part of it
         outcome = execute(lecture, stages, todo, jobs=_jobs(lecture, jobs), console=console, explicit=explicit)
     if outcome.failed:  # one line per failure, nothing else: the line names the problem and the fix
         for stage_id, message in outcome.failed.items():
@@ -263,21 +269,28 @@ def watch(interval: float) -> None:
         return {path: path.stat().st_mtime for path in watched if path.exists()}
 
     seen: dict[Path, float] = {}
+    locked = False
     launch.start(set(launch.PRELOAD), workspace.root)  # one server for every rebuild: preload what any stage may need
     console.print("watching lecture.toml, scenes/, precompute/ and the kit; Ctrl-C stops")
     while True:
         now = snapshot()
-        if now != seen:
+        if now != seen or locked:
             seen = now
             try:
                 registry.forget()
                 graph.forget_code()
                 fresh = load()
                 _run(fresh, "low", scenes=list(registry.scenes()))
+                locked = False
+            except BuildLocked as error:  # another build runs: say so once, and try again at the next check
+                if not locked:
+                    click.echo(f"error: {error}; watch retries when it ends", err=True)
+                locked = True
             except SeqanimError as error:
                 click.echo(f"error: {error}", err=True)
+                locked = False
             except SystemExit:
-                pass
+                locked = False
         time.sleep(interval)
 
 

@@ -27,3 +27,7 @@ class ToolMissingError(SeqanimError):
 
 class StageFailed(SeqanimError):
     """A precompute, render or export stage raised; earlier outputs are untouched."""
+
+
+class BuildLocked(SeqanimError):
+    """Another build holds this tree's build lock."""

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -245,10 +246,24 @@ def _topological(stages: dict[str, Stage]) -> dict[str, Stage]:
 
 
 def read_state() -> dict[str, Any]:
+    """What was built, with which key. A damaged state file is named and set aside (it is only bookkeeping:
+    every stage then counts as never built and comes back from the cache, or reruns)."""
+    path = current().state
     try:
-        return json.loads(current().state.read_text())
-    except (FileNotFoundError, json.JSONDecodeError):
+        state = json.loads(path.read_bytes())
+    except FileNotFoundError:
         return {}
+    except (ValueError, OSError) as error:
+        state = error
+    if isinstance(state, dict) and all(isinstance(entry, dict) and "key" in entry for entry in state.values()):
+        return state
+    os.replace(path, path.with_name(f"{path.name}.corrupt"))
+    print(
+        f"warning: {current().label(path)} is corrupt (kept as {path.name}.corrupt); "
+        "every stage is checked again and restored from the cache or rebuilt",
+        file=sys.stderr,
+    )
+    return {}
 
 
 def _fingerprint(path: Path) -> list[int]:
@@ -412,10 +427,33 @@ def cache_store(stage: Stage) -> None:
             _copy_tree(path, staging / label)
         else:
             link_or_copy(path, staging / label)
-    sizes = {str(f.relative_to(staging)): f.stat().st_size for f in staging.rglob("*") if f.is_file()}
-    (staging / "COMPLETE").write_text(json.dumps({"stage": stage.id, "sizes": sizes}))
+    files = [f for f in staging.rglob("*") if f.is_file()]
+    sizes = {str(f.relative_to(staging)): f.stat().st_size for f in files}
+    # mtimes too: zeroing a file in place keeps its size, but no write keeps its mtime.
+    mtimes = {str(f.relative_to(staging)): f.stat().st_mtime_ns for f in files}
+    (staging / "COMPLETE").write_text(json.dumps({"stage": stage.id, "sizes": sizes, "mtimes": mtimes}))
     shutil.rmtree(entry, ignore_errors=True)
     os.replace(staging, entry)
+
+
+def _damaged_entry(entry: Path, stage: Stage) -> Path | None:
+    """The first file of a cache entry that is missing or changed since it was stored (None: intact)."""
+    try:
+        complete = json.loads((entry / "COMPLETE").read_text())
+        sizes, mtimes = complete["sizes"], complete.get("mtimes", {})
+    except (OSError, ValueError, KeyError, TypeError):
+        return entry / "COMPLETE"
+    for label, _ in _entries(stage):
+        if not (entry / label).exists():
+            return entry / label
+    for name, size in sizes.items():
+        try:
+            stat = (entry / name).stat()
+        except OSError:
+            return entry / name
+        if stat.st_size != size or mtimes.get(name, stat.st_mtime_ns) != stat.st_mtime_ns:
+            return entry / name
+    return None
 
 
 def cache_restore(stage: Stage) -> bool:
@@ -424,12 +462,12 @@ def cache_restore(stage: Stage) -> bool:
     if not (entry / "COMPLETE").exists():
         return False
     # Hard links share bytes with outputs, so an output truncated in place would truncate its cache copy too.
-    try:
-        sizes = json.loads((entry / "COMPLETE").read_text())["sizes"]
-        intact = all((entry / name).stat().st_size == size for name, size in sizes.items())
-    except (OSError, ValueError, KeyError):
-        intact = False
-    if not intact or not all((entry / label).exists() for label, _ in _entries(stage)):
+    damaged = _damaged_entry(entry, stage)
+    if damaged is not None:
+        print(
+            f"warning: {current().label(damaged)} in the cache is damaged; entry dropped, {stage.id} is rebuilt",
+            file=sys.stderr,
+        )
         shutil.rmtree(entry, ignore_errors=True)
         return False
     for label, path in _entries(stage):
@@ -444,7 +482,7 @@ def cache_restore(stage: Stage) -> bool:
                 os.replace(path, old)
             os.replace(temporary, path)
             shutil.rmtree(old, ignore_errors=True)
-        else:
+        elif not (path.exists() and os.path.samefile(source, path)):  # already the cached file: nothing to do
             link_or_copy(source, temporary)
             os.replace(temporary, path)
     os.utime(entry / "COMPLETE")  # least recently used goes first

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from seqanim.workspace import current
+from seqanim.workspace import ENGINE, current
 
 ROOT = current().root
 
@@ -29,13 +29,18 @@ LINKED = ("renders", "slides", "node_modules")
 class Tree:
     root: Path
 
+    def env(self) -> dict[str, str]:
+        """The copy's own precompute and scenes first, then this repository's engine: an editable install
+        of another checkout must not supply `seqanim`."""
+        return {**os.environ, "PYTHONPATH": os.pathsep.join((str(self.root), str(ENGINE.parent)))}
+
     def run(
         self, *args: str, timeout: float = 600, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "seqanim.cli", *args],
             cwd=self.root,
-            env={**os.environ, "PYTHONPATH": str(self.root), **(env or {})},
+            env={**self.env(), **(env or {})},
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -45,7 +50,7 @@ class Tree:
         return subprocess.Popen(
             [sys.executable, "-m", "seqanim.cli", *args],
             cwd=self.root,
-            env={**os.environ, "PYTHONPATH": str(self.root)},
+            env=self.env(),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

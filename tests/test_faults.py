@@ -1,0 +1,382 @@
+"""Faults the build survives (issue #17): two builds at once, damaged outputs, state and cache, cleaning,
+cache eviction and bad input. Everything runs for real on an isolated copy of the built lecture.
+
+Damage is always written to a new file renamed over the output, never in place: the copy's renders/ and
+slides/ are hard links to the real tree's files (tests/tree.py), and an in-place write would reach them.
+The only in-place writes here are to files the copy built itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from seqanim import contract
+from tests.tree import Tree, make_tree
+
+LOCKED = "error: another seqanim build is running in this folder; wait for it or stop it"
+
+
+@pytest.fixture(scope="module")
+def tree(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> Tree:
+    return make_tree(tmp_path_factory.mktemp("faults") / "lecture")
+
+
+def lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
+    found = lines(result.stderr)
+    assert result.returncode == 2, result.stderr
+    assert len(found) == 1, result.stderr
+    assert found[0].startswith("error: ")
+    return found[0]
+
+
+def poll(condition: Callable[[], bool], timeout: float, what: str, log: Path | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        said = f"; the log says:\n{log.read_text()[-3000:]}" if log else ""
+        assert time.monotonic() < deadline, f"timed out after {timeout:.0f} s waiting for {what}{said}"
+        time.sleep(0.1)
+
+
+def replace(path: Path, payload: bytes) -> None:
+    """Damage `path`: new bytes under its name, by rename (see the module docstring)."""
+    temporary = path.with_name(path.name + ".damage")
+    temporary.write_bytes(payload)
+    os.replace(temporary, path)
+
+
+DAMAGE = {
+    "truncated": lambda payload, other: payload[: len(payload) // 2],
+    "zeroed": lambda payload, other: bytes(len(payload)),  # same size: only the mtime tells
+    "replaced": lambda payload, other: other,  # another output of the same kind
+}
+
+
+def leftovers(tree: Tree) -> list[str]:
+    """Temporary files (.NAME.tmp, .old-, .restore-, .stage-) and staging folders a finished build left."""
+    temporary = re.compile(r"^\..*(\.tmp|\.old-|\.restore-|\.stage-)")
+    found = [
+        str(path.relative_to(tree.root))
+        for folder in ("data", "renders", "slides", ".seqanim")
+        for path in (tree.root / folder).rglob("*")
+        if temporary.match(path.name) or (path.parent.name == "cache" and path.name.startswith("."))
+    ]
+    staging = tree.root / ".seqanim" / "stage"
+    return found + ([str(p.relative_to(tree.root)) for p in staging.iterdir()] if staging.exists() else [])
+
+
+def steps_in_data(tree: Tree) -> int:
+    return json.loads((tree.root / "data" / "linear_rnn.json").read_text())["params"]["steps"]
+
+
+def samples_in_data(tree: Tree) -> int:
+    return json.loads((tree.root / "data" / "scaling.json").read_text())["params"]["n_samples"]
+
+
+# --- two builds at once ----------------------------------------------------------------------------------
+
+
+def test_two_builds_at_once_only_one_runs(tree: Tree) -> None:
+    args = ("render", "EchoOfAPulse", "-j", "1", "--set", "linear_rnn.steps=51")
+    first, second = tree.popen(*args), tree.popen(*args)
+    results = [(*process.communicate(timeout=300), process.returncode) for process in (first, second)]
+    codes = sorted(code for _, _, code in results)
+    assert codes == [0, 2], results
+    loser = next(stderr for _, stderr, code in results if code == 2)
+    winner = next(stderr for _, stderr, code in results if code == 0)
+    assert lines(loser) == [LOCKED]
+    assert "ran 2, restored 0 from cache" in winner  # the winner did it all, once
+    assert steps_in_data(tree) == 51
+    assert tree.run("render", "EchoOfAPulse").returncode == 0  # back to lecture.toml (from the cache)
+
+
+def test_build_while_watch_runs(tree: Tree, tmp_path: Path) -> None:
+    """watch holds the lock only while it builds: a build runs while it idles; a build that holds the lock
+    when a file is saved makes watch say so once, and build the change when the other build is done."""
+    log = tmp_path / "watch.log"
+    config = tree.root / "lecture.toml"
+    original = config.read_text()
+    stage_log = tree.root / ".seqanim" / "logs" / "experiment-scaling.log"
+    with open(log, "w") as sink:
+        watch = subprocess.Popen(
+            [sys.executable, "-m", "seqanim.cli", "watch", "--interval", "0.3"],
+            cwd=tree.root,
+            env=tree.env(),
+            stdout=sink,
+            stderr=sink,
+            start_new_session=True,
+        )
+    try:
+        poll(lambda: "up to date" in log.read_text(), 120, "watch's first pass")
+        idle = tree.run("precompute", "scaling", "--set", "scaling.n_samples=3200")
+        assert idle.returncode == 0, idle.stderr  # watch is idle: it holds no lock
+        assert samples_in_data(tree) == 3200
+
+        stage_log.unlink(missing_ok=True)
+        manual = tree.popen("render", "ScaledDotProduct", "-j", "1", "--set", "scaling.n_samples=3500")
+        poll(stage_log.exists, 120, "the manual build to start its first stage (it then holds the lock)")
+        config.write_text(original.replace("n_samples = 4000 ", "n_samples = 3000 ", 1))
+        poll(lambda: "another seqanim build is running" in log.read_text(), 120, "watch to find the lock held", log)
+        _, manual_err = manual.communicate(timeout=300)
+        assert manual.returncode == 0 and "ran 2, restored 0" in manual_err, manual_err
+        after_lock = lambda: log.read_text().split("another seqanim build is running", 1)[1]  # noqa: E731
+        poll(lambda: "ran 2, restored 0" in after_lock(), 300, "watch to build the change once the lock was free", log)
+        assert samples_in_data(tree) == 3000
+        assert log.read_text().count("another seqanim build is running") == 1  # said once, not at every check
+    finally:
+        config.write_text(original)
+        os.killpg(watch.pid, signal.SIGINT)
+        watch.wait(timeout=60)
+    restore = tree.run("render", "ScaledDotProduct")
+    assert restore.returncode == 0, restore.stderr
+    assert samples_in_data(tree) == 4000
+
+
+# --- damaged outputs: named in one line each, rebuilt on request ---------------------------------------
+
+# One damaged file per stage, no damaged stage downstream of another (a skipped stage is not examined).
+OUTPUTS = {
+    "data-and-scenes": {
+        "data/adding_lstm.pt": "data/lstm_inside.npz",
+        "data/positional.npz": "data/rope.npz",
+        "data/linear_rnn.npz": "data/scaling.npz",  # its sidecar is a hard link of its cache entry (see below)
+        "renders/low/ReverseAlignment.mp4": "renders/low/SortAlignment.mp4",
+        "slides/low/ScaledScores.json": "slides/low/CausalMask.json",
+    },
+    "decks": {
+        "slides/low/rnn.pdf": "slides/low/transformers.pdf",
+        "slides/low/why-attention.pptx": "slides/low/rnn.pptx",
+        "slides/low/recurrent-attention.html": "slides/low/full.html",
+    },
+}
+FIX = re.compile(r"run `seqanim (precompute|render|slides) ([\w-]+)` to rebuild it")
+
+
+@pytest.mark.parametrize("how", list(DAMAGE))
+@pytest.mark.parametrize("group", list(OUTPUTS))
+def test_damaged_output_is_named_and_rebuilt_on_request(tree: Tree, group: str, how: str) -> None:
+    # Restored from this copy's own cache, linear_rnn's outputs are hard links of its entry: restoring the
+    # damaged npz must leave the intact sidecar (the same file as the entry's) and no temporary link.
+    assert tree.run("precompute", "linear_rnn", "--set", "linear_rnn.steps=39").returncode == 0
+    assert tree.run("precompute", "linear_rnn").returncode == 0
+    original = tree.outputs()
+    for name, other in OUTPUTS[group].items():
+        path = tree.root / name
+        replace(path, DAMAGE[how](path.read_bytes(), (tree.root / other).read_bytes()))
+    damaged = tree.outputs()
+
+    refused = tree.run("build")
+    assert refused.returncode == 2, refused.stderr
+    errors = lines(refused.stderr)
+    assert len(errors) == len(OUTPUTS[group]), refused.stderr  # one line per damaged file, nothing else
+    for name in OUTPUTS[group]:
+        assert sum(f"{name} changed since it was built" in line for line in errors) == 1, refused.stderr
+    assert tree.outputs() == damaged, "a refused build changed files"
+
+    fixes: dict[str, list[str]] = {}
+    for line in errors:
+        match = FIX.search(line)
+        assert match, line
+        fixes.setdefault(match[1], []).append(match[2])
+    for command, names in fixes.items():
+        fixed = tree.run(command, *names)
+        assert fixed.returncode == 0, fixed.stderr
+    assert tree.outputs() == original, "the named commands did not bring back the built outputs"
+    assert leftovers(tree) == []  # restoring a stage whose other outputs were intact left no temporary link
+    assert "up to date" in tree.run("build").stderr
+
+
+@pytest.mark.parametrize("how", list(DAMAGE))
+def test_damaged_state_is_named_and_the_build_recovers(tree: Tree, how: str) -> None:
+    state = tree.root / ".seqanim" / "state.json"
+    original = tree.outputs()
+    stages = len(json.loads(state.read_text()))
+    replace(state, DAMAGE[how](state.read_bytes(), (tree.root / "slides/low/CausalMask.json").read_bytes()))
+
+    result = tree.run("build")
+    assert result.returncode == 0, result.stderr
+    warning, summary = lines(result.stderr)
+    assert warning.startswith("warning: .seqanim/state.json is corrupt (kept as state.json.corrupt)")
+    assert summary == f"ran 0, restored {stages} from cache"  # every stage checked again, none recomputed
+    assert tree.outputs() == original
+    assert len(json.loads(state.read_text())) == stages
+    assert leftovers(tree) == []
+    assert "up to date" in tree.run("build").stderr
+    (state.parent / "state.json.corrupt").unlink()
+
+
+def _entry(tree: Tree, stage_id: str) -> Path:
+    key = json.loads((tree.root / ".seqanim" / "state.json").read_text())[stage_id]["key"]
+    return tree.root / ".seqanim" / "cache" / key
+
+
+@pytest.mark.parametrize("how", list(DAMAGE))
+def test_damaged_cache_entry_is_named_and_dropped(tree: Tree, how: str) -> None:
+    """An entry this copy built itself (so its files are hard links of nothing outside it), damaged in place
+    for truncation and zeros; a damaged entry is never restored."""
+    other = f"linear_rnn.steps={60 + list(DAMAGE).index(how) + 1}"
+    assert tree.run("precompute", "linear_rnn", "--set", other).returncode == 0
+    built = (tree.root / "data" / "linear_rnn.npz").read_bytes()
+    entry = _entry(tree, "experiment:linear_rnn")
+    assert tree.run("precompute", "linear_rnn").returncode == 0  # back: the entry now stands alone
+    cached = entry / "0-linear_rnn.npz"
+    if how == "replaced":
+        replace(cached, (tree.root / "data" / "rope.npz").read_bytes())
+    else:
+        with open(cached, "r+b") as handle:
+            payload = DAMAGE[how](handle.read(), b"")
+            handle.seek(0)
+            handle.truncate()
+            handle.write(payload)
+
+    result = tree.run("precompute", "linear_rnn", "--set", other)
+    assert result.returncode == 0, result.stderr
+    warning, summary = lines(result.stderr)
+    assert warning == (
+        f"warning: .seqanim/cache/{entry.name}/0-linear_rnn.npz in the cache is damaged; "
+        "entry dropped, experiment:linear_rnn is rebuilt"
+    )
+    assert summary == "ran 1, restored 0 from cache"
+    assert (tree.root / "data" / "linear_rnn.npz").read_bytes() == built  # recomputed, not the damaged bytes
+    assert tree.run("precompute", "linear_rnn").returncode == 0
+
+
+def test_output_truncated_in_place_takes_its_cache_copy_with_it(tree: Tree) -> None:
+    """Outputs and their cache entry share bytes (hard links): an output of this copy truncated in place
+    is named, and rebuilding it on request recomputes instead of restoring the truncated entry."""
+    assert tree.run("precompute", "linear_rnn", "--set", "linear_rnn.steps=70").returncode == 0
+    path = tree.root / "data" / "linear_rnn.npz"
+    built = path.read_bytes()
+    with open(path, "r+b") as handle:
+        handle.truncate(len(built) // 2)
+    line = one_error_line(tree.run("precompute", "--set", "linear_rnn.steps=70"))
+    assert "data/linear_rnn.npz changed since it was built" in line
+    fixed = tree.run("precompute", "linear_rnn", "--set", "linear_rnn.steps=70")
+    assert fixed.returncode == 0, fixed.stderr
+    assert "in the cache is damaged" in fixed.stderr and "ran 1, restored 0" in fixed.stderr
+    assert path.read_bytes() == built
+    contract.load("linear_rnn", directory=tree.root / "data")
+    assert tree.run("precompute", "linear_rnn").returncode == 0
+
+
+def test_leftovers_of_a_killed_build_are_removed_by_the_next(tree: Tree) -> None:
+    """SIGKILL runs no cleanup: what a killed stage was writing beside an output stays, until the next build
+    that takes the lock removes it. Files of the same folders that are not such leftovers stay."""
+    leftover = [
+        "slides/low/.rnn.pdf.wt6_5m8d.tmp",  # files.atomic_output (found by bench/faults.py)
+        "renders/low/.EchoOfAPulse.mp4.4242.tmp",  # render._copy_atomic
+        "slides/low/.rnn.pptx.abcd.tmp.pptx",
+        "data/.linear_rnn.npz.restore-4242",
+        "slides/low/files/.EchoOfAPulse.old-4242/a.mp4",
+        "slides/low/.stage-rnn-x1y2/index.html",  # decks/html.py
+        ".seqanim/cache/.0123abcd.4242/COMPLETE",  # graph.cache_store
+    ]
+    kept = ["data/.keep", "slides/low/.rnn.notes"]
+    for name in leftover + kept:
+        (tree.root / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree.root / name).write_text("x")
+    result = tree.run("precompute", "linear_rnn", "--set", "linear_rnn.steps=36")
+    assert result.returncode == 0, result.stderr
+    assert leftovers(tree) == []
+    assert [name for name in leftover if (tree.root / name).exists()] == []
+    assert all((tree.root / name).exists() for name in kept)
+    for name in kept:
+        (tree.root / name).unlink()
+    assert tree.run("precompute", "linear_rnn").returncode == 0
+
+
+# --- bad input: one line, exit 2 ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("present", "no-such-deck"), "error: unknown deck 'no-such-deck'; known: rnn,"),
+        (("build", "--config", "missing.toml"), "missing.toml: parameters file not found"),
+        (("build", "--config", "{bad}"), "not valid TOML"),
+        (("build", "--quality", "ultra"), "'ultra' is not one of 'low', 'medium', 'high', '4k'"),
+        (("build", "--bogus"), "No such option '--bogus'"),
+        (("frobnicate",), "No such command 'frobnicate'"),
+    ],
+)
+def test_bad_input_is_one_line(tree: Tree, tmp_path: Path, args: tuple[str, ...], expected: str) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[adding]\nT = [\n")
+    before = tree.outputs()
+    line = one_error_line(tree.run(*(str(bad) if arg == "{bad}" else arg for arg in args)))
+    assert expected in line
+    assert tree.outputs() == before
+
+
+def test_jobs_zero_means_all_cores(tree: Tree) -> None:
+    result = tree.run("precompute", "linear_rnn", "-j", "0", "--set", "linear_rnn.steps=33")
+    assert result.returncode == 0, result.stderr
+    assert "ran 1" in result.stderr and steps_in_data(tree) == 33
+    assert tree.run("precompute", "linear_rnn").returncode == 0
+
+
+# --- the cache's size limit, and cleaning (these run last: they empty the copy) --------------------------
+
+
+def _cache_bytes(tree: Tree) -> int:
+    return sum(f.stat().st_size for f in (tree.root / ".seqanim" / "cache").rglob("*") if f.is_file())
+
+
+def test_cache_eviction_keeps_outputs(tree: Tree) -> None:
+    cache = tree.root / ".seqanim" / "cache"
+    used = {entry.name: (entry / "COMPLETE").stat().st_mtime for entry in cache.iterdir()}
+    assert _cache_bytes(tree) > 1024 * 1024
+    before = tree.outputs()
+    result = tree.run("precompute", "linear_rnn", "--set", "linear_rnn.steps=34", "--set", "build.cache_mb=1")
+    assert result.returncode == 0, result.stderr
+    assert _cache_bytes(tree) <= 1024 * 1024
+    new = _entry(tree, "experiment:linear_rnn").name
+    kept = {entry.name for entry in cache.iterdir()}
+    assert new in kept and len(kept) < len(used)
+    evicted = set(used) - kept
+    newest_evicted = max(used[name] for name in evicted)
+    assert all(used[name] >= newest_evicted for name in kept - {new}), "evicted a more recently used entry"
+    after = tree.outputs()  # outputs are never evicted: only the cache's links to them
+    assert {name for name in after if after[name] != before[name]} == {"data/linear_rnn.npz", "data/linear_rnn.json"}
+    back = tree.run("precompute", "linear_rnn")
+    assert back.returncode == 0, back.stderr
+    assert tree.outputs() == before
+
+
+def test_clean_cache_only_keeps_outputs_and_state(tree: Tree) -> None:
+    before = tree.outputs()
+    result = tree.run("clean", "--cache-only")
+    assert result.returncode == 0 and "cache emptied" in result.stderr
+    assert not (tree.root / ".seqanim" / "cache").exists()
+    assert (tree.root / ".seqanim" / "state.json").exists()
+    assert tree.outputs() == before
+    assert "up to date" in tree.run("build").stderr
+
+
+def test_clean_removes_every_output_and_keeps_the_sources(tree: Tree) -> None:
+    sources = {
+        path.relative_to(tree.root): path.read_bytes()
+        for path in [tree.root / "lecture.toml", *(tree.root / "precompute").glob("*.py")]
+    }
+    result = tree.run("clean")
+    assert result.returncode == 0, result.stderr
+    assert not (tree.root / ".seqanim").exists()
+    for folder in ("data", "renders", "slides"):
+        assert [path.name for path in (tree.root / folder).iterdir()] == ["README.md"]
+    assert {path: (tree.root / path).read_bytes() for path in sources} == sources
+    assert (tree.root / "scenes" / "rnn.py").exists()
+    dry = tree.run("build", "--dry-run")
+    assert "never built" in dry.stdout and dry.stdout.strip().endswith("stages would run")
