@@ -128,7 +128,9 @@ def _synthesise(text: str, voice: str, publish: Publish, target: Path) -> None:
 
         model = PiperVoice.load(str(model_path(publish)))
         with wave.open(str(target), "wb") as handle:
-            model.synthesize_wav(text, handle)
+            # piper-tts 1.3 calls it synthesize_wav; 1.2 called it synthesize
+            speak = getattr(model, "synthesize_wav", None) or model.synthesize
+            speak(text, handle)
     else:
         raise SeqanimError(f"[publish] voice = {voice!r} cannot synthesise; use espeak or piper")
 

@@ -223,15 +223,21 @@ def test_transcript_is_accessible_offline_with_alt_text_from_the_data(lecture_bu
             images = page.evaluate(
                 "[...document.images].map(i => ({alt: i.getAttribute('alt'), ok: i.complete && i.naturalWidth > 0}))"
             )
-            headings = page.evaluate("[...document.querySelectorAll('h1, h2, h3')].map(h => h.tagName + ' ' + h.textContent)")
+            headings = page.evaluate(
+                "[...document.querySelectorAll('h1, h2, h3')].map(h => h.tagName + ' ' + h.textContent)"
+            )
             page.add_script_tag(path=str(AXE))
-            violations = page.evaluate("axe.run(document).then(r => r.violations.map(v => [v.id, v.impact, v.nodes.length]))")
+            violations = page.evaluate(
+                "axe.run(document).then(r => r.violations.map(v => [v.id, v.impact, v.nodes.length]))"
+            )
         finally:
             browser.close()
     assert blocked == []
     from seqanim import registry
 
-    total = sum(json.loads((current().renders(QUALITY) / f"{s}.report.json").read_text())["slides"] for s in registry.scenes())
+    total = sum(
+        json.loads((current().renders(QUALITY) / f"{s}.report.json").read_text())["slides"] for s in registry.scenes()
+    )
     assert len(images) >= total
     assert all(image["ok"] for image in images)
     assert all(image["alt"] and image["alt"].strip() for image in images)
@@ -262,12 +268,16 @@ def test_html_deck_shows_captions_on_c_and_times_each_slide(lecture_built: Path)
             page = _offline_page(browser, "file://", blocked)
             page.goto(path.as_uri())
             page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=20_000)
-            timings = page.evaluate("[...document.querySelectorAll('section[data-timing]')].map(s => +s.dataset.timing)")
+            timings = page.evaluate(
+                "[...document.querySelectorAll('section[data-timing]')].map(s => +s.dataset.timing)"
+            )
             page.evaluate("Reveal.slide(1)")  # the title card is slide 0: slide 1 is the first scene's first slide
             hidden = page.evaluate("document.getElementById('seqanim-captions').hidden")
             page.keyboard.press("c")
-            shown = page.evaluate("[document.getElementById('seqanim-captions').hidden, "
-                                  "document.getElementById('seqanim-captions').textContent]")
+            shown = page.evaluate(
+                "[document.getElementById('seqanim-captions').hidden, "
+                "document.getElementById('seqanim-captions').textContent]"
+            )
             notes = page.evaluate("Reveal.getSlideNotes()")
         finally:
             browser.close()
@@ -347,7 +357,11 @@ class Tiny:
         self.root = root
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        env = {**os.environ, WORKSPACE_ENV: str(self.root), "PYTHONPATH": os.pathsep.join((str(self.root), str(REPOSITORY)))}
+        env = {
+            **os.environ,
+            WORKSPACE_ENV: str(self.root),
+            "PYTHONPATH": os.pathsep.join((str(self.root), str(REPOSITORY))),
+        }
         return subprocess.run(
             [sys.executable, "-m", "seqanim.cli", *args], cwd=self.root, env=env, capture_output=True, text=True,
             timeout=600,
@@ -436,7 +450,9 @@ def test_a_recorded_file_replaces_exactly_its_slide(tiny: Tiny) -> None:
 def test_a_caption_that_cannot_fit_fails_in_one_line(tiny: Tiny) -> None:
     scene = tiny.root / "scenes" / "pulse.py"
     original = scene.read_text()
-    scene.write_text(original.replace('"What happens next? ', '"What-happens-next-when-the-pulse-ends-and-nothing-follows? '))
+    scene.write_text(
+        original.replace('"What happens next? ', '"What-happens-next-when-the-pulse-ends-and-nothing-follows? ')
+    )
     try:
         result = tiny.run("slides", "pulse")
     finally:
