@@ -179,12 +179,12 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
                 "loop": bool(slide.get("loop")),
                 "narration": text,
                 "alt": alt,
-                "audio": str(clip.path) if clip else None,
+                "audio": clip.path.name if clip else None,  # in the voice cache (seqanim.voice.cache_dir)
                 "source": clip.source if clip else "reading time",
                 "synthesised": bool(clip and clip.synthesised),
                 "lufs": clip.lufs if clip else None,
                 "still": f"stills/{scene}/{number}.png",
-                "video": str(path),
+                "video": workspace.label(path),
             }
         )
         start = end
@@ -204,7 +204,7 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
         stills.mkdir()
         for record in records:
             buffer = io.BytesIO()
-            Image.fromarray(last_frame(Path(record["video"]))).save(buffer, format="PNG")
+            Image.fromarray(last_frame(workspace.root / record["video"])).save(buffer, format="PNG")
             (stills / f"{record['slide']}.png").write_bytes(buffer.getvalue())
         os.replace(staged, out["video"])
         atomic_write_text(out["vtt"], captions.to_vtt(cues, publish.language))
@@ -251,7 +251,7 @@ def encode(
             hold = ""
         else:
             hold = f"tpad=stop_mode=clone:stop_duration={frames / fps + 1:.3f},"
-        command += ["-i", record["video"]]
+        command += ["-i", str(current().root / record["video"])]
         filters.append(f"[{index}:v]fps={fps:g},{hold}trim=end_frame={frames},setpts=PTS-STARTPTS[v{index}]")
     joined = "".join(f"[v{index}]" for index in range(len(records)))
     filters.append(f"{joined}concat=n={len(records)}:v=1:a=0[video]")

@@ -85,6 +85,9 @@ def test_dry_run_lists_exactly_what_adding_T_feeds(tree: Tree) -> None:
         "scene:low:AddingProblem",
         "scene:low:TrainingRace",
         "scene:low:InsideTheLSTM",
+        "narration:low:AddingProblem",
+        "narration:low:TrainingRace",
+        "narration:low:InsideTheLSTM",
     } | decks
     assert would == expected
     assert "adding.T 40 -> 41" in result.stdout

@@ -278,7 +278,10 @@ def test_pdf_handout_without_notes(mini: Export) -> None:
 def test_joined_video_has_a_chapter_per_scene(mini: Export) -> None:
     written = mini.written
     pair = _export(mini.tree, mini.lecture, PAIR, ("video",))
-    duration = _report(mini.tree, SCENE)["duration"]
+    # The published video is the narrated cut: each chapter lasts as long as the scene's narrated cut.
+    narration = mini.tree.root / "renders" / QUALITY / f"{SCENE}.narration.json"
+    duration = json.loads(narration.read_text())["duration"]
+    assert duration > _report(mini.tree, SCENE)["duration"]  # pacing holds slides for their narration
     for path, scenes in ((written["video"], [SCENE]), (pair["video"], [SCENE, SCENE])):
         probe = json.loads(
             subprocess.run(

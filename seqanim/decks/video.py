@@ -56,7 +56,9 @@ def _clip_path(record: dict[str, Any], scene: str, lecture: Lecture) -> Path | N
     """A slide's normalised clip; made again (same key) when the voice cache lost it."""
     if record["audio"] is None:
         return None
-    path = Path(record["audio"])
+    from seqanim.voice import cache_dir
+
+    path = cache_dir() / record["audio"]
     if path.is_file():
         return path
     from seqanim.narrate import _audio_for
