@@ -256,6 +256,7 @@ def clean(cache_only: bool) -> None:
 
     workspace = current()
     shutil.rmtree(workspace.cache, ignore_errors=True)
+    shutil.rmtree(workspace.state_dir / "voice", ignore_errors=True)  # the narration clips (seqanim.voice)
     if cache_only:
         console.print("cache emptied")
         return

@@ -9,6 +9,7 @@ comes from the same numbers as the picture. Any mobject can join by defining `de
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,7 +29,37 @@ def label_text(mobject: Mobject | None) -> str:
         return f"{mobject.get_value():.{mobject.num_decimal_places}f}"
     # Text keeps the string as typed in `original_text` (its `text` has the spaces removed).
     text = getattr(mobject, "original_text", None) or getattr(mobject, "text", None)
-    return " ".join(str(text or getattr(mobject, "tex_string", "") or "").split())
+    if not text and getattr(mobject, "tex_string", None):
+        return readable_tex(str(mobject.tex_string))
+    return " ".join(str(text or "").split())
+
+
+GREEK = {name: chr(code) for name, code in (
+    ("alpha", 0x3B1), ("beta", 0x3B2), ("gamma", 0x3B3), ("delta", 0x3B4), ("epsilon", 0x3B5), ("eta", 0x3B7),
+    ("theta", 0x3B8), ("lambda", 0x3BB), ("mu", 0x3BC), ("pi", 0x3C0), ("rho", 0x3C1), ("sigma", 0x3C3),
+    ("tau", 0x3C4), ("phi", 0x3C6), ("omega", 0x3C9), ("Sigma", 0x3A3), ("Delta", 0x394),
+)}  # fmt: skip
+SYMBOLS = {
+    "top": "ᵀ", "cdot": "·", "times": "×", "odot": "⊙", "le": "≤", "ge": "≥", "to": "→", "infty": "∞",
+    "approx": "≈", "neq": "≠", "in": "∈", "sum": "Σ",
+}  # fmt: skip
+
+
+def _group(text: str) -> str:
+    return text if re.fullmatch(r"[\w.]+", text) else f"({text})"
+
+
+def readable_tex(tex: str) -> str:
+    """LaTeX as a screen reader can say it: \\frac{a}{b} -> a/b, \\sqrt{d} -> sqrt(d), \\rho -> ρ, no spacing
+    commands or braces."""
+    text = re.sub(r"\\(?:left|right|big|Big|bigl|bigr)\b|\\[,;!: ]|\\q?quad\b", " ", tex)
+    text = re.sub(r"\\(?:operatorname|mathrm|text|mathbf|mathit|boldsymbol)\s*\{([^{}]*)\}", r"\1", text)
+    for _ in range(3):  # nested fractions and roots, innermost first
+        text = re.sub(r"\\[td]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", lambda m: f"{_group(m[1])}/{_group(m[2])}", text)
+        text = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"sqrt(\1)", text)
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: GREEK.get(m.group(1)) or SYMBOLS.get(m.group(1), m.group(1)), text)
+    text = text.replace("^ᵀ", "ᵀ").replace("\\|", "‖").replace("{", "").replace("}", "").replace("&", " ")
+    return " ".join(text.split())
 
 
 def number(value: float) -> str:
