@@ -81,7 +81,7 @@ def _call(tree: Tree, lecture: Lecture, body: str, *, timeout: float = 600, env:
         process = subprocess.Popen(
             [sys.executable, "-c", code, str(config), str(answer)],
             cwd=tree.root,
-            env={**os.environ, "PYTHONPATH": str(tree.root), **(env or {})},
+            env={**tree.env(), **(env or {})},  # the copy's scenes, this checkout's engine
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
