@@ -117,7 +117,6 @@ CAPTIONS = """
   // C shows or hides the current slide's captions (its narration, the published video's subtitles).
   const box = document.getElementById("seqanim-captions");
   const show = () => { box.textContent = (Reveal.getCurrentSlide() || {}).dataset?.captions || ""; };
-  Reveal.configure({ defaultTiming: DEFAULT_TIMING });
   Reveal.addKeyBinding({ keyCode: 67, key: "C", description: "Show/hide captions" }, () => {
     box.hidden = !box.hidden; show();
   });
@@ -150,36 +149,49 @@ def slide_captions(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -
     return result
 
 
-def add_captions(html: str, captions: list[tuple[str, int]]) -> str:
-    """Each slide's `data-captions` and `data-timing`, its captions in its speaker notes, and the C key."""
-    from bs4 import BeautifulSoup
+SLIDE_TAG = re.compile(r"<section\b(?=[^>]*data-background-(?:video|image)=)[^>]*>")
 
-    soup = BeautifulSoup(html, "html.parser")
-    slides = [
-        section
-        for section in soup.find_all("section")
-        if section.has_attr("data-background-video") or section.has_attr("data-background-image")
-    ]
+
+def add_captions(html: str, captions: list[tuple[str, int]]) -> str:
+    """Each slide's `data-captions` and `data-timing`, its captions in its speaker notes, and the C key.
+
+    Edited as text, not re-serialised through a parser: the one-file deck carries scripts and base64 videos
+    that a parser's round trip breaks (the page then never finishes loading)."""
+    from html import escape, unescape
+
+    slides = list(SLIDE_TAG.finditer(html))
     if len(slides) != len(captions):
         raise StageFailed(
             f"the HTML deck has {len(slides)} slides but {len(captions)} captions; update seqanim/decks/html.py"
         )
-    for section, (text, seconds) in zip(slides, captions):
-        section["data-captions"] = text
-        section["data-timing"] = str(seconds)
-        notes = section.find("aside", class_="notes")
-        if notes is not None:
-            said = " ".join(notes.get_text().split())
-            extra = "Captions: the notes above" if said == text else f"Captions: {text}"
-            notes.append(f"\n\n[{extra} · narrated {seconds} s]")
-    body = soup.find("body")
-    default = round(sum(seconds for _, seconds in captions) / max(1, len(captions)))
-    body.append(BeautifulSoup(CAPTIONS.replace("DEFAULT_TIMING", str(default)), "html.parser"))
-    return str(soup)
+    pieces, at = [], 0
+    for index, (match, (text, seconds)) in enumerate(zip(slides, captions)):
+        end = slides[index + 1].start() if index + 1 < len(slides) else len(html)
+        tag = match.group(0)
+        pieces.append(html[at : match.start()])
+        pieces.append(f'{tag[:-1]} data-captions="{escape(text)}" data-timing="{seconds}">')
+        body = html[match.end() : end]
+        aside = body.find("</aside>")
+        if aside >= 0:
+            said = " ".join(unescape(re.sub(r"<[^>]+>", " ", body[:aside])).split())
+            extra = "Captions: the notes above" if said == " ".join(text.split()) else f"Captions: {text}"
+            body = body[:aside] + escape(f"\n\n[{extra} · narrated {seconds} s]", quote=False) + body[aside:]
+        pieces.append(body)
+        at = end
+    page = "".join(pieces) if slides else html
+    closing = page.rfind("</body>")
+    if closing < 0:
+        raise StageFailed("the HTML deck has no </body>; update seqanim/decks/html.py::add_captions")
+    return page[:closing] + CAPTIONS + page[closing:]
 
 
-def _converter_options(plan: DeckPlan, presentations: list[Any]) -> dict[str, Any]:
+def _converter_options(plan: DeckPlan, presentations: list[Any], captions: list[tuple[str, int]]) -> dict[str, Any]:
     return {
+        # The speaker view shows its pacing timer only when the config has a default timing (reveal.js notes
+        # plugin, getTimings); every slide then brings its own `data-timing`. (Set at initialisation: a later
+        # Reveal.configure re-syncs the slides, which the one-file deck's base64-video observer answers by
+        # re-syncing again, and the page never finishes loading.)
+        "default_timing": round(sum(seconds for _, seconds in captions) / max(1, len(captions))),
         "title": plan.title,
         "reveal_version": reveal_version(),
         "background_color": str(presentations[0].background_color.as_hex()),
@@ -204,7 +216,7 @@ def export_html(
     try:
         template = stage / "template.html"
         template.write_text(_template())
-        options = _converter_options(plan, presentations)
+        options = _converter_options(plan, presentations, captions)
         if linked:
             assets_name = f"{plan.deck}_assets"
             assets = stage / assets_name
