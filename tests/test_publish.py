@@ -464,3 +464,15 @@ def test_a_caption_that_cannot_fit_fails_in_one_line(tiny: Tiny) -> None:
     assert len(lines) == 1 and "PulseScene slide 4" in lines[0] and "longer than 24 characters" in lines[0], lines
     assert "'encoder-decoder-attention'" in lines[0]
     assert video.read_bytes() == published  # nothing published is overwritten
+
+
+def test_voice_none_holds_each_slide_for_its_reading_time(tiny: Tiny) -> None:
+    result = tiny.run("slides", "pulse", "--set", "publish.voice=none", "--set", "pulse.height=0.75")
+    assert result.returncode == 0, result.stderr[-3000:]
+    timing = tiny.timing()
+    for slide in timing["slides"]:
+        assert slide["source"] == "reading time" and slide["audio"] is None
+        assert slide["speech_seconds"] == pytest.approx(len(slide["narration"].split()) * 60 / 165, abs=1e-3)
+        assert slide["end"] - slide["start"] >= slide["speech_seconds"] + 0.6 - 1e-3
+    kinds = [stream["codec_type"] for stream in _probe(tiny.root / "renders" / QUALITY / "pulse.mp4")["streams"]]
+    assert "audio" not in kinds and kinds.count("video") == 1 and kinds.count("subtitle") == 1
