@@ -15,14 +15,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # integrations and the FFmpeg multimedia plugin link against (`ldd` on each; the wheel does not carry them):
 # the xcb-util family (icccm, keysyms, image, render-util, cursor: Qt 6.5+), xkbcommon, X11/GL/EGL, fonts,
 # D-Bus, GLib and PulseAudio. xvfb + xauth (for xvfb-run), xdotool and x11-apps (xwd) drive the presenter
-# test in a real X window.
+# test in a real X window. espeak-ng is the default offline voice of the narrated video (`[publish] voice`).
 APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config texlive-latex-base texlive-latex-extra \
 	texlive-fonts-recommended dvisvgm ffmpeg chromium fonts-dejavu-core \
 	libxcb1 libxcb-cursor0 libxcb-glx0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 \
 	libxcb-render0 libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1 libxcb-xfixes0 \
 	libxcb-xkb1 libxkbcommon0 libxkbcommon-x11-0 libx11-6 libx11-xcb1 libxext6 libxrandr2 libgl1 libegl1 \
 	libfontconfig1 libfreetype6 libdbus-1-3 libglib2.0-0 libpulse0 libbrotli1 libgssapi-krb5-2 libdrm2 \
-	xvfb xauth xdotool x11-apps
+	xvfb xauth xdotool x11-apps espeak-ng
 
 .PHONY: all setup build test clean bench present
 all: build

@@ -143,8 +143,9 @@ def execute(
                         or "is corrupt" in reason
                     ):
                         if stage_id not in explicit:
-                            fix = {"experiment": "precompute", "scene": "render", "deck": "slides"}[stage.kind]
-                            outcome.failed[stage_id] = f"{reason}; run `seqanim {fix} {stage.name}` to rebuild it"
+                            fix = {"experiment": "precompute", "scene": "render", "deck": "slides"}.get(stage.kind)
+                            command = f"seqanim {fix} {stage.name}" if fix else "seqanim build"
+                            outcome.failed[stage_id] = f"{reason}; run `{command}` to rebuild it"
                             progress.advance(overall)
                             continue
                     if graph.cache_restore(stage):

@@ -118,7 +118,20 @@ def _run(
         for stage_id, message in outcome.failed.items():
             click.echo(f"error: {stage_id}: {message}", err=True)
         raise SystemExit(2)
+    _narration_warnings(stages, outcome.ran)
     console.print(f"ran {len(outcome.ran)}, restored {len(outcome.restored)} from cache")
+
+
+def _narration_warnings(stages: dict[str, graph.Stage], ran: list[str]) -> None:
+    """The warnings of the narration stages that ran (a recorded slide's missing file), one line each."""
+    import json
+
+    for stage_id in ran:
+        stage = stages[stage_id]
+        if stage.kind == "narration":
+            timing = next(path for path in stage.outputs if path.name.endswith(".narration.json"))
+            for warning in json.loads(timing.read_text()).get("warnings", []):
+                click.echo(f"warning: {warning}", err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -243,6 +256,7 @@ def clean(cache_only: bool) -> None:
 
     workspace = current()
     shutil.rmtree(workspace.cache, ignore_errors=True)
+    shutil.rmtree(workspace.state_dir / "voice", ignore_errors=True)  # the narration clips (seqanim.voice)
     if cache_only:
         console.print("cache emptied")
         return

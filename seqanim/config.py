@@ -1,7 +1,7 @@
 """The lecture's parameters: `lecture.toml`, validated before any work starts.
 
 Each experiment's table is validated by the parameter model its module declares (`precompute/<name>.py`,
-class `Parameters`); the engine's own tables (`[render]`, `[theme]`, `[decks]`, `[build]`) by the models
+class `Parameters`); the engine's own tables (`[render]`, `[theme]`, `[decks]`, `[publish]`, `[build]`) by the models
 below. Unknown keys, wrong types and out-of-range values fail with one line that names the key, the value
 and what is allowed. `--set section.key=value` overrides go through the same validation.
 
@@ -95,7 +95,44 @@ class Build(Section):
     )
 
 
-ENGINE_TABLES: dict[str, type[Section]] = {"render": Render, "theme": Theme, "decks": Decks, "build": Build}
+class Publish(Section):
+    """publishing: the narrated video (voice, pacing, loudness), its captions and the transcript"""
+
+    voice: Literal["espeak", "piper", "recorded", "none"] = Field(
+        "espeak", description="espeak (offline, default) | piper (voice_model) | recorded (narration/) | none"
+    )
+    voice_model: str = Field("", description="piper: the voice's .onnx file (its .onnx.json beside it)")
+    fallback_voice: Literal["espeak", "piper", "none"] = Field(
+        "espeak", description="recorded: the voice of a slide whose narration/ file is missing"
+    )
+    espeak_voice: str = Field(
+        "en-us",
+        pattern=r"^[a-z]{2,3}([-+][A-Za-z0-9]+)*$",
+        description="espeak-ng voice (`espeak-ng --voices` lists them), e.g. en-us, en-gb, de",
+    )
+    words_per_minute: int = Field(
+        165, ge=80, le=400, description="80..400; espeak speaking rate, and with voice none the reading rate"
+    )
+    gap_s: float = Field(
+        0.6, ge=0.0, le=10.0, description="0..10 s of silence after a narration that outlasts its slide's animation"
+    )
+    loudness_lufs: float = Field(
+        -16.0, ge=-30.0, le=-9.0, description="-30..-9 LUFS integrated, two-pass loudnorm (-16: video platforms)"
+    )
+    true_peak_db: float = Field(-1.5, ge=-9.0, le=0.0, description="-9..0 dBTP, the narration's true-peak ceiling")
+    language: str = Field(
+        "en",
+        pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]+)*$",
+        description="language tag of the captions and the subtitle track, e.g. en, de, pt-BR",
+    )
+    caption_chars: int = Field(
+        42, ge=20, le=80, description="20..80 characters per caption line (2 lines per cue at most)"
+    )
+
+
+ENGINE_TABLES: dict[str, type[Section]] = {
+    "render": Render, "theme": Theme, "decks": Decks, "publish": Publish, "build": Build,
+}  # fmt: skip
 
 
 class Lecture(BaseModel):
@@ -107,6 +144,7 @@ class Lecture(BaseModel):
     render: Render = Render()
     theme: Theme = Theme()
     decks: Decks = Decks()
+    publish: Publish = Publish()
     build: Build = Build()
 
     def section(self, name: str) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""The build graph: parameters -> experiments -> data/ -> scenes -> videos and slide files -> decks.
+"""The build graph: parameters -> experiments -> data/ -> scenes -> videos and slide files -> narrated cuts
+-> decks.
 
 Every stage has a key: the hash of exactly what feeds it (its parameter table, its own source and the
 local modules it imports, the keys of the stages it reads, and for scenes and decks the quality and the
@@ -40,8 +41,8 @@ NOT_CODE_INPUTS = {
 
 @dataclass
 class Stage:
-    id: str  # "experiment:adding", "scene:low:AddingProblem", "deck:low:rnn"
-    kind: str  # experiment | scene | deck
+    id: str  # "experiment:adding", "scene:low:AddingProblem", "narration:low:AddingProblem", "deck:low:rnn"
+    kind: str  # experiment | scene | narration | deck
     name: str
     quality: str | None
     inputs: dict[str, str]  # what feeds the stage -> its fingerprint
@@ -188,6 +189,28 @@ def plan(
         stages[stage_id] = stage
         return stage_id
 
+    publish = lecture.section("publish")
+
+    def add_narration(name: str) -> str:
+        """The scene's narrated cut: its render, the [publish] table, and the lecturer's recordings."""
+        from seqanim.narrate import outputs as narration_outputs
+        from seqanim.narrate import recorded_inputs
+
+        stage_id = f"narration:{quality}:{name}"
+        if stage_id in stages:
+            return stage_id
+        deps = [add_scene(name)]
+        inputs = {"quality": quality, "params:publish": digest(publish), **code_inputs(ENGINE / "narrate.py")}
+        if "recorded" in (publish["voice"], publish["fallback_voice"]):
+            inputs |= recorded_inputs(name)
+        if "piper" in (publish["voice"], publish["fallback_voice"]):
+            inputs["voice_model"] = _voice_model_hash(lecture)
+        outs = narration_outputs(name, quality)
+        stages[stage_id] = Stage(
+            stage_id, "narration", name, quality, inputs, {"publish": publish}, list(outs.values()), deps
+        )
+        return stage_id
+
     def add_deck(name: str) -> str:
         from seqanim.decks import deck_outputs
         from seqanim.decks.plan import deck_definition
@@ -195,8 +218,9 @@ def plan(
         stage_id = f"deck:{quality}:{name}"
         definition = deck_definition(lecture, name)
         deps = [add_scene(scene) for scene in definition["scenes"]]
+        deps += [add_narration(scene) for scene in dict.fromkeys(definition["scenes"])]
         options = {k: v for k, v in lecture.section("decks").items() if k not in ("items", "full_title")}
-        params = {"deck": definition, "decks": options}
+        params = {"deck": definition, "decks": options, "publish": publish}
         inputs = {
             "quality": quality,
             "params:theme": theme_hash,
@@ -225,6 +249,19 @@ def plan(
         upstream = {f"stage:{dep}": ordered[dep].key for dep in stage.deps}
         stage.key = digest({"stage": stage.id, **stage.inputs, **upstream})  # two scenes of one module differ by id
     return ordered
+
+
+def _voice_model_hash(lecture: Lecture) -> str:
+    """The Piper voice model's content hash; a missing model fails the plan (nothing runs, nothing is lost)."""
+    from seqanim.errors import ConfigError, SeqanimError
+    from seqanim.voice import check_voice, model_path
+
+    publish = lecture.publish
+    try:
+        check_voice(publish.model_copy(update={"voice": "piper"}))
+    except SeqanimError as error:  # the voice check's one line, as a parameter error
+        raise ConfigError(f"lecture.toml: {error}") from None
+    return _file_hash(model_path(publish))
 
 
 def _topological(stages: dict[str, Stage]) -> dict[str, Stage]:
@@ -381,7 +418,7 @@ def reason(stage: Stage, state: dict[str, Any], will_run: set[str]) -> str | Non
             why.append(f"{name} {old_inputs.get(name)} -> {fingerprint}")
     for name in sorted(set(old_inputs) - set(stage.inputs)):
         why.append(f"no longer uses {name.removeprefix('code:')}")
-    upstream = [dep.split(":")[-1] for dep in stage.deps if dep in will_run]
+    upstream = list(dict.fromkeys(dep.split(":")[-1] for dep in stage.deps if dep in will_run))
     if upstream:
         why.append(f"input {', '.join(upstream)} rebuilt")
     return "; ".join(dict.fromkeys(why)) or "inputs changed"

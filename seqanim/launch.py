@@ -22,7 +22,10 @@ from pathlib import Path
 # in each child.
 # pydantic.main, not just pydantic: the package imports its model machinery lazily (about 0.1 s per child).
 COMMON = ("numpy", "pydantic", "pydantic.main", "click", "rich")
-PRELOAD = {"experiment": (*COMMON, "torch"), "scene": (*COMMON, "manim"), "deck": (*COMMON, "manim")}
+PRELOAD = {
+    "experiment": (*COMMON, "torch"), "scene": (*COMMON, "manim"), "narration": (*COMMON, "av", "PIL.Image"),
+    "deck": (*COMMON, "manim"),
+}  # fmt: skip
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
 

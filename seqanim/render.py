@@ -136,6 +136,8 @@ def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, A
         "render_seconds": round(seconds, 2),
         "slides": len(slides_json["slides"]),
         "notes": scene.notes,
+        "narrations": scene.narrations,  # what the published video says and captions, per slide
+        "alts": scene.alts,  # alt text of each slide's last frame, written from the data on screen
         "layout_violations": [str(v) for v in scene.layout_violations],
         "screen_texts": scene.screen_texts,
     }

@@ -1,8 +1,9 @@
 """`LectureSlide`: the manim-slides `Slide` every scene derives from.
 
-It brings the theme, typed access to `data/`, speaker notes on every slide and the layout check at the
-end of every slide. A scene subclass declares which artifacts it reads in `data`, and its `construct`
-reads like the lecture: `self.next_slide(notes=...)`, then the animations of that slide.
+It brings the theme, typed access to `data/`, speaker notes and a narration on every slide, the alt text
+of every slide (written by the data mobjects on screen) and the layout check at the end of every slide.
+A scene subclass declares which artifacts it reads in `data`, and its `construct` reads like the lecture:
+`self.next_slide(notes=...)`, then the animations of that slide.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from manim_slides import Slide
 
 from seqanim import contract
 from seqanim.config import Lecture, current, experiment_params
+from seqanim.errors import SeqanimError
 from seqanim.kit import layout, theme
+from seqanim.kit.describe import alt_text
 
 
 class LectureSlide(Slide):
@@ -31,6 +34,11 @@ class LectureSlide(Slide):
         config.background_color = theme.background()
         super().__init__(*args, **kwargs)
         self.notes: list[str] = []
+        # What the published video says and captions, per slide: the notes unless a slide gives its own.
+        self.narrations: list[str] = []
+        # Per slide, the alt text of its last frame: described data mobjects on screen, or the slide's `alt=`.
+        self.alts: list[str] = []
+        self._alt_override: list[str | None] = []
         self.layout_violations: list[layout.Violation] = []
         self.screen_texts: list[list[str]] = []  # per slide, what is readable at its end (for tests)
         self._slide_index = 0
@@ -49,13 +57,27 @@ class LectureSlide(Slide):
 
     # --- slides ----------------------------------------------------------------------------------
 
-    def next_slide(self, *args: Any, notes: str = "", **kwargs: Any) -> None:  # type: ignore[override]
-        """Close the slide on screen (checking its layout) and open the next one with its speaker notes."""
+    def next_slide(  # type: ignore[override]
+        self, *args: Any, notes: str = "", narration: str | None = None, alt: str | None = None, **kwargs: Any
+    ) -> None:
+        """Close the slide on screen (checking its layout) and open the next one with its speaker notes.
+
+        `narration`: what the published video says (voice, captions, transcript) when the notes are written
+        for the lecturer; by default the notes. `alt`: the slide's alt text, when the described mobjects on
+        screen do not say what it shows."""
         if self._current_animation > self._start_animation:
             self._check_layout()
         if not notes.strip():
             raise ValueError(f"{type(self).__name__}: every slide needs speaker notes")
+        spoken = notes if narration is None else narration
+        if not spoken.strip():
+            raise SeqanimError(
+                f"{type(self).__name__} slide {len(self.notes) + 1}: the narration formats to an empty string; "
+                "pass narration=... with the text to say, or leave it out to say the notes"
+            )
         self.notes.append(notes.strip())
+        self.narrations.append(" ".join(spoken.split()))
+        self._alt_override.append(alt.strip() if alt and alt.strip() else None)
         super().next_slide(*args, notes=notes.strip(), **kwargs)
 
     def tear_down(self) -> None:
@@ -64,8 +86,12 @@ class LectureSlide(Slide):
 
     def _check_layout(self) -> None:
         self._slide_index += 1
-        self.layout_violations += layout.check(list(self.mobjects), self._slide_index)
-        self.screen_texts.append(layout.visible_texts(list(self.mobjects)))
+        on_screen = list(self.mobjects)
+        self.layout_violations += layout.check(on_screen, self._slide_index)
+        self.screen_texts.append(layout.visible_texts(on_screen))
+        index = len(self.alts)
+        override = self._alt_override[index] if index < len(self._alt_override) else None
+        self.alts.append(override or alt_text(on_screen))
 
     # --- shared furniture --------------------------------------------------------------------------
 

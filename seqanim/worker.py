@@ -16,7 +16,7 @@ from seqanim.errors import SeqanimError
 
 
 @click.command()
-@click.argument("kind", type=click.Choice(["experiment", "scene", "deck"]))
+@click.argument("kind", type=click.Choice(["experiment", "scene", "narration", "deck"]))
 @click.argument("name")
 @click.option("--quality", default="low")
 def main(kind: str, name: str, quality: str) -> None:
@@ -30,6 +30,11 @@ def main(kind: str, name: str, quality: str) -> None:
 
             report = render_scene(name, quality, quiet=True)
             result = {k: report[k] for k in ("duration", "render_seconds", "slides")}
+        elif kind == "narration":
+            from seqanim.narrate import narrate_scene
+
+            timing = narrate_scene(name, quality, current())
+            result = {k: timing[k] for k in ("duration", "animation", "synthesised", "warnings")}
         else:
             from seqanim.decks import export_deck
 

@@ -30,7 +30,9 @@ def _workspace(root: Path) -> Path:
 
 
 def _run(root: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, WORKSPACE_ENV: str(root), "PYTHONPATH": str(root), "SEQANIM_TEST_SKIP_BUILD": "1"}
+    # The workspace's own precompute and scenes first, then this checkout's engine (not the editable install's).
+    path = os.pathsep.join((str(root), str(REPOSITORY)))
+    env = {**os.environ, WORKSPACE_ENV: str(root), "PYTHONPATH": path, "SEQANIM_TEST_SKIP_BUILD": "1"}
     result = subprocess.run([sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
     assert result.returncode == 0, f"{' '.join(args)}:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
     return result

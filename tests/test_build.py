@@ -35,8 +35,9 @@ def one_error_line(result) -> str:  # noqa: ANN001
 def test_every_scene_and_experiment_is_in_the_graph(lecture_built: Path) -> None:
     stages = graph.plan(load(), "low")
     kinds = {stage.kind for stage in stages.values()}
-    assert kinds == {"experiment", "scene", "deck"}
+    assert kinds == {"experiment", "scene", "narration", "deck"}
     assert {s.name for s in stages.values() if s.kind == "scene"} == set(registry.scenes())
+    assert {s.name for s in stages.values() if s.kind == "narration"} == set(registry.scenes())
     assert {s.name for s in stages.values() if s.kind == "experiment"} == set(registry.experiments())
     assert graph.pending(stages) == {}, "make test builds everything first: nothing may be stale"
 
@@ -85,6 +86,9 @@ def test_dry_run_lists_exactly_what_adding_T_feeds(tree: Tree) -> None:
         "scene:low:AddingProblem",
         "scene:low:TrainingRace",
         "scene:low:InsideTheLSTM",
+        "narration:low:AddingProblem",
+        "narration:low:TrainingRace",
+        "narration:low:InsideTheLSTM",
     } | decks
     assert would == expected
     assert "adding.T 40 -> 41" in result.stdout

@@ -69,8 +69,8 @@ def _report(tree: Tree, scene: str) -> dict[str, Any]:
 
 
 def _call(tree: Tree, lecture: Lecture, body: str, *, timeout: float = 600, env: dict[str, str] | None = None) -> Any:
-    """Run `body` in a child process that imports the copy's seqanim (cwd and PYTHONPATH are the copy, so its
-    ROOT, and every path it writes, lie in the copy), with `lecture` bound; return what `body` assigns to
+    """Run `body` in a child process in the copy (cwd and PYTHONPATH are the copy's first, then this checkout's
+    engine, so its ROOT, and every path it writes, lie in the copy), with `lecture` bound; return what `body` assigns to
     `result`, passed back as JSON (paths as strings); None when `body` exits first (`sys.exit(...)`, which
     must exit 0)."""
     with tempfile.TemporaryDirectory(prefix="seqanim-decks-") as tmp:
@@ -81,7 +81,7 @@ def _call(tree: Tree, lecture: Lecture, body: str, *, timeout: float = 600, env:
         process = subprocess.Popen(
             [sys.executable, "-c", code, str(config), str(answer)],
             cwd=tree.root,
-            env={**os.environ, "PYTHONPATH": str(tree.root), **(env or {})},
+            env={**tree.env(), **(env or {})},  # the copy's scenes, this checkout's engine
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -208,7 +208,13 @@ def test_html_deck_plays_offline_with_notes(mini: Export) -> None:
     assert all(s["readyState"] >= 2 and s["width"] == report["resolution"][0] for s in states), states
     assert left == [], f"requests left the machine: {left}"
     assert len(notes) == len(states)
-    assert notes[1:] == report["notes"]  # escaped plain text, not markdown: h_t keeps its underscore
+    # Escaped plain text, not markdown (h_t keeps its underscore), then what the captions say and how long the
+    # slide lasts narrated (the speaker view shows both).
+    timing = json.loads((mini.tree.root / "renders" / QUALITY / f"{SCENE}.narration.json").read_text())
+    assert notes[1:] == [
+        f"{note}\n\n[Captions: the notes above · narrated {max(1, round(slide['end'] - slide['start']))} s]"
+        for note, slide in zip(report["notes"], timing["slides"])
+    ]
     assert notes[0].startswith(f"Mini lecture: 1 scene, {report['slides']} slides")
     assert _normalise(report["notes"][0]) in _normalise(speaker_text)
 
@@ -234,7 +240,7 @@ def test_standalone_html_is_one_file(mini: Export, tmp_path: Path) -> None:
     assert len(states) == 1 + report["slides"]
     assert all(s["readyState"] >= 2 for s in states), states
     assert left == [], f"the standalone deck fetched: {left}"
-    assert notes[1:] == report["notes"]
+    assert [note.split("\n\n[Captions")[0] for note in notes[1:]] == report["notes"]
 
 
 def test_pptx_has_one_movie_per_slide(mini: Export) -> None:
@@ -278,7 +284,10 @@ def test_pdf_handout_without_notes(mini: Export) -> None:
 def test_joined_video_has_a_chapter_per_scene(mini: Export) -> None:
     written = mini.written
     pair = _export(mini.tree, mini.lecture, PAIR, ("video",))
-    duration = _report(mini.tree, SCENE)["duration"]
+    # The published video is the narrated cut: each chapter lasts as long as the scene's narrated cut.
+    narration = mini.tree.root / "renders" / QUALITY / f"{SCENE}.narration.json"
+    duration = json.loads(narration.read_text())["duration"]
+    assert duration > _report(mini.tree, SCENE)["duration"]  # pacing holds slides for their narration
     for path, scenes in ((written["video"], [SCENE]), (pair["video"], [SCENE, SCENE])):
         probe = json.loads(
             subprocess.run(

@@ -144,3 +144,30 @@ def test_bars_scale_with_values_and_readouts_follow() -> None:
         ).max()
         < 12
     )
+
+
+def test_data_mobjects_describe_what_they_show() -> None:
+    from seqanim.kit.bars import Bars
+    from seqanim.kit.describe import alt_text, readable_tex
+    from seqanim.kit.matrix import MatrixTable
+
+    values = np.array([[0.1, 0.7], [0.93, -np.inf]])
+    heatmap = Heatmap(values, row_labels=["out 0", "out 1"], col_labels=["in 0", "in 1"], row_title="output",
+                      col_title="input", colourbar=False)  # fmt: skip
+    assert heatmap.describe() == (
+        "heatmap, 2×2 (output rows × input columns), peak 0.93 at output out 1, input in 0; values from 0.10 to 0.93"
+    )
+    bars = Bars([0.25, 0.5], ["A", "B"])
+    assert bars.describe() == "bar chart of 2 values: A 0.25, B 0.50; tallest B (0.50)"
+    matrix = MatrixTable(values, row_title="query", col_title="key")
+    assert matrix.describe() == "matrix, 2×2 (query × key), entries from 0.10 to 0.93, 1 masked (-inf)"
+    # A slide's alt text: each described mobject once (its own labels are not read again), then other text.
+    title = Text("Attention", font_size=30)
+    alt = alt_text([title, VGroup(heatmap), bars])
+    assert (
+        alt.startswith("Heatmap, 2×2") and "bar chart of 2 values" in alt and alt.endswith("Text on screen: Attention")
+    )
+    assert "out 1;" not in alt
+    assert readable_tex(r"A = \operatorname{softmax}\left(\frac{Q K^\top}{\sqrt{d_k}}\right)") == (
+        "A = softmax ((Q Kᵀ)/(sqrt(d_k)) )"
+    )

@@ -21,7 +21,7 @@ from seqanim.workspace import ENGINE, current
 
 ROOT = current().root
 
-COPIED = ("precompute", "scenes", "lecture.toml", "pyproject.toml", "package.json", "package-lock.json")
+COPIED = ("precompute", "scenes", "narration", "lecture.toml", "pyproject.toml", "package.json", "package-lock.json")
 LINKED = ("renders", "slides", "node_modules")
 
 
@@ -83,6 +83,9 @@ def make_tree(destination: Path) -> Tree:
     (destination / ".seqanim").mkdir()
     if state.exists():
         shutil.copy2(state, destination / ".seqanim" / "state.json")
+    voice = ROOT / ".seqanim" / "voice"
+    if voice.exists():  # the narration clips, linked: a clip is only ever replaced by rename
+        shutil.copytree(voice, destination / ".seqanim" / "voice", copy_function=os.link)
     cache = ROOT / ".seqanim" / "cache"
     if cache.exists():
         # Real copies: cache entries share inodes with the real outputs, and tests here damage files in place.

@@ -6,8 +6,10 @@ For a deck and a quality this writes
 - `slides/<q>/<deck>.standalone.html` (when `[decks] one_file`): one file with everything embedded;
 - `slides/<q>/<deck>.pdf`: a handout, one page per slide: the slide's last frame, its title and notes;
 - `slides/<q>/<deck>.pptx`: one PowerPoint slide per deck slide, each with its movie and notes;
-- `renders/<q>/<deck>.mp4` + `renders/<q>/<deck>.png`: the scenes joined, one chapter per scene, and the
-  deck's thumbnail (its title card).
+- `renders/<q>/<deck>.mp4` + `renders/<q>/<deck>.png`: the published video (the scenes' narrated cuts
+  joined: narration, soft captions, one chapter per scene) and the deck's thumbnail (its title card), with
+  `renders/<q>/<deck>.vtt`/`.srt` (its captions) and `renders/<q>/<deck>.chapters.txt`;
+- `slides/<q>/<deck>.transcript.html`: the accessible transcript, every slide's still, narration and number.
 
 One module per output (`html`, `pdf`, `pptx`, `video`); `plan` says what a deck is made of and `cards`
 renders its title and divider cards. Every output is written under a temporary name and renamed into place.
@@ -26,13 +28,14 @@ from seqanim.decks.html import export_html
 from seqanim.decks.pdf import export_pdf
 from seqanim.decks.plan import DeckPlan, deck_names, deck_parts, deck_scenes, prepare
 from seqanim.decks.pptx import export_pptx
+from seqanim.decks.transcript import export_transcript
 from seqanim.decks.video import export_video
 from seqanim.errors import SeqanimError
 from seqanim.workspace import current
 
 __all__ = ["FORMATS", "DeckPlan", "deck_names", "deck_outputs", "deck_scenes", "export_deck", "prepare", "timed_export"]
 
-FORMATS = ("html", "pdf", "pptx", "video")
+FORMATS = ("html", "pdf", "pptx", "video", "transcript")
 
 
 def deck_outputs(lecture: Lecture, deck: str, quality: str) -> dict[str, Path]:
@@ -49,7 +52,11 @@ def deck_outputs(lecture: Lecture, deck: str, quality: str) -> dict[str, Path]:
         "pdf": folder / f"{deck}.pdf",
         "pptx": folder / f"{deck}.pptx",
         "video": current().renders(quality) / f"{deck}.mp4",
+        "vtt": current().renders(quality) / f"{deck}.vtt",
+        "srt": current().renders(quality) / f"{deck}.srt",
+        "chapters": current().renders(quality) / f"{deck}.chapters.txt",
         "thumbnail": current().renders(quality) / f"{deck}.png",
+        "transcript": folder / f"{deck}.transcript.html",
     }
     if lecture.decks.one_file:
         outputs["standalone"] = folder / f"{deck}.standalone.html"
@@ -75,7 +82,7 @@ def export_deck(
     """Export `deck` at `quality` in `formats`; return {format: path} of what was written.
 
     `one_file` (default `[decks] one_file`) adds `standalone`: one HTML file with reveal.js and every video
-    embedded. The `video` format also writes the deck's `thumbnail`.
+    embedded. The `video` format also writes the deck's `thumbnail`, captions (`vtt`, `srt`) and `chapters`.
     """
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
@@ -90,7 +97,9 @@ def export_deck(
     if "pptx" in formats:
         written["pptx"] = export_pptx(plan, presentations)
     if "video" in formats:
-        written.update(export_video(plan, presentations))
+        written.update(export_video(plan, presentations, lecture))
+    if "transcript" in formats:
+        written["transcript"] = export_transcript(plan, presentations, lecture)
     return written
 
 
@@ -105,7 +114,8 @@ def timed_export(lecture: Lecture, deck: str, quality: str, *, one_file: bool = 
         "standalone": lambda: export_html(plan, presentations, lecture, one_file=True, linked=False),
         "pdf": lambda: export_pdf(plan, presentations, notes=lecture.decks.handout_notes),
         "pptx": lambda: export_pptx(plan, presentations),
-        "video": lambda: export_video(plan, presentations),
+        "video": lambda: export_video(plan, presentations, lecture),
+        "transcript": lambda: export_transcript(plan, presentations, lecture),
     }
     for name, step in steps.items():
         if name == "standalone" and not one_file:

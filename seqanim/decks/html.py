@@ -1,4 +1,6 @@
-"""The offline HTML deck: reveal.js from node_modules, every slide's video, the speaker notes."""
+"""The offline HTML deck: reveal.js from node_modules, every slide's video, the speaker notes, and each
+slide's captions (C toggles them; the speaker view shows them) and narrated duration (reveal.js
+`data-timing`, the speaker view's pacing timer)."""
 
 from __future__ import annotations
 
@@ -102,8 +104,94 @@ def _check_offline(html: str, css_files: Sequence[Path] = ()) -> None:
         raise StageFailed(f"the HTML deck would load {remote[0]} from the network; every asset must be local")
 
 
-def _converter_options(plan: DeckPlan, presentations: list[Any]) -> dict[str, Any]:
+CAPTIONS = """
+<style>
+#seqanim-captions { position: fixed; left: 50%; bottom: 4vh; transform: translateX(-50%); max-width: 80vw;
+  padding: .4em .8em; background: rgba(0, 0, 0, .82); color: #fff; font: 2.6vh/1.45 "DejaVu Sans", sans-serif;
+  border-radius: .3em; z-index: 40; text-align: center; }
+#seqanim-captions[hidden] { display: none; }
+</style>
+<div id="seqanim-captions" role="region" aria-label="Captions" aria-live="polite" hidden></div>
+<script>
+(function () {
+  // C shows or hides the current slide's captions (its narration, the published video's subtitles).
+  const box = document.getElementById("seqanim-captions");
+  const show = () => { box.textContent = (Reveal.getCurrentSlide() || {}).dataset?.captions || ""; };
+  Reveal.addKeyBinding({ keyCode: 67, key: "C", description: "Show/hide captions" }, () => {
+    box.hidden = !box.hidden; show();
+  });
+  Reveal.on("slidechanged", show);
+  Reveal.on("ready", show);
+})();
+</script>
+"""
+
+
+def slide_captions(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> list[tuple[str, int]]:
+    """(captions, narrated seconds) of every deck slide in order: a scene slide's narration and its interval
+    in the narrated cut; a card's notes at their reading time."""
+    from seqanim.decks.cards import CARD_SECONDS
+    from seqanim.decks.video import narration_timing
+    from seqanim.narrate import reading_seconds
+
+    result: list[tuple[str, int]] = []
+    cards = {card.id: card for card in plan.cards}
+    for entry, presentation in zip(plan.entries, presentations):
+        if entry.kind == "scene":
+            timing = narration_timing(entry.name, plan.quality)
+            if len(timing["slides"]) != len(presentation.slides):
+                raise StageFailed(f"{entry.name}: its narration is older than its slides; run `seqanim build`")
+            result += [(r["narration"], max(1, round(r["end"] - r["start"]))) for r in timing["slides"]]
+        else:
+            notes = cards[entry.name].notes
+            seconds = max(CARD_SECONDS, reading_seconds(notes, lecture.publish.words_per_minute))
+            result += [(notes, max(1, round(seconds)))] * len(presentation.slides)
+    return result
+
+
+SLIDE_TAG = re.compile(r"<section\b(?=[^>]*data-background-(?:video|image)=)[^>]*>")
+
+
+def add_captions(html: str, captions: list[tuple[str, int]]) -> str:
+    """Each slide's `data-captions` and `data-timing`, its captions in its speaker notes, and the C key.
+
+    Edited as text, not re-serialised through a parser: the one-file deck carries scripts and base64 videos
+    that a parser's round trip breaks (the page then never finishes loading)."""
+    from html import escape, unescape
+
+    slides = list(SLIDE_TAG.finditer(html))
+    if len(slides) != len(captions):
+        raise StageFailed(
+            f"the HTML deck has {len(slides)} slides but {len(captions)} captions; update seqanim/decks/html.py"
+        )
+    pieces, at = [], 0
+    for index, (match, (text, seconds)) in enumerate(zip(slides, captions)):
+        end = slides[index + 1].start() if index + 1 < len(slides) else len(html)
+        tag = match.group(0)
+        pieces.append(html[at : match.start()])
+        pieces.append(f'{tag[:-1]} data-captions="{escape(text)}" data-timing="{seconds}">')
+        body = html[match.end() : end]
+        aside = body.find("</aside>")
+        if aside >= 0:
+            said = " ".join(unescape(re.sub(r"<[^>]+>", " ", body[:aside])).split())
+            extra = "Captions: the notes above" if said == " ".join(text.split()) else f"Captions: {text}"
+            body = body[:aside] + escape(f"\n\n[{extra} · narrated {seconds} s]", quote=False) + body[aside:]
+        pieces.append(body)
+        at = end
+    page = "".join(pieces) if slides else html
+    closing = page.rfind("</body>")
+    if closing < 0:
+        raise StageFailed("the HTML deck has no </body>; update seqanim/decks/html.py::add_captions")
+    return page[:closing] + CAPTIONS + page[closing:]
+
+
+def _converter_options(plan: DeckPlan, presentations: list[Any], captions: list[tuple[str, int]]) -> dict[str, Any]:
     return {
+        # The speaker view shows its pacing timer only when the config has a default timing (reveal.js notes
+        # plugin, getTimings); every slide then brings its own `data-timing`. (Set at initialisation: a later
+        # Reveal.configure re-syncs the slides, which the one-file deck's base64-video observer answers by
+        # re-syncing again, and the page never finishes loading.)
+        "default_timing": round(sum(seconds for _, seconds in captions) / max(1, len(captions))),
         "title": plan.title,
         "reveal_version": reveal_version(),
         "background_color": str(presentations[0].background_color.as_hex()),
@@ -123,11 +211,12 @@ def export_html(
     folder = current().slides(plan.quality)
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
+    captions = slide_captions(plan, presentations, lecture)
     stage = Path(tempfile.mkdtemp(prefix=f".stage-{plan.deck}-", dir=folder))
     try:
         template = stage / "template.html"
         template.write_text(_template())
-        options = _converter_options(plan, presentations)
+        options = _converter_options(plan, presentations, captions)
         if linked:
             assets_name = f"{plan.deck}_assets"
             assets = stage / assets_name
@@ -143,7 +232,8 @@ def export_html(
             RevealJS(presentation_configs=presentations, template=template, cdn_url=cdn, **options).convert_to(
                 html_path
             )
-            html = html_path.read_text()
+            html = add_captions(html_path.read_text(), captions)
+            html_path.write_text(html)
             refs = _local_refs(html)
             css_files: list[Path] = []
             for ref in refs:
@@ -175,7 +265,7 @@ def export_html(
             RevealJS(
                 presentation_configs=presentations, template=template, cdn_url="REVEAL", one_file=True, **options
             ).convert_to(staged)
-            html = _inline_reveal(staged.read_text(), "REVEAL", dist)
+            html = _inline_reveal(add_captions(staged.read_text(), captions), "REVEAL", dist)
             _check_offline(html)
             atomic_write_bytes(path, html.encode())
             publish_mode(path)

@@ -1,8 +1,10 @@
-"""The published deck video: the scene videos joined, one chapter per scene, and the deck's thumbnail."""
+"""The published deck video: the scenes' narrated cuts joined, with the narration, captions and one chapter per
+scene; its captions and chapter list beside it; and the deck's thumbnail."""
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import shutil
@@ -11,26 +13,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from seqanim.config import Lecture
 from seqanim.decks.plan import DeckPlan
 from seqanim.errors import StageFailed, ToolMissingError
-from seqanim.files import atomic_write_bytes, publish_mode
+from seqanim.files import atomic_write_bytes, atomic_write_text, publish_mode
+from seqanim.frames import last_frame
 from seqanim.workspace import current
-
-
-def last_frame(video: Path) -> Any:
-    """The last frame of a video as an RGB array (seeks near the end instead of decoding everything)."""
-    import av
-
-    with av.open(str(video)) as container:
-        stream = container.streams.video[0]
-        if container.duration and container.duration > 2_000_000:
-            container.seek(container.duration - 1_000_000, backward=True, any_frame=False)
-        frame = None
-        for frame in container.decode(stream):
-            pass
-        if frame is None:
-            raise StageFailed(f"{video} has no video frames; render it again")
-        return frame.to_ndarray(format="rgb24")
 
 
 def _duration_ms(video: Path) -> int:
@@ -47,23 +35,79 @@ def _ffmeta(text: str) -> str:
     return re.sub(r"([=;#\\\n])", r"\\\1", text)
 
 
-def export_video(plan: DeckPlan, presentations: list[Any]) -> dict[str, Path]:
-    """`renders/<q>/<deck>.mp4`: the scene videos joined (no re-encode), one chapter per scene; and the
-    deck's thumbnail `renders/<q>/<deck>.png` (the title card's last frame)."""
+def narration_timing(scene: str, quality: str) -> dict[str, Any]:
+    """A scene's narration record (seqanim.narrate), or a one-line error naming the fix."""
+    from seqanim.narrate import outputs
+
+    path = outputs(scene, quality)["timing"]
+    if not path.exists():
+        raise StageFailed(f"{current().label(path)} is missing; run `seqanim build --quality {quality}` first")
+    return json.loads(path.read_text())
+
+
+def clock(seconds: float) -> str:
+    """00:00 / 1:02:03, the form video platforms read chapters in from a description."""
+    total = int(seconds)
+    hours, rest = divmod(total, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
+
+
+def _clip_path(record: dict[str, Any], scene: str, lecture: Lecture) -> Path | None:
+    """A slide's normalised clip; made again (same key) when the voice cache lost it."""
+    if record["audio"] is None:
+        return None
+    from seqanim.voice import cache_dir
+
+    path = cache_dir() / record["audio"]
+    if path.is_file():
+        return path
+    from seqanim.narrate import _audio_for
+
+    clip = _audio_for(scene, record["slide"], record["narration"], lecture.publish, [])
+    return clip.path if clip else None
+
+
+def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> dict[str, Path]:
+    """The published deck video `renders/<q>/<deck>.mp4`: the scenes' narrated cuts joined (video copied, not
+    re-encoded), one narration track (AAC), one soft subtitle track (mov_text, language-tagged), one chapter
+    per scene; beside it its captions `.vtt`/`.srt`, `<deck>.chapters.txt` and the thumbnail (the title
+    card's last frame)."""
     if shutil.which("ffmpeg") is None:
         raise ToolMissingError("ffmpeg is missing; run `make setup` to install it")
     from PIL import Image
 
+    from seqanim import captions
+    from seqanim.decks.plan import humanise
+    from seqanim.narrate import AUDIO_CODEC, _write_wav, language_639_2
+    from seqanim.narrate import outputs as narration_outputs
+
+    publish = lecture.publish
     folder = current().renders(plan.quality)
     folder.mkdir(parents=True, exist_ok=True)
     scenes = [entry.name for entry in plan.entries if entry.kind == "scene"]
-    videos = [folder / f"{scene}.mp4" for scene in scenes]
+    timings = [narration_timing(scene, plan.quality) for scene in scenes]
+    videos = [narration_outputs(scene, plan.quality)["video"] for scene in scenes]
     for video in videos:
         if not video.exists():
             raise StageFailed(
                 f"{current().label(video)} is missing; run `seqanim build --quality {plan.quality}` first"
             )
     path = folder / f"{plan.deck}.mp4"
+    cues: list[captions.Cue] = []
+    pieces: list[tuple[Path | None, float]] = []
+    chapters: list[str] = []
+    lines, start = [";FFMETADATA1", f"title={_ffmeta(plan.title)}"], 0.0
+    for scene, timing in zip(scenes, timings):
+        end = start + timing["duration"]
+        lines += [
+            "[CHAPTER]", "TIMEBASE=1/1000", f"START={round(start * 1000)}", f"END={round(end * 1000)}",
+            f"title={_ffmeta(scene)}",
+        ]  # fmt: skip
+        chapters.append(f"{clock(start)} {humanise(scene)}")
+        cues += captions.shifted([captions.Cue(a, b, tuple(text)) for a, b, text in timing["cues"]], start)
+        pieces += [(_clip_path(record, scene, lecture), record["end"] - record["start"]) for record in timing["slides"]]
+        start = end
+    has_audio = any(clip is not None for clip, _ in pieces)
     with tempfile.TemporaryDirectory(prefix=f".{plan.deck}-video-", dir=folder) as tmp:
         listing = Path(tmp) / "inputs.txt"
         listing.write_text(
@@ -71,29 +115,43 @@ def export_video(plan: DeckPlan, presentations: list[Any]) -> dict[str, Path]:
                 f"file '{str(video).replace(chr(39), chr(39) + chr(92) + chr(39) + chr(39))}'\n" for video in videos
             )
         )
-        lines, start = [";FFMETADATA1", f"title={_ffmeta(plan.title)}"], 0
-        for scene, video in zip(scenes, videos):
-            end = start + _duration_ms(video)
-            lines += ["[CHAPTER]", "TIMEBASE=1/1000", f"START={start}", f"END={end}", f"title={_ffmeta(scene)}"]
-            start = end
         metadata = Path(tmp) / "chapters.txt"
         metadata.write_text("\n".join(lines) + "\n")
+        srt = Path(tmp) / "captions.srt"
+        srt.write_text(captions.to_srt(cues))
         staged = Path(tmp) / f"{plan.deck}.mp4"
-        command = [
-            "ffmpeg", "-hide_banner", "-loglevel", "error", "-y",
-            "-f", "concat", "-safe", "0", "-i", str(listing), "-i", str(metadata),
-            "-map", "0", "-map_metadata", "1", "-map_chapters", "1", "-c", "copy", "-movflags", "+faststart",
-            str(staged),
-        ]  # fmt: skip
-        result = subprocess.run(command, capture_output=True, text=True)
+        command = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"]
+        command += ["-f", "concat", "-safe", "0", "-i", str(listing)]
+        maps = ["-map", "0:v"]
+        inputs = 1
+        if has_audio:
+            audio = Path(tmp) / "narration.wav"
+            _write_wav(audio, pieces)
+            command += ["-i", str(audio)]
+            maps += ["-map", f"{inputs}:a"]
+            inputs += 1
+        command += ["-i", str(srt), "-i", str(metadata)]
+        maps += ["-map", f"{inputs}:s", "-map_metadata", str(inputs + 1), "-map_chapters", str(inputs + 1)]
+        command += [*maps, "-c:v", "copy", *(AUDIO_CODEC if has_audio else []), "-c:s", "mov_text"]
+        command += ["-metadata:s:s:0", f"language={language_639_2(publish.language)}", "-movflags", "+faststart"]
+        result = subprocess.run([*command, str(staged)], capture_output=True, text=True)
         if result.returncode != 0:
             raise StageFailed(
                 f"ffmpeg could not join the {plan.deck} deck: {(result.stderr.strip().splitlines() or ['?'])[-1]}"
             )
         os.replace(staged, path)  # the temporary folder lies in renders/<q>/: a same-filesystem rename
+    written = {"video": path}
+    for name, text in (
+        ("vtt", captions.to_vtt(cues, publish.language)),
+        ("srt", captions.to_srt(cues)),
+        ("chapters", "\n".join(chapters) + "\n"),
+    ):
+        suffix = "chapters.txt" if name == "chapters" else name
+        written[name] = folder / f"{plan.deck}.{suffix}"
+        atomic_write_text(written[name], text)
     thumbnail = folder / f"{plan.deck}.png"
     buffer = io.BytesIO()
     Image.fromarray(last_frame(presentations[0].slides[-1].file)).save(buffer, format="PNG")
     atomic_write_bytes(thumbnail, buffer.getvalue())
     publish_mode(thumbnail)
-    return {"video": path, "thumbnail": thumbnail}
+    return {**written, "thumbnail": thumbnail}

@@ -23,6 +23,7 @@ from manim import (
 )
 
 from seqanim.kit import theme
+from seqanim.kit.describe import label_text, number
 
 
 class Bars(VGroup):
@@ -78,6 +79,13 @@ class Bars(VGroup):
             self.add(self.readouts)
         self._place_readouts()
         self._place_labels()
+
+    def describe(self) -> str:
+        """Alt text from the values: every bar's label and value, and the tallest."""
+        names = [label_text(label) for label in self.labels]
+        pairs = ", ".join(f"{name} {number(value)}" for name, value in zip(names, self.values))
+        top = int(np.argmax(self.values))
+        return f"bar chart of {len(self.values)} values: {pairs}; tallest {names[top]} ({number(self.values[top])})"
 
     def _bar(self, value: float, colour: ManimColor) -> Rectangle:
         height = max(abs(value) * self.unit, 1e-3)

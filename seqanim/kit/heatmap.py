@@ -27,6 +27,7 @@ from manim import (
 )
 
 from seqanim.kit import theme
+from seqanim.kit.describe import label_text, number, peak
 
 
 def colour_for(value: float, vmin: float, vmax: float, colormap: Sequence[ManimColor]) -> ManimColor:
@@ -271,6 +272,22 @@ class Heatmap(VGroup):
             return theme.muted()
         bright = (value - self.vmin) / ((self.vmax - self.vmin) or 1.0) > 0.6
         return theme.background() if bright else theme.foreground()
+
+    def describe(self) -> str:
+        """Alt text from the values: size, axes and where the peak is (seqanim.kit.describe)."""
+        rows, cols = self.values.shape
+        row_title = label_text(self.row_title).removesuffix("(rows)").strip()
+        col_title = label_text(self.col_title).removesuffix("(columns)").strip()
+        text = f"heatmap, {rows}×{cols} ({row_title} rows × {col_title} columns)"
+        top = peak(self.values)
+        if top is not None:
+            i, j = top
+            row = label_text(self.row_labels[i]) if len(self.row_labels) > i else str(i)
+            col = label_text(self.col_labels[j]) if len(self.col_labels) > j else str(j)
+            text += f", peak {number(self.values[i, j])} at {row_title} {row}, {col_title} {col}"
+            finite = self.values[np.isfinite(self.values)]
+            text += f"; values from {number(finite.min())} to {number(finite.max())}"
+        return text
 
     def recolour(self, values: np.ndarray, rows: Sequence[int] | None = None) -> "Heatmap":
         """Set cell colours (and annotation colours) from `values`, in place; no animation."""

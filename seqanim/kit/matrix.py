@@ -26,6 +26,7 @@ from manim import (
 )
 
 from seqanim.kit import theme
+from seqanim.kit.describe import label_text, number
 from seqanim.kit.heatmap import colour_for
 
 Formatter = Callable[[float], str]
@@ -161,6 +162,18 @@ class MatrixTable(VGroup):
             self.col_title = theme.text(col_title, label_size, theme.muted()).next_to(anchor, UP, buff=0.1)
             self.col_title.set_x(self.cells.get_x())
             self.add(self.col_title)
+
+    def describe(self) -> str:
+        """Alt text from the values: shape, titles and range."""
+        rows, cols = self.values.shape
+        titles = " × ".join(t for t in (label_text(self.row_title), label_text(self.col_title)) if t)
+        finite = self.values[np.isfinite(self.values)]
+        text = f"matrix, {rows}×{cols}" + (f" ({titles})" if titles else "")
+        if finite.size:
+            text += f", entries from {number(finite.min())} to {number(finite.max())}"
+        if finite.size < self.values.size:
+            text += f", {self.values.size - finite.size} masked (-inf)"
+        return text
 
     # --- access -------------------------------------------------------------------------------------
 

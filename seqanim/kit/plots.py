@@ -12,6 +12,7 @@ import numpy as np
 from manim import DOWN, LEFT, Axes, DecimalNumber, LogBase, ManimColor, MathTex, ValueTracker, VGroup, VMobject
 
 from seqanim.kit import theme
+from seqanim.kit.describe import label_text
 
 
 def nice_range(low: float, high: float, ticks: int = 4) -> tuple[float, float, float]:
@@ -91,6 +92,15 @@ class Plot(VGroup):
         for label in (self.x_label, self.y_label):
             if label is not None:
                 self.add(label)
+
+    def describe(self) -> str:
+        """Alt text from the axes: what is plotted against what, over which ranges."""
+        x_range, y_range = self.axes.x_range, self.axes.y_range
+        x_name, y_name = label_text(self.x_label) or "x", label_text(self.y_label) or "y"
+        y_span = f"{y_range[0]:g} to {y_range[1]:g}"
+        if self.log_y:
+            y_span = f"1e{y_range[0]:g} to 1e{y_range[1]:g}, log scale"
+        return f"plot of {y_name} ({y_span}) against {x_name} ({x_range[0]:g} to {x_range[1]:g})"
 
     def to_screen(self, xs: Sequence[float], ys: Sequence[float]) -> np.ndarray:
         """Screen points of data (xs, ys), shape (n, 3)."""

@@ -1,0 +1,243 @@
+"""One slide's narration as audio: synthesised (espeak-ng, Piper) or recorded, loudness-normalised, cached.
+
+Each clip is made once per (spoken text, voice, voice model, settings) and kept in `.seqanim/voice/<key>.wav`
+(mono, 24 kHz, normalised with ffmpeg's two-pass `loudnorm` to `[publish] loudness_lufs`) beside a
+`<key>.json` with its duration and measured loudness. Changing one slide's narration therefore makes one new
+clip; every other slide's clip is found by its key. Clips are written under a temporary name and renamed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from seqanim.config import Publish
+from seqanim.errors import SeqanimError, ToolMissingError
+from seqanim.files import atomic_write_text, digest
+from seqanim.workspace import current
+
+SAMPLE_RATE = 24_000  # plenty for speech; half the disk of 48 kHz
+RECORDED_SUFFIXES = (".wav", ".flac", ".mp3")
+VERSION = 1  # bump when the processing below changes what a key's clip sounds like
+
+
+@dataclass(frozen=True)
+class Clip:
+    """A normalised clip in the voice cache."""
+
+    path: Path
+    seconds: float
+    lufs: float  # integrated loudness as measured after normalisation
+    source: str  # "espeak", "piper" or the recorded file's label
+    synthesised: bool  # made by this call (False: found in the cache)
+
+
+def cache_dir() -> Path:
+    return current().state_dir / "voice"
+
+
+def spoken(text: str) -> str:
+    """The narration as a voice should read it: the notation of the notes in words.
+
+    Captions and the transcript keep the text as written; only the voice hears this version."""
+    text = re.sub(r"\|\|([^|]+)\|\|", r"the norm of \1", text)
+    text = re.sub(r"\|([^|\s][^|]*)\|", r"the size of \1", text)
+    text = text.replace("->", " to ").replace("<=", " at most ").replace(">=", " at least ")
+    text = re.sub(r"(\d)x(\d)", r"\1 by \2", text)
+    text = re.sub(r"\^T\b", " transpose", text)
+    text = re.sub(r"\^(\d+)", r" to the \1", text)
+    text = re.sub(r"(?<=\w)_\(([^)]*)\)", r" \1", text)
+    text = re.sub(r"(?<=\w)_(?=\w)", " ", text)
+    text = text.replace("~", " tilde")
+    return " ".join(text.split())
+
+
+def recorded_file(folder: str, slide: int) -> Path | None:
+    """`narration/<folder>/<slide>.wav|flac|mp3`, the lecturer's recording of that slide, if there is one."""
+    for suffix in RECORDED_SUFFIXES:
+        path = current().root / "narration" / folder / f"{slide}{suffix}"
+        if path.is_file():
+            return path
+    return None
+
+
+def model_path(publish: Publish) -> Path:
+    """The Piper voice model `[publish] voice_model` names (relative to the lecture folder)."""
+    path = Path(publish.voice_model).expanduser()
+    return path if path.is_absolute() else current().root / path
+
+
+def check_voice(publish: Publish, *, needs_synthesis: bool = True) -> None:
+    """Fail before anything runs when the configured voice cannot be used (one line: key and fix)."""
+    synthetic = publish.fallback_voice if publish.voice == "recorded" else publish.voice
+    if not needs_synthesis:
+        return
+    if synthetic == "espeak" and shutil.which("espeak-ng") is None:
+        raise ToolMissingError("[publish] voice = espeak needs espeak-ng; run `make setup` (apt-get install espeak-ng)")
+    if synthetic == "piper":
+        key = "[publish] voice_model"
+        if not publish.voice_model:
+            raise SeqanimError(f"{key} is empty; set it to a Piper voice's .onnx file (README: Hand out and publish)")
+        path = model_path(publish)
+        if not path.is_file():
+            raise SeqanimError(
+                f"{key} = {publish.voice_model!r}: no such file; download a Piper voice (.onnx and .onnx.json) "
+                "and name its .onnx file"
+            )
+        if not path.with_name(path.name + ".json").is_file():
+            raise SeqanimError(f"{key} = {publish.voice_model!r}: its {path.name}.json is missing; put it beside it")
+
+
+def _run(command: list[str], what: str) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        last = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SeqanimError(f"{what}: {last}")
+    return result
+
+
+def _synthesise(text: str, voice: str, publish: Publish, target: Path) -> None:
+    """Raw speech for `text` into `target` (WAV)."""
+    if voice == "espeak":
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as handle:
+            handle.write(text)
+        try:
+            _run(
+                ["espeak-ng", "-v", publish.espeak_voice, "-s", str(publish.words_per_minute), "-f", handle.name,
+                 "-w", str(target)],
+                f"espeak-ng could not speak with voice {publish.espeak_voice!r} ([publish] espeak_voice)",
+            )  # fmt: skip
+        finally:
+            os.unlink(handle.name)
+    elif voice == "piper":
+        try:
+            from piper import PiperVoice  # type: ignore[import-not-found]
+        except ImportError:
+            raise ToolMissingError(
+                "[publish] voice = piper needs the piper-tts package; `pip install piper-tts` in the venv"
+            ) from None
+        import wave
+
+        model = PiperVoice.load(str(model_path(publish)))
+        with wave.open(str(target), "wb") as handle:
+            # piper-tts 1.3 calls it synthesize_wav; 1.2 called it synthesize
+            speak = getattr(model, "synthesize_wav", None) or model.synthesize
+            speak(text, handle)
+    else:
+        raise SeqanimError(f"[publish] voice = {voice!r} cannot synthesise; use espeak or piper")
+
+
+def _measure(source: Path, publish: Publish) -> dict[str, Any]:
+    """loudnorm's first pass: the clip's integrated loudness, range, true peak and threshold."""
+    result = _run(
+        ["ffmpeg", "-hide_banner", "-nostats", "-i", str(source), "-af",
+         f"loudnorm=I={publish.loudness_lufs}:TP={publish.true_peak_db}:LRA=11:print_format=json", "-f", "null", "-"],
+        f"ffmpeg could not read {current().label(source)}; export it again as WAV, FLAC or MP3",
+    )  # fmt: skip
+    match = re.search(r"\{[^{}]*\"input_i\"[^{}]*\}", result.stderr)
+    if match is None:
+        raise SeqanimError(f"{current().label(source)}: ffmpeg loudnorm printed no measurement; is it audio?")
+    return json.loads(match.group(0))
+
+
+def _normalise(source: Path, publish: Publish, target: Path) -> float:
+    """loudnorm's second pass with the first pass's measurements (linear when the peak allows); returns the
+    integrated loudness of the result as loudnorm measured it."""
+    measured = _measure(source, publish)
+    if measured["input_i"] in ("-inf", "inf"):
+        raise SeqanimError(f"{current().label(source)} is silent; record or synthesise it again")
+    loudnorm = (
+        f"loudnorm=I={publish.loudness_lufs}:TP={publish.true_peak_db}:LRA=11"
+        f":measured_I={measured['input_i']}:measured_TP={measured['input_tp']}"
+        f":measured_LRA={measured['input_lra']}:measured_thresh={measured['input_thresh']}"
+        f":offset={measured['target_offset']}:linear=true:print_format=json"
+    )
+    result = _run(
+        ["ffmpeg", "-hide_banner", "-nostats", "-y", "-i", str(source), "-af", loudnorm,
+         "-ar", str(SAMPLE_RATE), "-ac", "1", "-c:a", "pcm_s16le", str(target)],
+        f"ffmpeg could not normalise {current().label(source)}",
+    )  # fmt: skip
+    match = re.search(r"\{[^{}]*\"output_i\"[^{}]*\}", result.stderr)
+    return float(json.loads(match.group(0))["output_i"]) if match else float("nan")
+
+
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def clip_seconds(path: Path) -> float:
+    import wave
+
+    with wave.open(str(path), "rb") as handle:
+        return handle.getnframes() / handle.getframerate()
+
+
+def integrated_loudness(path: Path) -> float:
+    """Integrated loudness (LUFS) as ffmpeg's ebur128 filter measures it."""
+    result = _run(
+        ["ffmpeg", "-hide_banner", "-nostats", "-i", str(path), "-af", "ebur128", "-f", "null", "-"],
+        f"ffmpeg could not measure {path}",
+    )
+    values = re.findall(r"I:\s+(-?[\d.]+|-inf) LUFS", result.stderr)
+    return float(values[-1]) if values else float("-inf")
+
+
+def clip(text: str, publish: Publish, *, recorded: Path | None = None, voice: str | None = None) -> Clip:
+    """The normalised clip of one slide: `recorded` when given, else `text` spoken by `voice`."""
+    voice = voice or publish.voice
+    settings = publish.model_dump(mode="json")
+    if recorded is not None:
+        source = current().label(recorded)
+        identity: dict[str, Any] = {"recorded": _file_digest(recorded)}
+    else:
+        source = voice
+        identity = {"text": spoken(text), "voice": voice}
+        if voice == "espeak":
+            identity |= {"espeak_voice": publish.espeak_voice, "wpm": publish.words_per_minute}
+        elif voice == "piper":
+            path = model_path(publish)
+            identity |= {"model": _file_digest(path) if path.is_file() else publish.voice_model}
+    key = digest({**identity, "lufs": settings["loudness_lufs"], "tp": settings["true_peak_db"], "v": VERSION})[:24]
+    folder = cache_dir()
+    wav, meta = folder / f"{key}.wav", folder / f"{key}.json"
+    if wav.is_file() and meta.is_file():
+        try:
+            info = json.loads(meta.read_text())
+            return Clip(wav, float(info["seconds"]), float(info["lufs"]), source, False)
+        except (ValueError, KeyError):
+            pass  # a damaged record: make the clip again
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".voice-", dir=folder) as tmp:
+        raw = Path(tmp) / "raw.wav"
+        if recorded is not None:
+            _decode(recorded, raw)
+        else:
+            _synthesise(spoken(text), voice, publish, raw)
+        staged = Path(tmp) / "clip.wav"
+        lufs = _normalise(raw, publish, staged)
+        seconds = clip_seconds(staged)
+        os.replace(staged, wav)
+    atomic_write_text(meta, json.dumps({"seconds": seconds, "lufs": lufs, "source": source}))
+    return Clip(wav, seconds, lufs, source, True)
+
+
+def _decode(recorded: Path, target: Path) -> None:
+    """A recording (any of RECORDED_SUFFIXES) as WAV; one line naming the file when it cannot be decoded."""
+    result = subprocess.run(
+        ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-i", str(recorded), "-vn", "-ac", "1",
+         "-c:a", "pcm_s16le", str(target)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if result.returncode != 0 or not target.is_file() or target.stat().st_size <= 44:
+        raise SeqanimError(
+            f"{current().label(recorded)} cannot be decoded as audio; export it again as WAV, FLAC or MP3 "
+            "(or remove it to use the synthetic voice)"
+        )

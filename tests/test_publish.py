@@ -1,0 +1,478 @@
+"""The published lecture against the real tools, with `voice = "espeak"`: ffprobe reads the narrated deck video,
+ffmpeg measures its loudness and finds speech in every slide interval, the captions lie inside their slides,
+Chromium (network blocked) opens the transcript and axe-core checks it, and the HTML deck's C key shows the
+captions.
+
+Most checks read what the session build wrote (tests/conftest.py). What needs a change and a rebuild (one
+note changes, a recorded file, bad input) runs in a tiny workspace of its own: one experiment, one scene of
+four slides, one deck, built by its own `seqanim slides` in a child process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seqanim.workspace import REPOSITORY, WORKSPACE_ENV, current
+
+QUALITY = "low"
+DECK = "rnn"  # four scenes: four chapters
+CHROMIUM = "/usr/bin/chromium"
+AXE = REPOSITORY / "node_modules" / "axe-core" / "axe.min.js"
+CUE = re.compile(r"^(\d\d):(\d\d):(\d\d)\.(\d{3}) --> (\d\d):(\d\d):(\d\d)\.(\d{3})$")
+
+
+def _probe(path: Path) -> dict[str, Any]:
+    command = ["ffprobe", "-v", "error", "-show_streams", "-show_chapters", "-show_format", "-of", "json", str(path)]
+    return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+
+
+def _seconds(parts: tuple[str, ...]) -> float:
+    hours, minutes, seconds, millis = map(int, parts)
+    return hours * 3600 + minutes * 60 + seconds + millis / 1000
+
+
+def read_vtt(path: Path) -> list[tuple[float, float, list[str]]]:
+    """Cues of a WebVTT file: (start, end, lines)."""
+    cues, lines = [], path.read_text().splitlines()
+    for index, line in enumerate(lines):
+        match = CUE.match(line)
+        if match:
+            text = []
+            for following in lines[index + 1 :]:
+                if not following.strip():
+                    break
+                text.append(following)
+            cues.append((_seconds(match.groups()[:4]), _seconds(match.groups()[4:]), text))
+    return cues
+
+
+def slide_intervals(scenes: list[str], root: Path) -> list[tuple[str, float, float, float]]:
+    """(scene slide, start, end, speech seconds) of every slide in the deck video, from the narration records."""
+    intervals, offset = [], 0.0
+    for scene in scenes:
+        timing = json.loads((root / "renders" / QUALITY / f"{scene}.narration.json").read_text())
+        for slide in timing["slides"]:
+            intervals.append(
+                (f"{scene} {slide['slide']}", offset + slide["start"], offset + slide["end"], slide["speech_seconds"])
+            )
+        offset += timing["duration"]
+    return intervals
+
+
+def _deck_scenes() -> list[str]:
+    from seqanim import registry
+
+    return list(registry.parts()[DECK].scenes)
+
+
+@pytest.fixture(scope="module")
+def deck_video(lecture_built: Path) -> Path:
+    return current().renders(QUALITY) / f"{DECK}.mp4"
+
+
+def test_deck_video_has_one_video_one_audio_one_subtitle_and_a_chapter_per_scene(deck_video: Path) -> None:
+    probe = _probe(deck_video)
+    kinds = [stream["codec_type"] for stream in probe["streams"]]
+    # Besides them, MP4 keeps the chapters as a QuickTime text track, which ffprobe lists as a data stream.
+    assert sorted(kind for kind in kinds if kind != "data") == ["audio", "subtitle", "video"]
+    assert kinds.count("data") <= 1
+    codecs = {stream["codec_type"]: stream for stream in probe["streams"]}
+    assert codecs["audio"]["codec_name"] == "aac"
+    assert codecs["subtitle"]["codec_name"] == "mov_text"
+    assert codecs["subtitle"]["tags"]["language"] == "eng"
+    scenes = _deck_scenes()
+    assert [chapter["tags"]["title"] for chapter in probe["chapters"]] == scenes
+    intervals = slide_intervals(scenes, current().root)
+    assert float(probe["format"]["duration"]) == pytest.approx(intervals[-1][2], abs=0.15)
+    listed = (deck_video.with_suffix(".chapters.txt")).read_text().splitlines()
+    assert len(listed) == len(scenes) and listed[0].startswith("00:00 ")
+    for line, chapter in zip(listed, probe["chapters"]):
+        minutes, seconds = map(int, line.split()[0].split(":"))
+        assert minutes * 60 + seconds == int(float(chapter["start_time"]))
+
+
+def test_pacing_holds_each_slide_until_its_narration_ends(lecture_built: Path) -> None:
+    gap = 0.6  # lecture.toml's [publish] gap_s
+    for scene in _deck_scenes():
+        timing = json.loads((current().renders(QUALITY) / f"{scene}.narration.json").read_text())
+        for slide in timing["slides"]:
+            length = slide["end"] - slide["start"]
+            assert length >= slide["animation_seconds"] - 1e-3
+            assert length >= slide["speech_seconds"] + gap - 1e-3
+            assert length <= max(slide["animation_seconds"], slide["speech_seconds"] + gap) + 1 / timing["fps"] + 1e-3
+        video = _probe(current().renders(QUALITY) / f"{scene}.narrated.mp4")
+        assert float(video["format"]["duration"]) == pytest.approx(timing["duration"], abs=0.15)
+
+
+def test_every_slide_has_a_cue_and_every_cue_lies_inside_its_slide(lecture_built: Path, deck_video: Path) -> None:
+    scenes = _deck_scenes()
+    for path, intervals in [(deck_video.with_suffix(".vtt"), slide_intervals(scenes, current().root))] + [
+        (current().renders(QUALITY) / f"{scene}.vtt", slide_intervals([scene], current().root)) for scene in scenes
+    ]:
+        cues = read_vtt(path)
+        assert cues, path
+        for start, end, lines in cues:
+            assert 1 <= len(lines) <= 2 and all(len(line) <= 42 for line in lines), (path, lines)
+            assert end > start
+            assert any(s - 1e-3 <= start and end <= e + 1e-3 for _, s, e, _ in intervals), (path, start, end)
+        for name, s, e, _ in intervals:
+            assert any(s - 1e-3 <= start < e for start, _, _ in cues), f"{path.name}: slide {name} has no cue"
+    srt = deck_video.with_suffix(".srt").read_text()
+    assert srt.count(" --> ") == len(read_vtt(deck_video.with_suffix(".vtt")))
+
+
+def _silences(path: Path) -> list[tuple[float, float]]:
+    result = subprocess.run(
+        ["ffmpeg", "-hide_banner", "-nostats", "-i", str(path), "-map", "0:a", "-af",
+         "silencedetect=noise=-45dB:duration=0.3", "-f", "null", "-"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    starts = [float(v) for v in re.findall(r"silence_start: (-?[\d.]+)", result.stderr)]
+    ends = [float(v) for v in re.findall(r"silence_end: ([\d.]+)", result.stderr)]
+    return list(zip(starts, ends + [float("inf")] * (len(starts) - len(ends))))
+
+
+def test_every_slide_interval_has_speech_and_the_loudness_is_minus_16_lufs(deck_video: Path) -> None:
+    silences = _silences(deck_video)
+    for name, start, end, speech in slide_intervals(_deck_scenes(), current().root):
+        spoken = (start, start + speech)
+        assert not any(s <= spoken[0] + 0.05 and spoken[1] - 0.05 <= e for s, e in silences), f"slide {name} is silent"
+    result = subprocess.run(
+        ["ffmpeg", "-hide_banner", "-nostats", "-i", str(deck_video), "-map", "0:a", "-af", "ebur128", "-f", "null",
+         "-"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    integrated = float(re.findall(r"I:\s+(-?[\d.]+) LUFS", result.stderr)[-1])
+    assert integrated == pytest.approx(-16.0, abs=1.5)
+
+
+def test_a_publish_change_reruns_only_publishing_stages(lecture_built: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "seqanim.cli", "build", "--dry-run", "--set", "publish.gap_s=1.0"],
+        cwd=current().root, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    stages = re.findall(r"^would run (\S+)", result.stdout, re.MULTILINE)
+    assert stages, result.stdout
+    assert all(stage.startswith(("narration:", "deck:")) for stage in stages), stages
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ("publish.voice=robot", "publish.voice"),
+        ("publish.voice=piper", "voice_model"),
+        ('publish.voice_model="missing.onnx"', None),  # named, but espeak is the voice: nothing to check
+        ("publish.gap_s=60", "publish.gap_s = 60 is out of range"),
+    ],
+)
+def test_bad_publish_settings_fail_in_one_line(lecture_built: Path, override: str, expected: str | None) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "seqanim.cli", "build", "--dry-run", "--set", override],
+        cwd=current().root, capture_output=True, text=True,
+    )  # fmt: skip
+    if expected is None:
+        assert result.returncode == 0, result.stderr
+        return
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], lines
+
+
+# --- the transcript and the HTML deck in Chromium ----------------------------------------------------------
+
+
+def _browser(playwright: Any) -> Any:
+    return playwright.chromium.launch(
+        executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+    )
+
+
+def _offline_page(browser: Any, url_prefix: str, blocked: list[str]) -> Any:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+
+    def route(request_route: Any) -> None:
+        if request_route.request.url.startswith(url_prefix):
+            request_route.continue_()
+        else:
+            blocked.append(request_route.request.url)
+            request_route.abort()
+
+    context.route("**/*", route)
+    return context.new_page()
+
+
+def test_transcript_is_accessible_offline_with_alt_text_from_the_data(lecture_built: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    assert AXE.is_file(), "axe-core is missing: run `npm ci` beside package.json"
+    path = current().slides(QUALITY) / "full.transcript.html"
+    blocked: list[str] = []
+    with sync_playwright() as playwright:
+        browser = _browser(playwright)
+        try:
+            page = _offline_page(browser, "file://", blocked)
+            page.goto(path.as_uri())
+            images = page.evaluate(
+                "[...document.images].map(i => ({alt: i.getAttribute('alt'), src: i.getAttribute('src')}))"
+            )
+            headings = page.evaluate(
+                "[...document.querySelectorAll('h1, h2, h3')].map(h => h.tagName + ' ' + h.textContent)"
+            )
+            page.add_script_tag(path=str(AXE))
+            violations = page.evaluate(
+                "axe.run(document).then(r => r.violations.map(v => [v.id, v.impact, v.nodes.length]))"
+            )
+        finally:
+            browser.close()
+    assert blocked == []
+    from seqanim import registry
+
+    total = sum(
+        json.loads((current().renders(QUALITY) / f"{s}.report.json").read_text())["slides"] for s in registry.scenes()
+    )
+    assert len(images) >= total
+    # Stills load lazily; each is a file beside the page (a scene slide's) or embedded (a card's).
+    assert all(image["src"].startswith("data:image/png") or (path.parent / image["src"]).is_file() for image in images)
+    assert all(image["alt"] and image["alt"].strip() for image in images)
+    assert [v for v in violations if v[1] in ("serious", "critical")] == []
+    assert sum(h.startswith("H2 Part") for h in headings) == len(registry.parts())
+    assert all(any(h == f"H3 {humanised}" for h in headings) for humanised in map(_humanise, registry.scenes()))
+    # The alt text of a heatmap slide says what the data shows: the peak and where it is.
+    lookup = json.loads((current().renders(QUALITY) / "SelfAttentionLookup.narration.json").read_text())
+    assert any(re.search(r"heatmap, 7×7 .*peak \d\.\d\d at query", slide["alt"].lower()) for slide in lookup["slides"])
+
+
+def _humanise(scene: str) -> str:
+    from seqanim.decks.plan import humanise
+
+    return humanise(scene)
+
+
+def test_html_deck_shows_captions_on_c_and_times_each_slide(lecture_built: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    path = current().slides(QUALITY) / f"{DECK}.html"
+    first_scene = _deck_scenes()[0]
+    timing = json.loads((current().renders(QUALITY) / f"{first_scene}.narration.json").read_text())
+    blocked: list[str] = []
+    with sync_playwright() as playwright:
+        browser = _browser(playwright)
+        try:
+            page = _offline_page(browser, "file://", blocked)
+            page.goto(path.as_uri())
+            page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=20_000)
+            timings = page.evaluate(
+                "[...document.querySelectorAll('section[data-timing]')].map(s => +s.dataset.timing)"
+            )
+            page.evaluate("Reveal.slide(1)")  # the title card is slide 0: slide 1 is the first scene's first slide
+            hidden = page.evaluate("document.getElementById('seqanim-captions').hidden")
+            page.keyboard.press("c")
+            shown = page.evaluate(
+                "[document.getElementById('seqanim-captions').hidden, "
+                "document.getElementById('seqanim-captions').textContent]"
+            )
+            notes = page.evaluate("Reveal.getSlideNotes()")
+        finally:
+            browser.close()
+    assert blocked == []
+    assert hidden is True and shown[0] is False
+    assert shown[1] == timing["slides"][0]["narration"]
+    first = timing["slides"][0]
+    assert timings[1] == max(1, round(first["end"] - first["start"]))
+    assert "Captions" in notes
+
+
+# --- a tiny workspace: one note changes, a recorded slide, bad input ----------------------------------------
+
+EXPERIMENT = '''\
+"""pulse: a tiny experiment for the publishing tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from seqanim.declare import Experiment, Field, Params
+
+
+class Parameters(Params):
+    height: float = Field(0.5, gt=0, le=10, description="height of the pulse")
+    width: int = Field(3, ge=1, le=20, description="steps the pulse lasts")
+
+
+EXPERIMENT = Experiment(Parameters, seconds=0.1)
+
+
+def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    values = np.array([0.0] + [params.height] * params.width + [0.0])
+    return {"values": values}, {"height": params.height, "width": params.width}
+'''
+
+SCENE = '''\
+"""A tiny part for the publishing tests."""
+
+from __future__ import annotations
+
+from manim import UP, FadeIn
+
+from seqanim.declare import Part
+from seqanim.kit.bars import Bars
+from seqanim.slide import LectureSlide
+
+PART = Part("Pulse", order=1)
+
+
+class PulseScene(LectureSlide):
+    data = ("pulse",)
+
+    def construct(self) -> None:
+        art = self.load("pulse")
+        values = art["values"]
+        self.next_slide(notes=f"A pulse that lasts {art.metrics['width']} steps.")
+        self.title("A pulse")
+        self.next_slide(notes=f"Its height is {art.metrics['height']:.2f} at every step of the pulse.")
+        bars = Bars(values, [f"t{i}" for i in range(len(values))], max_value=10, height=2.5, decimals=2)
+        self.play(FadeIn(bars), run_time=0.5)
+        self.next_slide(notes="Pause here: ask the room what happens next.", narration=NARRATION, loop=True)
+        self.play(bars.animate.shift(0.1 * UP), run_time=0.4)
+        self.play(bars.animate.shift(0.1 * -UP), run_time=0.4)
+        self.next_slide(notes="Then it is gone; an encoder-decoder-attention model would remember it.")
+        self.wait(0.5)
+
+
+NARRATION = "What happens next? The pulse ends as suddenly as it began."
+'''
+
+
+class Tiny:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        env = {
+            **os.environ,
+            WORKSPACE_ENV: str(self.root),
+            "PYTHONPATH": os.pathsep.join((str(self.root), str(REPOSITORY))),
+        }
+        return subprocess.run(
+            [sys.executable, "-m", "seqanim.cli", *args], cwd=self.root, env=env, capture_output=True, text=True,
+            timeout=600,
+        )  # fmt: skip
+
+    def timing(self) -> dict[str, Any]:
+        return json.loads((self.root / "renders" / QUALITY / "PulseScene.narration.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Tiny:
+    root = tmp_path_factory.mktemp("publish") / "lecture"
+    (root / "precompute").mkdir(parents=True)
+    (root / "scenes").mkdir()
+    (root / "precompute" / "__init__.py").write_text("")
+    (root / "precompute" / "pulse.py").write_text(EXPERIMENT)
+    (root / "scenes" / "__init__.py").write_text("")
+    (root / "scenes" / "pulse.py").write_text(SCENE)
+    (root / "lecture.toml").write_text("[pulse]\nheight = 0.5\n")
+    for name in ("package.json", "package-lock.json"):
+        shutil.copy2(REPOSITORY / name, root / name)
+    (root / "node_modules").symlink_to(REPOSITORY / "node_modules")
+    tree = Tiny(root)
+    result = tree.run("slides", "pulse")
+    assert result.returncode == 0, result.stderr[-3000:]
+    return tree
+
+
+def test_tiny_deck_is_published_with_the_explicit_narration(tiny: Tiny) -> None:
+    timing = tiny.timing()
+    assert [slide["source"] for slide in timing["slides"]] == ["espeak"] * 4
+    assert timing["slides"][2]["narration"].startswith("What happens next?")  # narration=, not the notes
+    assert timing["slides"][2]["loop"] is True
+    assert timing["slides"][0]["narration"] == "A pulse that lasts 3 steps."  # no narration=: the notes
+    # The alt text is written by the Bars on screen, from the values it draws.
+    assert "bar chart of 5 values: t0 0, t1 0.50" in timing["slides"][1]["alt"].lower()
+    for name in ("pulse.mp4", "pulse.vtt", "pulse.srt", "pulse.chapters.txt"):
+        assert (tiny.root / "renders" / QUALITY / name).is_file()
+    assert (tiny.root / "slides" / QUALITY / "pulse.transcript.html").is_file()
+
+
+def test_changing_one_note_resynthesises_one_slide(tiny: Tiny) -> None:
+    before = {slide["slide"]: slide["audio"] for slide in tiny.timing()["slides"]}
+    result = tiny.run("slides", "pulse", "--set", "pulse.height=0.75")
+    assert result.returncode == 0, result.stderr[-3000:]
+    after = tiny.timing()
+    assert after["synthesised"] == 1
+    assert [slide["synthesised"] for slide in after["slides"]] == [False, True, False, False]
+    changed = [slide["slide"] for slide in after["slides"] if slide["audio"] != before[slide["slide"]]]
+    assert changed == [2] and "0.75" in after["slides"][1]["narration"]
+    log = (tiny.root / ".seqanim" / "logs" / f"narration-{QUALITY}-PulseScene.log").read_text()
+    assert "synthesised 1 of 4 slide clips" in log
+
+
+RECORDED = ("--set", "publish.voice=recorded", "--set", "pulse.height=0.75")  # the parameters of the test above
+
+
+def test_a_recorded_file_replaces_exactly_its_slide(tiny: Tiny) -> None:
+    espeak = {slide["slide"]: slide for slide in tiny.timing()["slides"]}
+    folder = tiny.root / "narration" / "PulseScene"
+    folder.mkdir(parents=True)
+    subprocess.run(
+        ["ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "sine=frequency=220:duration=2.5",
+         "-af", "volume=0.3", str(folder / "3.flac")],
+        check=True,
+    )  # fmt: skip
+    result = tiny.run("slides", "pulse", *RECORDED)
+    assert result.returncode == 0, result.stderr[-3000:]
+    recorded = tiny.timing()
+    sources = [slide["source"] for slide in recorded["slides"]]
+    assert sources == ["espeak", "espeak", "narration/PulseScene/3.flac", "espeak"]
+    for slide in recorded["slides"]:
+        if slide["slide"] == 3:
+            assert slide["audio"] != espeak[3]["audio"]
+            assert slide["speech_seconds"] == pytest.approx(2.5, abs=0.1)
+        else:
+            assert slide["audio"] == espeak[slide["slide"]]["audio"]
+    assert any("narration/PulseScene/1.wav" in warning for warning in recorded["warnings"])
+    assert "warning: narration/PulseScene/1.wav (or .flac/.mp3) is missing" in result.stderr
+    # A recording ffmpeg cannot decode: one line naming it, exit 2, and the published video stays.
+    video = tiny.root / "renders" / QUALITY / "pulse.mp4"
+    published = video.read_bytes()
+    (folder / "3.flac").write_bytes(b"not audio at all")
+    result = tiny.run("slides", "pulse", *RECORDED)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "narration/PulseScene/3.flac cannot be decoded" in lines[0], lines
+    assert video.read_bytes() == published
+    (folder / "3.flac").unlink()
+
+
+def test_a_caption_that_cannot_fit_fails_in_one_line(tiny: Tiny) -> None:
+    video = tiny.root / "renders" / QUALITY / "pulse.mp4"
+    published = video.read_bytes()
+    result = tiny.run("slides", "pulse", "--set", "publish.caption_chars=24")  # "encoder-decoder-attention": 25
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "PulseScene slide 4" in lines[0] and "longer than 24 characters" in lines[0], lines
+    assert "'encoder-decoder-attention'" in lines[0]
+    assert video.read_bytes() == published  # nothing published is overwritten
+
+
+def test_voice_none_holds_each_slide_for_its_reading_time(tiny: Tiny) -> None:
+    result = tiny.run("slides", "pulse", "--set", "publish.voice=none", "--set", "pulse.height=0.75")
+    assert result.returncode == 0, result.stderr[-3000:]
+    timing = tiny.timing()
+    for slide in timing["slides"]:
+        assert slide["source"] == "reading time" and slide["audio"] is None
+        assert slide["speech_seconds"] == pytest.approx(len(slide["narration"].split()) * 60 / 165, abs=1e-3)
+        assert slide["end"] - slide["start"] >= slide["speech_seconds"] + 0.6 - 1e-3
+    kinds = [stream["codec_type"] for stream in _probe(tiny.root / "renders" / QUALITY / "pulse.mp4")["streams"]]
+    assert "audio" not in kinds and kinds.count("video") == 1 and kinds.count("subtitle") == 1
