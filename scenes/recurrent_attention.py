@@ -261,7 +261,7 @@ class ReverseAlignment(_AlignmentBuildUp):
             self.next_slide(notes=self._step_note(step, where, weight))
             self.say(
                 f"step {step}: {weight:.1%} of the weight on source position {where} (symbol {source[where]})",
-                theme.highlight(),
+                theme.caption_colour(),
             )
             self.decode_step(step, detailed=True, introduce=step == 0)
 
@@ -398,7 +398,7 @@ class ReverseAlignment(_AlignmentBuildUp):
         why[3:].shift(0.3 * DOWN)  # a gap between the reason and the accuracy
         self.play(FadeOut(self.mirror_lines), run_time=0.5)
         self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in why], lag_ratio=0.25), run_time=1.8)
-        self.say("attention learned an alignment: a position, found anew at every step", theme.highlight())
+        self.say("attention learned an alignment: a position, found anew at every step", theme.caption_colour())
         self.wait(0.8)
 
 
@@ -444,7 +444,7 @@ class SortAlignment(_AlignmentBuildUp):
             self.say(
                 f"step {step}: the {_smallest(step)} value, {target[step]}, sits at position {where}: "
                 f"{weight:.0%} of the weight",
-                theme.highlight(),
+                theme.caption_colour(),
             )
             self.decode_step(step, detailed=True, introduce=step == 0)
 
@@ -611,5 +611,7 @@ class SortAlignment(_AlignmentBuildUp):
         self.play(FadeOut(self.reverse_map), FadeOut(self.reverse_subtitle), run_time=0.6)
         self.play(Create(targets), run_time=1.0)
         self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in lines], lag_ratio=0.25), run_time=1.8)
-        self.say("dashed: where the t-th smallest value sits. Attention is a pointer into the input", theme.highlight())
+        self.say(
+            "dashed: where the t-th smallest value sits. Attention is a pointer into the input", theme.caption_colour()
+        )
         self.wait(0.8)

@@ -45,6 +45,12 @@ from seqanim.slide import LectureSlide
 PART = Part("Recurrent neural networks", order=1)
 
 
+def rho_colour(rho: float) -> ManimColor:
+    """A spectral radius on the ordered ramp, by log(rho): rho = 1 in the middle in every scene, so the same
+    rho has the same colour in HiddenStateDynamics and EchoOfAPulse."""
+    return theme.ordered_colour(0.5 + 0.5 * math.tanh(4 * math.log(rho)))
+
+
 def _regime(rho: float) -> str:
     """What a spectral radius does to the signal, in the notebook's words."""
     if math.isclose(rho, 1.0):
@@ -102,7 +108,9 @@ class HiddenStateDynamics(LectureSlide):
             "Only rho = 1 keeps the signal; this is why plain RNNs forget or explode, "
             "and why gated cells were invented."
         )
-        self.say("the spectral radius ρ = max|eig(W)| decides: < 1 forgets, > 1 explodes", colour=theme.highlight())
+        self.say(
+            "the spectral radius ρ = max|eig(W)| decides: < 1 forgets, > 1 explodes", colour=theme.caption_colour()
+        )
 
     def where(self, indices: list[int]) -> str:
         rho = self.rhos[indices[0]]
@@ -219,7 +227,7 @@ class HiddenStateDynamics(LectureSlide):
         return float(fraction * self.ring_radius)
 
     def colour_of_rho(self, rho: float) -> ManimColor:
-        return theme.colour(int(np.argmin(np.abs(self.rhos - rho))))
+        return rho_colour(float(self.rhos[int(np.argmin(np.abs(self.rhos - rho)))]))
 
     def place_eigenvalues(self, dots: VGroup) -> None:
         rho = self.rho.get_value()
@@ -238,7 +246,7 @@ class HiddenStateDynamics(LectureSlide):
         return self.state.to_point((0, 0)) + self.radius_of(self.norms[index, step]) * np.array([*direction, 0.0])
 
     def run_rho(self, index: int) -> None:
-        colour = theme.colour(index)
+        colour = rho_colour(float(self.rhos[index]))
         self.play(self.rho.animate.set_value(float(self.rhos[index])), FadeOut(self.trail), run_time=0.8)
         self.clock.set_value(0)
         curve = self.plot.live_curve(np.arange(self.steps + 1), self.norms[index], self.clock, colour)
@@ -329,7 +337,7 @@ class EchoOfAPulse(LectureSlide):
             + ", ".join(f"{self.radii[i, -1]:.3g} (rho = {rho:g})" for i, rho in enumerate(self.echo_rhos))
             + "."
         )
-        self.say("only ρ = 1 keeps the echo: smaller forgets, larger explodes", colour=theme.highlight())
+        self.say("only ρ = 1 keeps the echo: smaller forgets, larger explodes", colour=theme.caption_colour())
 
     def final_phrase(self, index: int) -> str:
         return f"rho = {self.echo_rhos[index]:g}: |h_{self.steps}| = {self.radii[index, -1]:.3g}"
@@ -356,7 +364,7 @@ class EchoOfAPulse(LectureSlide):
         xs = np.linspace(-4.5, 4.5, len(self.echo_rhos))
         animations = []
         for index, (rho, x) in enumerate(zip(self.echo_rhos, xs)):
-            colour = theme.colour(2 * index)
+            colour = rho_colour(rho)
             header = theme.text(f"ρ = {rho:g}: {_regime(rho)}", theme.LABEL_SIZE, colour).move_to([x, 2.0, 0])
             plane = VectorDiagram((-limit, limit, 1), (-limit, limit, 1), width=2.6).move_to([x, 0.45, 0])
             unit = DashedVMobject(plane.circle(1.0, theme.muted()), num_dashes=30)
@@ -616,15 +624,16 @@ class TrainingRace(LectureSlide):
     def race(self) -> None:
         self.step = ValueTracker(0.0)
         curves = VGroup(
-            *[self.plot.live_curve(self.iters, self.mse[i], self.step, theme.colour(i)) for i in range(len(self.kinds))]
+            *[
+                self.plot.live_curve(self.iters, self.mse[i], self.step, theme.model_colour(self.kinds[i]))
+                for i in range(len(self.kinds))
+            ]
         )
         counter_label = theme.text("step", theme.LABEL_SIZE, theme.muted())
         counter = Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
         counter.add_updater(lambda m: m.set_value(int(self.step.get_value())))
         readout = VGroup(counter_label, counter).arrange(RIGHT, buff=0.2).move_to([5.2, 2.2, 0])
-        self.legend = VGroup(
-            *[theme.text(kind, theme.LABEL_SIZE, theme.colour(i)) for i, kind in enumerate(self.kinds)]
-        )
+        self.legend = VGroup(*[theme.text(kind, theme.LABEL_SIZE, theme.model_colour(kind)) for kind in self.kinds])
         self.legend.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(readout, DOWN, buff=0.4).align_to(readout, LEFT)
         self.add(curves)
         self.play(FadeIn(readout), FadeIn(self.legend), run_time=0.5)
@@ -641,7 +650,9 @@ class TrainingRace(LectureSlide):
         for index in order:
             y = max(ends[index], placed[-1] + 0.38) if placed else ends[index]
             placed.append(y)
-            label = theme.text(f"{self.kinds[index]} {self.finals[index]:.3g}", theme.LABEL_SIZE, theme.colour(index))
+            label = theme.text(
+                f"{self.kinds[index]} {self.finals[index]:.3g}", theme.LABEL_SIZE, theme.model_colour(self.kinds[index])
+            )
             label.move_to([self.plot.axes.get_right()[0] + 0.2 + label.width / 2, y, 0])
             labels.add(label)
         self.final_labels = labels
@@ -653,13 +664,13 @@ class TrainingRace(LectureSlide):
         if solved:
             lines.add(
                 theme.text(
-                    f"solved (MSE < {threshold:.4f}): {', '.join(solved)}", theme.LABEL_SIZE, theme.value_colour()
+                    f"✓ solved (MSE < {threshold:.4f}): {', '.join(solved)}", theme.LABEL_SIZE, theme.allowed_colour()
                 )
             )
         if failed:
-            lines.add(theme.text(f"not solved: {', '.join(failed)}", theme.LABEL_SIZE, theme.query_colour()))
+            lines.add(theme.text(f"✗ not solved: {', '.join(failed)}", theme.LABEL_SIZE, theme.error_colour()))
         lines.arrange(RIGHT, buff=0.6).to_edge(DOWN, buff=0.3)
-        threshold_line = self.plot.hline(threshold, theme.value_colour())
+        threshold_line = self.plot.hline(threshold, theme.muted())
         self.play(Create(threshold_line), FadeIn(lines), run_time=1.0)
 
 
@@ -738,7 +749,7 @@ class InsideTheLSTM(LectureSlide):
         write_top = float(np.ceil(self.write.max() * 2) / 2)
         cell_top = float(np.ceil(self.cell.max()))
         self.memory = Plot((0, length - 1, 5), (0, write_top, write_top / 2), width=width, height=1.7, x_numbers=False)
-        self.memory.add_right_axis((0, cell_top, cell_top / 2), colour=theme.colour(4))
+        self.memory.add_right_axis((0, cell_top, cell_top / 2), colour=theme.model_colour("LSTM"))
         guess_top = float(np.ceil(max(self.guess.max(), self.running.max()) * 2) / 2)
         self.readout = Plot(
             (0, length - 1, 5),
@@ -751,11 +762,11 @@ class InsideTheLSTM(LectureSlide):
         for plot, y in ((self.memory, 0.2), (self.readout, -2.1)):
             plot.shift([self.stream.x_of(0) - plot.axes.c2p(0, 0)[0], y - plot.axes.get_center()[1], 0])
 
-        legend_write = theme.text("write ‖i⊙c̃‖", theme.SMALL_SIZE, theme.colour(0))
-        legend_cell = theme.text("memory ‖c‖", theme.SMALL_SIZE, theme.colour(4))
+        legend_write = theme.text("write ‖i⊙c̃‖", theme.SMALL_SIZE, theme.value_colour())
+        legend_cell = theme.text("memory ‖c‖", theme.SMALL_SIZE, theme.model_colour("LSTM"))
         legend_memory = VGroup(legend_write, legend_cell).arrange(RIGHT, buff=0.4)
         legend_memory.next_to(self.memory.axes, UP, buff=0.02).align_to(self.memory.axes, LEFT).shift(0.3 * RIGHT)
-        legend_guess = theme.text("guess fc(h_t)", theme.SMALL_SIZE, theme.colour(2))
+        legend_guess = theme.text("guess fc(h_t)", theme.SMALL_SIZE, theme.output_colour())
         legend_sum = theme.text("true running sum", theme.SMALL_SIZE, theme.muted())
         legend_readout = VGroup(legend_guess, legend_sum).arrange(RIGHT, buff=0.4)
         legend_readout.next_to(self.readout.axes, UP, buff=0.02).align_to(self.readout.axes, LEFT).shift(0.3 * RIGHT)
@@ -792,10 +803,10 @@ class InsideTheLSTM(LectureSlide):
         steps = np.arange(self.length)
         time = self.cursor_time
         self.live = VGroup(
-            self.memory.series(steps, self.write, theme.colour(0), tracker=time, stroke_width=3),
-            self.memory.series(steps, self.cell, theme.colour(4), tracker=time, right=True, stroke_width=3),
+            self.memory.series(steps, self.write, theme.value_colour(), tracker=time, stroke_width=3),
+            self.memory.series(steps, self.cell, theme.model_colour("LSTM"), tracker=time, right=True, stroke_width=3),
             self.readout.series(steps, self.running, theme.muted(), tracker=time, step=True, stroke_width=2.5),
-            self.readout.series(steps, self.guess, theme.colour(2), tracker=time, stroke_width=3),
+            self.readout.series(steps, self.guess, theme.output_colour(), tracker=time, stroke_width=3),
         )
         cursor = self.stream.cursor(
             time, theme.foreground(), extend_down=self.stream.get_bottom()[1] - self.readout.axes.get_bottom()[1]
@@ -814,6 +825,6 @@ class InsideTheLSTM(LectureSlide):
 
     def finish(self) -> None:
         end = self.readout.axes.c2p(self.length - 1, self.guess[-1])
-        final = theme.text(f"final guess {self.guess[-1]:.2f}", theme.SMALL_SIZE, theme.colour(2))
+        final = theme.text(f"final guess {self.guess[-1]:.2f}", theme.SMALL_SIZE, theme.output_colour())
         final.next_to(self.target_label, DOWN, buff=0.12).align_to(self.target_label, LEFT)
-        self.play(FadeIn(final), Create(Dot(end, radius=0.06, color=theme.colour(2))), run_time=0.6)
+        self.play(FadeIn(final), Create(Dot(end, radius=0.06, color=theme.output_colour())), run_time=0.6)

@@ -247,14 +247,14 @@ class AttentionPooling(LectureSlide):
         self.heading = self.title("Self-attention can pool, not just pick")
         self.token_row = VGroup(
             *[
-                token_box(f"k{key}\n{value:.2f}", theme.colour(key), width=0.95, height=1.0)
+                token_box(f"k{key}\n{value:.2f}", theme.item_colour(key), width=0.95, height=1.0)
                 for key, value in zip(self.keys, run["values"])
             ]
         ).arrange(RIGHT, buff=0.15)
         self.token_row.next_to(self.heading, DOWN, buff=0.9)
         targets = VGroup(
             *[
-                theme.text(f"{value:.2f}", theme.LABEL_SIZE, theme.colour(key)).next_to(token, DOWN, buff=0.7)
+                theme.text(f"{value:.2f}", theme.LABEL_SIZE, theme.item_colour(key)).next_to(token, DOWN, buff=0.7)
                 for key, value, token in zip(self.keys, run["target"], self.token_row)
             ]
         )
@@ -301,7 +301,7 @@ class AttentionPooling(LectureSlide):
         self.heatmap.to_edge(LEFT, buff=0.3).shift(0.3 * DOWN)
         for labels in (self.heatmap.row_labels, self.heatmap.col_labels):
             for label, key in zip(labels, self.keys):
-                label.set_color(theme.colour(key))
+                label.set_color(theme.item_colour(key))
         self.play(FadeOut(self.token_row), FadeOut(self.task), FadeIn(self.heatmap), run_time=1.0)
 
     def blocks(self) -> None:
@@ -319,7 +319,9 @@ class AttentionPooling(LectureSlide):
         for group in groups:
             corner_cells = VGroup(self.heatmap.cell(group[0], group[0]), self.heatmap.cell(group[-1], group[-1]))
             outlines.add(
-                SurroundingRectangle(corner_cells, buff=0.0, color=theme.colour(int(keys[group[0]])), stroke_width=4)
+                SurroundingRectangle(
+                    corner_cells, buff=0.0, color=theme.item_colour(int(keys[group[0]])), stroke_width=4
+                )
             )
         self.play(Create(outlines, lag_ratio=0.3), run_time=1.2)
 
@@ -344,18 +346,20 @@ class AttentionPooling(LectureSlide):
         )
         plot.to_edge(RIGHT, buff=0.35).shift(0.35 * DOWN)
         positions = np.arange(count)
-        truth_line = plot.curve(positions, target, theme.colour(0), stroke_width=3)
+        truth_line = plot.curve(positions, target, theme.foreground(), stroke_width=3)
         truth_dots = VGroup(
-            *[Dot(point, radius=0.09, color=theme.colour(0)) for point in plot.to_screen(positions, target)]
+            *[Dot(point, radius=0.09, color=theme.foreground()) for point in plot.to_screen(positions, target)]
         )
-        output_line = DashedVMobject(plot.curve(positions, output, theme.colour(3), stroke_width=3), num_dashes=40)
+        output_line = DashedVMobject(
+            plot.curve(positions, output, theme.output_colour(), stroke_width=3), num_dashes=40
+        )
         output_dots = VGroup(
-            *[Dot(point, radius=0.05, color=theme.colour(3)) for point in plot.to_screen(positions, output)]
+            *[Dot(point, radius=0.05, color=theme.output_colour()) for point in plot.to_screen(positions, output)]
         )
         legend = (
             VGroup(
-                theme.text("true group mean", theme.SMALL_SIZE, theme.colour(0)),
-                theme.text("attention output", theme.SMALL_SIZE, theme.colour(3)),
+                theme.text("true group mean", theme.SMALL_SIZE, theme.foreground()),
+                theme.text("attention output", theme.SMALL_SIZE, theme.output_colour()),
             )
             .arrange(RIGHT, buff=0.4)
             .next_to(plot, UP, buff=0.2)
@@ -415,10 +419,11 @@ class SinusoidalPositions(LectureSlide):
             )
             label.next_to(plot.axes, UP, buff=0.08).align_to(plot.axes, LEFT).shift(0.3 * RIGHT)
             self.panel_labels.add(label)
-            curves.add(plot.curve(xs, run["waves"][2 * index], theme.colour(0), stroke_width=3))
-            curves.add(plot.curve(xs, run["waves"][2 * index + 1], theme.colour(1), stroke_width=3))
+            curves.add(plot.curve(xs, run["waves"][2 * index], theme.item_colour(0), stroke_width=3))
+            curves.add(plot.curve(xs, run["waves"][2 * index + 1], theme.item_colour(1), stroke_width=3))
         legend = VGroup(
-            theme.text("sin", theme.SMALL_SIZE, theme.colour(0)), theme.text("cos", theme.SMALL_SIZE, theme.colour(1))
+            theme.text("sin", theme.SMALL_SIZE, theme.item_colour(0)),
+            theme.text("cos", theme.SMALL_SIZE, theme.item_colour(1)),
         ).arrange(RIGHT, buff=0.3)
         legend.next_to(self.panels[0].axes, UP, buff=0.08).align_to(self.panels[0].axes, RIGHT)
         self.legend = legend
@@ -450,7 +455,7 @@ class SinusoidalPositions(LectureSlide):
         # Mark the rows of the drawn waves at the heatmap's left edge.
         marks = VGroup()
         for index, pair in enumerate(run.params["wave_pairs"]):
-            for offset, colour in ((0, theme.colour(0)), (1, theme.colour(1))):
+            for offset, colour in ((0, theme.item_colour(0)), (1, theme.item_colour(1))):
                 cell = self.encoding.cell(2 * pair + offset, 0)
                 marks.add(
                     Line(cell.get_left() + 0.22 * LEFT, cell.get_left() + 0.04 * LEFT, color=colour, stroke_width=3)
@@ -824,12 +829,14 @@ class RopeRotation(LectureSlide):
             x_numbers_below=True,
         )
         plot.to_edge(RIGHT, buff=0.45).align_to(self.matrix.cells, DOWN).shift(0.35 * UP)
-        first = plot.curve(offsets, row_at_0, theme.colour(0), stroke_width=9)
-        second = DashedVMobject(plot.curve(offsets, row_at_shift, theme.colour(3), stroke_width=3.5), num_dashes=45)
+        first = plot.curve(offsets, row_at_0, theme.query_colour(), stroke_width=9)
+        second = DashedVMobject(
+            plot.curve(offsets, row_at_shift, theme.query_colour(), stroke_width=3.5), num_dashes=45
+        )
         legend = (
             VGroup(
-                theme.text("query at position 0", theme.SMALL_SIZE, theme.colour(0)),
-                theme.text(f"query at position {shift}", theme.SMALL_SIZE, theme.colour(3)),
+                theme.text("query at position 0", theme.SMALL_SIZE, theme.query_colour()),
+                theme.text(f"query at position {shift}", theme.SMALL_SIZE, theme.query_colour()),
             )
             .arrange(DOWN, aligned_edge=LEFT, buff=0.1)
             .next_to(plot, UP, buff=0.15)
@@ -892,7 +899,7 @@ class ScaledDotProduct(LectureSlide):
             height=chart_height,
             bar_width=0.2,
             spacing=0.07,
-            colours=[theme.colour(0)] * keys,
+            colours=[theme.allowed_colour()] * keys,
             show_values=False,
         )
         self.unscaled_bars = Bars(
@@ -902,7 +909,7 @@ class ScaledDotProduct(LectureSlide):
             height=chart_height,
             bar_width=0.2,
             spacing=0.07,
-            colours=[theme.colour(3)] * keys,
+            colours=[theme.error_colour()] * keys,
             show_values=False,
         )
         # Place by baselines: a bar may grow to the full chart height (weight 1) without touching the titles.
@@ -911,10 +918,18 @@ class ScaledDotProduct(LectureSlide):
         self.scaled_bars.shift([right_x, -3.3 + chart_height + 0.95, 0] - self.scaled_bars.baseline.get_center())
         charts = VGroup(self.scaled_bars, self.unscaled_bars)
         scaled_title = Readout(
-            "scaled softmax, entropy", float(run["sample_entropy_scaled"][0]), 3, theme.colour(0), theme.SMALL_SIZE
+            "scaled softmax, entropy",
+            float(run["sample_entropy_scaled"][0]),
+            3,
+            theme.allowed_colour(),
+            theme.SMALL_SIZE,
         )
         unscaled_title = Readout(
-            "unscaled softmax, entropy", float(run["sample_entropy_unscaled"][0]), 3, theme.colour(3), theme.SMALL_SIZE
+            "unscaled softmax, entropy",
+            float(run["sample_entropy_unscaled"][0]),
+            3,
+            theme.error_colour(),
+            theme.SMALL_SIZE,
         )
         self.scaled_entropy, self.unscaled_entropy = scaled_title.number, unscaled_title.number
         for title, chart in ((scaled_title, self.scaled_bars), (unscaled_title, self.unscaled_bars)):
@@ -930,10 +945,13 @@ class ScaledDotProduct(LectureSlide):
         self.play(FadeIn(charts), FadeIn(scaled_title), FadeIn(unscaled_title), FadeIn(header), run_time=0.8)
 
         self.d_tracker = ValueTracker(float(dims[0]))
-        self.scaled_curve = self.plot.live_curve(dims, run["entropy_scaled"], self.d_tracker, theme.colour(0))
-        self.unscaled_curve = self.plot.live_curve(dims, run["entropy_unscaled"], self.d_tracker, theme.colour(3))
+        self.scaled_curve = self.plot.live_curve(dims, run["entropy_scaled"], self.d_tracker, theme.allowed_colour())
+        self.unscaled_curve = self.plot.live_curve(dims, run["entropy_unscaled"], self.d_tracker, theme.error_colour())
         self.markers = VGroup()
-        for values, colour in ((run["entropy_scaled"], theme.colour(0)), (run["entropy_unscaled"], theme.colour(3))):
+        for values, colour in (
+            (run["entropy_scaled"], theme.allowed_colour()),
+            (run["entropy_unscaled"], theme.error_colour()),
+        ):
             points = self.plot.to_screen(dims, values)
             self.markers.add(VGroup(*[Dot(point, radius=0.07, color=colour) for point in points]))
         self.add(self.scaled_curve, self.unscaled_curve)
@@ -980,11 +998,15 @@ class ScaledDotProduct(LectureSlide):
                 self.plot,
                 dims,
                 run["entropy_scaled"],
-                theme.text("scaled by 1/√d", theme.LABEL_SIZE, theme.colour(0)),
+                theme.text("scaled by 1/√d", theme.LABEL_SIZE, theme.allowed_colour()),
                 DOWN,
             ),
             _label_beside_curve(
-                self.plot, dims, run["entropy_unscaled"], theme.text("unscaled", theme.LABEL_SIZE, theme.colour(3)), UP
+                self.plot,
+                dims,
+                run["entropy_unscaled"],
+                theme.text("unscaled", theme.LABEL_SIZE, theme.error_colour()),
+                UP,
             ),
         )
         self.play(FadeIn(labels), run_time=0.6)

@@ -68,8 +68,7 @@ def fmt_g(values: Sequence[float]) -> str:
 
 def item_colours(count: int) -> list[ManimColor]:
     """One colour per memory item (A, B, C), kept through every scene; distinct from the Q/K/V role colours."""
-    palette = [theme.colour(7), theme.colour(4), theme.colour(5), theme.colour(6), theme.colour(1)]
-    return [palette[i % len(palette)] for i in range(count)]
+    return [theme.item_colour(i) for i in range(count)]
 
 
 def key_labels(art: Artifact) -> list[str]:
@@ -151,7 +150,7 @@ class QueryKeyValue(WhyAttentionSlide):
         same = [i for i in range(len(raw)) if np.isclose(raw[i], raw.max())]
         self.say(
             f"{' and '.join(self.labels[i] for i in same)} score the same with this query: q\u00b7k = {raw.max():g}",
-            colour=theme.highlight(),
+            colour=theme.caption_colour(),
             size=CAPTION_SIZE,
         )
 
@@ -429,7 +428,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
         self.play(Create(box), run_time=0.6)
         self.say(
             f"{self.labels[zero_key]}: score {scores[zero_key]:.4f}, yet weight {weights[zero_key]:.4f} > 0",
-            colour=theme.highlight(),
+            colour=theme.caption_colour(),
             size=CAPTION_SIZE,
         )
 
@@ -568,7 +567,7 @@ class WeightedRetrieval(WhyAttentionSlide):
         pieces.set_z_index(2)  # the chain stays on top of the sum it builds
         self.play(FadeIn(total, shift=0.2 * RIGHT), GrowArrow(result), run_time=1.2)
         self.play(FadeIn(result_label), run_time=0.5)
-        self.say("no argmax: every value contributes to the context", colour=theme.highlight(), size=CAPTION_SIZE)
+        self.say("no argmax: every value contributes to the context", colour=theme.caption_colour(), size=CAPTION_SIZE)
 
     def value_plane(self, V: np.ndarray) -> VectorDiagram:
         top = float(np.ceil(max(V.max(), 1.0))) + 1.5
@@ -667,7 +666,9 @@ class QueryAndTemperature(WhyAttentionSlide):
             self.fill_row(heatmap, query_weights, index)
         arrow.clear_updaters()
         self.say(
-            "one memory, three rankings: retrieval depends on the query", colour=theme.highlight(), size=CAPTION_SIZE
+            "one memory, three rankings: retrieval depends on the query",
+            colour=theme.caption_colour(),
+            size=CAPTION_SIZE,
         )
         self.temperature(VGroup(diagram, points, arrow, query_label, heatmap))
 
@@ -777,7 +778,7 @@ class QueryAndTemperature(WhyAttentionSlide):
                 if stop == start
                 else f"T = {t:g} {'sharpens' if sharper else 'softens'}: {fmt_row(weights_at[stop])}"
             )
-            self.say(message, colour=theme.highlight() if stop != start else theme.foreground(), size=CAPTION_SIZE)
+            self.say(message, colour=theme.caption_colour() if stop != start else theme.foreground(), size=CAPTION_SIZE)
         bars.clear_updaters()
 
 
@@ -874,7 +875,7 @@ class CausalMask(WhyAttentionSlide):
         self.play(Create(first), run_time=0.6)
         self.say(
             f"first row = {fmt_g(causal_weights[0])}: position 0 sees only itself",
-            colour=theme.highlight(),
+            colour=theme.caption_colour(),
             size=CAPTION_SIZE,
         )
         self.correct = VGroup(scores, s_label, sums, first)
@@ -897,18 +898,20 @@ class CausalMask(WhyAttentionSlide):
             cell_height=0.6,
             entry_size=theme.SMALL_SIZE + 2,
         )
-        table.col_title.set_color(theme.colour(3))
+        table.col_title.set_color(theme.error_colour())
         table.fill_cells(np.where(art["causal_allowed"], wrong, -np.inf), animate=False)
         table.shift((self.correct[0].cells.get_y() - table.cells.get_y()) * UP)
         sums = table.row_sums(
-            wrong_sums, [theme.foreground() if np.isclose(s, 1.0) else theme.colour(3) for s in wrong_sums]
+            wrong_sums, [theme.foreground() if np.isclose(s, 1.0) else theme.error_colour() for s in wrong_sums]
         )
         VGroup(table, sums).to_edge(RIGHT, buff=0.3)
         self.play(FadeIn(table, shift=0.3 * LEFT), run_time=0.8)
         self.play(LaggedStart(*[FadeIn(s) for s in sums], lag_ratio=0.3), run_time=1.0)
         bad = VGroup(*[sums[r] for r in range(len(wrong_sums)) if not np.isclose(wrong_sums[r], 1.0)])
-        self.play(*[Indicate(s, color=theme.colour(3)) for s in bad], run_time=0.8)
-        self.say("mask before softmax: otherwise rows no longer sum to 1", colour=theme.colour(3), size=CAPTION_SIZE)
+        self.play(*[Indicate(s, color=theme.error_colour()) for s in bad], run_time=0.8)
+        self.say(
+            "mask before softmax: otherwise rows no longer sum to 1", colour=theme.caption_colour(), size=CAPTION_SIZE
+        )
 
 
 # --- cells 23-25 ---------------------------------------------------------------------------------
@@ -983,7 +986,7 @@ class PaddingMask(WhyAttentionSlide):
             run_time=1.2,
         )
         for i in padded:
-            self.play(Create(combined_t.column_box(i, theme.colour(3))), run_time=0.5)
+            self.play(Create(combined_t.column_box(i, theme.blocked_colour())), run_time=0.5)
 
         self.next_slide(
             notes="Softmax over the allowed keys only. "
@@ -1022,11 +1025,11 @@ class PaddingMask(WhyAttentionSlide):
         ).next_to(arrow, UP, buff=0.1)
         sums = result.row_sums(weights.sum(axis=-1))
         self.play(GrowArrow(arrow), FadeIn(arrow_label), FadeIn(result), run_time=1.0)
-        self.play(FadeIn(sums), *[Create(result.column_box(i, theme.colour(3))) for i in padded], run_time=0.8)
+        self.play(FadeIn(sums), *[Create(result.column_box(i, theme.blocked_colour())) for i in padded], run_time=0.8)
         if padded:
             self.say(
                 f"padded key {positions[padded[0]]}: weight exactly {weights[:, padded[0]].max():g} in every row",
-                colour=theme.colour(3),
+                colour=theme.caption_colour(),
                 size=CAPTION_SIZE,
             )
         self.weights_view = VGroup(result, arrow, arrow_label, sums)
@@ -1059,7 +1062,7 @@ class PaddingMask(WhyAttentionSlide):
             run_time=0.8,
         )
         for r in empty:
-            self.play(Create(table.row_box(r, theme.colour(3))), run_time=0.5)
+            self.play(Create(table.row_box(r, theme.error_colour())), run_time=0.5)
         wrapped = textwrap.wrap(f"DataError: {message}", 44, break_long_words=False, break_on_hyphens=False)
         lines = VGroup(*[theme.text(line, theme.LABEL_SIZE, theme.foreground()) for line in wrapped]).arrange(
             DOWN, aligned_edge=LEFT, buff=0.12
@@ -1068,15 +1071,15 @@ class PaddingMask(WhyAttentionSlide):
             corner_radius=0.15,
             width=lines.width + 0.6,
             height=lines.height + 0.5,
-            color=theme.colour(3),
+            color=theme.error_colour(),
             stroke_width=3,
             fill_color=theme.background(),
             fill_opacity=1,
         )
         error = VGroup(panel, lines.move_to(panel)).to_edge(RIGHT, buff=0.6).match_y(table.cells)
-        arrow = Arrow(table.get_right(), error.get_left(), buff=0.2, color=theme.colour(3), stroke_width=3)
+        arrow = Arrow(table.get_right(), error.get_left(), buff=0.2, color=theme.error_colour(), stroke_width=3)
         self.play(GrowArrow(arrow), FadeIn(error, shift=0.2 * LEFT), run_time=1.0)
-        self.say("an all-masked row is refused, not returned as NaN", colour=theme.colour(3), size=CAPTION_SIZE)
+        self.say("an all-masked row is refused, not returned as NaN", colour=theme.caption_colour(), size=CAPTION_SIZE)
 
 
 # --- cells 29-31, then 26-28 ---------------------------------------------------------------------
@@ -1161,7 +1164,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
         )
         self.say(
             f"same weights, context {fmt_row(art['context'][0])} \u2192 {fmt_row(art['changed_context'][0])}",
-            colour=theme.highlight(),
+            colour=theme.caption_colour(),
             size=CAPTION_SIZE,
         )
         self.intervention_marks = VGroup(verdict, *[m for m in self.mobjects if isinstance(m, SurroundingRectangle)])
@@ -1184,8 +1187,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
             run_time=0.8,
         )
         crosses = VGroup(
-            *[v_table.row_box(i, theme.colour(3)) for i in removed],
-            *[w_table.cell_box(0, i, theme.colour(3)) for i in removed],
+            *[v_table.row_box(i, theme.blocked_colour()) for i in removed],
+            *[w_table.cell_box(0, i, theme.blocked_colour()) for i in removed],
         )
         self.play(Create(crosses), *[v_table.row_entries(i).animate.set_opacity(0.3) for i in removed], run_time=0.7)
         self.marks = crosses
@@ -1202,7 +1205,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
         self.say(
             f"remove {', '.join(self.labels[i] for i in removed)}: "
             f"the rest renormalise to {fmt_row([w for i, w in enumerate(rw) if i not in removed])}",
-            colour=theme.highlight(),
+            colour=theme.caption_colour(),
             size=CAPTION_SIZE,
         )
 
@@ -1217,7 +1220,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
         self._caption = None
         first = theme.text("Attention weights show routing:", theme.BODY_SIZE + 4, theme.foreground(), weight="BOLD")
         second = theme.text("where this computation sends information.", theme.BODY_SIZE, theme.foreground())
-        third = theme.text("They are not causal importance:", theme.BODY_SIZE + 4, theme.colour(3), weight="BOLD")
+        third = theme.text("They are not causal importance:", theme.BODY_SIZE + 4, theme.highlight(), weight="BOLD")
         fourth = theme.text(
             "that takes an intervention (change a value, remove a key).", theme.BODY_SIZE, theme.foreground()
         )

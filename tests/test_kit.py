@@ -139,7 +139,7 @@ def test_bars_scale_with_values_and_readouts_follow() -> None:
     assert (
         np.abs(
             top_colour
-            - np.array(theme.colour(0).to_rgb()) * 255 * 0.9
+            - np.array(theme.item_colour(0).to_rgb()) * 255 * 0.9
             - np.array(theme.background().to_rgb()) * 255 * 0.1
         ).max()
         < 12

@@ -168,10 +168,8 @@ class ScoreStrip(VGroup):
         return colour_for(value, self.vmin, self.vmax, self.colormap)
 
     def _number(self, value: float, cell: Square) -> Text:
-        # Dark digits on bright cells, light digits on dark ones (by luminance: works for any ramp).
-        red, green, blue = self.colour(value).to_rgb()[:3]
-        bright = 0.2126 * red + 0.7152 * green + 0.0722 * blue > 0.5
-        colour = theme.background() if bright else theme.foreground()
+        # Dark digits on bright cells, light digits on dark ones (by contrast: works for any ramp and preset).
+        colour = theme.text_on(self.colour(value))
         return theme.text(self.fmt.format(value), self.number_size, colour).move_to(cell)
 
     def number_targets(self, values: Sequence[float]) -> VGroup:

@@ -266,11 +266,10 @@ class Heatmap(VGroup):
         return self.fmt.format(value)
 
     def _text_colour(self, value: float) -> ManimColor:
-        # Dark text on the bright end of the ramp, light text on the dark end.
+        # Dark text on the bright end of the ramp, light text on the dark end (whichever contrasts more).
         if not np.isfinite(value):
             return theme.muted()
-        bright = (value - self.vmin) / ((self.vmax - self.vmin) or 1.0) > 0.6
-        return theme.background() if bright else theme.foreground()
+        return theme.text_on(colour_for(value, self.vmin, self.vmax, self.colormap))
 
     def recolour(self, values: np.ndarray, rows: Sequence[int] | None = None) -> "Heatmap":
         """Set cell colours (and annotation colours) from `values`, in place; no animation."""

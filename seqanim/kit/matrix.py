@@ -23,6 +23,7 @@ from manim import (
     Text,
     Transform,
     VGroup,
+    interpolate_color,
 )
 
 from seqanim.kit import theme
@@ -248,14 +249,24 @@ class MatrixTable(VGroup):
         return AdoptTexts(self.entries, self.entry_targets(values, colours), **kwargs)
 
     def text_colours(
-        self, values: np.ndarray, vmin: float = 0.0, vmax: float = 1.0
+        self,
+        values: np.ndarray,
+        vmin: float = 0.0,
+        vmax: float = 1.0,
+        colormap: Sequence[ManimColor] | None = None,
+        opacity: float = 0.85,
     ) -> dict[tuple[int, int], ManimColor]:
         """Entry colours that stay legible on `fill_cells(values)`: dark on the bright end of the ramp."""
         values = np.array(values, dtype=float).reshape(self.shape)
+        ramp = list(colormap or theme.heatmap_colormap())
         colours = {}
         for (row, col), value in np.ndenumerate(values):
-            bright = bool(np.isfinite(value)) and (value - vmin) / ((vmax - vmin) or 1.0) > 0.6
-            colours[(row, col)] = theme.background() if bright else theme.foreground()
+            if not np.isfinite(value):
+                colours[(row, col)] = theme.foreground()
+                continue
+            # The cell as seen: its fill over the background at `opacity`.
+            fill = interpolate_color(theme.background(), colour_for(value, vmin, vmax, ramp), opacity)
+            colours[(row, col)] = theme.text_on(fill)
         return colours
 
     def fill_cells(
@@ -275,7 +286,7 @@ class MatrixTable(VGroup):
         """
         values = np.array(values, dtype=float).reshape(self.shape)
         colormap = list(colormap or theme.heatmap_colormap())
-        text_colours = self.text_colours(values, vmin, vmax)
+        text_colours = self.text_colours(values, vmin, vmax, colormap, opacity)
         animations = []
         for index, (cell, entry) in enumerate(zip(self.cells, self.entries)):
             value = values.flat[index]
