@@ -25,6 +25,8 @@ from manim import (
     Integer,
     Line,
     ManimColor,
+    MathTex,
+    Tex,
     TransformFromCopy,
     ValueTracker,
     VGroup,
@@ -37,7 +39,7 @@ from manim import (
 from seqanim.declare import Part
 from seqanim.kit import theme
 from seqanim.kit.formula import maths
-from seqanim.kit.plots import Plot, nice_limit
+from seqanim.kit.plots import Plot
 from seqanim.kit.stream import Stream
 from seqanim.kit.vectors import VectorDiagram
 from seqanim.slide import LectureSlide
@@ -127,10 +129,10 @@ class HiddenStateDynamics(LectureSlide):
             (self.low, self.high, 1),
             width=4.9,
             height=3.9,
-            x_label="time step t",
-            y_label="‖h_t‖ (log scale)",
+            x_label="time step $t$",
+            y_label=r"$\|h_t\|$ (log scale)",
             log_y=True,
-            tick_size=26,
+            tick_size=theme.tex_size(theme.SMALL_SIZE),
         )
         self.plot.to_edge(LEFT, buff=0.4)
         self.plot.shift((-3.05 - self.plot.get_bottom()[1]) * UP)  # clear of the closing caption
@@ -148,7 +150,9 @@ class HiddenStateDynamics(LectureSlide):
         eigen_title = theme.text(f"{len(self.angles)} eigenvalues of W", theme.LABEL_SIZE).next_to(
             self.eigen, UP, buff=0.15
         )
-        unit_label = theme.text("|λ| = 1", theme.SMALL_SIZE, theme.muted()).next_to(self.eigen, DOWN, buff=0.1)
+        unit_label = theme.label(r"$|\lambda| = 1$", theme.SMALL_SIZE, theme.muted()).next_to(
+            self.eigen, DOWN, buff=0.1
+        )
 
         self.state = VectorDiagram((-1, 1, 0.5), (-1, 1, 0.5), width=2.7, grid=False).move_to([5.6, -0.25, 0])
         self.state.plane.background_lines.set_opacity(0)
@@ -162,8 +166,8 @@ class HiddenStateDynamics(LectureSlide):
             rings.add(ring)
             label = theme.text(f"1e{decade}" if decade else "1", theme.SMALL_SIZE, theme.muted())
             ring_labels.add(label.next_to(ring.point_at_angle(np.pi / 3), UR, buff=0.02))
-        state_title = theme.text("state h_t", theme.LABEL_SIZE).next_to(self.state, UP, buff=0.15)
-        state_help = theme.text("‖h_t‖ on log rings", theme.SMALL_SIZE, theme.muted()).next_to(
+        state_title = theme.label("state $h_t$", theme.LABEL_SIZE).next_to(self.state, UP, buff=0.15)
+        state_help = theme.label(r"$\|h_t\|$ on log rings", theme.SMALL_SIZE, theme.muted()).next_to(
             self.state, DOWN, buff=0.1
         )
         self.state_arrow = Arrow(ORIGIN, RIGHT, buff=0, stroke_width=5, max_tip_length_to_length_ratio=0.25)
@@ -337,6 +341,7 @@ class EchoOfAPulse(LectureSlide):
             + ", ".join(f"{self.radii[i, -1]:.3g} (rho = {rho:g})" for i, rho in enumerate(self.echo_rhos))
             + "."
         )
+        self.play(FadeOut(self.axis_note), run_time=0.3)  # the claim takes the bottom line
         self.say("only ρ = 1 keeps the echo: smaller forgets, larger explodes", colour=theme.caption_colour())
 
     def final_phrase(self, index: int) -> str:
@@ -354,7 +359,7 @@ class EchoOfAPulse(LectureSlide):
         return (
             f"rho = {rho:g}, {regime}: each turn multiplies the radius by "
             f"{rho ** round(2 * math.pi / self.angle):.3g}. "
-            "The first coordinate, traced against time below, reaches "
+            "Its radius |h_t|, traced below on a log scale shared by the three, reaches "
             f"|h_{self.steps}| = {self.radii[index, -1]:.3g}.{exit_note}"
         )
 
@@ -362,6 +367,10 @@ class EchoOfAPulse(LectureSlide):
         limit = 2.0  # shared spiral scale, so the three radii compare directly
         self.columns, self.exit_step, self.paths = [], [], []
         xs = np.linspace(-4.5, 4.5, len(self.echo_rhos))
+        low = int(np.floor(np.log10(self.radii.min())))
+        high = int(np.ceil(np.log10(self.radii.max())))
+        step = max(1, int(np.ceil((high - low) / 2)))  # three labelled decades at most: legible at 480p
+        high = low + step * int(np.ceil((high - low) / step))
         animations = []
         for index, (rho, x) in enumerate(zip(self.echo_rhos, xs)):
             colour = rho_colour(rho)
@@ -371,24 +380,26 @@ class EchoOfAPulse(LectureSlide):
             inside = np.flatnonzero(self.radii[index] > limit)
             exit_step = int(inside[0]) if inside.size else None
             self.exit_step.append(exit_step)
-            peak = float(np.abs(self.states[index, :, 0]).max())
-            y_limit, y_step = nice_limit(peak)
+            # One log axis for all three: on a linear +-peak scale the exploding echo looked flatter than the
+            # damped one; in decades, shrinking, holding and growing read as falling, flat and rising lines.
             trace = Plot(
                 (0, self.steps, 20),
-                (-y_limit, y_limit, y_step),
+                (low, high, step),
                 width=3.4,
-                height=1.2,
+                height=1.35,
                 x_label="",
                 y_label="",
-                x_numbers_below=True,
+                log_y=True,
             )
-            trace.move_to([x + 0.15, -1.95, 0])
-            zero = trace.hline(0.0, dashed=False).set_stroke(opacity=0.4)
+            trace.move_to([x + 0.25, -1.95, 0])
+            unit_radius = trace.hline(1.0, dashed=False).set_stroke(opacity=0.4)
             self.columns.append((plane, trace, colour))
-            animations += [FadeIn(header), Create(plane), Create(unit), Create(trace), Create(zero)]
-        axis_note = theme.text("first coordinate of h_t against t", theme.SMALL_SIZE, theme.muted()).move_to(
-            [0, -2.95, 0]
-        )
+            animations += [FadeIn(header), Create(plane), Create(unit), Create(trace), Create(unit_radius)]
+        axis_note = MathTex(
+            r"\|h_t\|\ \text{against}\ t\ \text{(log scale)}",
+            font_size=theme.tex_size(theme.SMALL_SIZE),
+            color=theme.muted(),
+        ).move_to([0, -3.2, 0])
         self.axis_note = axis_note
         self.play(*animations, FadeIn(axis_note), run_time=1.2)
 
@@ -424,7 +435,7 @@ class EchoOfAPulse(LectureSlide):
         move_head(head)
         spiral.add_updater(grow)
         head.add_updater(move_head)
-        curve = trace.live_curve(np.arange(self.steps + 1), self.states[index, :, 0], tracker, colour, stroke_width=3)
+        curve = trace.live_curve(np.arange(self.steps + 1), self.radii[index], tracker, colour, stroke_width=3)
         self.add(spiral, head, curve)
         self.play(tracker.animate.set_value(self.steps), run_time=3.5, rate_func=linear)
         if self.exit_step[index] is not None:
@@ -612,7 +623,7 @@ class TrainingRace(LectureSlide):
             x_label="training step",
             y_label="test MSE (log)",
             log_y=True,
-            tick_size=24,
+            tick_size=theme.tex_size(theme.SMALL_SIZE),
         )
         self.plot.move_to([-1.3, -0.35, 0])
         baseline = self.plot.hline(self.baseline, theme.muted())
@@ -623,13 +634,15 @@ class TrainingRace(LectureSlide):
 
     def race(self) -> None:
         self.step = ValueTracker(0.0)
+        # The vanilla RNN is drawn last, on top: for its first few hundred steps it runs under LSTM and GRU.
+        order = sorted(range(len(self.kinds)), key=lambda i: self.kinds[i] == "RNN")
         curves = VGroup(
             *[
                 self.plot.live_curve(self.iters, self.mse[i], self.step, theme.model_colour(self.kinds[i]))
-                for i in range(len(self.kinds))
+                for i in order
             ]
         )
-        counter_label = theme.text("step", theme.LABEL_SIZE, theme.muted())
+        counter_label = Tex("step", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.muted())
         counter = Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
         counter.add_updater(lambda m: m.set_value(int(self.step.get_value())))
         readout = VGroup(counter_label, counter).arrange(RIGHT, buff=0.2).move_to([5.2, 2.2, 0])
@@ -762,11 +775,11 @@ class InsideTheLSTM(LectureSlide):
         for plot, y in ((self.memory, 0.2), (self.readout, -2.1)):
             plot.shift([self.stream.x_of(0) - plot.axes.c2p(0, 0)[0], y - plot.axes.get_center()[1], 0])
 
-        legend_write = theme.text("write ‖i⊙c̃‖", theme.SMALL_SIZE, theme.value_colour())
-        legend_cell = theme.text("memory ‖c‖", theme.SMALL_SIZE, theme.model_colour("LSTM"))
+        legend_write = theme.label(r"write $\|i \odot \tilde c\|$", theme.SMALL_SIZE, theme.value_colour())
+        legend_cell = theme.label(r"memory $\|c\|$", theme.SMALL_SIZE, theme.model_colour("LSTM"))
         legend_memory = VGroup(legend_write, legend_cell).arrange(RIGHT, buff=0.4)
         legend_memory.next_to(self.memory.axes, UP, buff=0.02).align_to(self.memory.axes, LEFT).shift(0.3 * RIGHT)
-        legend_guess = theme.text("guess fc(h_t)", theme.SMALL_SIZE, theme.output_colour())
+        legend_guess = theme.label(r"guess $\mathrm{fc}(h_t)$", theme.SMALL_SIZE, theme.output_colour())
         legend_sum = theme.text("true running sum", theme.SMALL_SIZE, theme.muted())
         legend_readout = VGroup(legend_guess, legend_sum).arrange(RIGHT, buff=0.4)
         legend_readout.next_to(self.readout.axes, UP, buff=0.02).align_to(self.readout.axes, LEFT).shift(0.3 * RIGHT)

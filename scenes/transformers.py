@@ -42,7 +42,7 @@ PART = Part("Transformers", order=4)
 
 
 # Axis numbers a little above the kit default: these plots are small on a 854x480 frame.
-TICK_SIZE = theme.tex_size(theme.SMALL_SIZE + 2)
+TICK_SIZE = theme.tex_size(theme.SMALL_SIZE)
 
 
 def _label_beside_curve(
@@ -141,6 +141,7 @@ class SelfAttentionLookup(LectureSlide):
             annotate=True,
             fmt="{:.2f}",
             annotation_size=theme.SMALL_SIZE,
+            annotate_from=0.005,  # a weight that rounds to 0.00 shows as colour only, not as 49 "0.00" labels
         )
         self.heatmap.to_edge(LEFT, buff=0.3).shift(0.35 * DOWN)
         self.play(FadeOut(self.token_row), FadeOut(self.kinds), FadeIn(self.heatmap), run_time=1.0)
@@ -203,9 +204,8 @@ class SelfAttentionLookup(LectureSlide):
             theme.LABEL_SIZE,
             theme.value_colour(),
         )
-        result = theme.text(
-            f"predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE + 4, theme.value_colour()
-        )
+        mark, colour = ("✓", theme.allowed_colour()) if verdict == "correct" else ("✗", theme.error_colour())
+        result = theme.text(f"{mark} predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE + 4, colour)
         lines = VGroup(read, result).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
         lines.next_to(self.chart, UP, buff=0.6).align_to(self.chart, LEFT)
         if lines.get_right()[0] > 6.9:
@@ -296,7 +296,7 @@ class AttentionPooling(LectureSlide):
             cell_size=0.52,
             vmin=0.0,
             vmax=float(attention.max()),
-            label_size=16,
+            label_size=theme.SMALL_SIZE,
         )
         self.heatmap.to_edge(LEFT, buff=0.3).shift(0.3 * DOWN)
         for labels in (self.heatmap.row_labels, self.heatmap.col_labels):
@@ -522,9 +522,9 @@ class SinusoidalPositions(LectureSlide):
             dense=True,
         )
         self.gram_map.to_edge(RIGHT, buff=0.6).align_to(self.encoding.cells, DOWN)
-        formula = MathTex(r"PE_i \cdot PE_j", font_size=theme.BODY_SIZE, color=theme.foreground()).next_to(
-            self.gram_map.cells, UP, buff=0.2
-        )
+        formula = MathTex(
+            r"PE_i \cdot PE_j", font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground()
+        ).next_to(self.gram_map.cells, UP, buff=0.2)
         self.play(FadeIn(self.gram_map), FadeIn(formula), run_time=1.0)
         self.formula = formula
 
@@ -547,8 +547,8 @@ class SinusoidalPositions(LectureSlide):
                 self.gram_map.cell(int(round(walker.get_value())), int(round(walker.get_value())) + offset)
             )
         )
-        index = Readout("i =", 0, 0).follow(lambda: int(round(walker.get_value())))
-        product = Readout(f"PE_i . PE_(i+{offset}) =", float(values[0]), 4, theme.highlight())
+        index = Readout("$i =$", 0, 0).follow(lambda: int(round(walker.get_value())))
+        product = Readout(rf"$PE_i \cdot PE_{{i+{offset}}} =$", float(values[0]), 4, theme.highlight())
         product.follow(lambda: float(values[int(round(walker.get_value()))]))
         readouts = VGroup(index, product).arrange(RIGHT, buff=0.5)
         readouts.next_to(self.gram_map.col_title, DOWN, buff=0.15).set_x(0)
@@ -577,8 +577,8 @@ class SinusoidalPositions(LectureSlide):
             (low, high, step),
             width=5.4,
             height=3.4,
-            x_label="offset k = j - i",
-            y_label="PE_i . PE_(i+k)",
+            x_label="offset $k = j - i$",
+            y_label=r"$PE_i \cdot PE_{i+k}$",
             tick_size=TICK_SIZE,
             x_numbers_below=low < 0,
         )
@@ -671,12 +671,12 @@ class RopeRotation(LectureSlide):
             self.query_arrows.append(arrow)
         self.add(*self.trails)  # the wheels are never added whole; their trails need the scene to run updaters
         self.wheel_titles = titles
-        position_text = Readout("position m =", 0.0, 1, theme.query_colour(), theme.BODY_SIZE)
+        position_text = Readout("position $m =$", 0.0, 1, theme.query_colour(), theme.BODY_SIZE)
         position_text.next_to(self.wheels, DOWN, buff=0.55)
         position_text.follow(self.query_position.get_value)
         self.position_number = position_text.number
         self.position_text = position_text
-        q_legend = theme.text("q pair, rotated by m x omega", theme.LABEL_SIZE, theme.query_colour())
+        q_legend = theme.label(r"$q$ pair, rotated by $m\,\omega$", theme.LABEL_SIZE, theme.query_colour())
         self.play(FadeIn(titles), *[Create(wheel.ring) for wheel in self.wheels], run_time=0.8)
         self.play(*[FadeIn(arrow) for arrow in self.query_arrows], FadeIn(position_text), run_time=0.6)
         q_legend.to_edge(DOWN, buff=0.3)
@@ -718,10 +718,10 @@ class RopeRotation(LectureSlide):
                     length=float(np.hypot(*k_pair)) / scale,
                 )
             )
-        key_text = Readout("key n =", float(offset), 1, theme.key_colour(), theme.BODY_SIZE)
+        key_text = Readout("key $n =$", float(offset), 1, theme.key_colour(), theme.BODY_SIZE)
         key_text.follow(self.key_position.get_value)
         self.readout_numbers = (self.position_number, key_text.number)
-        score_text = Readout("score =", float(run["sweep_scores"][0]), 4, theme.highlight(), theme.BODY_SIZE)
+        score_text = Readout("score $=$", float(run["sweep_scores"][0]), 4, theme.highlight(), theme.BODY_SIZE)
         self.score_number = score_text.number
         readouts = VGroup(self.position_text, key_text, score_text)
         targets = (
@@ -792,8 +792,8 @@ class RopeRotation(LectureSlide):
             scores,
             row_labels=ticks,
             col_labels=ticks,
-            row_title="query position m",
-            col_title="key position n",
+            row_title="query position $m$",
+            col_title="key position $n$",
             cell_size=0.135,
             cell_stroke=0.0,
             fmt="{:.1f}",
@@ -822,8 +822,8 @@ class RopeRotation(LectureSlide):
             (0, offsets[-1], 4),
             (low, high, 2),
             width=5.3,
-            height=3.3,
-            x_label="relative offset n - m",
+            height=2.9,
+            x_label="relative offset $n - m$",
             y_label="score",
             tick_size=TICK_SIZE,
             x_numbers_below=True,
@@ -835,8 +835,8 @@ class RopeRotation(LectureSlide):
         )
         legend = (
             VGroup(
-                theme.text("query at position 0", theme.SMALL_SIZE, theme.query_colour()),
-                theme.text(f"query at position {shift}", theme.SMALL_SIZE, theme.query_colour()),
+                theme.text("solid: query at position 0", theme.SMALL_SIZE, theme.query_colour()),
+                theme.text(f"dashed: query at position {shift}", theme.SMALL_SIZE, theme.query_colour()),
             )
             .arrange(DOWN, aligned_edge=LEFT, buff=0.1)
             .next_to(plot, UP, buff=0.15)
@@ -877,8 +877,8 @@ class ScaledDotProduct(LectureSlide):
             (0, 1, 0.25),
             width=5.6,
             height=3.8,
-            x_label="key / query dimension d",
-            y_label="attention entropy",
+            x_label="key / query dimension $d$",
+            y_label=f"mean entropy, {run.params['n_samples']} samples",
             log_x=True,
             tick_size=TICK_SIZE,
         )
@@ -918,14 +918,14 @@ class ScaledDotProduct(LectureSlide):
         self.scaled_bars.shift([right_x, -3.3 + chart_height + 0.95, 0] - self.scaled_bars.baseline.get_center())
         charts = VGroup(self.scaled_bars, self.unscaled_bars)
         scaled_title = Readout(
-            "scaled softmax, entropy",
+            "one sample, scaled: entropy",
             float(run["sample_entropy_scaled"][0]),
             3,
             theme.allowed_colour(),
             theme.SMALL_SIZE,
         )
         unscaled_title = Readout(
-            "unscaled softmax, entropy",
+            "one sample, unscaled: entropy",
             float(run["sample_entropy_unscaled"][0]),
             3,
             theme.error_colour(),
@@ -935,7 +935,7 @@ class ScaledDotProduct(LectureSlide):
         for title, chart in ((scaled_title, self.scaled_bars), (unscaled_title, self.unscaled_bars)):
             title.move_to(chart.baseline.get_center() + (chart_height + 0.25) * UP)
             title.keep_aligned()
-        d_text = Readout("d =", int(dims[0]), 0, theme.foreground(), theme.BODY_SIZE)
+        d_text = Readout("$d =$", int(dims[0]), 0, theme.foreground(), theme.BODY_SIZE)
         std_text = Readout("unscaled logit std", float(run["logit_std"][0]), 2, theme.muted(), theme.LABEL_SIZE)
         self.d_number, self.std_number = d_text.number, std_text.number
         header = VGroup(d_text, std_text).arrange(RIGHT, buff=0.6).next_to(scaled_title, UP, buff=0.3)

@@ -26,11 +26,9 @@ from manim import (
     ManimColor,
     MathTex,
     NumberLine,
-    ReplacementTransform,
     RoundedRectangle,
     SurroundingRectangle,
     Text,
-    Transform,
     TransformFromCopy,
     ValueTracker,
     VGroup,
@@ -45,13 +43,14 @@ from seqanim.kit.bars import Bars
 from seqanim.kit.formula import CONTEXT, SCORES, WEIGHTS, formula
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.matrix import MatrixTable, number_format
+from seqanim.kit.motion import roll
 from seqanim.kit.vectors import VectorDiagram
 from seqanim.slide import LectureSlide
 
 PART = Part("Why attention, and how it works", order=3)
 
 # Bottom captions of these scenes run a little larger than the kit's default label size.
-CAPTION_SIZE = theme.LABEL_SIZE + 2
+CAPTION_SIZE = theme.LABEL_SIZE
 
 # --- formatting: every number on screen and in the notes goes through these -------------------------
 
@@ -243,7 +242,7 @@ class ScaledScores(WhyAttentionSlide):
             K.T,
             col_labels=self.labels,
             col_label_colours=self.colours,
-            col_title="K\u1d40 (columns = keys)",
+            col_title=r"$K^\top$ (columns = keys)",
             fmt=number_format(0),
             cell_width=0.75,
         )
@@ -299,16 +298,36 @@ class ScaledScores(WhyAttentionSlide):
         summary[3].set_color(theme.highlight())
         summary.move_to(self.work)
         box = SurroundingRectangle(row.entries, buff=0.12, color=theme.highlight())
-        self.play(ReplacementTransform(self.work, summary), Create(box), run_time=1.0)
-        self.say("scores, not yet probabilities: they may be negative", size=CAPTION_SIZE)
+        self.play(roll(self.work, summary), Create(box), run_time=1.0)
+        # The caption's claim is shown, not asserted: this query's scores are all >= 0, so another query of
+        # the walkthrough (from the data) shows negative ones.
+        negative = self.negative_scores()
+        if negative is not None:
+            query, query_scores = negative
+            line = MathTex(
+                rf"q = {fmt_g(query)}:\quad S = \left[{', '.join(f'{v:.4f}' for v in query_scores)}\right]",
+                font_size=theme.tex_size(theme.LABEL_SIZE),
+                color=theme.muted(),
+            ).next_to(summary, DOWN, buff=0.45)
+            self.play(FadeIn(line, shift=0.2 * UP), run_time=0.8)
+            self.say("scores, not yet probabilities: another query gives negative ones", size=CAPTION_SIZE)
+        else:
+            self.say("scores, not yet probabilities: a softmax turns them into weights", size=CAPTION_SIZE)
+
+    def negative_scores(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The first query of the walkthrough with a negative scaled score, and its scores."""
+        queries, query_scores = self.art["queries"], self.art["query_scores"]
+        for query, scores in zip(queries, query_scores):
+            if scores.min() < 0:
+                return query, scores
+        return None
 
     def negative_example(self) -> str:
         """A later query of the walkthrough whose scaled scores go negative, quoted with its scores."""
-        queries, query_scores = self.art["queries"], self.art["query_scores"]
-        negative = [i for i in range(len(queries)) if query_scores[i].min() < 0]
-        if not negative:
+        negative = self.negative_scores()
+        if negative is None:
             return ""
-        return f": with q = {fmt_g(queries[negative[0]])} they are {fmt_row(query_scores[negative[0]])}"
+        return f": with q = {fmt_g(negative[0])} they are {fmt_row(negative[1])}"
 
     def compute_entry(
         self,
@@ -351,10 +370,12 @@ class ScaledScores(WhyAttentionSlide):
             self.play(FadeOut(self.work), run_time=0.3 * speed)
         self.play(Create(column), Write(dot), run_time=1.0 * speed)
         self.play(Write(scaled), run_time=0.8 * speed)
+        # The computed number travels into its cell (moved, not morphed), where the table's entry takes over.
         target = row.entry_target(0, index, score, colour)
-        self.play(TransformFromCopy(scaled[2], target), run_time=0.8 * speed)
+        travelling = scaled[2].copy()
+        self.play(travelling.animate.scale_to_fit_height(target.height).move_to(target), run_time=0.8 * speed)
         row.entries[index].become(target)
-        self.remove(target)
+        self.remove(travelling)
         self.add(row)
         self.play(FadeOut(column), run_time=0.3 * speed)
         self.work = VGroup(dot, scaled)
@@ -387,7 +408,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
             min_value=float(min(shifted.min(), 0.0)),
             bar_width=0.95,
             spacing=0.55,
-            value_size=theme.BODY_SIZE,
+            value_size=theme.tex_size(theme.LABEL_SIZE),
         )
         bars.to_edge(LEFT, buff=1.3)
         bars.shift((-0.1 - bars.baseline.get_y()) * UP)  # room above for bars of 1, below for the shifted row
@@ -401,7 +422,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
             "Subtracting a shared constant changes no probability: "
             f"softmax of either row is {fmt_row(art['weights_from_shifted'][0])}. It only keeps exp from overflowing."
         )
-        self.advance(steps, 1, bars_caption, "s \u2212 max s")
+        bars_caption = self.advance(steps, 1, bars_caption, "s \u2212 max s")
         self.play(bars.morph(shifted), run_time=1.4)
         self.play(FadeIn(steps[2], shift=0.2 * UP), run_time=0.6)
 
@@ -409,7 +430,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
         self.next_slide(
             notes=f"Step 2, exponentiate: {fmt_row(exp)}. Every entry is now positive; the row sum is {exp_sum:.4f}."
         )
-        self.advance(steps, 3, bars_caption, "exp(s \u2212 max s)")
+        bars_caption = self.advance(steps, 3, bars_caption, "exp(s \u2212 max s)")
         self.play(bars.morph(exp), run_time=1.4)
 
         self.next_slide(
@@ -418,7 +439,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
             f"{self.labels[zero_key]} still has positive weight {weights[zero_key]:.4f} even though its score is "
             f"{scores[zero_key]:.4f}, the lowest: softmax never gives exactly zero to an allowed key."
         )
-        self.advance(steps, 4, bars_caption, "weights w")
+        bars_caption = self.advance(steps, 4, bars_caption, "weights w")
         self.play(bars.morph(weights), run_time=1.4)
         box = SurroundingRectangle(
             VGroup(bars.bars[zero_key], bars.readouts[zero_key], bars.labels[zero_key]),
@@ -438,11 +459,11 @@ class SoftmaxNormalization(WhyAttentionSlide):
         def row(values: np.ndarray) -> str:
             return r"\left[" + ", ".join(f"{v:.4f}" for v in values) + r"\right]"
 
-        size = theme.BODY_SIZE + 2
+        size = theme.tex_size(theme.SMALL_SIZE)
         lines = VGroup(
             MathTex(r"s = ", row(scores), font_size=size),
             MathTex(r"s - \max s = ", row(shifted), font_size=size),
-            MathTex(r"\operatorname{softmax}(s) = \operatorname{softmax}(s - \max s)", font_size=size - 4),
+            MathTex(r"\operatorname{softmax}(s) = \operatorname{softmax}(s - \max s)", font_size=size),
             MathTex(r"e^{\,s - \max s} = ", row(exp), rf"\quad \Sigma = {exp_sum:.4f}", font_size=size),
             MathTex(
                 r"w = \frac{e^{\,s - \max s}}{\Sigma} = ",
@@ -457,14 +478,14 @@ class SoftmaxNormalization(WhyAttentionSlide):
         lines[2].shift(0.2 * UP + 0.3 * RIGHT)
         return lines
 
-    def advance(self, steps: VGroup, index: int, bars_caption: Text, caption: str) -> None:
-        """Dim the steps done, reveal the next one, and retitle the bars."""
+    def advance(self, steps: VGroup, index: int, bars_caption: Text, caption: str) -> Text:
+        """Dim the steps done, reveal the next one, and retitle the bars (returns the new title)."""
         done = [steps[i] for i in range(index) if i != 2]
         new_caption = theme.text(caption, theme.LABEL_SIZE, theme.muted()).move_to(bars_caption)
         self.play(
             *[line.animate.set_opacity(0.45) for line in done],
             FadeIn(steps[index], shift=0.2 * UP),
-            Transform(bars_caption, new_caption),
+            roll(bars_caption, new_caption),
             run_time=0.7,
         )
         self.play(
@@ -473,6 +494,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
             ),
             run_time=0.6,
         )
+        return new_caption
 
 
 # --- cells 14-16 ---------------------------------------------------------------------------------
@@ -511,7 +533,7 @@ class WeightedRetrieval(WhyAttentionSlide):
                 MathTex(
                     rf"w_{{{label}}}\,v_{{{label}}} = {w:.4f}\times{fmt_g(v)} = ",
                     rf"[{c[0]:.4f}, {c[1]:.4f}]",
-                    font_size=theme.BODY_SIZE + 2,
+                    font_size=theme.tex_size(theme.SMALL_SIZE),
                 )
                 for label, w, v, c in zip(self.labels, weights, V, contributions)
             ]
@@ -628,8 +650,8 @@ class QueryAndTemperature(WhyAttentionSlide):
             vmax=1.0,
             annotate=True,
             fmt="{:.4f}",
-            cell_size=1.05,
-            label_size=theme.SMALL_SIZE + 2,
+            cell_size=1.2,
+            label_size=theme.SMALL_SIZE,
             col_labels_on_top=True,
         )
         for label, colour in zip(heatmap.col_labels, self.colours):
@@ -660,9 +682,10 @@ class QueryAndTemperature(WhyAttentionSlide):
             self.play(
                 angle.animate.set_value(target),
                 length.animate.set_value(float(np.linalg.norm(queries[index]))),
-                Transform(query_label, new_label),
+                roll(query_label, new_label),
                 run_time=1.2,
             )
+            query_label = new_label
             self.fill_row(heatmap, query_weights, index)
         arrow.clear_updaters()
         self.say(
@@ -714,9 +737,9 @@ class QueryAndTemperature(WhyAttentionSlide):
             colours=self.colours,
             bar_width=1.0,
             spacing=0.6,
-            value_size=theme.BODY_SIZE,
+            value_size=theme.tex_size(theme.LABEL_SIZE),
         )
-        bars.to_edge(LEFT, buff=1.4).shift(0.2 * DOWN)
+        bars.to_edge(LEFT, buff=1.4).shift(0.55 * DOWN)
         bars.add_updater(lambda m: m.set_values(weights_now()))
         equation = MathTex(
             r"A = \operatorname{softmax}\!\left(\frac{S}{T}\right)",
@@ -811,7 +834,7 @@ class CausalMask(WhyAttentionSlide):
             col_title="key (columns)",
             cell_width=1.12,
             cell_height=0.6,
-            entry_size=theme.SMALL_SIZE + 2,
+            entry_size=theme.SMALL_SIZE,
         )
         scores.to_edge(LEFT, buff=0.35).shift(0.4 * DOWN)
         s_label = MathTex("S", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).next_to(scores, DOWN, buff=0.2)
@@ -830,7 +853,7 @@ class CausalMask(WhyAttentionSlide):
             fmt=number_format(0),
             cell_width=1.12,
             cell_height=0.6,
-            entry_size=theme.SMALL_SIZE + 2,
+            entry_size=theme.SMALL_SIZE,
         )
         mask.to_edge(RIGHT, buff=0.9).match_y(scores.cells).shift((scores.cells.get_y() - mask.cells.get_y()) * UP)
         m_label = (
@@ -849,7 +872,8 @@ class CausalMask(WhyAttentionSlide):
         self.play(FadeIn(mask), FadeIn(m_label), FadeIn(tiles), run_time=0.8)
         self.play(tiles.animate.shift(scores.cells.get_center() - mask.cells.get_center()), run_time=1.5)
         new_label = MathTex("S + M", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(s_label)
-        self.play(scores.transform_entries(causal_scores), Transform(s_label, new_label), run_time=1.0)
+        self.play(scores.transform_entries(causal_scores), roll(s_label, new_label), run_time=1.0)
+        s_label = new_label
         self.play(tiles.animate.set_fill(theme.muted(), opacity=0.2), run_time=0.5)
 
         self.next_slide(
@@ -861,14 +885,17 @@ class CausalMask(WhyAttentionSlide):
         self.play(FadeOut(mask), FadeOut(m_label), run_time=0.5)
         scores.fmt = number_format(4, exact_zero=True)  # masked weights are exactly 0
         a_label = MathTex("A", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(s_label)
-        fill = np.where(allowed, causal_weights, -np.inf)
-        self.play(
-            scores.transform_entries(causal_weights, scores.text_colours(fill)),
-            Transform(s_label, a_label),
-            FadeOut(tiles),
-            scores.fill_cells(fill, recolour_entries=False),
-            run_time=1.2,
-        )
+        self.play(roll(s_label, a_label), FadeOut(tiles), run_time=0.6)
+        s_label = a_label
+        # The softmax runs one query row at a time: each row's numbers roll to its weights as its cells fill.
+        for row in range(len(K)):
+            done = np.arange(len(K))[:, None] <= row
+            fill = np.where(allowed & done, causal_weights, -np.inf)
+            self.play(
+                scores.transform_entries(causal_weights, scores.text_colours(fill), rows=[row]),
+                scores.fill_cells(fill, recolour_entries=False),
+                run_time=0.7,
+            )
         sums = scores.row_sums(causal_weights.sum(axis=-1))
         self.play(FadeIn(sums), run_time=0.6)
         first = scores.row_box(0)
@@ -896,7 +923,7 @@ class CausalMask(WhyAttentionSlide):
             fmt=number_format(4, exact_zero=True),
             cell_width=1.12,
             cell_height=0.6,
-            entry_size=theme.SMALL_SIZE + 2,
+            entry_size=theme.SMALL_SIZE,
         )
         table.col_title.set_color(theme.error_colour())
         table.fill_cells(np.where(art["causal_allowed"], wrong, -np.inf), animate=False)
@@ -939,8 +966,8 @@ class PaddingMask(WhyAttentionSlide):
             fmt="{:.0f}",
             cell_width=0.72,
             cell_height=0.6,
-            entry_size=theme.LABEL_SIZE + 2,
-            label_size=theme.SMALL_SIZE + 2,
+            entry_size=theme.LABEL_SIZE,
+            label_size=theme.SMALL_SIZE,
         )
         causal_t = MatrixTable(
             causal.astype(float),
@@ -973,7 +1000,7 @@ class PaddingMask(WhyAttentionSlide):
         eq = MathTex("=", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
         row = VGroup(causal_t, amp, padding_t, eq, combined_t).arrange(RIGHT, buff=0.6).shift(0.1 * DOWN)
         padding_t.match_y(causal_t.cells).shift((causal_t.cells.get_y() - padding_t.cells.get_y()) * UP)
-        notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.SMALL_SIZE + 2, theme.muted()).next_to(
+        notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.SMALL_SIZE, theme.muted()).next_to(
             row, DOWN, buff=0.5
         )
         self.play(FadeIn(causal_t), run_time=0.6)
@@ -1013,10 +1040,10 @@ class PaddingMask(WhyAttentionSlide):
             fmt=number_format(4, exact_zero=True),
             cell_width=1.15,
             cell_height=0.6,
-            entry_size=theme.SMALL_SIZE + 2,
+            entry_size=theme.SMALL_SIZE,
         )
         result.fill_cells(np.where(combined, weights, -np.inf), animate=False)
-        result.to_edge(RIGHT, buff=1.8).match_y(combined_t.cells).shift(
+        result.to_edge(RIGHT, buff=2.1).match_y(combined_t.cells).shift(
             (combined_t.cells.get_y() - result.cells.get_y()) * UP
         )
         arrow = Arrow(combined_t.get_right(), result.get_left(), buff=0.25, color=theme.muted(), stroke_width=3)
@@ -1063,7 +1090,7 @@ class PaddingMask(WhyAttentionSlide):
         )
         for r in empty:
             self.play(Create(table.row_box(r, theme.error_colour())), run_time=0.5)
-        wrapped = textwrap.wrap(f"DataError: {message}", 44, break_long_words=False, break_on_hyphens=False)
+        wrapped = textwrap.wrap(f"DataError: {message}", 38, break_long_words=False, break_on_hyphens=False)
         lines = VGroup(*[theme.text(line, theme.LABEL_SIZE, theme.foreground()) for line in wrapped]).arrange(
             DOWN, aligned_edge=LEFT, buff=0.12
         )
@@ -1250,19 +1277,19 @@ class WhatAttentionExplains(WhyAttentionSlide):
         ).shift(2.1 * UP)
         rows = VGroup(
             VGroup(
-                theme.text("NumPy (float64)", theme.LABEL_SIZE + 2, theme.muted()),
+                theme.text("NumPy (float64)", theme.LABEL_SIZE, theme.muted()),
                 theme.text(fmt_row(art["context"][0]), theme.BODY_SIZE),
             ),
             VGroup(
-                theme.text("SDPA (float32)", theme.LABEL_SIZE + 2, theme.muted()),
+                theme.text("SDPA (float32)", theme.LABEL_SIZE, theme.muted()),
                 theme.text(fmt_row(art["sdpa_context"][0]), theme.BODY_SIZE),
             ),
             VGroup(
-                theme.text("max |difference|", theme.LABEL_SIZE + 2, theme.muted()),
+                theme.text("max |difference|", theme.LABEL_SIZE, theme.muted()),
                 theme.text(f"{diff:.2e}", theme.BODY_SIZE, theme.value_colour()),
             ),
             VGroup(
-                theme.text("with causal+padding mask", theme.LABEL_SIZE + 2, theme.muted()),
+                theme.text("with causal+padding mask", theme.LABEL_SIZE, theme.muted()),
                 theme.text(f"{masked_diff:.2e}", theme.BODY_SIZE, theme.value_colour()),
             ),
         )

@@ -33,10 +33,33 @@ def test_overlapping_texts_are_caught_but_touching_ones_are_not() -> None:
 
 def test_small_text_is_caught_with_tex_measured_as_it_reads() -> None:
     assert [v.rule for v in layout.check([Text("tiny", font_size=12)], 1)] == ["text too small"]
+    # The old minimum, 16, gave digits 10 px tall at 480p: now too small.
+    assert [v.rule for v in layout.check([Text("0.40", font_size=16)], 1)] == ["text too small"]
     # A LaTeX number at 18 reads smaller than Pango text at 18 (under 8 px tall at 480p): too small.
     small_tex = DecimalNumber(0.4011, font_size=18)
     assert [v.rule for v in layout.check([small_tex], 1)] == ["text too small"]
     assert layout.check([DecimalNumber(0.4011, font_size=theme.tex_size(theme.SMALL_SIZE))], 1) == []
+    assert layout.check([Text("0.40", font_size=theme.SMALL_SIZE)], 1) == []
+    # A text shrunk after it was made counts at the size it now has.
+    shrunk = Text("0.40", font_size=theme.SMALL_SIZE).scale(0.8)
+    assert [v.rule for v in layout.check([shrunk], 1)] == ["text too small"]
+
+
+def dark_rows(frame: np.ndarray) -> int:
+    """Rows of the frame where any pixel differs from the background (the ink of one glyph)."""
+    background = np.array(theme.background().to_rgb()) * 255
+    ink = np.abs(frame - background).max(axis=2) > 60
+    return int(ink.any(axis=1).sum())
+
+
+@pytest.mark.parametrize("tex", [False, True])
+def test_glyph_height_is_the_height_of_a_digit_on_the_rendered_frame(tex: bool) -> None:
+    """glyph_px computes what the frame shows: a digit at the smallest size, rendered at 854x480."""
+    size = theme.tex_size(theme.SMALL_SIZE) if tex else theme.SMALL_SIZE
+    digit = MathTex("0", font_size=size) if tex else Text("0", font_size=size, font=theme.font())
+    measured = dark_rows(render_frame(digit))
+    assert layout.glyph_px(digit) == pytest.approx(measured, abs=1.5)
+    assert measured >= theme.MIN_GLYPH_PX
 
 
 def test_tex_scale_matches_glyph_heights() -> None:

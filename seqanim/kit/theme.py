@@ -10,16 +10,18 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from manim import ManimColor, Text
+from manim import ManimColor, Tex, Text
 
 from seqanim.kit.style import DEFAULT_STYLE, Style
 
-# Sizes in manim font units, checked legible at 854x480 (the layout check enforces MIN_FONT).
+# Sizes in manim font units. The layout check measures what they give on screen: the smallest text must
+# stand at least MIN_GLYPH_PX tall (a digit's height) at 854x480. DejaVu Sans digits are 0.63 px per font
+# unit at 480p, so SMALL_SIZE (23) gives 14.5 px; 16, the old minimum, gave 10 px.
 TITLE_SIZE = 40
-BODY_SIZE = 28
-LABEL_SIZE = 22
-SMALL_SIZE = 18
-MIN_FONT = 16
+BODY_SIZE = 30
+LABEL_SIZE = 25
+SMALL_SIZE = 23
+MIN_GLYPH_PX = 14.0
 # LaTeX glyphs (MathTex, DecimalNumber, axis numbers) stand about 0.69x as tall as Pango text of the same
 # font_size: a Tex digit at 18 is under 8 px at 480p. Scale Tex sizes by this so both read alike.
 TEX_SCALE = 1.45
@@ -155,6 +157,14 @@ def text_on(fill: ManimColor) -> ManimColor:
 
     cell = fill.to_hex()[:7]
     return max((foreground(), background()), key=lambda c: contrast(c.to_hex()[:7], cell))
+
+
+def label(content: str, size: float = LABEL_SIZE, colour: ManimColor | None = None) -> Text | Tex:
+    """A label that may hold maths: with $...$ in it, the whole label is set by LaTeX (real subscripts,
+    one type family for its words, symbols and digits), at the height Pango text of `size` would have."""
+    if "$" not in content:
+        return text(content, size, colour)
+    return Tex(content, font_size=tex_size(size), color=colour or foreground())
 
 
 def text(content: str, size: float = LABEL_SIZE, colour: ManimColor | None = None, weight: str = "NORMAL") -> Text:
