@@ -95,8 +95,8 @@ class _AlignmentBuildUp(LectureSlide):
 
         self.node = RoundedRectangle(
             corner_radius=0.12,
-            width=2.6,
-            height=0.5,
+            width=3.1,
+            height=0.56,
             stroke_color=theme.query_colour(),
             fill_color=theme.query_colour(),
             fill_opacity=0.2,
@@ -119,9 +119,9 @@ class _AlignmentBuildUp(LectureSlide):
             fmt="{:.1f}",
         )
         self.energy_strip.move_to([panel_centre, -1.45, 0]).blank()
-        # Weights under 0.01 show as colour only: the row reads as its peak, not as a row of "0.00".
+        # Weights under 0.05 show as colour only: the row reads as its peaks, not as a row of small numbers.
         self.weight_strip = ScoreStrip(
-            length, vmin=0.0, vmax=1.0, spacing=self.SPACING, cell_size=self.STRIP_CELL, fmt="{:.2f}", hide_below=0.005
+            length, vmin=0.0, vmax=1.0, spacing=self.SPACING, cell_size=self.STRIP_CELL, fmt="{:.2f}", hide_below=0.05
         )
         self.weight_strip.move_to([panel_centre, -2.7, 0]).blank()
         self.energy_label = MathTex(

@@ -50,7 +50,7 @@ PART = Part("Recurrent neural networks", order=1)
 def rho_colour(rho: float) -> ManimColor:
     """A spectral radius on the ordered ramp, by log(rho): rho = 1 in the middle in every scene, so the same
     rho has the same colour in HiddenStateDynamics and EchoOfAPulse."""
-    return theme.ordered_colour(0.5 + 0.5 * math.tanh(4 * math.log(rho)))
+    return theme.ordered_colour(0.5 + 0.5 * math.tanh(8 * math.log(rho)))
 
 
 def _regime(rho: float) -> str:
@@ -537,12 +537,8 @@ class AddingProblem(LectureSlide):
                 f"the net reads {values[first]:.2f} at t = {first} but answers only after t = {length - 1}:",
                 theme.LABEL_SIZE,
             ),
-            theme.text(
-                f"it must carry that value across {length - 1 - first} steps  ·  baseline (predict the mean): "
-                f"MSE {baseline:.3f}",
-                theme.LABEL_SIZE,
-                theme.muted(),
-            ),
+            theme.text(f"it must carry that value across {length - 1 - first} steps;", theme.LABEL_SIZE),
+            theme.text(f"baseline (predict the mean): MSE {baseline:.3f}", theme.LABEL_SIZE, theme.muted()),
         ).arrange(DOWN, buff=0.15)
         why.next_to(equation, DOWN, buff=0.3)
         self.play(FadeIn(why, shift=0.1 * UP), run_time=0.8)

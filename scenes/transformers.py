@@ -177,6 +177,9 @@ class SelfAttentionLookup(LectureSlide):
             value_size=theme.tex_size(theme.SMALL_SIZE),
         )
         self.chart.next_to(self.heatmap, RIGHT, buff=0.5).align_to(self.heatmap.cells, DOWN).shift(0.3 * UP)
+        for readout, weight in zip(self.chart.readouts, row):
+            if weight < 0.01:  # only the weights that matter carry a number; the bars show the rest
+                readout.set_opacity(0)
         axis = theme.text("attention weight of the query row", theme.LABEL_SIZE, theme.muted()).next_to(
             self.chart, UP, buff=0.35
         )
@@ -798,10 +801,14 @@ class RopeRotation(LectureSlide):
             cell_stroke=0.0,
             fmt="{:.1f}",
             dense=True,
+            # Signed scores on the signed ramp, zero at its neutral middle (as PE's values are drawn).
+            vmin=-float(np.abs(scores).max()),
+            vmax=float(np.abs(scores).max()),
+            colormap=theme.diverging_colormap(),
         )
         self.matrix.to_edge(LEFT, buff=0.45).shift(0.4 * DOWN)
         line = _diagonal_line(self.matrix, offset, theme.highlight())
-        tag = theme.text(f"n - m = {offset}", theme.LABEL_SIZE, theme.highlight()).next_to(
+        tag = theme.label(f"$n - m = {offset}$", theme.LABEL_SIZE, theme.highlight()).next_to(
             self.matrix.cell(0, offset), UP, buff=0.12
         )
         self.play(FadeIn(self.matrix), run_time=0.8)
@@ -830,13 +837,13 @@ class RopeRotation(LectureSlide):
         )
         plot.to_edge(RIGHT, buff=0.45).align_to(self.matrix.cells, DOWN).shift(0.35 * UP)
         first = plot.curve(offsets, row_at_0, theme.query_colour(), stroke_width=9)
-        second = DashedVMobject(
-            plot.curve(offsets, row_at_shift, theme.query_colour(), stroke_width=3.5), num_dashes=45
-        )
+        # Both are the query's scores (one role, one colour); the shifted one is a thin dashed line over the
+        # thick solid one, in the foreground colour so that it shows where the two coincide.
+        second = DashedVMobject(plot.curve(offsets, row_at_shift, theme.foreground(), stroke_width=3.5), num_dashes=45)
         legend = (
             VGroup(
                 theme.text("solid: query at position 0", theme.SMALL_SIZE, theme.query_colour()),
-                theme.text(f"dashed: query at position {shift}", theme.SMALL_SIZE, theme.query_colour()),
+                theme.text(f"dashed: query at position {shift}", theme.SMALL_SIZE, theme.foreground()),
             )
             .arrange(DOWN, aligned_edge=LEFT, buff=0.1)
             .next_to(plot, UP, buff=0.15)

@@ -832,7 +832,7 @@ class CausalMask(WhyAttentionSlide):
             col_labels=positions,
             row_title="query (rows)",
             col_title="key (columns)",
-            cell_width=1.12,
+            cell_width=1.24,
             cell_height=0.6,
             entry_size=theme.SMALL_SIZE,
         )
@@ -851,7 +851,7 @@ class CausalMask(WhyAttentionSlide):
             row_labels=positions,
             col_labels=positions,
             fmt=number_format(0),
-            cell_width=1.12,
+            cell_width=1.24,
             cell_height=0.6,
             entry_size=theme.SMALL_SIZE,
         )
@@ -919,9 +919,9 @@ class CausalMask(WhyAttentionSlide):
         table = MatrixTable(
             wrong,
             col_labels=positions,
-            col_title="softmax, then mask (wrong)",
+            col_title="✗ softmax, then mask (wrong)",
             fmt=number_format(4, exact_zero=True),
-            cell_width=1.12,
+            cell_width=1.24,
             cell_height=0.6,
             entry_size=theme.SMALL_SIZE,
         )
@@ -1030,7 +1030,7 @@ class PaddingMask(WhyAttentionSlide):
             *[FadeOut(m) for m in self.mobjects if isinstance(m, SurroundingRectangle)],
             run_time=0.5,
         )
-        self.play(combined_t.animate.to_edge(LEFT, buff=1.0), run_time=0.7)
+        self.play(combined_t.animate.to_edge(LEFT, buff=0.5), run_time=0.7)
         result = MatrixTable(
             weights,
             row_labels=positions,
@@ -1038,12 +1038,12 @@ class PaddingMask(WhyAttentionSlide):
             row_title="query (rows)",
             col_title="weights A (key columns)",
             fmt=number_format(4, exact_zero=True),
-            cell_width=1.15,
+            cell_width=1.25,
             cell_height=0.6,
             entry_size=theme.SMALL_SIZE,
         )
         result.fill_cells(np.where(combined, weights, -np.inf), animate=False)
-        result.to_edge(RIGHT, buff=2.1).match_y(combined_t.cells).shift(
+        result.to_edge(RIGHT, buff=2.15).match_y(combined_t.cells).shift(
             (combined_t.cells.get_y() - result.cells.get_y()) * UP
         )
         arrow = Arrow(combined_t.get_right(), result.get_left(), buff=0.25, color=theme.muted(), stroke_width=3)
@@ -1090,6 +1090,14 @@ class PaddingMask(WhyAttentionSlide):
         )
         for r in empty:
             self.play(Create(table.row_box(r, theme.error_colour())), run_time=0.5)
+        # In the matrix: what a naive softmax returns for that row, 0/0 = NaN in every cell (from the data).
+        naive = art["all_masked_naive"]
+        nan_colours = {(r, c): theme.error_colour() for r in empty for c in range(naive.shape[1])}
+        nan_note = theme.label(
+            f"naive softmax of row {', '.join(map(str, empty))}: $0/0$ = NaN", theme.SMALL_SIZE, theme.error_colour()
+        ).next_to(table, DOWN, buff=0.3)
+        nan_note.align_to(table, LEFT)
+        self.play(table.transform_entries(naive, nan_colours, rows=empty), FadeIn(nan_note), run_time=0.8)
         wrapped = textwrap.wrap(f"DataError: {message}", 38, break_long_words=False, break_on_hyphens=False)
         lines = VGroup(*[theme.text(line, theme.LABEL_SIZE, theme.foreground()) for line in wrapped]).arrange(
             DOWN, aligned_edge=LEFT, buff=0.12
@@ -1133,7 +1141,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
             col_label_colours=self.colours,
             col_title="weights (fixed Q, K)",
             fmt=number_format(4, exact_zero=True),
-            cell_width=1.15,
+            cell_width=1.3,
             cell_height=0.6,
             entry_size=theme.LABEL_SIZE,
         )

@@ -40,7 +40,7 @@ class Preset:
     items: tuple[str, ...]
     # Ordered ramp (low -> high, e.g. the spectral radius rho): a matplotlib map sampled between two points,
     # chosen so every sample reads as text on this background and lightness grows with the value.
-    ordered: tuple[str, float, float] = ("plasma", 0.55, 0.95)
+    ordered: tuple[str, float, float] = ("plasma", 0.53, 1.0)
     diverging: str = "RdBu_r"  # signed values (negative blue, zero neutral, positive red), as the seeds use
 
 
@@ -68,9 +68,9 @@ PRESETS: Mapping[str, Preset] = MappingProxyType(
                 allowed="#a8d86e",
                 blocked="#9aa0aa",
             ),
-            models=MappingProxyType({"RNN": "#d6a36f", "LSTM": "#f0e05a", "GRU": "#4fd1d9"}),
+            models=MappingProxyType({"RNN": "#c9a0ff", "LSTM": "#f0e05a", "GRU": "#4fd1d9"}),
             items=("#fbafe4", "#c3b3ff", "#e3c28f", "#9fe3e8", "#f2b33d"),
-            ordered=("plasma", 0.55, 0.95),
+            ordered=("plasma", 0.53, 1.0),
         ),
         "light": Preset(
             background="#fbfaf7",
@@ -87,7 +87,7 @@ PRESETS: Mapping[str, Preset] = MappingProxyType(
                 allowed="#437a12",
                 blocked="#6b7079",
             ),
-            models=MappingProxyType({"RNN": "#8a5a2b", "LSTM": "#6e6300", "GRU": "#00727a"}),
+            models=MappingProxyType({"RNN": "#6a3fb0", "LSTM": "#6e6300", "GRU": "#00727a"}),
             items=("#a8327f", "#5b3fb5", "#7a5518", "#00707a", "#8a5a00"),
             ordered=("plasma", 0.42, 0.02),
         ),
