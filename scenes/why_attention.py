@@ -964,7 +964,7 @@ class PaddingMask(WhyAttentionSlide):
         self.title("Padding mask + causal mask")
         small = dict(
             fmt="{:.0f}",
-            cell_width=0.72,
+            cell_width=0.86,  # "NaN" fits its cell with room to spare
             cell_height=0.6,
             entry_size=theme.LABEL_SIZE,
             label_size=theme.SMALL_SIZE,

@@ -167,3 +167,22 @@ def test_bars_scale_with_values_and_readouts_follow() -> None:
         ).max()
         < 12
     )
+
+
+def test_roll_texts_replaces_changed_numbers_and_keeps_unchanged_ones() -> None:
+    """A changed number rolls (no glyph is morphed); afterwards the group holds the new texts themselves."""
+    from seqanim.kit.motion import RollTexts
+
+    old = VGroup(*[Text(s, font_size=theme.SMALL_SIZE) for s in ("0.7071", "1.0000")]).arrange(RIGHT, buff=0.5)
+    kept = old[1]
+    new = VGroup(*[Text(s, font_size=theme.SMALL_SIZE).move_to(o) for s, o in zip(("0.3302", "1.0000"), old)])
+    scene = Scene()
+    scene.add(old)
+    roll = RollTexts(old, new, run_time=0.2)
+    assert len(roll.swaps) == 1 and roll.swaps[0][0] == 0  # only the changed entry rolls
+    with tempconfig({"write_to_movie": False, "disable_caching": True, "verbosity": "ERROR", "dry_run": True}):
+        scene.play(roll)
+    assert [t.text for t in old] == ["0.3302", "1.0000"]
+    assert old[1] is kept and old[0] is new[0]  # the new Text object, at its font size, not a morphed old one
+    # On screen: the new number once, the old one gone (faded out), the unchanged one still there.
+    assert sorted(layout.visible_texts(scene.mobjects)) == ["0.3302", "1.0000"]

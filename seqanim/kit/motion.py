@@ -29,8 +29,9 @@ def _same_colour(a: Mobject, b: Mobject) -> bool:
 
 
 class RollTexts(AnimationGroup):
-    """Roll each text of `group` that differs from its counterpart in `targets`; afterwards `group` holds
-    the targets themselves (so later code, the layout check and font sizes see the new texts)."""
+    """Roll each text of `group` whose string differs from its counterpart in `targets`; afterwards `group`
+    holds the targets themselves (so later code, the layout check and font sizes see the new texts). A text
+    whose string is unchanged is kept and only slides (or recolours) to where its counterpart sits."""
 
     def __init__(self, group: VGroup, targets: Sequence[Mobject], distance: float = 0.22, **kwargs) -> None:  # type: ignore[no-untyped-def]
         if len(group) != len(targets):
@@ -39,9 +40,12 @@ class RollTexts(AnimationGroup):
         self.swaps: list[tuple[int, Mobject]] = []
         animations = []
         for index, (old, new) in enumerate(zip(group, targets)):
-            if _string(old) == _string(new) and np.allclose(old.get_center(), new.get_center(), atol=1e-3):
-                if not _same_colour(old, new) and new.get_color() is not None:
-                    animations.append(old.animate.set_color(new.get_color()))
+            if _string(old) == _string(new):  # the same words: they stay, sliding to their new place if it moved
+                moved = not np.allclose(old.get_center(), new.get_center(), atol=1e-3)
+                recoloured = not _same_colour(old, new) and new.get_color() is not None
+                if moved or recoloured:
+                    target = old.animate.move_to(new.get_center())
+                    animations.append(target.set_color(new.get_color()) if recoloured else target)
                 continue
             shift = distance * UP
             animations.append(old.animate.shift(shift).set_opacity(0))
