@@ -1047,8 +1047,8 @@ class PaddingMask(WhyAttentionSlide):
         )
         arrow = Arrow(combined_t.get_right(), result.get_left(), buff=0.25, color=theme.muted(), stroke_width=3)
         arrow_label = MathTex(
-            r"\operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 4, color=theme.foreground()
-        ).next_to(arrow, UP, buff=0.1)
+            r"A = \operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 4, color=theme.foreground()
+        ).next_to(result, UP, buff=0.15)  # heads the result: above the arrow it collided with the row labels
         sums = result.row_sums(weights.sum(axis=-1))
         self.play(GrowArrow(arrow), FadeIn(arrow_label), FadeIn(result), run_time=1.0)
         self.play(FadeIn(sums), *[Create(result.column_box(i, theme.blocked_colour())) for i in padded], run_time=0.8)
