@@ -174,6 +174,11 @@ def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         all_masked_error = str(error)
     else:  # pragma: no cover - the mask above always empties row 0
         raise AssertionError("an all-masked row was not refused")
+    # What a naive softmax returns instead: exp(-inf - max) over a row of -inf is 0/0, a row of NaN.
+    all_masked_scores = np.where(all_masked_allowed, self_scores, -np.inf)
+    with np.errstate(invalid="ignore"):
+        naive_exp = np.exp(all_masked_scores - all_masked_scores.max(axis=-1, keepdims=True))
+        all_masked_naive = naive_exp / naive_exp.sum(axis=-1, keepdims=True)
 
     # What a weight plot can explain: intervene on one value, then remove one key.
     changed_V = V.copy()
@@ -217,6 +222,7 @@ def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         "is_real_key": is_real_key, "padding_allowed": padding_allowed, "padding_scores": padding_scores,
         "padding_weights": padding_weights, "padding_context": padding_context,
         "all_masked_allowed": all_masked_allowed, "all_masked_error": np.array(all_masked_error),
+        "all_masked_naive": all_masked_naive,
         "changed_V": changed_V, "changed_weights": changed_weights, "changed_context": changed_context,
         "removed_allowed": removed_allowed, "removed_weights": removed_weights, "removed_context": removed_context,
         "sdpa_context": sdpa_context, "sdpa_padding_context": sdpa_padding_context,

@@ -17,7 +17,6 @@ from manim import (
     MathTex,
     ReplacementTransform,
     RoundedRectangle,
-    Transform,
     VGroup,
     Write,
 )
@@ -27,6 +26,7 @@ from seqanim.declare import Part
 from seqanim.kit import theme
 from seqanim.kit.alignment import ScoreStrip, TokenRow, WeightedFan, cell_outlines, label_above
 from seqanim.kit.heatmap import Heatmap
+from seqanim.kit.motion import RollTexts, roll
 from seqanim.slide import LectureSlide
 
 PART = Part("Recurrent attention", order=2)
@@ -70,8 +70,9 @@ def _lines(*rows: tuple[str, object]) -> VGroup:
 class _AlignmentBuildUp(LectureSlide):
     """The shared build-up: encoder tokens on top, the decoder state below, scores -> weights -> heatmap row."""
 
-    PANEL_LEFT = -6.2  # left edge of the mechanism panel; the heatmap sits right of x = 0
-    SPACING = 0.6
+    PANEL_LEFT = -6.75  # left edge of the mechanism panel; the heatmap sits right of x = 0
+    SPACING = 0.72  # one token per column: a two-decimal weight fits under its token at the smallest size
+    STRIP_CELL = 0.64
 
     def build_stage(
         self,
@@ -94,14 +95,14 @@ class _AlignmentBuildUp(LectureSlide):
 
         self.node = RoundedRectangle(
             corner_radius=0.12,
-            width=2.6,
-            height=0.5,
+            width=3.1,
+            height=0.56,
             stroke_color=theme.query_colour(),
             fill_color=theme.query_colour(),
             fill_opacity=0.2,
         )
         self.node.move_to([panel_centre, 0.1, 0])
-        self.node_text = theme.text("decoder state s_0", theme.SMALL_SIZE).move_to(self.node)
+        self.node_text = self.state_label(0)
         self.emitted = VGroup()  # "emits 2", next to the decoder state once it has spoken
         self.fan = WeightedFan(
             self.node.get_top(), [self.encoder.bottom(j) for j in range(length)], colour=theme.highlight()
@@ -109,10 +110,19 @@ class _AlignmentBuildUp(LectureSlide):
 
         limit = float(np.abs(energies).max())
         self.energy_strip = ScoreStrip(
-            length, vmin=-limit, vmax=limit, colormap=theme.diverging_colormap(), spacing=self.SPACING, fmt="{:.1f}"
+            length,
+            vmin=-limit,
+            vmax=limit,
+            colormap=theme.diverging_colormap(),
+            spacing=self.SPACING,
+            cell_size=self.STRIP_CELL,
+            fmt="{:.1f}",
         )
         self.energy_strip.move_to([panel_centre, -1.45, 0]).blank()
-        self.weight_strip = ScoreStrip(length, vmin=0.0, vmax=1.0, spacing=self.SPACING, fmt="{:.2f}")
+        # Weights under 0.05 show as colour only: the row reads as its peaks, not as a row of small numbers.
+        self.weight_strip = ScoreStrip(
+            length, vmin=0.0, vmax=1.0, spacing=self.SPACING, cell_size=self.STRIP_CELL, fmt="{:.2f}", hide_below=0.05
+        )
         self.weight_strip.move_to([panel_centre, -2.7, 0]).blank()
         self.energy_label = MathTex(
             r"e_{t,j}", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.foreground()
@@ -149,6 +159,12 @@ class _AlignmentBuildUp(LectureSlide):
         self.heatmap.row_labels.set_opacity(0)
         self.row_box = self.heatmap.row_box(0, theme.query_colour())
 
+    def state_label(self, step: int) -> VGroup:
+        """ "decoder state s_t" with a real subscript, centred in the decoder node."""
+        words = theme.text("decoder state", theme.SMALL_SIZE)
+        symbol = MathTex(rf"s_{{{step}}}", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.foreground())
+        return VGroup(words, symbol).arrange(RIGHT, buff=0.12).move_to(self.node)
+
     def show_stage(self) -> None:
         self.play(LaggedStart(FadeIn(self.encoder), FadeIn(self.encoder_label), lag_ratio=0.3), run_time=0.9)
         self.play(FadeIn(self.heatmap), FadeIn(self.node), FadeIn(self.node_text), Create(self.fan), run_time=1.0)
@@ -156,19 +172,21 @@ class _AlignmentBuildUp(LectureSlide):
     def decode_step(self, step: int, detailed: bool, introduce: bool = False) -> None:
         """One decoder step: scores, softmax weights (fan + strip), then the row lands in the heatmap."""
         pace = 1.0 if detailed else 0.45
-        new_text = theme.text(f"decoder state s_{step}", theme.SMALL_SIZE).move_to(self.node)
         box = self.heatmap.row_box(step, theme.query_colour())
         fades = [self.emitted.animate.set_opacity(0.35)] if len(self.emitted) else []
         self.play(
-            Transform(self.node_text, new_text), ReplacementTransform(self.row_box, box), *fades, run_time=0.4 * pace
+            RollTexts(self.node_text, self.state_label(step)),
+            ReplacementTransform(self.row_box, box),
+            *fades,
+            run_time=0.4 * pace,
         )
         self.row_box = box
         if introduce:
-            self.play(Write(self.score_formula), FadeIn(self.energy_label), FadeIn(self.energy_strip), run_time=1.2)
+            self.play(Write(self.score_formula), FadeIn(self.energy_strip), run_time=1.2)
         self.play(*self.energy_strip.animate_values(self.energies[step]), run_time=0.9 * pace)
         self.energy_strip.settle()
         if introduce:
-            self.play(Write(self.softmax_formula), FadeIn(self.weight_label), FadeIn(self.weight_strip), run_time=1.0)
+            self.play(Write(self.softmax_formula), FadeIn(self.weight_strip), run_time=1.0)
         weights = self.attention[step]
         self.play(*self.weight_strip.animate_values(weights), self.fan.animate_weights(weights), run_time=0.9 * pace)
         self.weight_strip.settle()
@@ -186,11 +204,10 @@ class _AlignmentBuildUp(LectureSlide):
         self.play(
             ReplacementTransform(ghost, landing),
             label.animate.set_opacity(1).set_color(theme.query_colour()),
-            Transform(self.emitted, emitted) if len(self.emitted) else FadeIn(emitted),
+            roll(self.emitted, emitted) if len(self.emitted) else FadeIn(emitted),
             run_time=0.9 * pace,
         )
-        if not len(self.emitted):
-            self.emitted = emitted
+        self.emitted = emitted
         self.heatmap.recolour(self.attention, rows=[step])
         self.remove(landing)
         if step > 0:
@@ -240,7 +257,7 @@ class ReverseAlignment(_AlignmentBuildUp):
             run["energies"],
             cell_size=0.42,
             col_title="source symbol",
-            encoder_text="source symbols x_j, read into encoder states h_j",
+            encoder_text="source symbols $x_j$, read into encoder states $h_j$",
         )
 
         self.next_slide(
@@ -261,7 +278,7 @@ class ReverseAlignment(_AlignmentBuildUp):
             self.next_slide(notes=self._step_note(step, where, weight))
             self.say(
                 f"step {step}: {weight:.1%} of the weight on source position {where} (symbol {source[where]})",
-                theme.highlight(),
+                theme.caption_colour(),
             )
             self.decode_step(step, detailed=True, introduce=step == 0)
 
@@ -398,7 +415,7 @@ class ReverseAlignment(_AlignmentBuildUp):
         why[3:].shift(0.3 * DOWN)  # a gap between the reason and the accuracy
         self.play(FadeOut(self.mirror_lines), run_time=0.5)
         self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in why], lag_ratio=0.25), run_time=1.8)
-        self.say("attention learned an alignment: a position, found anew at every step", theme.highlight())
+        self.say("attention learned an alignment: a position, found anew at every step", theme.caption_colour())
         self.wait(0.8)
 
 
@@ -421,7 +438,7 @@ class SortAlignment(_AlignmentBuildUp):
             run["energies"],
             cell_size=0.5,
             col_title="source value",
-            encoder_text="values x_j, read both ways into states h_j",
+            encoder_text="values $x_j$, read both ways into states $h_j$",
         )
 
         self.next_slide(
@@ -444,7 +461,7 @@ class SortAlignment(_AlignmentBuildUp):
             self.say(
                 f"step {step}: the {_smallest(step)} value, {target[step]}, sits at position {where}: "
                 f"{weight:.0%} of the weight",
-                theme.highlight(),
+                theme.caption_colour(),
             )
             self.decode_step(step, detailed=True, introduce=step == 0)
 
@@ -611,5 +628,7 @@ class SortAlignment(_AlignmentBuildUp):
         self.play(FadeOut(self.reverse_map), FadeOut(self.reverse_subtitle), run_time=0.6)
         self.play(Create(targets), run_time=1.0)
         self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in lines], lag_ratio=0.25), run_time=1.8)
-        self.say("dashed: where the t-th smallest value sits. Attention is a pointer into the input", theme.highlight())
+        self.say(
+            "dashed: where the t-th smallest value sits. Attention is a pointer into the input", theme.caption_colour()
+        )
         self.wait(0.8)

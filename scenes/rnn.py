@@ -25,6 +25,8 @@ from manim import (
     Integer,
     Line,
     ManimColor,
+    MathTex,
+    Tex,
     TransformFromCopy,
     ValueTracker,
     VGroup,
@@ -37,12 +39,18 @@ from manim import (
 from seqanim.declare import Part
 from seqanim.kit import theme
 from seqanim.kit.formula import maths
-from seqanim.kit.plots import Plot, nice_limit
+from seqanim.kit.plots import Plot
 from seqanim.kit.stream import Stream
 from seqanim.kit.vectors import VectorDiagram
 from seqanim.slide import LectureSlide
 
 PART = Part("Recurrent neural networks", order=1)
+
+
+def rho_colour(rho: float) -> ManimColor:
+    """A spectral radius on the ordered ramp, by log(rho): rho = 1 in the middle in every scene, so the same
+    rho has the same colour in HiddenStateDynamics and EchoOfAPulse."""
+    return theme.ordered_colour(0.5 + 0.5 * math.tanh(8 * math.log(rho)))
 
 
 def _regime(rho: float) -> str:
@@ -102,7 +110,9 @@ class HiddenStateDynamics(LectureSlide):
             "Only rho = 1 keeps the signal; this is why plain RNNs forget or explode, "
             "and why gated cells were invented."
         )
-        self.say("the spectral radius ρ = max|eig(W)| decides: < 1 forgets, > 1 explodes", colour=theme.highlight())
+        self.say(
+            "the spectral radius ρ = max|eig(W)| decides: < 1 forgets, > 1 explodes", colour=theme.caption_colour()
+        )
 
     def where(self, indices: list[int]) -> str:
         rho = self.rhos[indices[0]]
@@ -119,10 +129,10 @@ class HiddenStateDynamics(LectureSlide):
             (self.low, self.high, 1),
             width=4.9,
             height=3.9,
-            x_label="time step t",
-            y_label="‖h_t‖ (log scale)",
+            x_label="time step $t$",
+            y_label=r"$\|h_t\|$ (log scale)",
             log_y=True,
-            tick_size=26,
+            tick_size=theme.tex_size(theme.SMALL_SIZE),
         )
         self.plot.to_edge(LEFT, buff=0.4)
         self.plot.shift((-3.05 - self.plot.get_bottom()[1]) * UP)  # clear of the closing caption
@@ -140,7 +150,9 @@ class HiddenStateDynamics(LectureSlide):
         eigen_title = theme.text(f"{len(self.angles)} eigenvalues of W", theme.LABEL_SIZE).next_to(
             self.eigen, UP, buff=0.15
         )
-        unit_label = theme.text("|λ| = 1", theme.SMALL_SIZE, theme.muted()).next_to(self.eigen, DOWN, buff=0.1)
+        unit_label = theme.label(r"$|\lambda| = 1$", theme.SMALL_SIZE, theme.muted()).next_to(
+            self.eigen, DOWN, buff=0.1
+        )
 
         self.state = VectorDiagram((-1, 1, 0.5), (-1, 1, 0.5), width=2.7, grid=False).move_to([5.6, -0.25, 0])
         self.state.plane.background_lines.set_opacity(0)
@@ -154,8 +166,8 @@ class HiddenStateDynamics(LectureSlide):
             rings.add(ring)
             label = theme.text(f"1e{decade}" if decade else "1", theme.SMALL_SIZE, theme.muted())
             ring_labels.add(label.next_to(ring.point_at_angle(np.pi / 3), UR, buff=0.02))
-        state_title = theme.text("state h_t", theme.LABEL_SIZE).next_to(self.state, UP, buff=0.15)
-        state_help = theme.text("‖h_t‖ on log rings", theme.SMALL_SIZE, theme.muted()).next_to(
+        state_title = theme.label("state $h_t$", theme.LABEL_SIZE).next_to(self.state, UP, buff=0.15)
+        state_help = theme.label(r"$\|h_t\|$ on log rings", theme.SMALL_SIZE, theme.muted()).next_to(
             self.state, DOWN, buff=0.1
         )
         self.state_arrow = Arrow(ORIGIN, RIGHT, buff=0, stroke_width=5, max_tip_length_to_length_ratio=0.25)
@@ -219,7 +231,7 @@ class HiddenStateDynamics(LectureSlide):
         return float(fraction * self.ring_radius)
 
     def colour_of_rho(self, rho: float) -> ManimColor:
-        return theme.colour(int(np.argmin(np.abs(self.rhos - rho))))
+        return rho_colour(float(self.rhos[int(np.argmin(np.abs(self.rhos - rho)))]))
 
     def place_eigenvalues(self, dots: VGroup) -> None:
         rho = self.rho.get_value()
@@ -238,7 +250,7 @@ class HiddenStateDynamics(LectureSlide):
         return self.state.to_point((0, 0)) + self.radius_of(self.norms[index, step]) * np.array([*direction, 0.0])
 
     def run_rho(self, index: int) -> None:
-        colour = theme.colour(index)
+        colour = rho_colour(float(self.rhos[index]))
         self.play(self.rho.animate.set_value(float(self.rhos[index])), FadeOut(self.trail), run_time=0.8)
         self.clock.set_value(0)
         curve = self.plot.live_curve(np.arange(self.steps + 1), self.norms[index], self.clock, colour)
@@ -329,7 +341,8 @@ class EchoOfAPulse(LectureSlide):
             + ", ".join(f"{self.radii[i, -1]:.3g} (rho = {rho:g})" for i, rho in enumerate(self.echo_rhos))
             + "."
         )
-        self.say("only ρ = 1 keeps the echo: smaller forgets, larger explodes", colour=theme.highlight())
+        self.play(FadeOut(self.axis_note), run_time=0.3)  # the claim takes the bottom line
+        self.say("only ρ = 1 keeps the echo: smaller forgets, larger explodes", colour=theme.caption_colour())
 
     def final_phrase(self, index: int) -> str:
         return f"rho = {self.echo_rhos[index]:g}: |h_{self.steps}| = {self.radii[index, -1]:.3g}"
@@ -346,7 +359,7 @@ class EchoOfAPulse(LectureSlide):
         return (
             f"rho = {rho:g}, {regime}: each turn multiplies the radius by "
             f"{rho ** round(2 * math.pi / self.angle):.3g}. "
-            "The first coordinate, traced against time below, reaches "
+            "Its radius |h_t|, traced below on a log scale shared by the three, reaches "
             f"|h_{self.steps}| = {self.radii[index, -1]:.3g}.{exit_note}"
         )
 
@@ -354,33 +367,39 @@ class EchoOfAPulse(LectureSlide):
         limit = 2.0  # shared spiral scale, so the three radii compare directly
         self.columns, self.exit_step, self.paths = [], [], []
         xs = np.linspace(-4.5, 4.5, len(self.echo_rhos))
+        low = int(np.floor(np.log10(self.radii.min())))
+        high = int(np.ceil(np.log10(self.radii.max())))
+        step = max(1, int(np.ceil((high - low) / 2)))  # three labelled decades at most: legible at 480p
+        high = low + step * int(np.ceil((high - low) / step))
         animations = []
         for index, (rho, x) in enumerate(zip(self.echo_rhos, xs)):
-            colour = theme.colour(2 * index)
+            colour = rho_colour(rho)
             header = theme.text(f"ρ = {rho:g}: {_regime(rho)}", theme.LABEL_SIZE, colour).move_to([x, 2.0, 0])
             plane = VectorDiagram((-limit, limit, 1), (-limit, limit, 1), width=2.6).move_to([x, 0.45, 0])
             unit = DashedVMobject(plane.circle(1.0, theme.muted()), num_dashes=30)
             inside = np.flatnonzero(self.radii[index] > limit)
             exit_step = int(inside[0]) if inside.size else None
             self.exit_step.append(exit_step)
-            peak = float(np.abs(self.states[index, :, 0]).max())
-            y_limit, y_step = nice_limit(peak)
+            # One log axis for all three: on a linear +-peak scale the exploding echo looked flatter than the
+            # damped one; in decades, shrinking, holding and growing read as falling, flat and rising lines.
             trace = Plot(
                 (0, self.steps, 20),
-                (-y_limit, y_limit, y_step),
+                (low, high, step),
                 width=3.4,
-                height=1.2,
+                height=1.35,
                 x_label="",
                 y_label="",
-                x_numbers_below=True,
+                log_y=True,
             )
-            trace.move_to([x + 0.15, -1.95, 0])
-            zero = trace.hline(0.0, dashed=False).set_stroke(opacity=0.4)
+            trace.move_to([x + 0.25, -1.95, 0])
+            unit_radius = trace.hline(1.0, dashed=False).set_stroke(opacity=0.4)
             self.columns.append((plane, trace, colour))
-            animations += [FadeIn(header), Create(plane), Create(unit), Create(trace), Create(zero)]
-        axis_note = theme.text("first coordinate of h_t against t", theme.SMALL_SIZE, theme.muted()).move_to(
-            [0, -2.95, 0]
-        )
+            animations += [FadeIn(header), Create(plane), Create(unit), Create(trace), Create(unit_radius)]
+        axis_note = MathTex(
+            r"\|h_t\|\ \text{against}\ t\ \text{(log scale)}",
+            font_size=theme.tex_size(theme.SMALL_SIZE),
+            color=theme.muted(),
+        ).move_to([0, -3.2, 0])
         self.axis_note = axis_note
         self.play(*animations, FadeIn(axis_note), run_time=1.2)
 
@@ -416,7 +435,7 @@ class EchoOfAPulse(LectureSlide):
         move_head(head)
         spiral.add_updater(grow)
         head.add_updater(move_head)
-        curve = trace.live_curve(np.arange(self.steps + 1), self.states[index, :, 0], tracker, colour, stroke_width=3)
+        curve = trace.live_curve(np.arange(self.steps + 1), self.radii[index], tracker, colour, stroke_width=3)
         self.add(spiral, head, curve)
         self.play(tracker.animate.set_value(self.steps), run_time=3.5, rate_func=linear)
         if self.exit_step[index] is not None:
@@ -518,12 +537,8 @@ class AddingProblem(LectureSlide):
                 f"the net reads {values[first]:.2f} at t = {first} but answers only after t = {length - 1}:",
                 theme.LABEL_SIZE,
             ),
-            theme.text(
-                f"it must carry that value across {length - 1 - first} steps  ·  baseline (predict the mean): "
-                f"MSE {baseline:.3f}",
-                theme.LABEL_SIZE,
-                theme.muted(),
-            ),
+            theme.text(f"it must carry that value across {length - 1 - first} steps;", theme.LABEL_SIZE),
+            theme.text(f"baseline (predict the mean): MSE {baseline:.3f}", theme.LABEL_SIZE, theme.muted()),
         ).arrange(DOWN, buff=0.15)
         why.next_to(equation, DOWN, buff=0.3)
         self.play(FadeIn(why, shift=0.1 * UP), run_time=0.8)
@@ -604,7 +619,7 @@ class TrainingRace(LectureSlide):
             x_label="training step",
             y_label="test MSE (log)",
             log_y=True,
-            tick_size=24,
+            tick_size=theme.tex_size(theme.SMALL_SIZE),
         )
         self.plot.move_to([-1.3, -0.35, 0])
         baseline = self.plot.hline(self.baseline, theme.muted())
@@ -615,16 +630,19 @@ class TrainingRace(LectureSlide):
 
     def race(self) -> None:
         self.step = ValueTracker(0.0)
+        # The vanilla RNN is drawn last, on top: for its first few hundred steps it runs under LSTM and GRU.
+        order = sorted(range(len(self.kinds)), key=lambda i: self.kinds[i] == "RNN")
         curves = VGroup(
-            *[self.plot.live_curve(self.iters, self.mse[i], self.step, theme.colour(i)) for i in range(len(self.kinds))]
+            *[
+                self.plot.live_curve(self.iters, self.mse[i], self.step, theme.model_colour(self.kinds[i]))
+                for i in order
+            ]
         )
-        counter_label = theme.text("step", theme.LABEL_SIZE, theme.muted())
+        counter_label = Tex("step", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.muted())
         counter = Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
         counter.add_updater(lambda m: m.set_value(int(self.step.get_value())))
         readout = VGroup(counter_label, counter).arrange(RIGHT, buff=0.2).move_to([5.2, 2.2, 0])
-        self.legend = VGroup(
-            *[theme.text(kind, theme.LABEL_SIZE, theme.colour(i)) for i, kind in enumerate(self.kinds)]
-        )
+        self.legend = VGroup(*[theme.text(kind, theme.LABEL_SIZE, theme.model_colour(kind)) for kind in self.kinds])
         self.legend.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(readout, DOWN, buff=0.4).align_to(readout, LEFT)
         self.add(curves)
         self.play(FadeIn(readout), FadeIn(self.legend), run_time=0.5)
@@ -641,7 +659,9 @@ class TrainingRace(LectureSlide):
         for index in order:
             y = max(ends[index], placed[-1] + 0.38) if placed else ends[index]
             placed.append(y)
-            label = theme.text(f"{self.kinds[index]} {self.finals[index]:.3g}", theme.LABEL_SIZE, theme.colour(index))
+            label = theme.text(
+                f"{self.kinds[index]} {self.finals[index]:.3g}", theme.LABEL_SIZE, theme.model_colour(self.kinds[index])
+            )
             label.move_to([self.plot.axes.get_right()[0] + 0.2 + label.width / 2, y, 0])
             labels.add(label)
         self.final_labels = labels
@@ -653,13 +673,13 @@ class TrainingRace(LectureSlide):
         if solved:
             lines.add(
                 theme.text(
-                    f"solved (MSE < {threshold:.4f}): {', '.join(solved)}", theme.LABEL_SIZE, theme.value_colour()
+                    f"✓ solved (MSE < {threshold:.4f}): {', '.join(solved)}", theme.LABEL_SIZE, theme.allowed_colour()
                 )
             )
         if failed:
-            lines.add(theme.text(f"not solved: {', '.join(failed)}", theme.LABEL_SIZE, theme.query_colour()))
+            lines.add(theme.text(f"✗ not solved: {', '.join(failed)}", theme.LABEL_SIZE, theme.error_colour()))
         lines.arrange(RIGHT, buff=0.6).to_edge(DOWN, buff=0.3)
-        threshold_line = self.plot.hline(threshold, theme.value_colour())
+        threshold_line = self.plot.hline(threshold, theme.muted())
         self.play(Create(threshold_line), FadeIn(lines), run_time=1.0)
 
 
@@ -738,7 +758,7 @@ class InsideTheLSTM(LectureSlide):
         write_top = float(np.ceil(self.write.max() * 2) / 2)
         cell_top = float(np.ceil(self.cell.max()))
         self.memory = Plot((0, length - 1, 5), (0, write_top, write_top / 2), width=width, height=1.7, x_numbers=False)
-        self.memory.add_right_axis((0, cell_top, cell_top / 2), colour=theme.colour(4))
+        self.memory.add_right_axis((0, cell_top, cell_top / 2), colour=theme.model_colour("LSTM"))
         guess_top = float(np.ceil(max(self.guess.max(), self.running.max()) * 2) / 2)
         self.readout = Plot(
             (0, length - 1, 5),
@@ -751,11 +771,11 @@ class InsideTheLSTM(LectureSlide):
         for plot, y in ((self.memory, 0.2), (self.readout, -2.1)):
             plot.shift([self.stream.x_of(0) - plot.axes.c2p(0, 0)[0], y - plot.axes.get_center()[1], 0])
 
-        legend_write = theme.text("write ‖i⊙c̃‖", theme.SMALL_SIZE, theme.colour(0))
-        legend_cell = theme.text("memory ‖c‖", theme.SMALL_SIZE, theme.colour(4))
+        legend_write = theme.label(r"write $\|i \odot \tilde c\|$", theme.SMALL_SIZE, theme.value_colour())
+        legend_cell = theme.label(r"memory $\|c\|$", theme.SMALL_SIZE, theme.model_colour("LSTM"))
         legend_memory = VGroup(legend_write, legend_cell).arrange(RIGHT, buff=0.4)
         legend_memory.next_to(self.memory.axes, UP, buff=0.02).align_to(self.memory.axes, LEFT).shift(0.3 * RIGHT)
-        legend_guess = theme.text("guess fc(h_t)", theme.SMALL_SIZE, theme.colour(2))
+        legend_guess = theme.label(r"guess $\mathrm{fc}(h_t)$", theme.SMALL_SIZE, theme.output_colour())
         legend_sum = theme.text("true running sum", theme.SMALL_SIZE, theme.muted())
         legend_readout = VGroup(legend_guess, legend_sum).arrange(RIGHT, buff=0.4)
         legend_readout.next_to(self.readout.axes, UP, buff=0.02).align_to(self.readout.axes, LEFT).shift(0.3 * RIGHT)
@@ -792,10 +812,10 @@ class InsideTheLSTM(LectureSlide):
         steps = np.arange(self.length)
         time = self.cursor_time
         self.live = VGroup(
-            self.memory.series(steps, self.write, theme.colour(0), tracker=time, stroke_width=3),
-            self.memory.series(steps, self.cell, theme.colour(4), tracker=time, right=True, stroke_width=3),
+            self.memory.series(steps, self.write, theme.value_colour(), tracker=time, stroke_width=3),
+            self.memory.series(steps, self.cell, theme.model_colour("LSTM"), tracker=time, right=True, stroke_width=3),
             self.readout.series(steps, self.running, theme.muted(), tracker=time, step=True, stroke_width=2.5),
-            self.readout.series(steps, self.guess, theme.colour(2), tracker=time, stroke_width=3),
+            self.readout.series(steps, self.guess, theme.output_colour(), tracker=time, stroke_width=3),
         )
         cursor = self.stream.cursor(
             time, theme.foreground(), extend_down=self.stream.get_bottom()[1] - self.readout.axes.get_bottom()[1]
@@ -814,6 +834,6 @@ class InsideTheLSTM(LectureSlide):
 
     def finish(self) -> None:
         end = self.readout.axes.c2p(self.length - 1, self.guess[-1])
-        final = theme.text(f"final guess {self.guess[-1]:.2f}", theme.SMALL_SIZE, theme.colour(2))
+        final = theme.text(f"final guess {self.guess[-1]:.2f}", theme.SMALL_SIZE, theme.output_colour())
         final.next_to(self.target_label, DOWN, buff=0.12).align_to(self.target_label, LEFT)
-        self.play(FadeIn(final), Create(Dot(end, radius=0.06, color=theme.colour(2))), run_time=0.6)
+        self.play(FadeIn(final), Create(Dot(end, radius=0.06, color=theme.output_colour())), run_time=0.6)

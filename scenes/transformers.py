@@ -42,7 +42,7 @@ PART = Part("Transformers", order=4)
 
 
 # Axis numbers a little above the kit default: these plots are small on a 854x480 frame.
-TICK_SIZE = theme.tex_size(theme.SMALL_SIZE + 2)
+TICK_SIZE = theme.tex_size(theme.SMALL_SIZE)
 
 
 def _label_beside_curve(
@@ -141,6 +141,7 @@ class SelfAttentionLookup(LectureSlide):
             annotate=True,
             fmt="{:.2f}",
             annotation_size=theme.SMALL_SIZE,
+            annotate_from=0.005,  # a weight that rounds to 0.00 shows as colour only, not as 49 "0.00" labels
         )
         self.heatmap.to_edge(LEFT, buff=0.3).shift(0.35 * DOWN)
         self.play(FadeOut(self.token_row), FadeOut(self.kinds), FadeIn(self.heatmap), run_time=1.0)
@@ -176,6 +177,9 @@ class SelfAttentionLookup(LectureSlide):
             value_size=theme.tex_size(theme.SMALL_SIZE),
         )
         self.chart.next_to(self.heatmap, RIGHT, buff=0.5).align_to(self.heatmap.cells, DOWN).shift(0.3 * UP)
+        for readout, weight in zip(self.chart.readouts, row):
+            if weight < 0.01:  # only the weights that matter carry a number; the bars show the rest
+                readout.set_opacity(0)
         axis = theme.text("attention weight of the query row", theme.LABEL_SIZE, theme.muted()).next_to(
             self.chart, UP, buff=0.35
         )
@@ -203,9 +207,8 @@ class SelfAttentionLookup(LectureSlide):
             theme.LABEL_SIZE,
             theme.value_colour(),
         )
-        result = theme.text(
-            f"predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE + 4, theme.value_colour()
-        )
+        mark, colour = ("✓", theme.allowed_colour()) if verdict == "correct" else ("✗", theme.error_colour())
+        result = theme.text(f"{mark} predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE + 4, colour)
         lines = VGroup(read, result).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
         lines.next_to(self.chart, UP, buff=0.6).align_to(self.chart, LEFT)
         if lines.get_right()[0] > 6.9:
@@ -247,14 +250,14 @@ class AttentionPooling(LectureSlide):
         self.heading = self.title("Self-attention can pool, not just pick")
         self.token_row = VGroup(
             *[
-                token_box(f"k{key}\n{value:.2f}", theme.colour(key), width=0.95, height=1.0)
+                token_box(f"k{key}\n{value:.2f}", theme.item_colour(key), width=0.95, height=1.0)
                 for key, value in zip(self.keys, run["values"])
             ]
         ).arrange(RIGHT, buff=0.15)
         self.token_row.next_to(self.heading, DOWN, buff=0.9)
         targets = VGroup(
             *[
-                theme.text(f"{value:.2f}", theme.LABEL_SIZE, theme.colour(key)).next_to(token, DOWN, buff=0.7)
+                theme.text(f"{value:.2f}", theme.LABEL_SIZE, theme.item_colour(key)).next_to(token, DOWN, buff=0.7)
                 for key, value, token in zip(self.keys, run["target"], self.token_row)
             ]
         )
@@ -296,12 +299,12 @@ class AttentionPooling(LectureSlide):
             cell_size=0.52,
             vmin=0.0,
             vmax=float(attention.max()),
-            label_size=16,
+            label_size=theme.SMALL_SIZE,
         )
         self.heatmap.to_edge(LEFT, buff=0.3).shift(0.3 * DOWN)
         for labels in (self.heatmap.row_labels, self.heatmap.col_labels):
             for label, key in zip(labels, self.keys):
-                label.set_color(theme.colour(key))
+                label.set_color(theme.item_colour(key))
         self.play(FadeOut(self.token_row), FadeOut(self.task), FadeIn(self.heatmap), run_time=1.0)
 
     def blocks(self) -> None:
@@ -319,7 +322,9 @@ class AttentionPooling(LectureSlide):
         for group in groups:
             corner_cells = VGroup(self.heatmap.cell(group[0], group[0]), self.heatmap.cell(group[-1], group[-1]))
             outlines.add(
-                SurroundingRectangle(corner_cells, buff=0.0, color=theme.colour(int(keys[group[0]])), stroke_width=4)
+                SurroundingRectangle(
+                    corner_cells, buff=0.0, color=theme.item_colour(int(keys[group[0]])), stroke_width=4
+                )
             )
         self.play(Create(outlines, lag_ratio=0.3), run_time=1.2)
 
@@ -344,18 +349,20 @@ class AttentionPooling(LectureSlide):
         )
         plot.to_edge(RIGHT, buff=0.35).shift(0.35 * DOWN)
         positions = np.arange(count)
-        truth_line = plot.curve(positions, target, theme.colour(0), stroke_width=3)
+        truth_line = plot.curve(positions, target, theme.foreground(), stroke_width=3)
         truth_dots = VGroup(
-            *[Dot(point, radius=0.09, color=theme.colour(0)) for point in plot.to_screen(positions, target)]
+            *[Dot(point, radius=0.09, color=theme.foreground()) for point in plot.to_screen(positions, target)]
         )
-        output_line = DashedVMobject(plot.curve(positions, output, theme.colour(3), stroke_width=3), num_dashes=40)
+        output_line = DashedVMobject(
+            plot.curve(positions, output, theme.output_colour(), stroke_width=3), num_dashes=40
+        )
         output_dots = VGroup(
-            *[Dot(point, radius=0.05, color=theme.colour(3)) for point in plot.to_screen(positions, output)]
+            *[Dot(point, radius=0.05, color=theme.output_colour()) for point in plot.to_screen(positions, output)]
         )
         legend = (
             VGroup(
-                theme.text("true group mean", theme.SMALL_SIZE, theme.colour(0)),
-                theme.text("attention output", theme.SMALL_SIZE, theme.colour(3)),
+                theme.text("true group mean", theme.SMALL_SIZE, theme.foreground()),
+                theme.text("attention output", theme.SMALL_SIZE, theme.output_colour()),
             )
             .arrange(RIGHT, buff=0.4)
             .next_to(plot, UP, buff=0.2)
@@ -415,10 +422,11 @@ class SinusoidalPositions(LectureSlide):
             )
             label.next_to(plot.axes, UP, buff=0.08).align_to(plot.axes, LEFT).shift(0.3 * RIGHT)
             self.panel_labels.add(label)
-            curves.add(plot.curve(xs, run["waves"][2 * index], theme.colour(0), stroke_width=3))
-            curves.add(plot.curve(xs, run["waves"][2 * index + 1], theme.colour(1), stroke_width=3))
+            curves.add(plot.curve(xs, run["waves"][2 * index], theme.item_colour(0), stroke_width=3))
+            curves.add(plot.curve(xs, run["waves"][2 * index + 1], theme.item_colour(1), stroke_width=3))
         legend = VGroup(
-            theme.text("sin", theme.SMALL_SIZE, theme.colour(0)), theme.text("cos", theme.SMALL_SIZE, theme.colour(1))
+            theme.text("sin", theme.SMALL_SIZE, theme.item_colour(0)),
+            theme.text("cos", theme.SMALL_SIZE, theme.item_colour(1)),
         ).arrange(RIGHT, buff=0.3)
         legend.next_to(self.panels[0].axes, UP, buff=0.08).align_to(self.panels[0].axes, RIGHT)
         self.legend = legend
@@ -450,7 +458,7 @@ class SinusoidalPositions(LectureSlide):
         # Mark the rows of the drawn waves at the heatmap's left edge.
         marks = VGroup()
         for index, pair in enumerate(run.params["wave_pairs"]):
-            for offset, colour in ((0, theme.colour(0)), (1, theme.colour(1))):
+            for offset, colour in ((0, theme.item_colour(0)), (1, theme.item_colour(1))):
                 cell = self.encoding.cell(2 * pair + offset, 0)
                 marks.add(
                     Line(cell.get_left() + 0.22 * LEFT, cell.get_left() + 0.04 * LEFT, color=colour, stroke_width=3)
@@ -517,9 +525,9 @@ class SinusoidalPositions(LectureSlide):
             dense=True,
         )
         self.gram_map.to_edge(RIGHT, buff=0.6).align_to(self.encoding.cells, DOWN)
-        formula = MathTex(r"PE_i \cdot PE_j", font_size=theme.BODY_SIZE, color=theme.foreground()).next_to(
-            self.gram_map.cells, UP, buff=0.2
-        )
+        formula = MathTex(
+            r"PE_i \cdot PE_j", font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground()
+        ).next_to(self.gram_map.cells, UP, buff=0.2)
         self.play(FadeIn(self.gram_map), FadeIn(formula), run_time=1.0)
         self.formula = formula
 
@@ -542,8 +550,8 @@ class SinusoidalPositions(LectureSlide):
                 self.gram_map.cell(int(round(walker.get_value())), int(round(walker.get_value())) + offset)
             )
         )
-        index = Readout("i =", 0, 0).follow(lambda: int(round(walker.get_value())))
-        product = Readout(f"PE_i . PE_(i+{offset}) =", float(values[0]), 4, theme.highlight())
+        index = Readout("$i =$", 0, 0).follow(lambda: int(round(walker.get_value())))
+        product = Readout(rf"$PE_i \cdot PE_{{i+{offset}}} =$", float(values[0]), 4, theme.highlight())
         product.follow(lambda: float(values[int(round(walker.get_value()))]))
         readouts = VGroup(index, product).arrange(RIGHT, buff=0.5)
         readouts.next_to(self.gram_map.col_title, DOWN, buff=0.15).set_x(0)
@@ -572,8 +580,8 @@ class SinusoidalPositions(LectureSlide):
             (low, high, step),
             width=5.4,
             height=3.4,
-            x_label="offset k = j - i",
-            y_label="PE_i . PE_(i+k)",
+            x_label="offset $k = j - i$",
+            y_label=r"$PE_i \cdot PE_{i+k}$",
             tick_size=TICK_SIZE,
             x_numbers_below=low < 0,
         )
@@ -666,12 +674,12 @@ class RopeRotation(LectureSlide):
             self.query_arrows.append(arrow)
         self.add(*self.trails)  # the wheels are never added whole; their trails need the scene to run updaters
         self.wheel_titles = titles
-        position_text = Readout("position m =", 0.0, 1, theme.query_colour(), theme.BODY_SIZE)
+        position_text = Readout("position $m =$", 0.0, 1, theme.query_colour(), theme.BODY_SIZE)
         position_text.next_to(self.wheels, DOWN, buff=0.55)
         position_text.follow(self.query_position.get_value)
         self.position_number = position_text.number
         self.position_text = position_text
-        q_legend = theme.text("q pair, rotated by m x omega", theme.LABEL_SIZE, theme.query_colour())
+        q_legend = theme.label(r"$q$ pair, rotated by $m\,\omega$", theme.LABEL_SIZE, theme.query_colour())
         self.play(FadeIn(titles), *[Create(wheel.ring) for wheel in self.wheels], run_time=0.8)
         self.play(*[FadeIn(arrow) for arrow in self.query_arrows], FadeIn(position_text), run_time=0.6)
         q_legend.to_edge(DOWN, buff=0.3)
@@ -713,10 +721,10 @@ class RopeRotation(LectureSlide):
                     length=float(np.hypot(*k_pair)) / scale,
                 )
             )
-        key_text = Readout("key n =", float(offset), 1, theme.key_colour(), theme.BODY_SIZE)
+        key_text = Readout("key $n =$", float(offset), 1, theme.key_colour(), theme.BODY_SIZE)
         key_text.follow(self.key_position.get_value)
         self.readout_numbers = (self.position_number, key_text.number)
-        score_text = Readout("score =", float(run["sweep_scores"][0]), 4, theme.highlight(), theme.BODY_SIZE)
+        score_text = Readout("score $=$", float(run["sweep_scores"][0]), 4, theme.highlight(), theme.BODY_SIZE)
         self.score_number = score_text.number
         readouts = VGroup(self.position_text, key_text, score_text)
         targets = (
@@ -787,16 +795,20 @@ class RopeRotation(LectureSlide):
             scores,
             row_labels=ticks,
             col_labels=ticks,
-            row_title="query position m",
-            col_title="key position n",
+            row_title="query position $m$",
+            col_title="key position $n$",
             cell_size=0.135,
             cell_stroke=0.0,
             fmt="{:.1f}",
             dense=True,
+            # Signed scores on the signed ramp, zero at its neutral middle (as PE's values are drawn).
+            vmin=-float(np.abs(scores).max()),
+            vmax=float(np.abs(scores).max()),
+            colormap=theme.diverging_colormap(),
         )
         self.matrix.to_edge(LEFT, buff=0.45).shift(0.4 * DOWN)
         line = _diagonal_line(self.matrix, offset, theme.highlight())
-        tag = theme.text(f"n - m = {offset}", theme.LABEL_SIZE, theme.highlight()).next_to(
+        tag = theme.label(f"$n - m = {offset}$", theme.LABEL_SIZE, theme.highlight()).next_to(
             self.matrix.cell(0, offset), UP, buff=0.12
         )
         self.play(FadeIn(self.matrix), run_time=0.8)
@@ -817,19 +829,21 @@ class RopeRotation(LectureSlide):
             (0, offsets[-1], 4),
             (low, high, 2),
             width=5.3,
-            height=3.3,
-            x_label="relative offset n - m",
+            height=2.9,
+            x_label="relative offset $n - m$",
             y_label="score",
             tick_size=TICK_SIZE,
             x_numbers_below=True,
         )
         plot.to_edge(RIGHT, buff=0.45).align_to(self.matrix.cells, DOWN).shift(0.35 * UP)
-        first = plot.curve(offsets, row_at_0, theme.colour(0), stroke_width=9)
-        second = DashedVMobject(plot.curve(offsets, row_at_shift, theme.colour(3), stroke_width=3.5), num_dashes=45)
+        first = plot.curve(offsets, row_at_0, theme.query_colour(), stroke_width=9)
+        # Both are the query's scores (one role, one colour); the shifted one is a thin dashed line over the
+        # thick solid one, in the foreground colour so that it shows where the two coincide.
+        second = DashedVMobject(plot.curve(offsets, row_at_shift, theme.foreground(), stroke_width=3.5), num_dashes=45)
         legend = (
             VGroup(
-                theme.text("query at position 0", theme.SMALL_SIZE, theme.colour(0)),
-                theme.text(f"query at position {shift}", theme.SMALL_SIZE, theme.colour(3)),
+                theme.text("solid: query at position 0", theme.SMALL_SIZE, theme.query_colour()),
+                theme.text(f"dashed: query at position {shift}", theme.SMALL_SIZE, theme.foreground()),
             )
             .arrange(DOWN, aligned_edge=LEFT, buff=0.1)
             .next_to(plot, UP, buff=0.15)
@@ -870,8 +884,8 @@ class ScaledDotProduct(LectureSlide):
             (0, 1, 0.25),
             width=5.6,
             height=3.8,
-            x_label="key / query dimension d",
-            y_label="attention entropy",
+            x_label="key / query dimension $d$",
+            y_label=f"mean entropy, {run.params['n_samples']} samples",
             log_x=True,
             tick_size=TICK_SIZE,
         )
@@ -892,7 +906,7 @@ class ScaledDotProduct(LectureSlide):
             height=chart_height,
             bar_width=0.2,
             spacing=0.07,
-            colours=[theme.colour(0)] * keys,
+            colours=[theme.allowed_colour()] * keys,
             show_values=False,
         )
         self.unscaled_bars = Bars(
@@ -902,7 +916,7 @@ class ScaledDotProduct(LectureSlide):
             height=chart_height,
             bar_width=0.2,
             spacing=0.07,
-            colours=[theme.colour(3)] * keys,
+            colours=[theme.error_colour()] * keys,
             show_values=False,
         )
         # Place by baselines: a bar may grow to the full chart height (weight 1) without touching the titles.
@@ -911,16 +925,24 @@ class ScaledDotProduct(LectureSlide):
         self.scaled_bars.shift([right_x, -3.3 + chart_height + 0.95, 0] - self.scaled_bars.baseline.get_center())
         charts = VGroup(self.scaled_bars, self.unscaled_bars)
         scaled_title = Readout(
-            "scaled softmax, entropy", float(run["sample_entropy_scaled"][0]), 3, theme.colour(0), theme.SMALL_SIZE
+            "one sample, scaled: entropy",
+            float(run["sample_entropy_scaled"][0]),
+            3,
+            theme.allowed_colour(),
+            theme.SMALL_SIZE,
         )
         unscaled_title = Readout(
-            "unscaled softmax, entropy", float(run["sample_entropy_unscaled"][0]), 3, theme.colour(3), theme.SMALL_SIZE
+            "one sample, unscaled: entropy",
+            float(run["sample_entropy_unscaled"][0]),
+            3,
+            theme.error_colour(),
+            theme.SMALL_SIZE,
         )
         self.scaled_entropy, self.unscaled_entropy = scaled_title.number, unscaled_title.number
         for title, chart in ((scaled_title, self.scaled_bars), (unscaled_title, self.unscaled_bars)):
             title.move_to(chart.baseline.get_center() + (chart_height + 0.25) * UP)
             title.keep_aligned()
-        d_text = Readout("d =", int(dims[0]), 0, theme.foreground(), theme.BODY_SIZE)
+        d_text = Readout("$d =$", int(dims[0]), 0, theme.foreground(), theme.BODY_SIZE)
         std_text = Readout("unscaled logit std", float(run["logit_std"][0]), 2, theme.muted(), theme.LABEL_SIZE)
         self.d_number, self.std_number = d_text.number, std_text.number
         header = VGroup(d_text, std_text).arrange(RIGHT, buff=0.6).next_to(scaled_title, UP, buff=0.3)
@@ -930,10 +952,13 @@ class ScaledDotProduct(LectureSlide):
         self.play(FadeIn(charts), FadeIn(scaled_title), FadeIn(unscaled_title), FadeIn(header), run_time=0.8)
 
         self.d_tracker = ValueTracker(float(dims[0]))
-        self.scaled_curve = self.plot.live_curve(dims, run["entropy_scaled"], self.d_tracker, theme.colour(0))
-        self.unscaled_curve = self.plot.live_curve(dims, run["entropy_unscaled"], self.d_tracker, theme.colour(3))
+        self.scaled_curve = self.plot.live_curve(dims, run["entropy_scaled"], self.d_tracker, theme.allowed_colour())
+        self.unscaled_curve = self.plot.live_curve(dims, run["entropy_unscaled"], self.d_tracker, theme.error_colour())
         self.markers = VGroup()
-        for values, colour in ((run["entropy_scaled"], theme.colour(0)), (run["entropy_unscaled"], theme.colour(3))):
+        for values, colour in (
+            (run["entropy_scaled"], theme.allowed_colour()),
+            (run["entropy_unscaled"], theme.error_colour()),
+        ):
             points = self.plot.to_screen(dims, values)
             self.markers.add(VGroup(*[Dot(point, radius=0.07, color=colour) for point in points]))
         self.add(self.scaled_curve, self.unscaled_curve)
@@ -980,11 +1005,15 @@ class ScaledDotProduct(LectureSlide):
                 self.plot,
                 dims,
                 run["entropy_scaled"],
-                theme.text("scaled by 1/√d", theme.LABEL_SIZE, theme.colour(0)),
+                theme.text("scaled by 1/√d", theme.LABEL_SIZE, theme.allowed_colour()),
                 DOWN,
             ),
             _label_beside_curve(
-                self.plot, dims, run["entropy_unscaled"], theme.text("unscaled", theme.LABEL_SIZE, theme.colour(3)), UP
+                self.plot,
+                dims,
+                run["entropy_unscaled"],
+                theme.text("unscaled", theme.LABEL_SIZE, theme.error_colour()),
+                UP,
             ),
         )
         self.play(FadeIn(labels), run_time=0.6)

@@ -26,11 +26,9 @@ from manim import (
     ManimColor,
     MathTex,
     NumberLine,
-    ReplacementTransform,
     RoundedRectangle,
     SurroundingRectangle,
     Text,
-    Transform,
     TransformFromCopy,
     ValueTracker,
     VGroup,
@@ -45,13 +43,14 @@ from seqanim.kit.bars import Bars
 from seqanim.kit.formula import CONTEXT, SCORES, WEIGHTS, formula
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.matrix import MatrixTable, number_format
+from seqanim.kit.motion import roll
 from seqanim.kit.vectors import VectorDiagram
 from seqanim.slide import LectureSlide
 
 PART = Part("Why attention, and how it works", order=3)
 
 # Bottom captions of these scenes run a little larger than the kit's default label size.
-CAPTION_SIZE = theme.LABEL_SIZE + 2
+CAPTION_SIZE = theme.LABEL_SIZE
 
 # --- formatting: every number on screen and in the notes goes through these -------------------------
 
@@ -68,8 +67,7 @@ def fmt_g(values: Sequence[float]) -> str:
 
 def item_colours(count: int) -> list[ManimColor]:
     """One colour per memory item (A, B, C), kept through every scene; distinct from the Q/K/V role colours."""
-    palette = [theme.colour(7), theme.colour(4), theme.colour(5), theme.colour(6), theme.colour(1)]
-    return [palette[i % len(palette)] for i in range(count)]
+    return [theme.item_colour(i) for i in range(count)]
 
 
 def key_labels(art: Artifact) -> list[str]:
@@ -151,7 +149,7 @@ class QueryKeyValue(WhyAttentionSlide):
         same = [i for i in range(len(raw)) if np.isclose(raw[i], raw.max())]
         self.say(
             f"{' and '.join(self.labels[i] for i in same)} score the same with this query: q\u00b7k = {raw.max():g}",
-            colour=theme.highlight(),
+            colour=theme.caption_colour(),
             size=CAPTION_SIZE,
         )
 
@@ -244,7 +242,7 @@ class ScaledScores(WhyAttentionSlide):
             K.T,
             col_labels=self.labels,
             col_label_colours=self.colours,
-            col_title="K\u1d40 (columns = keys)",
+            col_title=r"$K^\top$ (columns = keys)",
             fmt=number_format(0),
             cell_width=0.75,
         )
@@ -300,16 +298,36 @@ class ScaledScores(WhyAttentionSlide):
         summary[3].set_color(theme.highlight())
         summary.move_to(self.work)
         box = SurroundingRectangle(row.entries, buff=0.12, color=theme.highlight())
-        self.play(ReplacementTransform(self.work, summary), Create(box), run_time=1.0)
-        self.say("scores, not yet probabilities: they may be negative", size=CAPTION_SIZE)
+        self.play(roll(self.work, summary), Create(box), run_time=1.0)
+        # The caption's claim is shown, not asserted: this query's scores are all >= 0, so another query of
+        # the walkthrough (from the data) shows negative ones.
+        negative = self.negative_scores()
+        if negative is not None:
+            query, query_scores = negative
+            line = MathTex(
+                rf"q = {fmt_g(query)}:\quad S = \left[{', '.join(f'{v:.4f}' for v in query_scores)}\right]",
+                font_size=theme.tex_size(theme.LABEL_SIZE),
+                color=theme.muted(),
+            ).next_to(summary, DOWN, buff=0.45)
+            self.play(FadeIn(line, shift=0.2 * UP), run_time=0.8)
+            self.say("scores, not yet probabilities: another query gives negative ones", size=CAPTION_SIZE)
+        else:
+            self.say("scores, not yet probabilities: a softmax turns them into weights", size=CAPTION_SIZE)
+
+    def negative_scores(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The first query of the walkthrough with a negative scaled score, and its scores."""
+        queries, query_scores = self.art["queries"], self.art["query_scores"]
+        for query, scores in zip(queries, query_scores):
+            if scores.min() < 0:
+                return query, scores
+        return None
 
     def negative_example(self) -> str:
         """A later query of the walkthrough whose scaled scores go negative, quoted with its scores."""
-        queries, query_scores = self.art["queries"], self.art["query_scores"]
-        negative = [i for i in range(len(queries)) if query_scores[i].min() < 0]
-        if not negative:
+        negative = self.negative_scores()
+        if negative is None:
             return ""
-        return f": with q = {fmt_g(queries[negative[0]])} they are {fmt_row(query_scores[negative[0]])}"
+        return f": with q = {fmt_g(negative[0])} they are {fmt_row(negative[1])}"
 
     def compute_entry(
         self,
@@ -352,10 +370,12 @@ class ScaledScores(WhyAttentionSlide):
             self.play(FadeOut(self.work), run_time=0.3 * speed)
         self.play(Create(column), Write(dot), run_time=1.0 * speed)
         self.play(Write(scaled), run_time=0.8 * speed)
+        # The computed number travels into its cell (moved, not morphed), where the table's entry takes over.
         target = row.entry_target(0, index, score, colour)
-        self.play(TransformFromCopy(scaled[2], target), run_time=0.8 * speed)
+        travelling = scaled[2].copy()
+        self.play(travelling.animate.scale_to_fit_height(target.height).move_to(target), run_time=0.8 * speed)
         row.entries[index].become(target)
-        self.remove(target)
+        self.remove(travelling)
         self.add(row)
         self.play(FadeOut(column), run_time=0.3 * speed)
         self.work = VGroup(dot, scaled)
@@ -388,7 +408,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
             min_value=float(min(shifted.min(), 0.0)),
             bar_width=0.95,
             spacing=0.55,
-            value_size=theme.BODY_SIZE,
+            value_size=theme.tex_size(theme.LABEL_SIZE),
         )
         bars.to_edge(LEFT, buff=1.3)
         bars.shift((-0.1 - bars.baseline.get_y()) * UP)  # room above for bars of 1, below for the shifted row
@@ -402,7 +422,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
             "Subtracting a shared constant changes no probability: "
             f"softmax of either row is {fmt_row(art['weights_from_shifted'][0])}. It only keeps exp from overflowing."
         )
-        self.advance(steps, 1, bars_caption, "s \u2212 max s")
+        bars_caption = self.advance(steps, 1, bars_caption, "s \u2212 max s")
         self.play(bars.morph(shifted), run_time=1.4)
         self.play(FadeIn(steps[2], shift=0.2 * UP), run_time=0.6)
 
@@ -410,7 +430,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
         self.next_slide(
             notes=f"Step 2, exponentiate: {fmt_row(exp)}. Every entry is now positive; the row sum is {exp_sum:.4f}."
         )
-        self.advance(steps, 3, bars_caption, "exp(s \u2212 max s)")
+        bars_caption = self.advance(steps, 3, bars_caption, "exp(s \u2212 max s)")
         self.play(bars.morph(exp), run_time=1.4)
 
         self.next_slide(
@@ -419,7 +439,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
             f"{self.labels[zero_key]} still has positive weight {weights[zero_key]:.4f} even though its score is "
             f"{scores[zero_key]:.4f}, the lowest: softmax never gives exactly zero to an allowed key."
         )
-        self.advance(steps, 4, bars_caption, "weights w")
+        bars_caption = self.advance(steps, 4, bars_caption, "weights w")
         self.play(bars.morph(weights), run_time=1.4)
         box = SurroundingRectangle(
             VGroup(bars.bars[zero_key], bars.readouts[zero_key], bars.labels[zero_key]),
@@ -429,7 +449,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
         self.play(Create(box), run_time=0.6)
         self.say(
             f"{self.labels[zero_key]}: score {scores[zero_key]:.4f}, yet weight {weights[zero_key]:.4f} > 0",
-            colour=theme.highlight(),
+            colour=theme.caption_colour(),
             size=CAPTION_SIZE,
         )
 
@@ -439,11 +459,11 @@ class SoftmaxNormalization(WhyAttentionSlide):
         def row(values: np.ndarray) -> str:
             return r"\left[" + ", ".join(f"{v:.4f}" for v in values) + r"\right]"
 
-        size = theme.BODY_SIZE + 2
+        size = theme.tex_size(theme.SMALL_SIZE)
         lines = VGroup(
             MathTex(r"s = ", row(scores), font_size=size),
             MathTex(r"s - \max s = ", row(shifted), font_size=size),
-            MathTex(r"\operatorname{softmax}(s) = \operatorname{softmax}(s - \max s)", font_size=size - 4),
+            MathTex(r"\operatorname{softmax}(s) = \operatorname{softmax}(s - \max s)", font_size=size),
             MathTex(r"e^{\,s - \max s} = ", row(exp), rf"\quad \Sigma = {exp_sum:.4f}", font_size=size),
             MathTex(
                 r"w = \frac{e^{\,s - \max s}}{\Sigma} = ",
@@ -458,14 +478,14 @@ class SoftmaxNormalization(WhyAttentionSlide):
         lines[2].shift(0.2 * UP + 0.3 * RIGHT)
         return lines
 
-    def advance(self, steps: VGroup, index: int, bars_caption: Text, caption: str) -> None:
-        """Dim the steps done, reveal the next one, and retitle the bars."""
+    def advance(self, steps: VGroup, index: int, bars_caption: Text, caption: str) -> Text:
+        """Dim the steps done, reveal the next one, and retitle the bars (returns the new title)."""
         done = [steps[i] for i in range(index) if i != 2]
         new_caption = theme.text(caption, theme.LABEL_SIZE, theme.muted()).move_to(bars_caption)
         self.play(
             *[line.animate.set_opacity(0.45) for line in done],
             FadeIn(steps[index], shift=0.2 * UP),
-            Transform(bars_caption, new_caption),
+            roll(bars_caption, new_caption),
             run_time=0.7,
         )
         self.play(
@@ -474,6 +494,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
             ),
             run_time=0.6,
         )
+        return new_caption
 
 
 # --- cells 14-16 ---------------------------------------------------------------------------------
@@ -512,7 +533,7 @@ class WeightedRetrieval(WhyAttentionSlide):
                 MathTex(
                     rf"w_{{{label}}}\,v_{{{label}}} = {w:.4f}\times{fmt_g(v)} = ",
                     rf"[{c[0]:.4f}, {c[1]:.4f}]",
-                    font_size=theme.BODY_SIZE + 2,
+                    font_size=theme.tex_size(theme.SMALL_SIZE),
                 )
                 for label, w, v, c in zip(self.labels, weights, V, contributions)
             ]
@@ -568,7 +589,7 @@ class WeightedRetrieval(WhyAttentionSlide):
         pieces.set_z_index(2)  # the chain stays on top of the sum it builds
         self.play(FadeIn(total, shift=0.2 * RIGHT), GrowArrow(result), run_time=1.2)
         self.play(FadeIn(result_label), run_time=0.5)
-        self.say("no argmax: every value contributes to the context", colour=theme.highlight(), size=CAPTION_SIZE)
+        self.say("no argmax: every value contributes to the context", colour=theme.caption_colour(), size=CAPTION_SIZE)
 
     def value_plane(self, V: np.ndarray) -> VectorDiagram:
         top = float(np.ceil(max(V.max(), 1.0))) + 1.5
@@ -629,8 +650,8 @@ class QueryAndTemperature(WhyAttentionSlide):
             vmax=1.0,
             annotate=True,
             fmt="{:.4f}",
-            cell_size=1.05,
-            label_size=theme.SMALL_SIZE + 2,
+            cell_size=1.2,
+            label_size=theme.SMALL_SIZE,
             col_labels_on_top=True,
         )
         for label, colour in zip(heatmap.col_labels, self.colours):
@@ -661,13 +682,16 @@ class QueryAndTemperature(WhyAttentionSlide):
             self.play(
                 angle.animate.set_value(target),
                 length.animate.set_value(float(np.linalg.norm(queries[index]))),
-                Transform(query_label, new_label),
+                roll(query_label, new_label),
                 run_time=1.2,
             )
+            query_label = new_label
             self.fill_row(heatmap, query_weights, index)
         arrow.clear_updaters()
         self.say(
-            "one memory, three rankings: retrieval depends on the query", colour=theme.highlight(), size=CAPTION_SIZE
+            "one memory, three rankings: retrieval depends on the query",
+            colour=theme.caption_colour(),
+            size=CAPTION_SIZE,
         )
         self.temperature(VGroup(diagram, points, arrow, query_label, heatmap))
 
@@ -713,9 +737,9 @@ class QueryAndTemperature(WhyAttentionSlide):
             colours=self.colours,
             bar_width=1.0,
             spacing=0.6,
-            value_size=theme.BODY_SIZE,
+            value_size=theme.tex_size(theme.LABEL_SIZE),
         )
-        bars.to_edge(LEFT, buff=1.4).shift(0.2 * DOWN)
+        bars.to_edge(LEFT, buff=1.4).shift(0.55 * DOWN)
         bars.add_updater(lambda m: m.set_values(weights_now()))
         equation = MathTex(
             r"A = \operatorname{softmax}\!\left(\frac{S}{T}\right)",
@@ -777,7 +801,7 @@ class QueryAndTemperature(WhyAttentionSlide):
                 if stop == start
                 else f"T = {t:g} {'sharpens' if sharper else 'softens'}: {fmt_row(weights_at[stop])}"
             )
-            self.say(message, colour=theme.highlight() if stop != start else theme.foreground(), size=CAPTION_SIZE)
+            self.say(message, colour=theme.caption_colour() if stop != start else theme.foreground(), size=CAPTION_SIZE)
         bars.clear_updaters()
 
 
@@ -808,9 +832,9 @@ class CausalMask(WhyAttentionSlide):
             col_labels=positions,
             row_title="query (rows)",
             col_title="key (columns)",
-            cell_width=1.12,
+            cell_width=1.24,
             cell_height=0.6,
-            entry_size=theme.SMALL_SIZE + 2,
+            entry_size=theme.SMALL_SIZE,
         )
         scores.to_edge(LEFT, buff=0.35).shift(0.4 * DOWN)
         s_label = MathTex("S", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).next_to(scores, DOWN, buff=0.2)
@@ -827,9 +851,9 @@ class CausalMask(WhyAttentionSlide):
             row_labels=positions,
             col_labels=positions,
             fmt=number_format(0),
-            cell_width=1.12,
+            cell_width=1.24,
             cell_height=0.6,
-            entry_size=theme.SMALL_SIZE + 2,
+            entry_size=theme.SMALL_SIZE,
         )
         mask.to_edge(RIGHT, buff=0.9).match_y(scores.cells).shift((scores.cells.get_y() - mask.cells.get_y()) * UP)
         m_label = (
@@ -848,7 +872,8 @@ class CausalMask(WhyAttentionSlide):
         self.play(FadeIn(mask), FadeIn(m_label), FadeIn(tiles), run_time=0.8)
         self.play(tiles.animate.shift(scores.cells.get_center() - mask.cells.get_center()), run_time=1.5)
         new_label = MathTex("S + M", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(s_label)
-        self.play(scores.transform_entries(causal_scores), Transform(s_label, new_label), run_time=1.0)
+        self.play(scores.transform_entries(causal_scores), roll(s_label, new_label), run_time=1.0)
+        s_label = new_label
         self.play(tiles.animate.set_fill(theme.muted(), opacity=0.2), run_time=0.5)
 
         self.next_slide(
@@ -860,21 +885,24 @@ class CausalMask(WhyAttentionSlide):
         self.play(FadeOut(mask), FadeOut(m_label), run_time=0.5)
         scores.fmt = number_format(4, exact_zero=True)  # masked weights are exactly 0
         a_label = MathTex("A", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(s_label)
-        fill = np.where(allowed, causal_weights, -np.inf)
-        self.play(
-            scores.transform_entries(causal_weights, scores.text_colours(fill)),
-            Transform(s_label, a_label),
-            FadeOut(tiles),
-            scores.fill_cells(fill, recolour_entries=False),
-            run_time=1.2,
-        )
+        self.play(roll(s_label, a_label), FadeOut(tiles), run_time=0.6)
+        s_label = a_label
+        # The softmax runs one query row at a time: each row's numbers roll to its weights as its cells fill.
+        for row in range(len(K)):
+            done = np.arange(len(K))[:, None] <= row
+            fill = np.where(allowed & done, causal_weights, -np.inf)
+            self.play(
+                scores.transform_entries(causal_weights, scores.text_colours(fill), rows=[row]),
+                scores.fill_cells(fill, recolour_entries=False),
+                run_time=0.7,
+            )
         sums = scores.row_sums(causal_weights.sum(axis=-1))
         self.play(FadeIn(sums), run_time=0.6)
         first = scores.row_box(0)
         self.play(Create(first), run_time=0.6)
         self.say(
             f"first row = {fmt_g(causal_weights[0])}: position 0 sees only itself",
-            colour=theme.highlight(),
+            colour=theme.caption_colour(),
             size=CAPTION_SIZE,
         )
         self.correct = VGroup(scores, s_label, sums, first)
@@ -891,24 +919,26 @@ class CausalMask(WhyAttentionSlide):
         table = MatrixTable(
             wrong,
             col_labels=positions,
-            col_title="softmax, then mask (wrong)",
+            col_title="✗ softmax, then mask (wrong)",
             fmt=number_format(4, exact_zero=True),
-            cell_width=1.12,
+            cell_width=1.24,
             cell_height=0.6,
-            entry_size=theme.SMALL_SIZE + 2,
+            entry_size=theme.SMALL_SIZE,
         )
-        table.col_title.set_color(theme.colour(3))
+        table.col_title.set_color(theme.error_colour())
         table.fill_cells(np.where(art["causal_allowed"], wrong, -np.inf), animate=False)
         table.shift((self.correct[0].cells.get_y() - table.cells.get_y()) * UP)
         sums = table.row_sums(
-            wrong_sums, [theme.foreground() if np.isclose(s, 1.0) else theme.colour(3) for s in wrong_sums]
+            wrong_sums, [theme.foreground() if np.isclose(s, 1.0) else theme.error_colour() for s in wrong_sums]
         )
         VGroup(table, sums).to_edge(RIGHT, buff=0.3)
         self.play(FadeIn(table, shift=0.3 * LEFT), run_time=0.8)
         self.play(LaggedStart(*[FadeIn(s) for s in sums], lag_ratio=0.3), run_time=1.0)
         bad = VGroup(*[sums[r] for r in range(len(wrong_sums)) if not np.isclose(wrong_sums[r], 1.0)])
-        self.play(*[Indicate(s, color=theme.colour(3)) for s in bad], run_time=0.8)
-        self.say("mask before softmax: otherwise rows no longer sum to 1", colour=theme.colour(3), size=CAPTION_SIZE)
+        self.play(*[Indicate(s, color=theme.error_colour()) for s in bad], run_time=0.8)
+        self.say(
+            "mask before softmax: otherwise rows no longer sum to 1", colour=theme.caption_colour(), size=CAPTION_SIZE
+        )
 
 
 # --- cells 23-25 ---------------------------------------------------------------------------------
@@ -934,10 +964,10 @@ class PaddingMask(WhyAttentionSlide):
         self.title("Padding mask + causal mask")
         small = dict(
             fmt="{:.0f}",
-            cell_width=0.72,
+            cell_width=0.86,  # "NaN" fits its cell with room to spare
             cell_height=0.6,
-            entry_size=theme.LABEL_SIZE + 2,
-            label_size=theme.SMALL_SIZE + 2,
+            entry_size=theme.LABEL_SIZE,
+            label_size=theme.SMALL_SIZE,
         )
         causal_t = MatrixTable(
             causal.astype(float),
@@ -970,7 +1000,7 @@ class PaddingMask(WhyAttentionSlide):
         eq = MathTex("=", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
         row = VGroup(causal_t, amp, padding_t, eq, combined_t).arrange(RIGHT, buff=0.6).shift(0.1 * DOWN)
         padding_t.match_y(causal_t.cells).shift((causal_t.cells.get_y() - padding_t.cells.get_y()) * UP)
-        notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.SMALL_SIZE + 2, theme.muted()).next_to(
+        notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.SMALL_SIZE, theme.muted()).next_to(
             row, DOWN, buff=0.5
         )
         self.play(FadeIn(causal_t), run_time=0.6)
@@ -983,7 +1013,7 @@ class PaddingMask(WhyAttentionSlide):
             run_time=1.2,
         )
         for i in padded:
-            self.play(Create(combined_t.column_box(i, theme.colour(3))), run_time=0.5)
+            self.play(Create(combined_t.column_box(i, theme.blocked_colour())), run_time=0.5)
 
         self.next_slide(
             notes="Softmax over the allowed keys only. "
@@ -1000,33 +1030,32 @@ class PaddingMask(WhyAttentionSlide):
             *[FadeOut(m) for m in self.mobjects if isinstance(m, SurroundingRectangle)],
             run_time=0.5,
         )
-        self.play(combined_t.animate.to_edge(LEFT, buff=1.0), run_time=0.7)
+        self.play(combined_t.animate.to_edge(LEFT, buff=0.5), run_time=0.7)
         result = MatrixTable(
             weights,
             row_labels=positions,
             col_labels=positions,
-            row_title="query (rows)",
-            col_title="weights A (key columns)",
+            col_title="weights A (query rows, key columns)",
             fmt=number_format(4, exact_zero=True),
-            cell_width=1.15,
+            cell_width=1.25,
             cell_height=0.6,
-            entry_size=theme.SMALL_SIZE + 2,
+            entry_size=theme.SMALL_SIZE,
         )
         result.fill_cells(np.where(combined, weights, -np.inf), animate=False)
-        result.to_edge(RIGHT, buff=1.8).match_y(combined_t.cells).shift(
+        result.to_edge(RIGHT, buff=2.15).match_y(combined_t.cells).shift(
             (combined_t.cells.get_y() - result.cells.get_y()) * UP
         )
         arrow = Arrow(combined_t.get_right(), result.get_left(), buff=0.25, color=theme.muted(), stroke_width=3)
         arrow_label = MathTex(
-            r"\operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 4, color=theme.foreground()
-        ).next_to(arrow, UP, buff=0.1)
+            r"A = \operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 4, color=theme.foreground()
+        ).next_to(result, UP, buff=0.15)  # heads the result: above the arrow it collided with the row labels
         sums = result.row_sums(weights.sum(axis=-1))
         self.play(GrowArrow(arrow), FadeIn(arrow_label), FadeIn(result), run_time=1.0)
-        self.play(FadeIn(sums), *[Create(result.column_box(i, theme.colour(3))) for i in padded], run_time=0.8)
+        self.play(FadeIn(sums), *[Create(result.column_box(i, theme.blocked_colour())) for i in padded], run_time=0.8)
         if padded:
             self.say(
                 f"padded key {positions[padded[0]]}: weight exactly {weights[:, padded[0]].max():g} in every row",
-                colour=theme.colour(3),
+                colour=theme.caption_colour(),
                 size=CAPTION_SIZE,
             )
         self.weights_view = VGroup(result, arrow, arrow_label, sums)
@@ -1059,8 +1088,16 @@ class PaddingMask(WhyAttentionSlide):
             run_time=0.8,
         )
         for r in empty:
-            self.play(Create(table.row_box(r, theme.colour(3))), run_time=0.5)
-        wrapped = textwrap.wrap(f"DataError: {message}", 44, break_long_words=False, break_on_hyphens=False)
+            self.play(Create(table.row_box(r, theme.error_colour())), run_time=0.5)
+        # In the matrix: what a naive softmax returns for that row, 0/0 = NaN in every cell (from the data).
+        naive = art["all_masked_naive"]
+        nan_colours = {(r, c): theme.error_colour() for r in empty for c in range(naive.shape[1])}
+        nan_note = theme.label(
+            f"naive softmax of row {', '.join(map(str, empty))}: $0/0$ = NaN", theme.SMALL_SIZE, theme.error_colour()
+        ).next_to(table, DOWN, buff=0.3)
+        nan_note.align_to(table, LEFT)
+        self.play(table.transform_entries(naive, nan_colours, rows=empty), FadeIn(nan_note), run_time=0.8)
+        wrapped = textwrap.wrap(f"DataError: {message}", 38, break_long_words=False, break_on_hyphens=False)
         lines = VGroup(*[theme.text(line, theme.LABEL_SIZE, theme.foreground()) for line in wrapped]).arrange(
             DOWN, aligned_edge=LEFT, buff=0.12
         )
@@ -1068,15 +1105,15 @@ class PaddingMask(WhyAttentionSlide):
             corner_radius=0.15,
             width=lines.width + 0.6,
             height=lines.height + 0.5,
-            color=theme.colour(3),
+            color=theme.error_colour(),
             stroke_width=3,
             fill_color=theme.background(),
             fill_opacity=1,
         )
         error = VGroup(panel, lines.move_to(panel)).to_edge(RIGHT, buff=0.6).match_y(table.cells)
-        arrow = Arrow(table.get_right(), error.get_left(), buff=0.2, color=theme.colour(3), stroke_width=3)
+        arrow = Arrow(table.get_right(), error.get_left(), buff=0.2, color=theme.error_colour(), stroke_width=3)
         self.play(GrowArrow(arrow), FadeIn(error, shift=0.2 * LEFT), run_time=1.0)
-        self.say("an all-masked row is refused, not returned as NaN", colour=theme.colour(3), size=CAPTION_SIZE)
+        self.say("an all-masked row is refused, not returned as NaN", colour=theme.caption_colour(), size=CAPTION_SIZE)
 
 
 # --- cells 29-31, then 26-28 ---------------------------------------------------------------------
@@ -1103,7 +1140,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
             col_label_colours=self.colours,
             col_title="weights (fixed Q, K)",
             fmt=number_format(4, exact_zero=True),
-            cell_width=1.15,
+            cell_width=1.3,
             cell_height=0.6,
             entry_size=theme.LABEL_SIZE,
         )
@@ -1161,7 +1198,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
         )
         self.say(
             f"same weights, context {fmt_row(art['context'][0])} \u2192 {fmt_row(art['changed_context'][0])}",
-            colour=theme.highlight(),
+            colour=theme.caption_colour(),
             size=CAPTION_SIZE,
         )
         self.intervention_marks = VGroup(verdict, *[m for m in self.mobjects if isinstance(m, SurroundingRectangle)])
@@ -1184,8 +1221,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
             run_time=0.8,
         )
         crosses = VGroup(
-            *[v_table.row_box(i, theme.colour(3)) for i in removed],
-            *[w_table.cell_box(0, i, theme.colour(3)) for i in removed],
+            *[v_table.row_box(i, theme.blocked_colour()) for i in removed],
+            *[w_table.cell_box(0, i, theme.blocked_colour()) for i in removed],
         )
         self.play(Create(crosses), *[v_table.row_entries(i).animate.set_opacity(0.3) for i in removed], run_time=0.7)
         self.marks = crosses
@@ -1202,7 +1239,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
         self.say(
             f"remove {', '.join(self.labels[i] for i in removed)}: "
             f"the rest renormalise to {fmt_row([w for i, w in enumerate(rw) if i not in removed])}",
-            colour=theme.highlight(),
+            colour=theme.caption_colour(),
             size=CAPTION_SIZE,
         )
 
@@ -1217,7 +1254,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
         self._caption = None
         first = theme.text("Attention weights show routing:", theme.BODY_SIZE + 4, theme.foreground(), weight="BOLD")
         second = theme.text("where this computation sends information.", theme.BODY_SIZE, theme.foreground())
-        third = theme.text("They are not causal importance:", theme.BODY_SIZE + 4, theme.colour(3), weight="BOLD")
+        third = theme.text("They are not causal importance:", theme.BODY_SIZE + 4, theme.highlight(), weight="BOLD")
         fourth = theme.text(
             "that takes an intervention (change a value, remove a key).", theme.BODY_SIZE, theme.foreground()
         )
@@ -1247,19 +1284,19 @@ class WhatAttentionExplains(WhyAttentionSlide):
         ).shift(2.1 * UP)
         rows = VGroup(
             VGroup(
-                theme.text("NumPy (float64)", theme.LABEL_SIZE + 2, theme.muted()),
+                theme.text("NumPy (float64)", theme.LABEL_SIZE, theme.muted()),
                 theme.text(fmt_row(art["context"][0]), theme.BODY_SIZE),
             ),
             VGroup(
-                theme.text("SDPA (float32)", theme.LABEL_SIZE + 2, theme.muted()),
+                theme.text("SDPA (float32)", theme.LABEL_SIZE, theme.muted()),
                 theme.text(fmt_row(art["sdpa_context"][0]), theme.BODY_SIZE),
             ),
             VGroup(
-                theme.text("max |difference|", theme.LABEL_SIZE + 2, theme.muted()),
+                theme.text("max |difference|", theme.LABEL_SIZE, theme.muted()),
                 theme.text(f"{diff:.2e}", theme.BODY_SIZE, theme.value_colour()),
             ),
             VGroup(
-                theme.text("with causal+padding mask", theme.LABEL_SIZE + 2, theme.muted()),
+                theme.text("with causal+padding mask", theme.LABEL_SIZE, theme.muted()),
                 theme.text(f"{masked_diff:.2e}", theme.BODY_SIZE, theme.value_colour()),
             ),
         )

@@ -18,13 +18,13 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from seqanim import registry
 from seqanim.declare import Params
 from seqanim.errors import ConfigError
 from seqanim.files import atomic_write_text, digest
-from seqanim.kit.style import DEFAULT_STYLE, HEX
+from seqanim.kit.style import DEFAULT_STYLE, HEX_OR_EMPTY
 from seqanim.workspace import current as workspace
 
 # Stage processes read the resolved parameters from the file this names, so `--set` reaches them.
@@ -49,28 +49,22 @@ class Render(Section):
 class Theme(Section):
     """colours and type of every scene"""
 
-    background: str = Field(DEFAULT_STYLE.background, pattern=HEX, description="frame background")
-    foreground: str = Field(DEFAULT_STYLE.foreground, pattern=HEX, description="text and axes")
-    muted: str = Field(DEFAULT_STYLE.muted, pattern=HEX, description="secondary text, grid, baselines")
-    palette: list[str] = Field(
-        default_factory=lambda: list(DEFAULT_STYLE.palette),
-        min_length=6,
-        description='colourblind-safe (seaborn "colorblind")',
+    preset: Literal["dark", "light"] = Field(
+        DEFAULT_STYLE.preset, description="dark | light (bright lecture halls); every colour role is checked on both"
+    )
+    background: str = Field(
+        DEFAULT_STYLE.background, pattern=HEX_OR_EMPTY, description='frame background; "" = the preset\'s'
+    )
+    foreground: str = Field(
+        DEFAULT_STYLE.foreground, pattern=HEX_OR_EMPTY, description='text and axes; "" = the preset\'s'
+    )
+    muted: str = Field(
+        DEFAULT_STYLE.muted, pattern=HEX_OR_EMPTY, description='secondary text, grid, baselines; "" = the preset\'s'
     )
     font: str = Field(DEFAULT_STYLE.font, description="font of every Text")
     heatmap: Literal["viridis", "magma", "cividis"] = Field(
         DEFAULT_STYLE.heatmap, description="colour map of attention heatmaps: viridis | magma | cividis"
     )
-
-    @field_validator("palette")
-    @classmethod
-    def _hex(cls, palette: list[str]) -> list[str]:
-        import re
-
-        for colour in palette:
-            if not re.match(HEX, colour):
-                raise ValueError(f"palette colour {colour!r} is not #rrggbb")
-        return palette
 
 
 class Deck(Section):

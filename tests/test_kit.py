@@ -33,10 +33,33 @@ def test_overlapping_texts_are_caught_but_touching_ones_are_not() -> None:
 
 def test_small_text_is_caught_with_tex_measured_as_it_reads() -> None:
     assert [v.rule for v in layout.check([Text("tiny", font_size=12)], 1)] == ["text too small"]
+    # The old minimum, 16, gave digits 10 px tall at 480p: now too small.
+    assert [v.rule for v in layout.check([Text("0.40", font_size=16)], 1)] == ["text too small"]
     # A LaTeX number at 18 reads smaller than Pango text at 18 (under 8 px tall at 480p): too small.
     small_tex = DecimalNumber(0.4011, font_size=18)
     assert [v.rule for v in layout.check([small_tex], 1)] == ["text too small"]
     assert layout.check([DecimalNumber(0.4011, font_size=theme.tex_size(theme.SMALL_SIZE))], 1) == []
+    assert layout.check([Text("0.40", font_size=theme.SMALL_SIZE)], 1) == []
+    # A text shrunk after it was made counts at the size it now has.
+    shrunk = Text("0.40", font_size=theme.SMALL_SIZE).scale(0.8)
+    assert [v.rule for v in layout.check([shrunk], 1)] == ["text too small"]
+
+
+def dark_rows(frame: np.ndarray) -> int:
+    """Rows of the frame where any pixel differs from the background (the ink of one glyph)."""
+    background = np.array(theme.background().to_rgb()) * 255
+    ink = np.abs(frame - background).max(axis=2) > 60
+    return int(ink.any(axis=1).sum())
+
+
+@pytest.mark.parametrize("tex", [False, True])
+def test_glyph_height_is_the_height_of_a_digit_on_the_rendered_frame(tex: bool) -> None:
+    """glyph_px computes what the frame shows: a digit at the smallest size, rendered at 854x480."""
+    size = theme.tex_size(theme.SMALL_SIZE) if tex else theme.SMALL_SIZE
+    digit = MathTex("0", font_size=size) if tex else Text("0", font_size=size, font=theme.font())
+    measured = dark_rows(render_frame(digit))
+    assert layout.glyph_px(digit) == pytest.approx(measured, abs=1.5)
+    assert measured >= theme.MIN_GLYPH_PX
 
 
 def test_tex_scale_matches_glyph_heights() -> None:
@@ -139,7 +162,7 @@ def test_bars_scale_with_values_and_readouts_follow() -> None:
     assert (
         np.abs(
             top_colour
-            - np.array(theme.colour(0).to_rgb()) * 255 * 0.9
+            - np.array(theme.item_colour(0).to_rgb()) * 255 * 0.9
             - np.array(theme.background().to_rgb()) * 255 * 0.1
         ).max()
         < 12
@@ -171,3 +194,22 @@ def test_data_mobjects_describe_what_they_show() -> None:
     assert readable_tex(r"A = \operatorname{softmax}\left(\frac{Q K^\top}{\sqrt{d_k}}\right)") == (
         "A = softmax ((Q Kᵀ)/(sqrt(d_k)) )"
     )
+
+
+def test_roll_texts_replaces_changed_numbers_and_keeps_unchanged_ones() -> None:
+    """A changed number rolls (no glyph is morphed); afterwards the group holds the new texts themselves."""
+    from seqanim.kit.motion import RollTexts
+
+    old = VGroup(*[Text(s, font_size=theme.SMALL_SIZE) for s in ("0.7071", "1.0000")]).arrange(RIGHT, buff=0.5)
+    kept = old[1]
+    new = VGroup(*[Text(s, font_size=theme.SMALL_SIZE).move_to(o) for s, o in zip(("0.3302", "1.0000"), old)])
+    scene = Scene()
+    scene.add(old)
+    roll = RollTexts(old, new, run_time=0.2)
+    assert len(roll.swaps) == 1 and roll.swaps[0][0] == 0  # only the changed entry rolls
+    with tempconfig({"write_to_movie": False, "disable_caching": True, "verbosity": "ERROR", "dry_run": True}):
+        scene.play(roll)
+    assert [t.text for t in old] == ["0.3302", "1.0000"]
+    assert old[1] is kept and old[0] is new[0]  # the new Text object, at its font size, not a morphed old one
+    # On screen: the new number once, the old one gone (faded out), the unchanged one still there.
+    assert sorted(layout.visible_texts(scene.mobjects)) == ["0.3302", "1.0000"]

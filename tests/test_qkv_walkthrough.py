@@ -147,4 +147,15 @@ def test_deterministic() -> None:
     second, _ = run(QkvWalkthrough())
     assert first.keys() == second.keys()
     for key in first:
-        assert np.array_equal(np.asarray(first[key]), np.asarray(second[key])), key
+        a, b = np.asarray(first[key]), np.asarray(second[key])
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), key  # all_masked_naive holds NaN by design
+
+
+def test_the_naive_softmax_of_an_all_masked_row_is_nan(art) -> None:  # type: ignore[no-untyped-def]
+    """What PaddingMask shows in the matrix: the refused row, computed naively, is 0/0 = NaN; the others agree
+    with the masked softmax."""
+    naive, allowed = art["all_masked_naive"], art["all_masked_allowed"]
+    empty = ~allowed.any(axis=-1)
+    assert empty.any() and np.isnan(naive[empty]).all()
+    rows = ~empty
+    assert np.allclose(naive[rows], masked_softmax(art["self_scores"][rows], allowed[rows]))

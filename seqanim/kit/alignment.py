@@ -28,6 +28,7 @@ from manim import (
 
 from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap, colour_for
+from seqanim.kit.motion import RollTexts
 
 
 def token_box(
@@ -142,12 +143,15 @@ class ScoreStrip(VGroup):
         cell_size: float = 0.48,
         spacing: float = 0.6,
         fmt: str = "{:.2f}",
-        number_size: float = 16,
+        number_size: float = theme.SMALL_SIZE,
+        hide_below: float = 0.0,
     ) -> None:
         super().__init__()
         self.vmin, self.vmax = vmin, vmax
         self.colormap = list(colormap or theme.heatmap_colormap())
         self.fmt, self.number_size = fmt, number_size
+        # Cells whose |value| is below this show their colour only: the numbers that matter stand out.
+        self.hide_below = hide_below
         self.cells = VGroup()
         for index in range(count):
             cell = Square(
@@ -168,11 +172,10 @@ class ScoreStrip(VGroup):
         return colour_for(value, self.vmin, self.vmax, self.colormap)
 
     def _number(self, value: float, cell: Square) -> Text:
-        # Dark digits on bright cells, light digits on dark ones (by luminance: works for any ramp).
-        red, green, blue = self.colour(value).to_rgb()[:3]
-        bright = 0.2126 * red + 0.7152 * green + 0.0722 * blue > 0.5
-        colour = theme.background() if bright else theme.foreground()
-        return theme.text(self.fmt.format(value), self.number_size, colour).move_to(cell)
+        # Dark digits on bright cells, light digits on dark ones (by contrast: works for any ramp and preset).
+        colour = theme.text_on(self.colour(value))
+        number = theme.text(self.fmt.format(value), self.number_size, colour).move_to(cell)
+        return number.set_opacity(0) if abs(value) < self.hide_below else number
 
     def number_targets(self, values: Sequence[float]) -> VGroup:
         """Numbers for `values` placed over the cells (for a Transform from `numbers`)."""
@@ -187,22 +190,15 @@ class ScoreStrip(VGroup):
         return self
 
     def animate_values(self, values: Sequence[float]) -> list[Animation]:
-        """Recolour the cells and morph the numbers; call `settle()` after playing them."""
-        from manim import Transform
-
-        self._pending = self.number_targets(values)
+        """Recolour the cells and roll each changed number into its new one (no glyph is morphed)."""
         animations: list[Animation] = [
             cell.animate.set_fill(self.colour(float(v)), opacity=1) for v, cell in zip(values, self.cells)
         ]
-        animations += [Transform(old, new) for old, new in zip(self.numbers, self._pending)]
+        animations.append(RollTexts(self.numbers, self.number_targets(values)))
         return animations
 
     def settle(self) -> "ScoreStrip":
-        """Swap the morphed numbers for the fresh texts they now look like (true text and font size)."""
-        pending = getattr(self, "_pending", None)
-        if pending is not None:
-            self.numbers.submobjects = list(pending.submobjects)
-            self._pending = None
+        """Kept for callers written for the morph: the roll already leaves the new numbers in place."""
         return self
 
     def blank(self) -> "ScoreStrip":
@@ -215,11 +211,11 @@ class ScoreStrip(VGroup):
 
 def label_above(mobject: VGroup, text: str, size: float = theme.SMALL_SIZE, buff: float = 0.12) -> Text:
     """A muted caption just above `mobject`."""
-    return theme.text(text, size, theme.muted()).next_to(mobject, UP, buff=buff)
+    return theme.label(text, size, theme.muted()).next_to(mobject, UP, buff=buff)
 
 
 def label_below(mobject: VGroup, text: str, size: float = theme.SMALL_SIZE, buff: float = 0.12) -> Text:
-    return theme.text(text, size, theme.muted()).next_to(mobject, DOWN, buff=buff)
+    return theme.label(text, size, theme.muted()).next_to(mobject, DOWN, buff=buff)
 
 
 def cell_outlines(heatmap: Heatmap, cells: Iterable[tuple[int, int]], colour: ManimColor | None = None) -> VGroup:

@@ -55,7 +55,7 @@ class Bars(VGroup):
         self.unit = height / max_value
         self.bar_width = bar_width
         count = len(self.values)
-        colours = list(colours or [theme.colour(i) for i in range(count)])
+        colours = list(colours or [theme.item_colour(i) for i in range(count)])
         step = bar_width + spacing
         xs = (np.arange(count) - (count - 1) / 2) * step
         self.baseline = Line([xs[0] - step / 2, 0, 0], [xs[-1] + step / 2, 0, 0], color=theme.muted(), stroke_width=2)

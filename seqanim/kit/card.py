@@ -33,7 +33,7 @@ class TitleCard(VGroup):
             # A fixed pitch per row: arranging by bounding boxes would space rows with descenders wider.
             rows = VGroup()
             for i, item in enumerate(items):
-                dot = Dot([0, -ROW_PITCH * i, 0], radius=0.07, color=theme.colour(i))
+                dot = Dot([0, -ROW_PITCH * i, 0], radius=0.07, color=theme.item_colour(i))
                 label = Text(item, font=font, font_size=theme.LABEL_SIZE, color=theme.foreground())
                 label.next_to(dot, RIGHT, buff=0.25)
                 rows.add(VGroup(dot, label))

@@ -106,6 +106,7 @@ class Heatmap(VGroup):
         fmt: str = "{:.2f}",
         label_size: float = theme.SMALL_SIZE,
         annotation_size: float | None = None,
+        annotate_from: float | None = None,
         colourbar: bool = True,
         col_labels_on_top: bool = False,
         cell_stroke: float = 1.0,
@@ -139,9 +140,12 @@ class Heatmap(VGroup):
         self.add(self.cells)
         self.annotations = VGroup()
         if annotate:
-            size = annotation_size or min(theme.SMALL_SIZE + 2, cell_size * 36)
+            size = annotation_size or min(theme.SMALL_SIZE, cell_size * 36)
             for index, cell in enumerate(self.cells):
                 label = theme.text(self._format(self.values.flat[index]), size).move_to(cell)
+                # Only the cells that matter carry a number (|value| >= annotate_from); the rest show colour.
+                if annotate_from is not None and not abs(self.values.flat[index]) >= annotate_from:
+                    label.set_opacity(0)
                 self.annotations.add(label)
             self.annotations.set_z_index(1)  # AnimationGroup leaves cells on top otherwise
             self.add(self.annotations)
@@ -164,9 +168,9 @@ class Heatmap(VGroup):
 
         row_anchor = self.row_labels if len(self.row_labels) else self.cells
         col_anchor = self.col_labels if len(self.col_labels) else self.cells
-        self.row_title = theme.text(f"{row_title} (rows)", label_size, theme.muted()).rotate(np.pi / 2)
+        self.row_title = theme.label(f"{row_title} (rows)", label_size, theme.muted()).rotate(np.pi / 2)
         self.row_title.next_to(row_anchor, LEFT, buff=0.15)
-        self.col_title = theme.text(f"{col_title} (columns)", label_size, theme.muted())
+        self.col_title = theme.label(f"{col_title} (columns)", label_size, theme.muted())
         self.col_title.next_to(col_anchor, UP if col_labels_on_top else DOWN, buff=0.12)
         self.add(self.row_title, self.col_title)
 
@@ -267,11 +271,10 @@ class Heatmap(VGroup):
         return self.fmt.format(value)
 
     def _text_colour(self, value: float) -> ManimColor:
-        # Dark text on the bright end of the ramp, light text on the dark end.
+        # Dark text on the bright end of the ramp, light text on the dark end (whichever contrasts more).
         if not np.isfinite(value):
             return theme.muted()
-        bright = (value - self.vmin) / ((self.vmax - self.vmin) or 1.0) > 0.6
-        return theme.background() if bright else theme.foreground()
+        return theme.text_on(colour_for(value, self.vmin, self.vmax, self.colormap))
 
     def describe(self) -> str:
         """Alt text from the values: size, axes and where the peak is (seqanim.kit.describe)."""

@@ -1,12 +1,13 @@
 """The layout check every scene passes at the end of every slide.
 
 Three rules, each with a small tolerance: every visible mobject lies inside the frame, no two texts
-overlap, and no text is smaller than a readable size at 854x480.
+overlap, and no text is smaller than a readable size at 854x480: a digit of it at least MIN_GLYPH_PX tall.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from manim import (
@@ -25,11 +26,14 @@ from manim import (
     config,
 )
 
-from seqanim.kit.theme import MIN_FONT, TEX_SCALE
+from seqanim.kit import theme
+from seqanim.kit.theme import MIN_GLYPH_PX, TEX_SCALE
 
 TEXT_TYPES = (Text, MarkupText, Paragraph, MathTex, Tex, SingleStringMathTex, DecimalNumber, Integer)
 FRAME_TOLERANCE = 0.05  # manim units; 0.05 is 3 px at 480p
 OVERLAP_TOLERANCE = 0.02
+GLYPH_TOLERANCE_PX = 0.2
+TARGET_HEIGHT_PX = 480  # the check holds for the smallest published video, 854x480
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,8 @@ def _texts(mobjects: list[Mobject]) -> list[Mobject]:
     found: list[Mobject] = []
 
     def walk(mobject: Mobject) -> None:
+        if getattr(mobject, "is_decoration", False):  # e.g. a matrix bracket set by LaTeX
+            return
         if isinstance(mobject, TEXT_TYPES):
             if _visible(mobject):
                 found.append(mobject)
@@ -112,6 +118,23 @@ def font_size_of(mobject: Mobject) -> float | None:
     return float(size) / TEX_SCALE if isinstance(mobject, TEX_TYPES) else float(size)
 
 
+@lru_cache(maxsize=8)
+def _digit_height_per_unit(tex: bool, font: str) -> float:
+    """Frame units of height per font unit of a digit "0", measured on a reference mobject at size 100."""
+    reference = MathTex("0", font_size=100) if tex else Text("0", font=font, font_size=100)
+    return float(reference.height) / 100
+
+
+def glyph_px(mobject: Mobject) -> float | None:
+    """How tall a digit of this text stands at 854x480, in pixels: its font size (which follows every scale)
+    times a digit's measured height per font unit, in frame units, times 480 / frame height."""
+    size = getattr(mobject, "font_size", None)
+    if size is None:
+        return None
+    per_unit = _digit_height_per_unit(isinstance(mobject, TEX_TYPES), theme.font())
+    return float(size) * per_unit * TARGET_HEIGHT_PX / config.frame_height
+
+
 def check(mobjects: list[Mobject], slide: int) -> list[Violation]:
     """Return the violations of the three rules for the mobjects on screen now."""
     violations: list[Violation] = []
@@ -131,13 +154,13 @@ def check(mobjects: list[Mobject], slide: int) -> list[Violation]:
             )
     texts = _texts(mobjects)
     for text in texts:
-        size = font_size_of(text)
-        if size is not None and size < MIN_FONT - 0.5:
+        height = glyph_px(text)
+        if height is not None and height < MIN_GLYPH_PX - GLYPH_TOLERANCE_PX:
             violations.append(
                 Violation(
                     slide,
                     "text too small",
-                    f"{_describe(text)} reads as size {size:.1f} < {MIN_FONT} (Tex sizes count 1/{TEX_SCALE})",
+                    f"{_describe(text)} stands {height:.1f} px tall at 854x480 < {MIN_GLYPH_PX:g} px",
                 )
             )
     boxes = [_box(text) for text in texts]

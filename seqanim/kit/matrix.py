@@ -23,11 +23,13 @@ from manim import (
     Text,
     Transform,
     VGroup,
+    interpolate_color,
 )
 
 from seqanim.kit import theme
 from seqanim.kit.describe import label_text, number
 from seqanim.kit.heatmap import colour_for
+from seqanim.kit.motion import RollTexts
 
 Formatter = Callable[[float], str]
 
@@ -71,6 +73,8 @@ def brackets(height: float, colour: ManimColor | None = None) -> tuple[VGroup, V
     right = MathTex(r"\left." + body + r"\right]", color=colour or theme.foreground())
     pair = VGroup(left, right)
     pair.stretch_to_fit_height(height)
+    for bracket in pair:
+        bracket.is_decoration = True  # drawn by LaTeX but not text: the layout check's size rule skips it
     return left, right
 
 
@@ -90,7 +94,7 @@ class MatrixTable(VGroup):
         row_title: str | None = None,
         col_title: str | None = None,
         fmt: Formatter | str = number_format(4),
-        entry_size: float = theme.SMALL_SIZE + 2,
+        entry_size: float = theme.SMALL_SIZE,
         label_size: float = theme.SMALL_SIZE,
         cell_width: float | None = None,
         cell_height: float = 0.48,
@@ -153,13 +157,13 @@ class MatrixTable(VGroup):
         if row_title:
             anchor = self.row_labels if len(self.row_labels) else frame
             self.row_title = (
-                theme.text(row_title, label_size, theme.muted()).rotate(np.pi / 2).next_to(anchor, LEFT, buff=0.12)
+                theme.label(row_title, label_size, theme.muted()).rotate(np.pi / 2).next_to(anchor, LEFT, buff=0.12)
             )
             self.add(self.row_title)
         self.col_title: Text | None = None
         if col_title:
             anchor = self.col_labels if len(self.col_labels) else frame
-            self.col_title = theme.text(col_title, label_size, theme.muted()).next_to(anchor, UP, buff=0.1)
+            self.col_title = theme.label(col_title, label_size, theme.muted()).next_to(anchor, UP, buff=0.1)
             self.col_title.set_x(self.cells.get_x())
             self.add(self.col_title)
 
@@ -213,7 +217,7 @@ class MatrixTable(VGroup):
         colours: ManimColor | Sequence[ManimColor] | None = None,
         *,
         decimals: int = 4,
-        size: float = theme.SMALL_SIZE + 2,
+        size: float = theme.SMALL_SIZE,
     ) -> VGroup:
         """One "\u03a3 = s" label right of the brackets per row (e.g. a weight row's sum); one colour or one per row."""
         if colours is None or isinstance(colours, (ManimColor, str)):
@@ -240,35 +244,59 @@ class MatrixTable(VGroup):
         """A new text for one entry, in place over its cell (Transform the old entry into it)."""
         return self._entry(value, col, colour).move_to(self.cell(row, col))
 
-    def entry_targets(self, values: np.ndarray, colours: dict[tuple[int, int], ManimColor] | None = None) -> VGroup:
-        """New texts for every entry (for `Transform(table.entries, targets)`); records the new values."""
+    def entry_targets(
+        self,
+        values: np.ndarray,
+        colours: dict[tuple[int, int], ManimColor] | None = None,
+        rows: Sequence[int] | None = None,
+    ) -> VGroup:
+        """New texts for the entries of `rows` (all by default; the others keep their own text objects), for
+        `transform_entries`; records the new values."""
         values = np.array(values, dtype=float).reshape(self.shape)
         colours = colours or {}
+        changing = set(range(self.shape[0]) if rows is None else rows)
         group = VGroup(
             *[
-                self.entry_target(r, c, values[r, c], colours.get((r, c)))
+                self.entry_target(r, c, values[r, c], colours.get((r, c))) if r in changing else self.entry(r, c)
                 for r in range(self.shape[0])
                 for c in range(self.shape[1])
             ]
         )
-        self.values = values
+        recorded = np.array(self.values, dtype=float).reshape(self.shape).copy()
+        recorded[sorted(changing)] = values[sorted(changing)]
+        self.values = recorded
         return group
 
     def transform_entries(
-        self, values: np.ndarray, colours: dict[tuple[int, int], ManimColor] | None = None, **kwargs
-    ) -> AdoptTexts:  # type: ignore[no-untyped-def]
-        """Animate every entry to the text of `values` (and record them)."""
-        return AdoptTexts(self.entries, self.entry_targets(values, colours), **kwargs)
+        self,
+        values: np.ndarray,
+        colours: dict[tuple[int, int], ManimColor] | None = None,
+        rows: Sequence[int] | None = None,
+        **kwargs,
+    ) -> RollTexts:  # type: ignore[no-untyped-def]
+        """Roll each entry of `rows` (default all) whose text changes into the text of `values`; no glyph morphs.
+        Row by row (`rows=[r]`) a matrix changes the way it is computed, e.g. a softmax one query at a time."""
+        return RollTexts(self.entries, self.entry_targets(values, colours, rows), **kwargs)
 
     def text_colours(
-        self, values: np.ndarray, vmin: float = 0.0, vmax: float = 1.0
+        self,
+        values: np.ndarray,
+        vmin: float = 0.0,
+        vmax: float = 1.0,
+        colormap: Sequence[ManimColor] | None = None,
+        opacity: float = 0.85,
     ) -> dict[tuple[int, int], ManimColor]:
         """Entry colours that stay legible on `fill_cells(values)`: dark on the bright end of the ramp."""
         values = np.array(values, dtype=float).reshape(self.shape)
+        ramp = list(colormap or theme.heatmap_colormap())
         colours = {}
         for (row, col), value in np.ndenumerate(values):
-            bright = bool(np.isfinite(value)) and (value - vmin) / ((vmax - vmin) or 1.0) > 0.6
-            colours[(row, col)] = theme.background() if bright else theme.foreground()
+            if not np.isfinite(value):
+                colours[(row, col)] = theme.foreground()
+                continue
+            # The cell as seen: its fill over the background at `opacity`.
+            fill = interpolate_color(theme.background(), colour_for(value, vmin, vmax, ramp), opacity)
+            colours[(row, col)] = theme.text_on(fill)
         return colours
 
     def fill_cells(
@@ -288,7 +316,7 @@ class MatrixTable(VGroup):
         """
         values = np.array(values, dtype=float).reshape(self.shape)
         colormap = list(colormap or theme.heatmap_colormap())
-        text_colours = self.text_colours(values, vmin, vmax)
+        text_colours = self.text_colours(values, vmin, vmax, colormap, opacity)
         animations = []
         for index, (cell, entry) in enumerate(zip(self.cells, self.entries)):
             value = values.flat[index]

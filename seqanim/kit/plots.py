@@ -83,9 +83,9 @@ class Plot(VGroup):
             for number in self.axes.x_axis.get_family():
                 if isinstance(number, (DecimalNumber, MathTex)):
                     number.set_y(bottom - 0.1 - number.height / 2)
-        self.x_label = theme.text(x_label, label_size).next_to(self.axes.x_axis, DOWN, buff=0.45) if x_label else None
+        self.x_label = theme.label(x_label, label_size).next_to(self.axes.x_axis, DOWN, buff=0.45) if x_label else None
         self.y_label = (
-            theme.text(y_label, label_size).rotate(np.pi / 2).next_to(self.axes.y_axis, LEFT, buff=0.55)
+            theme.label(y_label, label_size).rotate(np.pi / 2).next_to(self.axes.y_axis, LEFT, buff=0.55)
             if y_label
             else None
         )
@@ -180,7 +180,7 @@ class Plot(VGroup):
         self.right_axes = twin
         group = VGroup(visible)
         if y_label:
-            label = theme.text(y_label, label_size).set_color(colour or theme.foreground()).rotate(-np.pi / 2)
+            label = theme.label(y_label, label_size).set_color(colour or theme.foreground()).rotate(-np.pi / 2)
             group.add(label.next_to(visible, RIGHT, buff=0.25))
         self.right_axis = group
         self.add(twin, group)

@@ -1,5 +1,8 @@
 """`Readout`: a label followed by a number that counts (a DecimalNumber), kept left-aligned after its label.
 
+Label and number are both set by LaTeX, so the digits of a readout match its words and symbols (one type
+family per readout): the label is LaTeX text, with maths between dollars ("position $m =$").
+
 A changing value counts in place, `readout.follow(lambda: tracker.get_value())`, instead of one text
 cross-fading into another.
 """
@@ -8,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from manim import RIGHT, DecimalNumber, ManimColor, VGroup
+from manim import RIGHT, DecimalNumber, ManimColor, Tex, VGroup
 
 from seqanim.kit import theme
 
@@ -20,7 +23,7 @@ class Readout(VGroup):
         self, label: str, value: float, decimals: int, colour: ManimColor | None = None, size: float = theme.LABEL_SIZE
     ) -> None:
         super().__init__()
-        self.label = theme.text(label, size, colour)
+        self.label = Tex(label, font_size=theme.tex_size(size), color=colour or theme.foreground())
         self.number = DecimalNumber(
             value, num_decimal_places=decimals, font_size=theme.tex_size(size), color=colour or theme.foreground()
         )

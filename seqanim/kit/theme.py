@@ -6,19 +6,22 @@ the lecture's `[theme]` before a scene draws anything.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from manim import ManimColor, Text
+from manim import ManimColor, Tex, Text
 
 from seqanim.kit.style import DEFAULT_STYLE, Style
 
-# Sizes in manim font units, checked legible at 854x480 (the layout check enforces MIN_FONT).
+# Sizes in manim font units. The layout check measures what they give on screen: the smallest text must
+# stand at least MIN_GLYPH_PX tall (a digit's height) at 854x480. DejaVu Sans digits are 0.63 px per font
+# unit at 480p, so SMALL_SIZE (23) gives 14.5 px; 16, the old minimum, gave 10 px.
 TITLE_SIZE = 40
-BODY_SIZE = 28
-LABEL_SIZE = 22
-SMALL_SIZE = 18
-MIN_FONT = 16
+BODY_SIZE = 30
+LABEL_SIZE = 25
+SMALL_SIZE = 23
+MIN_GLYPH_PX = 14.0
 # LaTeX glyphs (MathTex, DecimalNumber, axis numbers) stand about 0.69x as tall as Pango text of the same
 # font_size: a Tex digit at 18 is under 8 px at 480p. Scale Tex sizes by this so both read alike.
 TEX_SCALE = 1.45
@@ -35,7 +38,7 @@ _style = DEFAULT_STYLE
 def configure(**values: Any) -> Style:
     """Draw with these theme values from now on (keys of `Style`; the rest keep their defaults)."""
     global _style
-    _style = replace(DEFAULT_STYLE, **{**values, "palette": tuple(values.get("palette", DEFAULT_STYLE.palette))})
+    _style = replace(DEFAULT_STYLE, **values)
     return _style
 
 
@@ -43,22 +46,21 @@ def theme() -> Style:
     return _style
 
 
-def colour(index: int) -> ManimColor:
-    """The i-th colour of the colourblind-safe palette (wraps around)."""
-    palette = theme().palette
-    return ManimColor(palette[index % len(palette)])
+def role(name: str) -> ManimColor:
+    """The colour of a role (`seqanim.kit.style.TEXT_ROLES`) in the preset in force."""
+    return ManimColor(theme().role(name))
 
 
 def background() -> ManimColor:
-    return ManimColor(theme().background)
+    return role("background")
 
 
 def foreground() -> ManimColor:
-    return ManimColor(theme().foreground)
+    return role("foreground")
 
 
 def muted() -> ManimColor:
-    return ManimColor(theme().muted)
+    return role("muted")
 
 
 def font() -> str:
@@ -67,19 +69,68 @@ def font() -> str:
 
 # Roles, so scenes say what a colour means rather than which it is.
 def query_colour() -> ManimColor:
-    return colour(3)
+    return role("query")
 
 
 def key_colour() -> ManimColor:
-    return colour(0)
+    return role("key")
 
 
 def value_colour() -> ManimColor:
-    return colour(2)
+    return role("value")
+
+
+def output_colour() -> ManimColor:
+    """The attention output, the context vector, a model's guess."""
+    return role("output")
 
 
 def highlight() -> ManimColor:
-    return colour(1)
+    return role("highlight")
+
+
+def caption_colour() -> ManimColor:
+    """A scene's claim and running commentary."""
+    return role("caption")
+
+
+def error_colour() -> ManimColor:
+    """Wrong. Pair it with a mark (`wrong_mark`), never colour alone."""
+    return role("error")
+
+
+def allowed_colour() -> ManimColor:
+    return role("allowed")
+
+
+def blocked_colour() -> ManimColor:
+    return role("blocked")
+
+
+def model_colour(kind: str) -> ManimColor:
+    """The colour of one recurrent cell kind (RNN, LSTM, GRU), the same in every scene."""
+    return ManimColor(theme().model(kind))
+
+
+def item_colour(item: int) -> ManimColor:
+    """The identity colour of memory item / key group number `item` (A, B, C or k0, k1, ...)."""
+    items = theme().look.items
+    return ManimColor(items[item % len(items)])
+
+
+def ordered_colour(position: float) -> ManimColor:
+    """The ordered ramp at `position` in [0, 1] (low -> high; its contrast grows with the value on both presets)."""
+    import matplotlib
+
+    name, low, high = theme().look.ordered
+    ramp = matplotlib.colormaps[name]
+    return ManimColor.from_rgb(ramp(low + (high - low) * min(max(position, 0.0), 1.0))[:3])
+
+
+def ordered_colours(values: Sequence[float]) -> list[ManimColor]:
+    """One ordered-ramp colour per value, placed by the value between the smallest and the largest."""
+    low, high = min(values), max(values)
+    return [ordered_colour((v - low) / ((high - low) or 1.0)) for v in values]
 
 
 def heatmap_colormap() -> list[ManimColor]:
@@ -91,11 +142,29 @@ def heatmap_colormap() -> list[ManimColor]:
 
 
 def diverging_colormap() -> list[ManimColor]:
-    """RdBu_r, as the seed uses for positional encodings (negative blue, positive red)."""
+    """The signed-value ramp (RdBu_r, as the seed uses for positional encodings: negative blue, positive red).
+
+    Use it with vmin = -vmax so that zero sits at its neutral middle."""
     import matplotlib
 
-    ramp = matplotlib.colormaps["RdBu_r"]
+    ramp = matplotlib.colormaps[theme().look.diverging]
     return [ManimColor.from_rgb(ramp(i / 15)[:3]) for i in range(16)]
+
+
+def text_on(fill: ManimColor) -> ManimColor:
+    """Text colour legible on a filled cell: the foreground or the background, whichever contrasts more."""
+    from seqanim.kit.style import contrast
+
+    cell = fill.to_hex()[:7]
+    return max((foreground(), background()), key=lambda c: contrast(c.to_hex()[:7], cell))
+
+
+def label(content: str, size: float = LABEL_SIZE, colour: ManimColor | None = None) -> Text | Tex:
+    """A label that may hold maths: with $...$ in it, the whole label is set by LaTeX (real subscripts,
+    one type family for its words, symbols and digits), at the height Pango text of `size` would have."""
+    if "$" not in content:
+        return text(content, size, colour)
+    return Tex(content, font_size=tex_size(size), color=colour or foreground())
 
 
 def text(content: str, size: float = LABEL_SIZE, colour: ManimColor | None = None, weight: str = "NORMAL") -> Text:

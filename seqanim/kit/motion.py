@@ -1,0 +1,71 @@
+"""Changing numbers and labels without morphing glyphs.
+
+A `Transform` from "0.7071" to "1.0000" bends every glyph into another and is unreadable while it plays.
+Here a changed text rolls instead: the old one slides out upwards and fades while the new one rises into
+its place, so at every frame each glyph on screen is a real glyph. Unchanged texts stay still, a text
+whose colour alone changes is recoloured in place. (A value that changes continuously counts instead:
+`seqanim.kit.readout.Readout` wraps a `DecimalNumber`.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from manim import UP, AnimationGroup, FadeIn, Mobject, VGroup
+
+
+def _string(mobject: Mobject) -> str | None:
+    return getattr(mobject, "text", None) or getattr(mobject, "tex_string", None)
+
+
+def _colour(mobject: Mobject) -> str | None:
+    colour = mobject.get_color()
+    return colour.to_hex() if colour is not None else None
+
+
+def _same_colour(a: Mobject, b: Mobject) -> bool:
+    return _colour(a) == _colour(b)
+
+
+class RollTexts(AnimationGroup):
+    """Roll each text of `group` whose string differs from its counterpart in `targets`; afterwards `group`
+    holds the targets themselves (so later code, the layout check and font sizes see the new texts). A text
+    whose string is unchanged is kept and only slides (or recolours) to where its counterpart sits."""
+
+    def __init__(self, group: VGroup, targets: Sequence[Mobject], distance: float = 0.22, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        if len(group) != len(targets):
+            raise ValueError(f"RollTexts: {len(group)} texts but {len(targets)} targets")
+        self.texts = group
+        self.swaps: list[tuple[int, Mobject]] = []
+        animations = []
+        for index, (old, new) in enumerate(zip(group, targets)):
+            if _string(old) == _string(new):  # the same words: they stay, sliding to their new place if it moved
+                moved = not np.allclose(old.get_center(), new.get_center(), atol=1e-3)
+                recoloured = not _same_colour(old, new) and new.get_color() is not None
+                if moved or recoloured:
+                    target = old.animate.move_to(new.get_center())
+                    animations.append(target.set_color(new.get_color()) if recoloured else target)
+                continue
+            shift = distance * UP
+            animations.append(old.animate.shift(shift).set_opacity(0))
+            animations.append(FadeIn(new, shift=shift))
+            self.swaps.append((index, new))
+        if not animations:  # nothing changes: an empty roll still takes its run_time
+            animations.append(group.animate.shift(0 * UP))
+        super().__init__(*animations, **kwargs)
+
+    def clean_up_from_scene(self, scene) -> None:  # type: ignore[no-untyped-def]
+        super().clean_up_from_scene(scene)
+        shown = [m for m in scene.mobjects if self.texts in m.get_family()]
+        for index, new in self.swaps:
+            self.texts.submobjects[index] = new
+            if shown and new in scene.mobjects:  # FadeIn added it at the top level; it now lives inside `group`
+                scene.mobjects.remove(new)
+
+
+def roll(old: Mobject, new: Mobject, distance: float = 0.22, **kwargs) -> AnimationGroup:  # type: ignore[no-untyped-def]
+    """Roll one text (a caption, a "q = [1, 0]" label) into another; `old` is faded out and stays behind
+    at zero opacity: use `new` from now on."""
+    shift = distance * UP
+    return AnimationGroup(old.animate.shift(shift).set_opacity(0), FadeIn(new, shift=shift), **kwargs)
