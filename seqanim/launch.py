@@ -13,8 +13,11 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 from multiprocessing import forkserver
+from multiprocessing.connection import wait
 from multiprocessing.context import ForkServerContext
 from pathlib import Path
 
@@ -60,8 +63,34 @@ def _keep_freed_memory() -> None:
     libc.mallopt(M_TRIM_THRESHOLD, 256 << 20)
 
 
+def _die_with_the_build() -> None:
+    """In the child: a process group of its own, killed whole the moment the build that started it dies.
+
+    The forkserver outlives the build while any stage runs (each stage holds its liveness pipe), so a stage
+    whose build was SIGKILLed alone would finish and publish its outputs with no build to record them, and
+    race the next build. multiprocessing keeps a pipe from the build open in the child (the parent
+    sentinel); it reads EOF when the build dies, however it dies. The group takes the stage's own children
+    with it (LaTeX, ffmpeg, the cards renderer), and keeps a terminal's Ctrl-C for the build alone, which
+    then stops its stages itself (build.execute).
+    """
+    os.setpgid(0, 0)
+    # Not the forkserver's liveness pipe: with no stage holding it, the server exits with the build.
+    os.close(forkserver._forkserver._forkserver_alive_fd)  # type: ignore[attr-defined]
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+    sentinel = parent.sentinel
+
+    def watch() -> None:
+        wait([sentinel])
+        os.killpg(0, signal.SIGKILL)
+
+    threading.Thread(target=watch, name="die-with-the-build", daemon=True).start()
+
+
 def _run_stage(argv: list[str], log: str, env: dict[str, str], cwd: str) -> None:
     """In the child: the worker's own command line, with stdout and stderr going to the stage's log."""
+    _die_with_the_build()
     _keep_freed_memory()
     os.environ.clear()
     os.environ.update(env)
@@ -96,6 +125,9 @@ class Stage:
         return self.process.exitcode
 
     def kill(self) -> None:
-        """Stop the stage and reap it."""
-        self.process.kill()
+        """Stop the stage, and whatever it started, and reap it."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):  # ended, or not yet its own group
+            self.process.kill()
         self.process.join()
