@@ -44,9 +44,14 @@ def start(kinds: set[str], cwd: Path) -> ForkServerContext:
         # manim reads manim.cfg from the working directory when it is imported: import it where stages run.
         previous = os.getcwd()
         os.chdir(cwd)
+        # Started with Ctrl-C ignored: the server imports torch/manim before it ignores SIGINT itself, and a
+        # Ctrl-C then would print its KeyboardInterrupt traceback under the build's one line (found by
+        # bench/faults.py). The build stops its stages itself; the server exits when the build does.
+        interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             forkserver.ensure_running()
         finally:
+            signal.signal(signal.SIGINT, interrupt)
             os.chdir(previous)
         _context = context
     return _context
