@@ -21,6 +21,8 @@ from multiprocessing.connection import wait
 from multiprocessing.context import ForkServerContext
 from pathlib import Path
 
+from seqanim.workspace import current
+
 # What every worker imports. rich too: multiprocessing re-imports the parent's main module (the seqanim CLI)
 # in each child.
 # pydantic.main, not just pydantic: the package imports its model machinery lazily (about 0.1 s per child).
@@ -48,9 +50,21 @@ def start(kinds: set[str], cwd: Path) -> ForkServerContext:
         # Ctrl-C then would print its KeyboardInterrupt traceback under the build's one line (found by
         # bench/faults.py). The build stops its stages itself; the server exits when the build does.
         interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        # The server and multiprocessing's resource tracker (started with it) write to the stderr they are
+        # given; a stage killed mid-render leaves semaphores the tracker cleans up, with a warning that
+        # would follow the build's one line. Both get a log instead of the terminal.
+        log = current().logs / "forkserver.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        sys.stderr.flush()
+        terminal = os.dup(2)
+        os.dup2(descriptor, 2)
         try:
             forkserver.ensure_running()
         finally:
+            os.dup2(terminal, 2)
+            os.close(terminal)
+            os.close(descriptor)
             signal.signal(signal.SIGINT, interrupt)
             os.chdir(previous)
         _context = context
