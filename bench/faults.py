@@ -526,6 +526,7 @@ class Campaign:
         for entry in cache.iterdir():  # only the default version stays: the rebuild really runs
             if entry.name not in self.default_keys.values():
                 shutil.rmtree(entry)
+        before = set(tree.outputs())
         free_kb = self.rng.choice([8, 48, 160, 400, 1000])
         used_kb = (shutil.disk_usage(self.mount).used + 1023) // 1024
         self._disk_size(used_kb + free_kb)
@@ -534,6 +535,7 @@ class Campaign:
         problems = []
         if result.returncode != 2 or len(errors) != 1 or "no space left" not in errors[0].lower():
             problems.append(f"exit {result.returncode}: {result.stderr.strip()[-200:]}")
+        problems += [f"{name} went missing" for name in sorted(before - set(tree.outputs()))]
         for name in tree.outputs():
             wrong = whole(tree.root / name)
             if wrong:
