@@ -506,6 +506,9 @@ class Campaign:
         for name in ("precompute", "scenes", "lecture.toml", "pyproject.toml"):
             source = self.victim.root / name
             (shutil.copytree(source, root / name, symlinks=True) if source.is_dir() else shutil.copy2(source, root))
+        for name in ("data", "renders", "slides"):  # their READMEs: the reference's outputs include them
+            (root / name).mkdir()
+            shutil.copy2(self.victim.root / name / "README.md", root / name)
         self.disk_tree = Tree(root)
         self._ok(self.disk_tree.run("slides", DECK, timeout=1800))  # cold, on the tmpfs
         return True

@@ -356,7 +356,7 @@ def main() -> None:
     except OSError as error:  # the build's own bookkeeping (state.json, the cache) on a full disk
         if error.errno not in FULL:
             raise
-        click.echo(f"error: {disk_full(error, error.filename or current().state_dir)}", err=True)
+        click.echo(f"error: {disk_full(error, error.filename2 or error.filename or current().state_dir)}", err=True)
         sys.exit(2)
     except click.exceptions.Abort:
         click.echo("interrupted; finished outputs are kept, the next build resumes", err=True)

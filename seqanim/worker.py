@@ -39,7 +39,7 @@ def main(kind: str, name: str, quality: str) -> None:
     except OSError as error:  # a full disk where no writer of ours named the file
         if error.errno not in FULL:
             raise
-        _fail(disk_full(error, error.filename or current_workspace().state_dir))
+        _fail(disk_full(error, error.filename2 or error.filename or current_workspace().state_dir))
     except SeqanimError as error:
         _fail(error)
     click.echo(json.dumps(result))
