@@ -1,38 +1,59 @@
-"""A seeded fault campaign on an isolated copy of the built lecture (the real tree is untouched).
+"""A seeded fault campaign on isolated copies of the lecture (the real tree is untouched).
 
-Three kinds of trial, drawn at random (seeded):
+Every trial builds the `sample` deck: a `[decks.sample]` table the copies add to lecture.toml, with one scene
+of two lecture parts (EchoOfAPulse, QueryKeyValue). Its targets are two experiments (linear_rnn, 0.5 s;
+qkv_walkthrough, 0.2 s), two scene renders (10-20 s each) and one deck export (title and divider cards, HTML,
+PDF, PPTX, joined video: about 6 s): every kind of stage, in about 30 s for a cold build, where the whole
+lecture takes 5 minutes. The kinds of trial:
 
-  kill    a one-parameter rebuild (`build --set linear_rnn.steps=K`: one experiment, two scenes, the rnn
-          and full decks) is sent SIGKILL or SIGINT (to its whole process group, as a terminal's Ctrl-C or an
-          OOM kill of the session would) at a moment drawn from the stage timeline of .seqanim/state.json:
-          a stage of the rebuild at random, then a fraction of the seconds it took last time after it starts.
-          The next build must finish; data/ must be byte-identical to an uninterrupted build with the same K
-          (a reference copy, built once per K; sidecars but for metrics.seconds, the measured run time), every
-          video must have the reference's frame count, every slide JSON the reference's bytes, and no
-          temporary file or staging folder may be left.
-  damage  an output (scene video, slide JSON, deck PDF/PPTX/HTML, data npz/pt, state.json) is truncated, zeroed
-          or replaced by another output; the next build must name it in one line (state.json: warn and
-          recover), the command it names must bring the built bytes back, and a last build is up to date.
-  lock    two builds of the same change at once: exactly one runs, the other exits 2 with one line.
+  kill     SIGKILL or SIGINT to the build's process group (a terminal's Ctrl-C, an OOM kill of the session)
+           at a moment drawn from the stage timeline: a stage of the build at random, then a fraction of the
+           seconds it took in the reference build after its log appears. Two builds: `cold` (after
+           `seqanim clean`: `seqanim slides sample` from nothing, the cache empty) and `rebuild` (one
+           parameter, `--set linear_rnn.steps=K`: an experiment, a scene, the deck). Which stages were
+           running at the kill is read back (their logs exist, their new key is not recorded) and tallied.
+           Then no process of the build may be left, the next build must finish, and its outputs must
+           equal an uninterrupted build's: data/ byte for byte (sidecars but for metrics.seconds, the
+           measured run time), videos frame for frame (ffmpeg framemd5) where their bytes differ, slide
+           JSON byte for byte, the same set of files, and no temporary file or staging folder left.
+           A SIGINT must end with exit 130 and the one line `interrupted; ...`.
+  cli      SIGKILL to the build process alone, while a stage runs: its stages must die too (no process
+           left), nothing may be written after the kill, and the next build must finish as above.
+  damage   one output of each kind (data npz/sidecar/pt, scene video, thumbnail, report, slide JSON, a slide
+           video file, the deck's PDF/PPTX/HTML, an HTML asset, the deck video and thumbnail, a card):
+           truncated, zeroed or replaced by another output. The next build must name that file in one
+           line and change nothing; the command it names must bring back the built bytes. Plus a damaged
+           cache entry (named in one warning line, dropped, rebuilt: never restored) and state.json.
+  lock     two builds of the same change at once: exactly one runs, the other exits 2 with one line.
+  disk     the one-parameter rebuild on a tmpfs with a few KB to a few MB free: the build must stop with
+           exit 2 and one line saying which disk is full; every file in data/, renders/, slides/ must be
+           whole (npz/pt loads, JSON parses, videos decode, PNG/PDF/PPTX open), no temporary file left; with
+           space again, the build finishes and equals the reference. Needs root (mount); skipped otherwise.
 
-    .venv/bin/python bench/faults.py [--trials N] [--seed S]
+    .venv/bin/python bench/faults.py [--kills N] [--seed S] [--keep]
 
-Ends with the line `faults: K/N trials survived`.
+`--kills N`: N trials per signal and build (4N kills); the other kinds are fixed in number (damage: each
+target once; cli 3; lock 2; disk 4). The trials run in rounds (one kill of each kind per round, others
+spread over the first rounds) and the tally is printed every round, so a stopped campaign still says what
+ran. Ends with one `faults: K/N trials survived` line per kind of trial and one for all.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
-import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import zipfile
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,38 +61,51 @@ sys.path.insert(0, str(ROOT))
 
 from tests.tree import Tree, make_tree  # noqa: E402
 
-STEPS = (41, 47)  # the values of linear_rnn.steps the kill trials rebuild with (one reference build each)
-TEMPORARY = re.compile(r"^\..*(\.tmp|\.old-|\.restore-|\.stage-)")
-DAMAGED = (
-    "renders/low/EchoOfAPulse.mp4",
-    "slides/low/RopeRotation.json",
-    "slides/low/rnn.pdf",
-    "slides/low/transformers.pptx",
-    "slides/low/why-attention.html",
-    "data/positional.npz",
-    "data/adding_lstm.pt",
-    ".seqanim/state.json",
-)
-OTHER = {".mp4": "renders/low/SortAlignment.mp4", ".json": "slides/low/CausalMask.json", ".pdf": "slides/low/full.pdf"}
-FIX = re.compile(r"run `seqanim (precompute|render|slides) ([\w-]+)` to rebuild it")
+DECK = "sample"
+SAMPLE = '\n[decks.sample]\ntitle = "Fault campaign sample"\nscenes = ["EchoOfAPulse", "QueryKeyValue"]\n'
+STEPS = (41, 47)  # the values of linear_rnn.steps the rebuilds use (one reference build each)
+INTERRUPTED = "interrupted; finished outputs are kept, the next build resumes"
+LOCKED = "error: another seqanim build is running in this folder; wait for it or stop it"
+DAMAGE: dict[str, Callable[[bytes, bytes], bytes]] = {
+    "truncated": lambda payload, other: payload[: len(payload) // 2],
+    "zeroed": lambda payload, other: bytes(len(payload)),  # same size: only the mtime tells
+    "replaced": lambda payload, other: other,
+}
+# Damaged file -> another output of its kind (what "replaced" puts in its place). Folders: their first file.
+DAMAGED = {
+    "data/linear_rnn.npz": "data/qkv_walkthrough.npz",
+    "data/qkv_walkthrough.json": "data/linear_rnn.json",
+    "renders/low/EchoOfAPulse.mp4": "renders/low/QueryKeyValue.mp4",
+    "renders/low/QueryKeyValue.png": "renders/low/EchoOfAPulse.png",
+    "renders/low/EchoOfAPulse.report.json": "renders/low/QueryKeyValue.report.json",
+    "slides/low/QueryKeyValue.json": "slides/low/EchoOfAPulse.json",
+    "slides/low/files/EchoOfAPulse/": "renders/low/QueryKeyValue.mp4",
+    "slides/low/sample.pdf": "renders/low/EchoOfAPulse.png",
+    "slides/low/sample.pptx": "slides/low/sample.pdf",
+    "slides/low/sample.html": "slides/low/EchoOfAPulse.json",
+    "slides/low/sample_assets/": "renders/low/EchoOfAPulse.mp4",
+    "renders/low/sample.mp4": "renders/low/EchoOfAPulse.mp4",
+    "renders/low/sample.png": "renders/low/QueryKeyValue.png",
+    "slides/low/cards/sample-title.json": "slides/low/QueryKeyValue.json",
+    "cache": "",  # a file of a cache entry
+    ".seqanim/state.json": "slides/low/QueryKeyValue.json",
+}
+FIX = ("precompute", "render", "slides")
 
 
-def stage_log(tree: Tree, stage_id: str) -> Path:
-    return tree.root / ".seqanim" / "logs" / f"{stage_id.replace(':', '-')}.log"
+def lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()]
 
 
-def hashes(tree: Tree) -> dict[str, str]:
-    return tree.outputs()
+def last_line(text: str) -> str:
+    found = lines(text)
+    return found[-1][:160] if found else "(nothing)"
 
 
-def frames(path: Path) -> int:
-    probe = subprocess.run(
-        ["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets"]
-        + ["-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", str(path)],
-        capture_output=True,
-        text=True,
-    )
-    return int(probe.stdout.strip() or -1)
+def framemd5(path: Path) -> str:
+    """A hash of every decoded frame: two videos with the same pictures, whatever their container bytes."""
+    decoded = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-f", "framemd5", "-"], capture_output=True)
+    return hashlib.sha256(decoded.stdout).hexdigest() if decoded.returncode == 0 else f"undecodable {path}"
 
 
 def sidecar(path: Path) -> dict:
@@ -82,216 +116,530 @@ def sidecar(path: Path) -> dict:
 
 
 def leftovers(tree: Tree) -> list[str]:
-    """Temporary files and staging folders a finished build must not leave."""
-    found = []
-    for folder in ("data", "renders", "slides", ".seqanim"):
-        for path in (tree.root / folder).rglob("*"):
-            if TEMPORARY.match(path.name) or (path.parent.name == "cache" and path.name.startswith(".")):
-                found.append(str(path.relative_to(tree.root)))
+    """Temporary files and staging folders: outputs never start with a dot, cache entries never either."""
+    found = [
+        str(path.relative_to(tree.root))
+        for folder in ("data", "renders", "slides")
+        for path in (tree.root / folder).rglob(".*")
+    ]
+    cache = tree.root / ".seqanim" / "cache"
+    found += [str(p.relative_to(tree.root)) for p in cache.glob(".*")] if cache.exists() else []
     staging = tree.root / ".seqanim" / "stage"
-    if staging.exists():
-        found += [str(p.relative_to(tree.root)) for p in staging.iterdir()]
+    return found + ([str(p.relative_to(tree.root)) for p in staging.iterdir()] if staging.exists() else [])
+
+
+def processes_in(root: Path) -> list[str]:
+    """Processes working in `root` (the build, its forkserver, stages, LaTeX, ffmpeg)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.readlink(entry / "cwd").startswith(str(root)):
+                    command = (entry / "cmdline").read_bytes()[:60].replace(b"\0", b" ").decode(errors="replace")
+                    found.append(f"{entry.name} {command}")
+            except OSError:
+                continue
     return found
+
+
+def wait_for_no_processes(root: Path, timeout: float = 10) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while (left := processes_in(root)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+def whole(path: Path) -> str | None:
+    """None when `path` is a complete file of its kind; else what is wrong with it."""
+    try:
+        if path.suffix == ".json":
+            json.loads(path.read_bytes())
+        elif path.suffix in (".npz", ".pt"):
+            if path.suffix == ".npz":
+                import numpy as np
+
+                with np.load(path) as arrays:
+                    [arrays[key] for key in arrays.files]
+            else:
+                zipfile.ZipFile(path).testzip()  # torch.save writes a zip
+        elif path.suffix == ".mp4":
+            if framemd5(path).startswith("undecodable") or path.stat().st_size == 0:
+                return "does not decode"
+        elif path.suffix == ".png":
+            from PIL import Image
+
+            Image.open(path).verify()
+        elif path.suffix == ".pdf":
+            payload = path.read_bytes()
+            if not payload.startswith(b"%PDF") or b"%%EOF" not in payload[-1024:]:
+                return "not a whole PDF"
+        elif path.suffix == ".pptx":
+            if zipfile.ZipFile(path).testzip() is not None:
+                return "a damaged zip member"
+        elif path.suffix == ".html":
+            if b"</html>" not in path.read_bytes()[-4096:]:
+                return "no </html>"
+    except Exception as error:  # noqa: BLE001 - any failure to read it back is the finding
+        return f"{type(error).__name__}: {error}"[:120]
+    return None
+
+
+class Expected:
+    """What an uninterrupted build of the sample deck produced (a copy of its outputs), to compare with."""
+
+    def __init__(self, tree: Tree, destination: Path) -> None:
+        for folder in ("data", "renders", "slides"):
+            shutil.copytree(tree.root / folder, destination / folder, symlinks=True)
+        self.root = destination
+        self.hashes = Tree(destination).outputs()
+        self.sidecars = {p.name: sidecar(p) for p in (destination / "data").glob("*.json")}
+        self.frames: dict[str, str] = {}
+
+    def frames_of(self, name: str) -> str:
+        if name not in self.frames:
+            self.frames[name] = framemd5(self.root / name)
+        return self.frames[name]
+
+    def differences(self, tree: Tree) -> list[str]:
+        got = tree.outputs()
+        problems = [f"{name} missing" for name in self.hashes if name not in got]
+        problems += [f"{name} is extra" for name in got if name not in self.hashes]
+        for name, digest in self.hashes.items():
+            if name not in got or got[name] == digest:
+                continue
+            if name.startswith("data/") and name.endswith(".json"):
+                if sidecar(tree.root / name) != self.sidecars[name[5:]]:
+                    problems.append(f"{name} differs")
+            elif name.endswith(".mp4"):
+                if framemd5(tree.root / name) != self.frames_of(name):
+                    problems.append(f"{name}: frames differ")
+            elif name.endswith(".report.json"):  # a scene's report carries its render time
+                if _report(tree.root / name) != _report(self.root / name):
+                    problems.append(f"{name} differs")
+            elif name.startswith("data/") or name.endswith(".json"):
+                problems.append(f"{name} differs")
+        return problems
+
+
+def _report(path: Path) -> dict:
+    value = json.loads(path.read_text())
+    value.pop("render_seconds", None)
+    return value
 
 
 class Campaign:
     def __init__(self, workdir: Path, rng: random.Random) -> None:
         self.rng = rng
-        print("copying the built tree twice (victim, reference) ...", flush=True)
-        self.victim = make_tree(workdir / "victim")
-        self.reference = make_tree(workdir / "reference")
-        self.default_keys = self.keys(self.victim)
-        self.expected: dict[int, dict[str, str]] = {}
-        self.frames: dict[int, dict[str, int]] = {}
-        self.sidecars: dict[int, dict[str, dict]] = {}
-        self.affected: dict[int, list[str]] = {}
+        self.workdir = workdir
+        print("copying the lecture (victim, reference) and building the references ...", flush=True)
+        self.victim = self._copy(workdir / "victim")  # the sample deck's outputs only (kill, cli, lock)
+        self._ok(self.victim.run("clean"))
+        self.reference = self._copy(workdir / "reference")
+        # The whole lecture, built, and the sample deck: damage trials run `seqanim build`, which refuses a
+        # damaged output (`seqanim slides sample` names the deck, so it would rebuild it on request).
+        self.full = self._copy(workdir / "full")
+        self._ok(self.full.run("slides", DECK, timeout=1800))
+        tree = self.reference
+        self._ok(tree.run("clean"))
+        self.stages_cold = self._plan(tree, ())
+        started = time.perf_counter()
+        self._ok(tree.run("slides", DECK, timeout=1800))
+        print(f"reference cold build: {time.perf_counter() - started:.0f} s", flush=True)
+        self.timeline = self._seconds(tree)
+        self.keys: dict[int | None, dict[str, str]] = {None: self._keys(tree)}
+        self.expected: dict[int | None, Expected] = {None: Expected(tree, workdir / "expected-cold")}
+        self.stages_rebuild: dict[int, list[str]] = {}
+        for steps in STEPS:
+            self.stages_rebuild[steps] = self._plan(tree, self._set(steps))
+            started = time.perf_counter()
+            self._ok(tree.run("slides", DECK, *self._set(steps), timeout=1800))
+            print(f"reference rebuild, linear_rnn.steps={steps}: {time.perf_counter() - started:.0f} s", flush=True)
+            self.timeline.update(self._seconds(tree))
+            self.keys[steps] = self._keys(tree)
+            self.expected[steps] = Expected(tree, workdir / f"expected-{steps}")
+        self.default_keys = self.keys[None]
+        self.landed: Counter[str] = Counter()
+
+    # --- helpers ---------------------------------------------------------------------------------------
 
     @staticmethod
-    def keys(tree: Tree) -> dict[str, str]:
-        state = json.loads((tree.root / ".seqanim" / "state.json").read_text())
-        return {stage_id: entry["key"] for stage_id, entry in state.items()}
+    def _copy(destination: Path) -> Tree:
+        tree = make_tree(destination)
+        with open(tree.root / "lecture.toml", "a") as config:
+            config.write(SAMPLE)
+        return tree
 
-    def reference_for(self, steps: int) -> None:
-        """Build the reference copy once with `steps`, uninterrupted, and remember what it produced."""
-        if steps in self.expected:
-            return
-        tree = self.reference
-        dry = tree.run("build", "--dry-run", "--set", f"linear_rnn.steps={steps}")
-        self.affected[steps] = [line.split()[2] for line in dry.stdout.splitlines() if line.startswith("would run")]
-        started = time.perf_counter()
-        result = tree.run("build", "--set", f"linear_rnn.steps={steps}", timeout=3600)
-        if result.returncode != 0:
-            raise SystemExit(f"reference build with steps={steps} failed:\n{result.stderr}")
-        print(f"reference build, linear_rnn.steps={steps}: {time.perf_counter() - started:.0f} s", flush=True)
-        self.expected[steps] = hashes(tree)
-        self.sidecars[steps] = {path.name: sidecar(path) for path in (tree.root / "data").glob("*.json")}
-        self.frames[steps] = {name: frames(tree.root / name) for name in self.expected[steps] if name.endswith(".mp4")}
-        tree.run("build", timeout=3600)  # back to lecture.toml (from the cache)
+    @staticmethod
+    def _set(steps: int | None) -> tuple[str, ...]:
+        return () if steps is None else ("--set", f"linear_rnn.steps={steps}")
 
-    def reset_victim(self, steps: int) -> None:
-        """Back to lecture.toml, with no cache entry of the `steps` rebuild, so that it really runs."""
-        result = self.victim.run("build", timeout=3600)
+    @staticmethod
+    def _ok(result: subprocess.CompletedProcess[str]) -> None:
         if result.returncode != 0:
-            raise SystemExit(f"resetting the victim failed:\n{result.stderr}")
-        cache = self.victim.root / ".seqanim" / "cache"
-        for entry in cache.iterdir():
+            raise SystemExit(f"campaign setup failed: {result.stderr.strip()[-2000:]}")
+
+    @staticmethod
+    def _plan(tree: Tree, overrides: tuple[str, ...]) -> list[str]:
+        dry = tree.run("slides", DECK, "--dry-run", *overrides)
+        return [line.split()[2] for line in dry.stdout.splitlines() if line.startswith("would run")]
+
+    @staticmethod
+    def _state(tree: Tree) -> dict:
+        try:
+            return json.loads((tree.root / ".seqanim" / "state.json").read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def _seconds(self, tree: Tree) -> dict[str, float]:
+        return {stage: entry.get("seconds") or 0.5 for stage, entry in self._state(tree).items()}
+
+    def _keys(self, tree: Tree) -> dict[str, str]:
+        return {stage: entry["key"] for stage, entry in self._state(tree).items()}
+
+    @staticmethod
+    def _log(tree: Tree, stage: str) -> Path:
+        return tree.root / ".seqanim" / "logs" / f"{stage.replace(':', '-')}.log"
+
+    def _reset(self, steps: int | None) -> list[str]:
+        """The victim before a trial: cold (nothing built, no cache) or built with the defaults, with no
+        cache entry of the `steps` rebuild (so that it really runs). Returns the stages the build will run."""
+        tree = self.victim
+        if steps is None:
+            self._ok(tree.run("clean"))
+            return list(self.stages_cold)
+        self._ok(tree.run("slides", DECK, timeout=1800))
+        cache = tree.root / ".seqanim" / "cache"
+        for entry in cache.iterdir() if cache.exists() else []:
             try:
                 stage = json.loads((entry / "COMPLETE").read_text())["stage"]
             except (OSError, ValueError, KeyError):
                 continue
-            if stage in self.affected[steps] and self.default_keys.get(stage) != entry.name:
+            if stage in self.stages_rebuild[steps] and self.default_keys.get(stage) != entry.name:
                 shutil.rmtree(entry)
+        return list(self.stages_rebuild[steps])
+
+    def _resumed(self, steps: int | None, problems: list[str]) -> None:
+        """The next build finishes, equals the reference, leaves nothing behind and is then up to date."""
+        tree = self.victim
+        resumed = tree.run("slides", DECK, *self._set(steps), timeout=1800)
+        if resumed.returncode != 0:
+            problems.append(f"next build failed: {last_line(resumed.stderr)}")
+            return
+        problems += self.expected[steps].differences(tree)
+        problems += [f"left behind: {name}" for name in leftovers(tree)]
+        if not tree.run("slides", DECK, "--dry-run", *self._set(steps)).stdout.strip().startswith("0 of"):
+            problems.append("not up to date after the next build")
+
+    def _start_and_aim(self, stages: list[str], steps: int | None) -> tuple[subprocess.Popen[str], str, float]:
+        """Start the build; wait for a stage drawn at random to start, then a random part of its time."""
+        tree = self.victim
+        target = self.rng.choice(stages)
+        delay = self.rng.uniform(0, self.timeline.get(target, 1.0))
+        for stage in stages:
+            self._log(tree, stage).unlink(missing_ok=True)
+        process = tree.popen("slides", DECK, *self._set(steps))
+        log = self._log(tree, target)
+        deadline = time.monotonic() + 600
+        while not log.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(delay)
+        return process, target, delay
+
+    def _running(self, stages: list[str]) -> list[str]:
+        """Stages that had started (their log exists) and were not recorded with their new key."""
+        state, keys = self._state(self.victim), self.keys[self._steps]
+        return [
+            stage
+            for stage in stages
+            if self._log(self.victim, stage).exists() and state.get(stage, {}).get("key") != keys[stage]
+        ]
 
     # --- the trials ------------------------------------------------------------------------------------
 
-    def kill(self, number: int) -> tuple[str, bool, str]:
-        steps = self.rng.choice(STEPS)
-        sig = self.rng.choice([signal.SIGKILL, signal.SIGINT])
-        self.reference_for(steps)
-        self.reset_victim(steps)
-        tree = self.victim
-        seconds = json.loads((tree.root / ".seqanim" / "state.json").read_text())
-        target = self.rng.choice(self.affected[steps])
-        delay = self.rng.uniform(0, seconds.get(target, {}).get("seconds") or 1.0)
-        log = stage_log(tree, target)
-        log.unlink(missing_ok=True)
-        process = tree.popen("build", "--set", f"linear_rnn.steps={steps}")
-        deadline = time.monotonic() + 600
-        while not log.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        time.sleep(delay)
+    def kill(self, build: str, sig: signal.Signals) -> tuple[str, bool, str]:
+        steps = None if build == "cold" else self.rng.choice(STEPS)
+        stages = self._reset(steps)
+        self._steps = steps
+        process, target, delay = self._start_and_aim(stages, steps)
         running = process.poll() is None
         if running:
             os.killpg(process.pid, sig)
-        process.communicate(timeout=120)
-        what = f"{sig.name} {target} +{delay:.1f}s steps={steps}" + ("" if running else " (build had ended)")
-
+        _, stderr = process.communicate(timeout=300)
+        inside = self._running(stages) if running else []
+        for stage in inside:
+            self.landed[f"{build} {sig.name} in {stage.split(':')[0]}"] += 1
+        what = f"{sig.name} {build}{'' if steps is None else f' steps={steps}'}: aimed {target} +{delay:.1f}s, "
+        what += f"landed in {','.join(s.split(':')[-1] for s in inside) or 'no stage'}"
+        what += "" if running else " (build had ended)"
         problems = []
-        resumed = tree.run("build", "--set", f"linear_rnn.steps={steps}", timeout=3600)
-        if resumed.returncode != 0:
-            problems.append("resume failed: " + resumed.stderr.strip().splitlines()[-1])
-        got, expected = hashes(tree), self.expected[steps]
-        for name, digest in expected.items():
-            if got.get(name) == digest:
-                continue
-            if name not in got:
-                problems.append(f"{name} missing")
-            elif name.startswith("data/") and not (
-                name.endswith(".json") and sidecar(tree.root / name) == self.sidecars[steps][name[5:]]
-            ):
-                problems.append(f"{name} differs from the reference")
-            elif name.startswith("slides/low/") and name.endswith(".json") and "/files/" not in name:
-                problems.append(f"{name} differs from the reference")
-            elif name.endswith(".mp4") and frames(tree.root / name) != self.frames[steps][name]:
-                problems.append(f"{name}: frame count differs")
-        problems += [f"left behind: {name}" for name in leftovers(tree)]
-        check = tree.run("build", "--dry-run", "--set", f"linear_rnn.steps={steps}")
-        if not check.stdout.strip().startswith("0 of"):
-            problems.append("not up to date after the resumed build")
+        if running and sig == signal.SIGINT and (process.returncode != 130 or lines(stderr)[-1:] != [INTERRUPTED]):
+            problems.append(f"SIGINT: exit {process.returncode}, said {last_line(stderr)}")
+        left = wait_for_no_processes(self.victim.root)
+        if left:
+            problems.append(f"processes left: {left[:2]}")
+        self._resumed(steps, problems)
         return what, not problems, "; ".join(problems[:3])
 
-    def damage(self, number: int) -> tuple[str, bool, str]:
-        tree = self.victim
-        tree.run("build", timeout=3600)
-        name = self.rng.choice(DAMAGED)
-        how = self.rng.choice(["truncated", "zeroed", "replaced"])
+    def cli(self) -> tuple[str, bool, str]:
+        steps = self.rng.choice(STEPS)
+        stages = self._reset(steps)
+        self._steps = steps
+        runs = [stage for stage in stages if not stage.startswith("experiment")]
+        process, target, delay = self._start_and_aim(runs, steps)
+        problems = []
+        killed_at = time.time()
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)  # the build alone, not its group
+        else:
+            problems.append("the build had ended")
+        process.communicate(timeout=300)
+        inside = self._running(stages)
+        left = wait_for_no_processes(self.victim.root)
+        if left:
+            problems.append(f"processes left: {left[:2]}")
+        time.sleep(2)  # what an orphaned stage would write, it writes within this
+        late = [
+            name
+            for name in self.victim.outputs()
+            if (self.victim.root / name).stat().st_mtime > killed_at + 0.5  # the stage's last instant
+        ]
+        problems += [f"written after the kill: {name}" for name in late[:2]]
+        self._resumed(steps, problems)
+        what = f"SIGKILL build alone, steps={steps}: aimed {target} +{delay:.1f}s, landed in "
+        what += ",".join(s.split(":")[-1] for s in inside) or "no stage"
+        return what, not problems, "; ".join(problems[:3])
+
+    def damage(self, name: str) -> tuple[str, bool, str]:
+        tree = self.full
+        how = self.rng.choice(list(DAMAGE))
+        problems: list[str] = []
+        if name == "cache":
+            return self._damage_cache(how)
+        other = (tree.root / DAMAGED[name]).read_bytes()
+        if name.endswith("/"):  # a folder: one of its files
+            name = name + sorted(p.name for p in (tree.root / name).iterdir() if p.is_file())[0]
         path = tree.root / name
-        before = hashes(tree)
-        payload = path.read_bytes()
-        other = tree.root / OTHER.get(path.suffix, "data/rope.npz")
-        damaged = {
-            "truncated": payload[: len(payload) // 2],
-            "zeroed": bytes(len(payload)),
-            "replaced": other.read_bytes(),
-        }[how]
-        temporary = path.with_name(path.name + ".damage")  # by rename: renders/ are hard links of the real tree
+        before = tree.outputs()
+        damaged = DAMAGE[how](path.read_bytes(), other)
+        temporary = path.with_name(path.name + ".damage")  # by rename: outputs share bytes with the cache
         temporary.write_bytes(damaged)
         os.replace(temporary, path)
-        what = f"{how} {name}"
-        result = tree.run("build", timeout=3600)
-        errors = [line for line in result.stderr.splitlines() if line.strip()]
-        problems = []
+        result = tree.run("build", timeout=1800)
+        errors = lines(result.stderr)
         if name == ".seqanim/state.json":
             if result.returncode != 0 or not errors[0].startswith("warning: .seqanim/state.json is corrupt"):
-                problems.append(f"not recovered: {result.stderr.strip()[:200]}")
+                problems.append(f"not recovered: {last_line(result.stderr)}")
             (path.parent / "state.json.corrupt").unlink(missing_ok=True)
         else:
             if result.returncode != 2 or len(errors) != 1 or f"{name} changed since it was built" not in errors[0]:
                 problems.append(f"not named in one line: {result.stderr.strip()[:200]}")
-            match = FIX.search(errors[0]) if errors else None
-            if match is None:
+            if tree.outputs() != {**before, name: tree.outputs().get(name)}:
+                problems.append("the refused build changed other files")
+            fix = [word.strip("`") for word in errors[0].split("run `seqanim ", 1)[-1].split()[:2]] if errors else []
+            if len(fix) != 2 or fix[0] not in FIX:
                 problems.append("no fix named")
             else:
-                fixed = tree.run(match[1], match[2], timeout=3600)
+                fixed = tree.run(*fix, timeout=1800)
                 if fixed.returncode != 0:
-                    problems.append(f"`seqanim {match[1]} {match[2]}` failed")
-        if hashes(tree) != before:
+                    problems.append(f"`seqanim {' '.join(fix)}` failed: {last_line(fixed.stderr)}")
+        if tree.outputs() != before:
             problems.append("outputs differ from the built ones afterwards")
+        problems += [f"left behind: {n}" for n in leftovers(tree)]
         if "up to date" not in tree.run("build").stderr:
             problems.append("not up to date afterwards")
-        return what, not problems, "; ".join(problems[:3])
+        return f"{how} {name}", not problems, "; ".join(problems[:3])
 
-    def lock(self, number: int) -> tuple[str, bool, str]:
+    def _damage_cache(self, how: str) -> tuple[str, bool, str]:
+        """A file of the default EchoOfAPulse entry damaged while another version is in place; going back
+        must name it, drop the entry and render again, never restore the damaged bytes."""
+        tree = self.full
+        stage = "scene:low:EchoOfAPulse"
         steps = self.rng.choice(STEPS)
-        self.reference_for(steps)
-        self.reset_victim(steps)
-        tree = self.victim
-        args = ("build", "--set", f"linear_rnn.steps={steps}")
-        both = [tree.popen(*args), tree.popen(*args)]
-        results = [(p.communicate(timeout=3600)[1], p.returncode) for p in both]
-        codes = sorted(code for _, code in results)
+        self._ok(tree.run("slides", DECK, *self._set(steps), timeout=1800))
+        entry = tree.root / ".seqanim" / "cache" / self.default_keys[stage]
+        files = sorted(p for p in entry.rglob("*") if p.is_file() and p.name != "COMPLETE")
+        path = self.rng.choice(files)
+        damaged = DAMAGE[how](path.read_bytes(), (tree.root / "renders/low/QueryKeyValue.mp4").read_bytes())
+        temporary = path.with_name(path.name + ".damage")
+        temporary.write_bytes(damaged)
+        os.replace(temporary, path)
+        result = tree.run("slides", DECK, timeout=1800)
+        label = str(path.relative_to(tree.root))
         problems = []
+        expected = f"warning: {label} in the cache is damaged; entry dropped, {stage} is rebuilt"
+        if result.returncode != 0 or expected not in lines(result.stderr):
+            problems.append(f"not named: {result.stderr.strip()[:200]}")
+        video = "renders/low/EchoOfAPulse.mp4"
+        if framemd5(tree.root / video) != self.expected[None].frames_of(video):
+            problems.append(f"{video} is not the default render")
+        problems += [f"left behind: {n}" for n in leftovers(tree)]
+        return f"{how} cache entry file {path.name}", not problems, "; ".join(problems[:3])
+
+    def lock(self) -> tuple[str, bool, str]:
+        steps = self.rng.choice(STEPS)
+        self._reset(steps)
+        tree = self.victim
+        both = [tree.popen("slides", DECK, *self._set(steps)) for _ in range(2)]
+        results = [(p.communicate(timeout=1800)[1], p.returncode) for p in both]
+        problems = []
+        codes = sorted(code for _, code in results)
         if codes != [0, 2]:
             problems.append(f"exit codes {codes}")
         losers = [err for err, code in results if code == 2]
-        if losers and [line for line in losers[0].splitlines() if line.strip()] != [
-            "error: another seqanim build is running in this folder; wait for it or stop it"
-        ]:
-            problems.append(f"loser said: {losers[0].strip()[:200]}")
-        got = hashes(tree)
-        for name, digest in self.expected[steps].items():
-            if name.startswith("data/") and got.get(name) != digest:
-                if not (name.endswith(".json") and sidecar(tree.root / name) == self.sidecars[steps][name[5:]]):
-                    problems.append(f"{name} differs from the reference")
-        return f"two builds, steps={steps}", not problems, "; ".join(problems)
+        if losers and lines(losers[0]) != [LOCKED]:
+            problems.append(f"the other said: {losers[0].strip()[:200]}")
+        problems += self.expected[steps].differences(tree)
+        return f"two builds, steps={steps}", not problems, "; ".join(problems[:3])
+
+    # --- disk full: a copy on a tmpfs ------------------------------------------------------------------
+
+    def disk_setup(self) -> bool:
+        mount = self.workdir / "disk"
+        mount.mkdir()
+        made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256m", "tmpfs", str(mount)], capture_output=True)
+        if made.returncode != 0:
+            print(f"disk trials skipped: cannot mount a tmpfs ({last_line(made.stderr.decode())})", flush=True)
+            return False
+        self.mount = mount
+        root = mount / "lecture"
+        root.mkdir()
+        for name in ("precompute", "scenes", "lecture.toml", "pyproject.toml"):
+            source = self.victim.root / name
+            (shutil.copytree(source, root / name, symlinks=True) if source.is_dir() else shutil.copy2(source, root))
+        for name in ("data", "renders", "slides"):  # their READMEs: the reference's outputs include them
+            (root / name).mkdir()
+            shutil.copy2(self.victim.root / name / "README.md", root / name)
+        self.disk_tree = Tree(root)
+        self._ok(self.disk_tree.run("slides", DECK, timeout=1800))  # cold, on the tmpfs
+        return True
+
+    def disk_cleanup(self) -> None:
+        if getattr(self, "mount", None) is not None:
+            subprocess.run(["umount", "-l", str(self.mount)], capture_output=True)
+
+    def _disk_size(self, kilobytes: int) -> None:
+        subprocess.run(["mount", "-o", f"remount,size={kilobytes}k", str(self.mount)], check=True)
+
+    def disk(self) -> tuple[str, bool, str]:
+        tree = self.disk_tree
+        steps = self.rng.choice(STEPS)
+        self._disk_size(256 * 1024)
+        self._ok(tree.run("slides", DECK, timeout=1800))
+        cache = tree.root / ".seqanim" / "cache"
+        for entry in cache.iterdir():  # only the default version stays: the rebuild really runs
+            if entry.name not in self.default_keys.values():
+                shutil.rmtree(entry)
+        before = set(tree.outputs())
+        free_kb = self.rng.choice([8, 48, 160, 400, 1000])
+        used_kb = (shutil.disk_usage(self.mount).used + 1023) // 1024
+        self._disk_size(used_kb + free_kb)
+        result = tree.run("slides", DECK, "-j", "1", *self._set(steps), timeout=1800)
+        errors = lines(result.stderr)
+        problems = []
+        if result.returncode != 2 or len(errors) != 1 or "no space left" not in errors[0].lower():
+            problems.append(f"exit {result.returncode}: {result.stderr.strip()[-200:]}")
+        problems += [f"{name} went missing" for name in sorted(before - set(tree.outputs()))]
+        for name in tree.outputs():
+            wrong = whole(tree.root / name)
+            if wrong:
+                problems.append(f"{name} is not whole: {wrong}")
+        problems += [f"left behind: {n}" for n in leftovers(tree)]
+        self._disk_size(256 * 1024)
+        resumed = tree.run("slides", DECK, *self._set(steps), timeout=1800)
+        if resumed.returncode != 0:
+            problems.append(f"with space again, the build failed: {last_line(resumed.stderr)}")
+        else:
+            problems += self.expected[steps].differences(tree)
+        said = errors[0].split(": ", 2)[-1][:90] if errors else "nothing"
+        return f"{free_kb} KB free, steps={steps}: {said}", not problems, "; ".join(problems[:3])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--kills", type=int, default=30, help="Trials per signal and build (cold, rebuild).")
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--keep", action="store_true", help="Keep the copies (their path is printed).")
+    parser.add_argument("--smoke", action="store_true", help="One trial of each kind (a check of the bench).")
     args = parser.parse_args()
+    # A background job of a shell starts with SIGINT ignored, and its children would inherit that: the builds
+    # this starts must get Ctrl-C's default (KeyboardInterrupt), as on a terminal.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     rng = random.Random(args.seed)
     workdir = Path(tempfile.mkdtemp(prefix="seqanim-faults-"))
     started = time.perf_counter()
+    rows: list[tuple[str, bool, float]] = []
+    campaign = None
     try:
         campaign = Campaign(workdir, rng)
-        # Kills are the point: half of the trials (rounded up), one lock trial from 3 trials on, damage the rest.
-        kills = (args.trials + 1) // 2
-        locks = 1 if args.trials >= 3 else 0
-        kinds = ["kill"] * kills + ["lock"] * locks + ["damage"] * (args.trials - kills - locks)
-        rng.shuffle(kinds)
-        rows = []
-        for number, kind in enumerate(kinds, start=1):
-            trial_started = time.perf_counter()
-            what, survived, why = getattr(campaign, kind)(number)
-            seconds = time.perf_counter() - trial_started
-            rows.append((number, kind, what, survived, why, seconds))
-            mark = "survived" if survived else f"FAILED: {why}"
-            print(f"{number:>3}  {kind:<6}  {what:<62}  {seconds:>5.0f} s  {mark}", flush=True)
+        disk = campaign.disk_setup()
+        others: list[tuple[str, Callable[[], tuple[str, bool, str]]]] = [
+            ("damage", lambda name=name: campaign.damage(name)) for name in DAMAGED
+        ]
+        others += [("cli", campaign.cli)] * min(3, args.kills) + [("lock", campaign.lock)] * min(2, args.kills)
+        others += [("disk", campaign.disk)] * (min(4, args.kills) if disk else 0)
+        rng.shuffle(others)
+        rounds = []
+        per_round = -(-len(others) // max(1, min(args.kills, 10)))  # the others spread over the first rounds
+        for number in range(args.kills):
+            trials = [
+                (f"kill {build} {sig.name}", lambda build=build, sig=sig: campaign.kill(build, sig))
+                for build in ("cold", "rebuild")
+                for sig in (signal.SIGKILL, signal.SIGINT)
+            ]
+            trials += others[number * per_round : (number + 1) * per_round]
+            rng.shuffle(trials)
+            rounds.append(trials)
+        if args.smoke:
+            rounds = [
+                [
+                    ("kill cold SIGKILL", lambda: campaign.kill("cold", signal.SIGKILL)),
+                    ("kill rebuild SIGINT", lambda: campaign.kill("rebuild", signal.SIGINT)),
+                    ("cli", campaign.cli),
+                    ("lock", campaign.lock),
+                    *([("disk", campaign.disk)] if disk else []),
+                    *[("damage", lambda name=name: campaign.damage(name)) for name in list(DAMAGED)[-6:]],
+                ]
+            ]
+        number = 0
+        for trials in rounds:
+            for kind, trial in trials:
+                number += 1
+                trial_started = time.perf_counter()
+                what, survived, why = trial()
+                seconds = time.perf_counter() - trial_started
+                rows.append((kind, survived, seconds))
+                mark = "survived" if survived else f"FAILED: {why}"
+                print(f"{number:>4}  {kind:<20} {what:<84} {seconds:>4.0f} s  {mark}", flush=True)
+            tally(rows, campaign, time.perf_counter() - started, final=False)
     finally:
+        if campaign is not None:
+            campaign.disk_cleanup()
         if args.keep:
             print(f"copies kept in {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
-    print()
-    print(f"{'kind':<8}{'trials':>8}{'survived':>10}")
-    for kind in ("kill", "damage", "lock"):
-        of_kind = [row for row in rows if row[1] == kind]
-        print(f"{kind:<8}{len(of_kind):>8}{sum(row[3] for row in of_kind):>10}")
-    print(f"campaign: {time.perf_counter() - started:.0f} s, seed {args.seed}")
-    print(f"faults: {sum(row[3] for row in rows)}/{len(rows)} trials survived")
+    print(f"\ncampaign: {time.perf_counter() - started:.0f} s, seed {args.seed}, --kills {args.kills}")
+    tally(rows, campaign, time.perf_counter() - started, final=True)
+
+
+def tally(rows: list[tuple[str, bool, float]], campaign: Campaign | None, seconds: float, *, final: bool) -> None:
+    kinds = sorted({kind for kind, _, _ in rows})
+    if not final:
+        counts = {k: (sum(ok for kk, ok, _ in rows if kk == k), sum(kk == k for kk, _, _ in rows)) for k in kinds}
+        summary = ", ".join(f"{k} {ok}/{n}" for k, (ok, n) in counts.items())
+        print(f"      tally after {len(rows)} trials, {seconds:.0f} s: {summary}", flush=True)
+        return
+    print(f"{'kind':<22}{'trials':>7}{'survived':>10}{'s/trial':>9}")
+    for kind in kinds:
+        of_kind = [row for row in rows if row[0] == kind]
+        mean = sum(row[2] for row in of_kind) / len(of_kind)
+        print(f"{kind:<22}{len(of_kind):>7}{sum(row[1] for row in of_kind):>10}{mean:>9.0f}")
+    if campaign is not None and campaign.landed:
+        print("kills landed in: " + ", ".join(f"{k} {n}" for k, n in sorted(campaign.landed.items())))
+    for kind in kinds:
+        of_kind = [row for row in rows if row[0] == kind]
+        print(f"faults: {sum(row[1] for row in of_kind)}/{len(of_kind)} trials survived ({kind})")
+    print(f"faults: {sum(row[1] for row in rows)}/{len(rows)} trials survived")
 
 
 if __name__ == "__main__":

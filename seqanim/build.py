@@ -3,6 +3,7 @@ record each stage only after its outputs are in place, and show one combined pro
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import re
@@ -19,8 +20,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 
 from seqanim import graph, launch
 from seqanim.config import CONFIG_ENV, Lecture
-from seqanim.errors import BuildLocked
-from seqanim.files import atomic_write_text, digest
+from seqanim.errors import BuildLocked, DiskFull
+from seqanim.files import atomic_write_text, digest, disk_full
 from seqanim.workspace import WORKSPACE_ENV, current
 
 
@@ -48,8 +49,9 @@ def build_lock() -> Iterator[None]:
         yield
 
 
-# What a stage writes beside an output before renaming it in place (files.py, render.py, decks/, graph.py).
-LEFTOVER = re.compile(r"^\.(stage-|.*(\.tmp|\.old-\d|\.restore-\d))")
+# What a stage writes beside an output before renaming it in place (files.py, render.py, decks/, graph.py):
+# `.NAME.*.tmp`, `.NAME.old-PID`, `.NAME.restore-PID`, `.stage-DECK-*` (html), `.DECK-video-*` (the joined video).
+LEFTOVER = re.compile(r"^\.(stage-|.*(\.tmp|\.old-\d|\.restore-\d|-video-))")
 
 
 def _remove_leftovers() -> None:
@@ -77,12 +79,14 @@ def _worker_argv(stage: graph.Stage) -> list[str]:
     return argv + ["--quality", stage.quality] if stage.quality else argv
 
 
-def _last_error(log: Path) -> str:
+def _last_error(log: Path, exit_code: int | None = None) -> str:
     text = log.read_text(errors="replace") if log.exists() else ""
     lines = [line for line in text.splitlines() if line.strip()]
     for line in reversed(lines):
         if line.startswith("error: "):
             return line.removeprefix("error: ")
+    if exit_code == DiskFull.stage_exit_code:  # the error line did not fit on the disk either
+        return str(disk_full(OSError(errno.ENOSPC, "no space"), current().state_dir))
     return (lines[-1] if lines else "failed with no output") + f" (log: {current().label(log)})"
 
 
@@ -174,7 +178,7 @@ def execute(
                         outcome.ran.append(stage_id)
                         done.add(stage_id)
                     else:
-                        outcome.failed[stage_id] = _last_error(log)
+                        outcome.failed[stage_id] = _last_error(log, exit_code)
                 if running:  # until a stage ends (or the spinner's next tick), not a fixed poll interval
                     wait([process.sentinel for process, _, _ in running.values()], timeout=0.1)
     except BaseException:  # Ctrl-C or a bug here: stop the stages instead of waiting for them at exit

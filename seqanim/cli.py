@@ -30,6 +30,7 @@ from seqanim import graph, launch, registry
 from seqanim.config import Lecture, load
 from seqanim.decks.plan import deck_names, deck_scenes
 from seqanim.errors import BuildLocked, ConfigError, SeqanimError
+from seqanim.files import FULL, disk_full
 from seqanim.workspace import ENGINE, current
 
 QUALITY_CHOICES = ["low", "medium", "high", "4k"]
@@ -366,6 +367,11 @@ def main() -> None:
     except SeqanimError as error:
         click.echo(f"error: {error}", err=True)
         sys.exit(error.exit_code)
+    except OSError as error:  # the build's own bookkeeping (state.json, the cache) on a full disk
+        if error.errno not in FULL:
+            raise
+        click.echo(f"error: {disk_full(error, error.filename2 or error.filename or current().state_dir)}", err=True)
+        sys.exit(2)
     except click.exceptions.Abort:
         click.echo("interrupted; finished outputs are kept, the next build resumes", err=True)
         sys.exit(130)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import platform
 import zipfile
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from seqanim.errors import DataError
-from seqanim.files import atomic_write_bytes, atomic_write_text, digest
+from seqanim.files import atomic_output, digest
 from seqanim.workspace import current
 
 FORMAT = 1
@@ -84,10 +85,9 @@ def save(
     np.savez(buffer, **arrays)  # uncompressed: deterministic bytes and fast loads
     npz_path = directory / f"{name}.npz"
     payload = buffer.getvalue()
-    # The pair is complete only when the sidecar (written last) carries the npz's hash: a crash between
-    # the two writes leaves an npz without a matching sidecar, which `load` refuses.
-    (directory / f"{name}.json").unlink(missing_ok=True)
-    atomic_write_bytes(npz_path, payload)
+    # The pair is complete only when the sidecar (renamed last) carries the npz's hash: a crash between the
+    # two renames leaves an npz without its sidecar, which `load` refuses. Both are written in full before
+    # either is renamed, so a write that fails (a full disk) leaves the previous pair as it was.
     sidecar = {
         "npz_sha256": hashlib.sha256(payload).hexdigest(),
         "format": FORMAT,
@@ -99,8 +99,14 @@ def save(
         "arrays": {key: {"shape": list(value.shape), "dtype": str(value.dtype)} for key, value in arrays.items()},
         "versions": _versions(),
     }
-    atomic_write_text(directory / f"{name}.json", json.dumps(sidecar, indent=2, sort_keys=True) + "\n")
-    return npz_path
+    text = json.dumps(sidecar, indent=2, sort_keys=True) + "\n"
+    with atomic_output(directory / f"{name}.json") as sidecar_tmp, atomic_output(npz_path) as npz_tmp:
+        for tmp, content in ((npz_tmp, payload), (sidecar_tmp, text.encode())):
+            with open(tmp, "wb") as handle:
+                handle.write(content)
+                handle.flush()
+                os.fsync(handle.fileno())
+    return npz_path  # renamed: the npz (inner) first, then the sidecar
 
 
 def read_sidecar(name: str, directory: Path | None = None) -> dict[str, Any]:

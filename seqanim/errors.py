@@ -31,3 +31,11 @@ class StageFailed(SeqanimError):
 
 class BuildLocked(SeqanimError):
     """Another build holds this tree's build lock."""
+
+
+class DiskFull(SeqanimError):
+    """A write failed for lack of space (or the file size limit); nothing half-written was published."""
+
+    # A stage process exits with this (ENOSPC) so the build can say why even when the stage's log,
+    # on the same full disk, could not take the error line.
+    stage_exit_code = 28

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -12,6 +13,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from seqanim.errors import DiskFull
+from seqanim.workspace import current
+
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 
@@ -21,20 +25,54 @@ def publish_mode(path: Path | str) -> None:
     os.chmod(path, 0o666 & ~_UMASK)
 
 
+# A full disk, a full quota, or a file over the size limit (`ulimit -f`; Python ignores SIGXFSZ, so the
+# write fails with EFBIG instead of the process dying).
+FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
+def disk_full(error: OSError, path: Path | str) -> DiskFull:
+    """The one-line error for a write to `path` that failed with one of FULL."""
+    label = current().label(Path(path))
+    if error.errno == errno.EFBIG:
+        return DiskFull(f"{label}: file size limit reached while writing it (ulimit -f); raise it and build again")
+    try:
+        usage = shutil.disk_usage(next(folder for folder in (Path(path), *Path(path).parents) if folder.is_dir()))
+        free = f"{_size(usage.free)} free of {_size(usage.total)}"
+    except OSError:
+        free = "free space unknown"
+    return DiskFull(f"no space left on the disk holding {label} ({free}); free some space and build again")
+
+
+def _size(count: int) -> str:
+    return f"{count / 1024**2:.0f} MB" if count >= 10 * 1024**2 else f"{count / 1024:.0f} KB"
+
+
+@contextmanager
+def naming_a_full_disk(path: Path | str) -> Iterator[None]:
+    """Turn a write that failed for lack of space into one line naming `path` (other errors pass)."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno in FULL:
+            raise disk_full(error, path) from None
+        raise
+
+
 def atomic_write_bytes(path: Path, payload: bytes) -> None:
     """Write to a temporary file in the same folder, fsync, then rename: readers see old or new, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        publish_mode(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with naming_a_full_disk(path):
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(payload)
+                handle.flush()
+                os.fsync(handle.fileno())
+            publish_mode(tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -45,15 +83,16 @@ def atomic_write_text(path: Path, text: str) -> None:
 def atomic_output(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
     """For writers that want a file name: yield a temporary path beside `path`; rename it over `path` on success."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        publish_mode(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with naming_a_full_disk(path):
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
+        os.close(fd)
+        try:
+            yield Path(tmp)
+            publish_mode(tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
 
 def digest(value: Any) -> str:

@@ -312,6 +312,15 @@ def _fingerprint(path: Path) -> list[int]:
     return [stat.st_size, stat.st_mtime_ns]
 
 
+def _changed_file(path: Path, recorded: list[int]) -> Path:
+    """The file of a changed output folder to name: one written after the folder was built (a damaged
+    file gets a new mtime); else (a file went missing) the folder itself."""
+    if not path.is_dir():
+        return path
+    newer = [f for f in path.rglob("*") if f.is_file() and f.stat().st_mtime_ns > recorded[1]]
+    return newer[0] if len(newer) == 1 else path
+
+
 def record(stage: Stage, state: dict[str, Any], seconds: float | None = None) -> None:
     """Record a finished stage (atomically, after its outputs are in place)."""
     outputs = {current().label(path): _fingerprint(path) for path in stage.outputs}
@@ -334,7 +343,7 @@ def tampered(stage: Stage, state: dict[str, Any]) -> str | None:
     for path in stage.outputs:
         label = current().label(path)
         if label in recorded and path.exists() and _fingerprint(path) != recorded[label]:
-            return f"{label} changed since it was built"
+            return f"{current().label(_changed_file(path, recorded[label]))} changed since it was built"
     if stage.data_hash is not None:
         sidecar = stage.outputs[1]
         try:

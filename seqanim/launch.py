@@ -13,10 +13,15 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 from multiprocessing import forkserver
+from multiprocessing.connection import wait
 from multiprocessing.context import ForkServerContext
 from pathlib import Path
+
+from seqanim.workspace import current
 
 # What every worker imports. rich too: multiprocessing re-imports the parent's main module (the seqanim CLI)
 # in each child.
@@ -44,9 +49,26 @@ def start(kinds: set[str], cwd: Path) -> ForkServerContext:
         # manim reads manim.cfg from the working directory when it is imported: import it where stages run.
         previous = os.getcwd()
         os.chdir(cwd)
+        # Started with Ctrl-C ignored: the server imports torch/manim before it ignores SIGINT itself, and a
+        # Ctrl-C then would print its KeyboardInterrupt traceback under the build's one line (found by
+        # bench/faults.py). The build stops its stages itself; the server exits when the build does.
+        interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        # The server and multiprocessing's resource tracker (started with it) write to the stderr they are
+        # given; a stage killed mid-render leaves semaphores the tracker cleans up, with a warning that
+        # would follow the build's one line. Both get a log instead of the terminal.
+        log = current().logs / "forkserver.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        sys.stderr.flush()
+        terminal = os.dup(2)
+        os.dup2(descriptor, 2)
         try:
             forkserver.ensure_running()
         finally:
+            os.dup2(terminal, 2)
+            os.close(terminal)
+            os.close(descriptor)
+            signal.signal(signal.SIGINT, interrupt)
             os.chdir(previous)
         _context = context
     return _context
@@ -63,8 +85,34 @@ def _keep_freed_memory() -> None:
     libc.mallopt(M_TRIM_THRESHOLD, 256 << 20)
 
 
+def _die_with_the_build() -> None:
+    """In the child: a process group of its own, killed whole the moment the build that started it dies.
+
+    The forkserver outlives the build while any stage runs (each stage holds its liveness pipe), so a stage
+    whose build was SIGKILLed alone would finish and publish its outputs with no build to record them, and
+    race the next build. multiprocessing keeps a pipe from the build open in the child (the parent
+    sentinel); it reads EOF when the build dies, however it dies. The group takes the stage's own children
+    with it (LaTeX, ffmpeg, the cards renderer), and keeps a terminal's Ctrl-C for the build alone, which
+    then stops its stages itself (build.execute).
+    """
+    os.setpgid(0, 0)
+    # Not the forkserver's liveness pipe: with no stage holding it, the server exits with the build.
+    os.close(forkserver._forkserver._forkserver_alive_fd)  # type: ignore[attr-defined]
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+    sentinel = parent.sentinel
+
+    def watch() -> None:
+        wait([sentinel])
+        os.killpg(0, signal.SIGKILL)
+
+    threading.Thread(target=watch, name="die-with-the-build", daemon=True).start()
+
+
 def _run_stage(argv: list[str], log: str, env: dict[str, str], cwd: str) -> None:
     """In the child: the worker's own command line, with stdout and stderr going to the stage's log."""
+    _die_with_the_build()
     _keep_freed_memory()
     os.environ.clear()
     os.environ.update(env)
@@ -99,6 +147,9 @@ class Stage:
         return self.process.exitcode
 
     def kill(self) -> None:
-        """Stop the stage and reap it."""
-        self.process.kill()
+        """Stop the stage, and whatever it started, and reap it."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):  # ended, or not yet its own group
+            self.process.kill()
         self.process.join()

@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
-from seqanim.files import atomic_write_text, replace_dir
+from seqanim.files import FULL, atomic_write_text, disk_full, naming_a_full_disk, replace_dir
 from seqanim.registry import scene as scene_spec
 from seqanim.workspace import current
 
@@ -56,20 +56,35 @@ def check_tools() -> None:
 def _copy_atomic(source: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    shutil.copyfile(source, tmp)
-    os.replace(tmp, target)
+    with naming_a_full_disk(target):
+        try:
+            shutil.copyfile(source, tmp)
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
 
 def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, Any]:
     """Render `name` at `quality` and publish its outputs. Returns the report."""
-    spec = scene_spec(name)
+    scene_spec(name)  # an unknown scene fails here, before any work
     check_tools()
-    from manim import config, tempconfig
-
     workspace = current()
     stage = workspace.staging / f"{name}-{quality}-{os.getpid()}"
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir(parents=True)
+    try:
+        return _render_in(stage, name, quality, quiet=quiet)
+    finally:  # a failed render (a full disk too) leaves nothing in staging
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str, Any]:
+    """render_scene's work, in the staging folder `stage`."""
+    from manim import config, tempconfig
+
+    spec = scene_spec(name)
+    workspace = current()
     # manim's own caches (LaTeX SVGs, partial movies) are reused across renders of a scene. A killed render
     # could leave a half-written .dvi or .mp4 there that manim would trust later, so each render works on a
     # hard-linked copy and the copy replaces the cache only when the render has finished.
@@ -100,15 +115,12 @@ def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, A
             scene.render()
         except SeqanimError:
             raise
+        except OSError as error:
+            if error.errno not in FULL:  # else: manim writing its partial movies, or LaTeX its files
+                raise _scene_failed(name, error) from None
+            raise disk_full(error, error.filename or stage) from None
         except Exception as error:  # noqa: BLE001 - any scene bug becomes one line; the traceback goes to the log
-            import traceback
-
-            log = workspace.logs / f"{name}.log"
-            log.parent.mkdir(parents=True, exist_ok=True)
-            log.write_text(traceback.format_exc())
-            raise StageFailed(
-                f"scene {name} raised {type(error).__name__}: {error} (traceback in {workspace.label(log)})"
-            ) from None
+            raise _scene_failed(name, error) from None
         movie = Path(scene.renderer.file_writer.movie_file_path)
         frame = scene.renderer.get_frame()
         seconds = time.perf_counter() - started
@@ -155,8 +167,18 @@ def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, A
     _copy_atomic(thumb_tmp, out["thumbnail"])
     atomic_write_text(out["report"], json.dumps(report, indent=2) + "\n")
     replace_dir(media, media_cache)
-    shutil.rmtree(stage, ignore_errors=True)
     return report
+
+
+def _scene_failed(name: str, error: BaseException) -> StageFailed:
+    """One line for a scene that raised; the traceback goes to the scene's log."""
+    import traceback
+
+    workspace = current()
+    log = workspace.logs / f"{name}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("".join(traceback.format_exception(error)))
+    return StageFailed(f"scene {name} raised {type(error).__name__}: {error} (traceback in {workspace.label(log)})")
 
 
 def _duration(movie: Path) -> float:

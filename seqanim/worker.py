@@ -12,7 +12,9 @@ import sys
 import click
 
 from seqanim.config import current
-from seqanim.errors import SeqanimError
+from seqanim.errors import DiskFull, SeqanimError
+from seqanim.files import FULL, disk_full
+from seqanim.workspace import current as current_workspace
 
 
 @click.command()
@@ -39,10 +41,21 @@ def main(kind: str, name: str, quality: str) -> None:
             from seqanim.decks import export_deck
 
             result = {k: str(v) for k, v in export_deck(current(), name, quality).items()}
+    except OSError as error:  # a full disk where no writer of ours named the file
+        if error.errno not in FULL:
+            raise
+        _fail(disk_full(error, error.filename2 or error.filename or current_workspace().state_dir))
     except SeqanimError as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(error.exit_code)
+        _fail(error)
     click.echo(json.dumps(result))
+
+
+def _fail(error: SeqanimError) -> None:
+    try:
+        click.echo(f"error: {error}", err=True)
+    except OSError:  # the log is on the full disk too: the exit code says it
+        pass
+    sys.exit(DiskFull.stage_exit_code if isinstance(error, DiskFull) else error.exit_code)
 
 
 if __name__ == "__main__":

@@ -11,18 +11,26 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
+import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+import zipfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from seqanim import contract
-from tests.tree import Tree, make_tree
+from seqanim.config import load
+from tests.tree import ROOT, Tree, framemd5, make_tree, processes_in, with_value
+from tests.tree import leftovers as temporary_files
 
+STEPS = load().linear_rnn.steps  # other values are offsets from it: whatever the lecture says, they differ
+INTERRUPTED = "interrupted; finished outputs are kept, the next build resumes"
 LOCKED = "error: another seqanim build is running in this folder; wait for it or stop it"
 
 
@@ -66,16 +74,7 @@ DAMAGE = {
 
 
 def leftovers(tree: Tree) -> list[str]:
-    """Temporary files (.NAME.tmp, .old-, .restore-, .stage-) and staging folders a finished build left."""
-    temporary = re.compile(r"^\..*(\.tmp|\.old-|\.restore-|\.stage-)")
-    found = [
-        str(path.relative_to(tree.root))
-        for folder in ("data", "renders", "slides", ".seqanim")
-        for path in (tree.root / folder).rglob("*")
-        if temporary.match(path.name) or (path.parent.name == "cache" and path.name.startswith("."))
-    ]
-    staging = tree.root / ".seqanim" / "stage"
-    return found + ([str(p.relative_to(tree.root)) for p in staging.iterdir()] if staging.exists() else [])
+    return temporary_files(tree.root)
 
 
 def steps_in_data(tree: Tree) -> int:
@@ -90,7 +89,7 @@ def samples_in_data(tree: Tree) -> int:
 
 
 def test_two_builds_at_once_only_one_runs(tree: Tree) -> None:
-    args = ("render", "EchoOfAPulse", "-j", "1", "--set", "linear_rnn.steps=51")
+    args = ("render", "EchoOfAPulse", "-j", "1", "--set", f"linear_rnn.steps={STEPS + 11}")
     first, second = tree.popen(*args), tree.popen(*args)
     results = [(*process.communicate(timeout=300), process.returncode) for process in (first, second)]
     codes = sorted(code for _, _, code in results)
@@ -99,7 +98,7 @@ def test_two_builds_at_once_only_one_runs(tree: Tree) -> None:
     winner = next(stderr for _, stderr, code in results if code == 0)
     assert lines(loser) == [LOCKED]
     assert "ran 2, restored 0 from cache" in winner  # the winner did it all, once
-    assert steps_in_data(tree) == 51
+    assert steps_in_data(tree) == STEPS + 11
     assert tree.run("render", "EchoOfAPulse").returncode == 0  # back to lecture.toml (from the cache)
 
 
@@ -119,22 +118,24 @@ def test_build_while_watch_runs(tree: Tree, tmp_path: Path) -> None:
             stderr=sink,
             start_new_session=True,
         )
+    samples = load().scaling.n_samples  # three other values: run by hand (idle, locked) and saved
+    idle_value, manual_value, saved_value = samples + 200, samples + 500, samples + 1000
     try:
         poll(lambda: "up to date" in log.read_text(), 120, "watch's first pass")
-        idle = tree.run("precompute", "scaling", "--set", "scaling.n_samples=3200")
+        idle = tree.run("precompute", "scaling", "--set", f"scaling.n_samples={idle_value}")
         assert idle.returncode == 0, idle.stderr  # watch is idle: it holds no lock
-        assert samples_in_data(tree) == 3200
+        assert samples_in_data(tree) == idle_value
 
         stage_log.unlink(missing_ok=True)
-        manual = tree.popen("render", "ScaledDotProduct", "-j", "1", "--set", "scaling.n_samples=3500")
+        manual = tree.popen("render", "ScaledDotProduct", "-j", "1", "--set", f"scaling.n_samples={manual_value}")
         poll(stage_log.exists, 120, "the manual build to start its first stage (it then holds the lock)")
-        config.write_text(original.replace("n_samples = 4000 ", "n_samples = 3000 ", 1))
+        config.write_text(with_value(original, "scaling", "n_samples", saved_value))
         poll(lambda: "another seqanim build is running" in log.read_text(), 120, "watch to find the lock held", log)
         _, manual_err = manual.communicate(timeout=300)
         assert manual.returncode == 0 and "ran 2, restored 0" in manual_err, manual_err
         after_lock = lambda: log.read_text().split("another seqanim build is running", 1)[1]  # noqa: E731
         poll(lambda: "ran 2, restored 0" in after_lock(), 300, "watch to build the change once the lock was free", log)
-        assert samples_in_data(tree) == 3000
+        assert samples_in_data(tree) == saved_value
         assert log.read_text().count("another seqanim build is running") == 1  # said once, not at every check
     finally:
         config.write_text(original)
@@ -142,7 +143,7 @@ def test_build_while_watch_runs(tree: Tree, tmp_path: Path) -> None:
         watch.wait(timeout=60)
     restore = tree.run("render", "ScaledDotProduct")
     assert restore.returncode == 0, restore.stderr
-    assert samples_in_data(tree) == 4000
+    assert samples_in_data(tree) == samples
 
 
 # --- damaged outputs: named in one line each, rebuilt on request ---------------------------------------
@@ -170,7 +171,7 @@ FIX = re.compile(r"run `seqanim (precompute|render|slides) ([\w-]+)` to rebuild 
 def test_damaged_output_is_named_and_rebuilt_on_request(tree: Tree, group: str, how: str) -> None:
     # Restored from this copy's own cache, linear_rnn's outputs are hard links of its entry: restoring the
     # damaged npz must leave the intact sidecar (the same file as the entry's) and no temporary link.
-    assert tree.run("precompute", "linear_rnn", "--set", "linear_rnn.steps=39").returncode == 0
+    assert tree.run("precompute", "linear_rnn", "--set", f"linear_rnn.steps={STEPS + 3}").returncode == 0
     assert tree.run("precompute", "linear_rnn").returncode == 0
     original = tree.outputs()
     for name, other in OUTPUTS[group].items():
@@ -227,7 +228,7 @@ def _entry(tree: Tree, stage_id: str) -> Path:
 def test_damaged_cache_entry_is_named_and_dropped(tree: Tree, how: str) -> None:
     """An entry this copy built itself (so its files are hard links of nothing outside it), damaged in place
     for truncation and zeros; a damaged entry is never restored."""
-    other = f"linear_rnn.steps={60 + list(DAMAGE).index(how) + 1}"
+    other = f"linear_rnn.steps={STEPS + 21 + list(DAMAGE).index(how)}"
     assert tree.run("precompute", "linear_rnn", "--set", other).returncode == 0
     built = (tree.root / "data" / "linear_rnn.npz").read_bytes()
     entry = _entry(tree, "experiment:linear_rnn")
@@ -257,14 +258,14 @@ def test_damaged_cache_entry_is_named_and_dropped(tree: Tree, how: str) -> None:
 def test_output_truncated_in_place_takes_its_cache_copy_with_it(tree: Tree) -> None:
     """Outputs and their cache entry share bytes (hard links): an output of this copy truncated in place
     is named, and rebuilding it on request recomputes instead of restoring the truncated entry."""
-    assert tree.run("precompute", "linear_rnn", "--set", "linear_rnn.steps=70").returncode == 0
+    assert tree.run("precompute", "linear_rnn", "--set", f"linear_rnn.steps={STEPS + 30}").returncode == 0
     path = tree.root / "data" / "linear_rnn.npz"
     built = path.read_bytes()
     with open(path, "r+b") as handle:
         handle.truncate(len(built) // 2)
-    line = one_error_line(tree.run("precompute", "--set", "linear_rnn.steps=70"))
+    line = one_error_line(tree.run("precompute", "--set", f"linear_rnn.steps={STEPS + 30}"))
     assert "data/linear_rnn.npz changed since it was built" in line
-    fixed = tree.run("precompute", "linear_rnn", "--set", "linear_rnn.steps=70")
+    fixed = tree.run("precompute", "linear_rnn", "--set", f"linear_rnn.steps={STEPS + 30}")
     assert fixed.returncode == 0, fixed.stderr
     assert "in the cache is damaged" in fixed.stderr and "ran 1, restored 0" in fixed.stderr
     assert path.read_bytes() == built
@@ -288,14 +289,334 @@ def test_leftovers_of_a_killed_build_are_removed_by_the_next(tree: Tree) -> None
     for name in leftover + kept:
         (tree.root / name).parent.mkdir(parents=True, exist_ok=True)
         (tree.root / name).write_text("x")
-    result = tree.run("precompute", "linear_rnn", "--set", "linear_rnn.steps=36")
+    result = tree.run("precompute", "linear_rnn", "--set", f"linear_rnn.steps={STEPS + 4}")
     assert result.returncode == 0, result.stderr
-    assert leftovers(tree) == []
+    assert [name for name in leftovers(tree) if name not in kept] == []
     assert [name for name in leftover if (tree.root / name).exists()] == []
     assert all((tree.root / name).exists() for name in kept)
     for name in kept:
         (tree.root / name).unlink()
     assert tree.run("precompute", "linear_rnn").returncode == 0
+
+
+# --- more kinds of damaged output: thumbnails, reports, slide videos, deck assets, deck videos, cards ---------
+
+# One file of each kind; a folder (slide videos, HTML assets, card videos) stands for one of its files, which
+# is named. Two groups, so that no damaged stage lies downstream of another (a skipped stage is not examined).
+MORE_OUTPUTS = {
+    "scenes": {
+        "renders/low/TrainingRace.png": "renders/low/AddingProblem.png",
+        "renders/low/QueryKeyValue.report.json": "renders/low/ScaledScores.report.json",
+        "slides/low/files/WeightedRetrieval/": "renders/low/CausalMask.mp4",
+    },
+    "decks": {
+        "slides/low/why-attention_assets/": "renders/low/EchoOfAPulse.mp4",
+        "renders/low/rnn.mp4": "renders/low/transformers.mp4",
+        "renders/low/transformers.png": "renders/low/rnn.png",
+        "slides/low/cards/recurrent-attention-title.json": "slides/low/cards/rnn-title.json",
+        "slides/low/cards/files/full-title/": "renders/low/rnn.mp4",
+    },
+}
+
+
+@pytest.mark.parametrize("group", list(MORE_OUTPUTS))
+def test_every_kind_of_output_damaged_is_named_and_rebuilt_on_request(tree: Tree, group: str) -> None:
+    original = tree.outputs()
+    damaged_names = []
+    for number, (name, other) in enumerate(MORE_OUTPUTS[group].items()):
+        if name.endswith("/"):
+            name += sorted(p.name for p in (tree.root / name).iterdir() if p.is_file())[0]
+        how = list(DAMAGE)[number % len(DAMAGE)]  # each file a different way
+        path = tree.root / name
+        replace(path, DAMAGE[how](path.read_bytes(), (tree.root / other).read_bytes()))
+        damaged_names.append(name)
+    damaged = tree.outputs()
+
+    refused = tree.run("build")
+    assert refused.returncode == 2, refused.stderr
+    errors = lines(refused.stderr)
+    assert len(errors) == len(damaged_names), refused.stderr
+    for name in damaged_names:
+        assert sum(f"{name} changed since it was built" in line for line in errors) == 1, (name, refused.stderr)
+    assert tree.outputs() == damaged, "a refused build changed files"
+    for line in errors:
+        match = FIX.search(line)
+        assert match, line
+        fixed = tree.run(match[1], match[2])
+        assert fixed.returncode == 0, fixed.stderr
+    assert tree.outputs() == original, "the named commands did not bring back the built outputs"
+    assert leftovers(tree) == []
+    assert "up to date" in tree.run("build").stderr
+
+
+def test_damaged_scene_cache_entry_is_named_and_rendered_again(tree: Tree) -> None:
+    """A slide video inside a scene's entry (a folder of the entry), zeroed in place in an entry this copy
+    built: going back to those parameters names it, drops the entry and renders again."""
+    other = f"linear_rnn.steps={STEPS + 50}"
+    assert tree.run("render", "EchoOfAPulse", "--set", other).returncode == 0
+    built = framemd5(tree.root / "renders/low/EchoOfAPulse.mp4")
+    entry = _entry(tree, "scene:low:EchoOfAPulse")
+    assert tree.run("render", "EchoOfAPulse").returncode == 0
+    cached = sorted((entry / "4-EchoOfAPulse").iterdir())[0]
+    with open(cached, "r+b") as handle:
+        size = len(handle.read())
+        handle.seek(0)
+        handle.write(bytes(size))
+    result = tree.run("render", "EchoOfAPulse", "--set", other)
+    assert result.returncode == 0, result.stderr
+    warning, summary = lines(result.stderr)
+    assert warning == (
+        f"warning: .seqanim/cache/{entry.name}/4-EchoOfAPulse/{cached.name} in the cache is damaged; "
+        "entry dropped, scene:low:EchoOfAPulse is rebuilt"
+    )
+    assert summary == "ran 1, restored 1 from cache"  # the experiment comes back, the scene renders again
+    assert framemd5(tree.root / "renders/low/EchoOfAPulse.mp4") == built
+    assert tree.run("render", "EchoOfAPulse").returncode == 0
+
+
+# --- kills that land inside a render or a deck export (checked), and the build killed alone -------------
+
+
+def _state(tree: Tree) -> dict:
+    return json.loads((tree.root / ".seqanim" / "state.json").read_text())
+
+
+def _start_inside(tree: Tree, args: tuple[str, ...], inside: Callable[[], bool], what: str) -> subprocess.Popen[str]:
+    """Start a build and return once `inside()` holds while it still runs."""
+    process = tree.popen(*args)
+    poll(lambda: inside() or process.poll() is not None, 300, what)
+    assert process.poll() is None, f"the build ended before {what}: {process.communicate()[1]}"
+    return process
+
+
+def _partial_movies(tree: Tree, scene: str) -> Callable[[], bool]:
+    """manim is writing the scene's animations (its partial movies, in the render's staging folder)."""
+    return lambda: any((tree.root / ".seqanim" / "stage").glob(f"{scene}-low-*/media/videos/*/*/*/*.mp4"))
+
+
+def _exporting(tree: Tree, deck: str) -> Callable[[], bool]:
+    """The deck's export is writing: a temporary file or folder of it beside its outputs."""
+    return lambda: any(
+        deck in path.name for folder in ("slides/low", "renders/low") for path in (tree.root / folder).glob(".*")
+    )
+
+
+def _same_outputs(tree: Tree, expected: dict[str, str], frames: dict[str, str]) -> list[str]:
+    """Outputs that differ from an uninterrupted build's: bytes, or frames for videos, or (scene reports)
+    everything but the render time."""
+    got, problems = tree.outputs(), []
+    for name, digest in expected.items():
+        if got.get(name) == digest:
+            continue
+        if name.endswith(".mp4") and name in frames and framemd5(tree.root / name) == frames[name]:
+            continue
+        if name.endswith(".report.json"):
+            report = json.loads((tree.root / name).read_text())
+            if {k: v for k, v in report.items() if k != "render_seconds"} == frames.get(name):
+                continue
+        if name.endswith(".pptx") and _zip_contents(tree.root / name) == frames.get(name):
+            continue  # the same members, byte for byte; only the zip's timestamps and core.xml's date differ
+        problems.append(name)
+    return problems
+
+
+def _zip_contents(path: Path) -> dict[str, int]:
+    """A zip's members and their CRCs, but for docProps/core.xml (it carries the time of writing)."""
+    with zipfile.ZipFile(path) as archive:
+        return {info.filename: info.CRC for info in archive.infolist() if info.filename != "docProps/core.xml"}
+
+
+_REFERENCES: dict[tuple[str, ...], tuple[dict[str, str], dict[str, Any], str]] = {}
+
+
+def _reference(tree: Tree, args: tuple[str, ...], stage: str) -> tuple[dict[str, str], dict[str, Any]]:
+    """Build `args` uninterrupted (once per module), remember its outputs; then go back to lecture.toml and
+    drop the stage's cache entry of `args`, so that the next build of `args` really runs it."""
+    if args not in _REFERENCES:
+        built = tree.run(*args)
+        assert built.returncode == 0, built.stderr
+        expected = tree.outputs()
+        frames: dict[str, Any] = {name: framemd5(tree.root / name) for name in expected if name.endswith(".mp4")}
+        for name in expected:
+            if name.endswith(".report.json"):
+                report = json.loads((tree.root / name).read_text())
+                frames[name] = {k: v for k, v in report.items() if k != "render_seconds"}
+            elif name.endswith(".pptx"):
+                frames[name] = _zip_contents(tree.root / name)
+        _REFERENCES[args] = (expected, frames, _entry(tree, stage).name)
+    expected, frames, key = _REFERENCES[args]
+    assert tree.run(args[0], args[1]).returncode == 0
+    shutil.rmtree(tree.root / ".seqanim" / "cache" / key)
+    return expected, frames
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+def test_kill_inside_a_render_resumes_to_the_same_outputs(tree: Tree, sig: signal.Signals) -> None:
+    args = ("render", "EchoOfAPulse", "--set", f"linear_rnn.steps={STEPS + 40}")
+    stage = "scene:low:EchoOfAPulse"
+    expected, frames = _reference(tree, args, stage)
+    recorded = _state(tree)[stage]["key"]
+    process = _start_inside(tree, args, _partial_movies(tree, "EchoOfAPulse"), "manim to write partial movies")
+    os.killpg(process.pid, sig)
+    _, stderr = process.communicate(timeout=60)
+    assert _state(tree)[stage]["key"] == recorded, "the render finished before the kill"  # it was running
+    if sig == signal.SIGINT:
+        assert process.returncode == 130 and lines(stderr)[-1] == INTERRUPTED, stderr
+    poll(lambda: processes_in(tree.root) == [], 10, "the build's processes to end")
+    resumed = tree.run(*args)
+    assert resumed.returncode == 0 and "ran 1, restored 0" in resumed.stderr, resumed.stderr
+    assert _same_outputs(tree, expected, frames) == []
+    assert leftovers(tree) == []
+    assert tree.run("render", "EchoOfAPulse").returncode == 0
+
+
+def test_kill_inside_a_deck_export_resumes_to_the_same_outputs(tree: Tree) -> None:
+    deck = "recurrent-attention"
+    args = ("slides", deck, "--set", f"decks.handout_notes={str(not load().decks.handout_notes).lower()}")
+    stage = f"deck:low:{deck}"
+    expected, frames = _reference(tree, args, stage)
+    recorded = _state(tree)[stage]["key"]
+    process = _start_inside(tree, args, _exporting(tree, deck), "the export to write its first file")
+    os.killpg(process.pid, signal.SIGKILL)
+    process.communicate(timeout=60)
+    assert _state(tree)[stage]["key"] == recorded, "the export finished before the kill"
+    poll(lambda: processes_in(tree.root) == [], 10, "the build's processes to end")
+    resumed = tree.run(*args)
+    assert resumed.returncode == 0 and "ran 1, restored 0" in resumed.stderr, resumed.stderr
+    assert _same_outputs(tree, expected, frames) == []
+    assert leftovers(tree) == []
+    assert tree.run("slides", deck).returncode == 0
+
+
+def test_build_killed_alone_takes_its_stages_with_it(tree: Tree) -> None:
+    """SIGKILL to the build process only (not its group): its stages must die with it, write nothing after,
+    and the next build must redo what they were doing."""
+    args = ("render", "EchoOfAPulse", "--set", f"linear_rnn.steps={STEPS + 42}")
+    process = _start_inside(tree, args, _partial_movies(tree, "EchoOfAPulse"), "manim to write partial movies")
+    killed = time.time()
+    os.kill(process.pid, signal.SIGKILL)
+    process.communicate(timeout=60)
+    poll(lambda: processes_in(tree.root) == [], 10, "the stages to die with the build")
+    time.sleep(2)  # what an orphaned stage would publish, it would have published by now
+    late = [name for name in tree.outputs() if (tree.root / name).stat().st_mtime > killed]
+    assert late == [], f"written after the build was killed: {late}"
+    resumed = tree.run(*args)
+    assert resumed.returncode == 0 and "ran 1" in resumed.stderr, resumed.stderr
+    assert leftovers(tree) == []
+    assert tree.run("render", "EchoOfAPulse").returncode == 0
+
+
+# --- a full disk: one line, nothing published half-written ----------------------------------------------
+
+
+class SmallDisk:
+    """A workspace whose writes fail for lack of room: on a tmpfs of its own when this runs as root (its free
+    space set per test), else under `ulimit -f` (files over a size limit fail: EFBIG)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.mount = folder
+        folder.mkdir()
+        made = (
+            os.geteuid() == 0
+            and subprocess.run(
+                ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(folder)], capture_output=True
+            ).returncode
+            == 0
+        )
+        self.tmpfs = bool(made)
+        self.tree = Tree(folder / "lecture")
+        self.tree.root.mkdir()
+        for name in ("precompute", "scenes", "lecture.toml"):
+            source = ROOT / name
+            if source.is_dir():
+                shutil.copytree(source, self.tree.root / name, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy2(source, self.tree.root / name)
+        self.limit: int | None = None
+
+    def room(self, kilobytes: int | None) -> None:
+        """Leave `kilobytes` free (None: plenty)."""
+        if self.tmpfs:
+            size = 64 * 1024 if kilobytes is None else (shutil.disk_usage(self.mount).used + 1023) // 1024 + kilobytes
+            subprocess.run(["mount", "-o", f"remount,size={size}k", str(self.mount)], check=True)
+        else:
+            self.limit = None if kilobytes is None else kilobytes * 1024
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        limit = self.limit
+
+        def limited() -> None:
+            if limit is not None:
+                resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+        return subprocess.run(
+            [sys.executable, "-m", "seqanim.cli", *args],
+            cwd=self.tree.root,
+            env=self.tree.env(),
+            capture_output=True,
+            text=True,
+            timeout=600,
+            preexec_fn=limited,  # noqa: PLW1509
+        )
+
+    def close(self) -> None:
+        if self.tmpfs:
+            subprocess.run(["umount", "-l", str(self.mount)], capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def small_disk(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SmallDisk]:
+    disk = SmallDisk(tmp_path_factory.mktemp("disk") / "mount")
+    try:
+        built = disk.run("render", "EchoOfAPulse")  # a cold build: one experiment, one scene
+        assert built.returncode == 0, built.stderr
+        yield disk
+    finally:
+        disk.close()
+
+
+def _whole(path: Path) -> bool:
+    """A complete file of its kind (read back with the tools that read it)."""
+    if path.suffix == ".json":
+        json.loads(path.read_text())
+    elif path.suffix == ".npz":
+        contract.load(path.stem, directory=path.parent)
+    elif path.suffix == ".mp4":
+        assert not framemd5(path).startswith("undecodable"), path
+    elif path.suffix == ".png":
+        from PIL import Image
+
+        Image.open(path).verify()
+    return True
+
+
+# Room left, per stage that must run out of it: an experiment's npz takes ~14 KB, a render's partial movies MBs.
+ROOM = {"experiment": (8, ("precompute", "linear_rnn")), "render": (200, ("render", "EchoOfAPulse"))}
+
+
+@pytest.mark.parametrize("where", list(ROOM))
+def test_disk_full_stops_with_one_line_and_nothing_half_written(small_disk: SmallDisk, where: str) -> None:
+    kilobytes, command = ROOM[where]
+    steps = STEPS + 60 + list(ROOM).index(where)
+    before = small_disk.tree.outputs()
+    small_disk.room(kilobytes)
+    try:
+        result = small_disk.run(*command, "-j", "1", "--set", f"linear_rnn.steps={steps}")
+    finally:
+        small_disk.room(None)
+    line = one_error_line(result)
+    assert "no space left on the disk holding " in line or "file size limit reached" in line, line
+    root = small_disk.tree.root
+    after = small_disk.tree.outputs()
+    assert set(after) >= set(before), "an output went missing"
+    assert all(_whole(root / name) for name in after if after[name] != before.get(name))
+    assert temporary_files(root) == []
+    if where == "experiment":
+        assert after["data/linear_rnn.npz"] == before["data/linear_rnn.npz"]  # the new one did not fit
+    resumed = small_disk.run(*command, "--set", f"linear_rnn.steps={steps}")
+    assert resumed.returncode == 0, resumed.stderr
+    assert steps_in_data(small_disk.tree) == steps
+    assert temporary_files(root) == []
 
 
 # --- bad input: one line, exit 2 ------------------------------------------------------------------------
@@ -322,9 +643,9 @@ def test_bad_input_is_one_line(tree: Tree, tmp_path: Path, args: tuple[str, ...]
 
 
 def test_jobs_zero_means_all_cores(tree: Tree) -> None:
-    result = tree.run("precompute", "linear_rnn", "-j", "0", "--set", "linear_rnn.steps=33")
+    result = tree.run("precompute", "linear_rnn", "-j", "0", "--set", f"linear_rnn.steps={STEPS + 5}")
     assert result.returncode == 0, result.stderr
-    assert "ran 1" in result.stderr and steps_in_data(tree) == 33
+    assert "ran 1" in result.stderr and steps_in_data(tree) == STEPS + 5
     assert tree.run("precompute", "linear_rnn").returncode == 0
 
 
@@ -340,7 +661,7 @@ def test_cache_eviction_keeps_outputs(tree: Tree) -> None:
     used = {entry.name: (entry / "COMPLETE").stat().st_mtime for entry in cache.iterdir()}
     assert _cache_bytes(tree) > 1024 * 1024
     before = tree.outputs()
-    result = tree.run("precompute", "linear_rnn", "--set", "linear_rnn.steps=34", "--set", "build.cache_mb=1")
+    result = tree.run("precompute", "linear_rnn", "--set", f"linear_rnn.steps={STEPS + 6}", "--set", "build.cache_mb=1")
     assert result.returncode == 0, result.stderr
     assert _cache_bytes(tree) <= 1024 * 1024
     new = _entry(tree, "experiment:linear_rnn").name

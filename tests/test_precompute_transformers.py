@@ -31,7 +31,8 @@ def test_positional_encoding_is_the_notebook_formula(artifact) -> None:
     positional = artifact("positional")
     pe, positions = positional["pe"], positional["positions"]
     d_model = pe.shape[1]
-    assert pe.shape == (60, 64)  # the notebook's L = 60, d_model = 64
+    table = load().positional  # the notebook's L = 60, d_model = 64, unless the lecturer changed them
+    assert pe.shape == (table.length, table.d_model)
     div = np.exp(np.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
     np.testing.assert_allclose(pe[:, 0::2], np.sin(positions[:, None] * div), atol=1e-12)
     np.testing.assert_allclose(pe[:, 1::2], np.cos(positions[:, None] * div), atol=1e-12)
@@ -66,7 +67,8 @@ def test_waves_sample_the_encoding(artifact) -> None:
 def test_rope_scores_depend_only_on_the_offset(artifact) -> None:
     rope = artifact("rope")
     scores = rope["scores"]
-    assert scores.shape == (32, 32)
+    length = load().rope.length
+    assert scores.shape == (length, length)
     assert diagonal_spreads(scores).max() < 1e-12  # float64: exact up to rounding
     np.testing.assert_allclose(scores, rope["rotated_query"] @ rope["rotated_key"].T, atol=1e-12)
     # Not trivially constant: different offsets give different scores.
@@ -77,11 +79,12 @@ def test_rope_rotations_match_the_notebook(artifact) -> None:
     import torch
 
     rope = artifact("rope")
-    torch.manual_seed(0)
-    query, key = torch.randn(32).double().numpy(), torch.randn(32).double().numpy()
+    table = load().rope  # the notebook's d = 32, seed 0, base 1e4, unless the lecturer changed them
+    torch.manual_seed(table.seed)
+    query, key = torch.randn(table.d).double().numpy(), torch.randn(table.d).double().numpy()
     np.testing.assert_array_equal(rope["query"], query)
     np.testing.assert_array_equal(rope["key"], key)
-    freqs = 10000.0 ** (-np.arange(16) / 16)
+    freqs = table.base ** (-np.arange(table.d // 2) / (table.d // 2))
     np.testing.assert_allclose(rope["freqs"], freqs, rtol=1e-12)
     angles = rope["positions"][:, None] * freqs
     first = query[0::2] * np.cos(angles) - query[1::2] * np.sin(angles)

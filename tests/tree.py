@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -55,6 +56,8 @@ class Tree:
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
+            # Ctrl-C's default, as on a terminal, even when this runs as a background job (SIGINT ignored).
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
         )
 
     def outputs(self) -> dict[str, str]:
@@ -105,3 +108,51 @@ def _needed(entry: Path, current: set[str]) -> bool:
         return False  # unfinished or foreign: the build would not restore it either
     kind, _, rest = stage.partition(":")
     return kind == "experiment" or (rest.startswith("low:") and (kind == "scene" or entry.name in current))
+
+
+def with_value(text: str, table: str, key: str, value: object) -> str:
+    """`text`, a lecture.toml, with `key` of `[table]` set to `value` (its comment kept), whatever it was:
+    what a lecturer's edit does, for tests that must not depend on today's values."""
+    lines, section, done = text.splitlines(keepends=True), None, False
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped.strip("[]").strip()
+        elif section == table and stripped.split("=", 1)[0].strip() == key and not done:
+            name, rest = line.split("=", 1)
+            comment = rest[rest.index("#") :] if "#" in rest else ""
+            assignment = f"{name}= {json.dumps(value)}"
+            lines[index] = (f"{assignment:<44}{comment}".rstrip() if comment else assignment) + "\n"
+            done = True
+    if not done:
+        raise KeyError(f"[{table}] {key} is not in the file")
+    return "".join(lines)
+
+
+def framemd5(path: Path) -> str:
+    """A hash of every decoded frame: two videos with the same pictures, whatever their container's bytes."""
+    decoded = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-f", "framemd5", "-"], capture_output=True)
+    return hashlib.sha256(decoded.stdout).hexdigest() if decoded.returncode == 0 else f"undecodable {path}"
+
+
+def processes_in(root: Path) -> list[str]:
+    """Processes working in `root`: a build, its forkserver, its stages, their LaTeX and ffmpeg."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                if os.readlink(entry / "cwd").startswith(str(root)):
+                    command = (entry / "cmdline").read_bytes()[:80].replace(b"\0", b" ").decode(errors="replace")
+                    found.append(f"{entry.name} {command}")
+            except OSError:
+                continue
+    return found
+
+
+def leftovers(root: Path) -> list[str]:
+    """What no finished build may leave: outputs never start with a dot, so every dot-file or dot-folder in
+    data/, renders/, slides/ is a temporary one; so is a dot-entry of the cache, or anything in staging."""
+    found = [str(p.relative_to(root)) for folder in ("data", "renders", "slides") for p in (root / folder).rglob(".*")]
+    cache, staging = root / ".seqanim" / "cache", root / ".seqanim" / "stage"
+    found += [str(p.relative_to(root)) for p in cache.glob(".*")] if cache.exists() else []
+    return found + ([str(p.relative_to(root)) for p in staging.iterdir()] if staging.exists() else [])

@@ -79,7 +79,9 @@ def ensure_cards(cards: Sequence[Card], lecture: Lecture, quality: str) -> list[
     """Render the cards that are missing or stale (one child process for all); return their JSON paths."""
     stale = [card for card in cards if not _is_current(card, lecture, quality)]
     if stale:
-        with tempfile.TemporaryDirectory(prefix="seqanim-cards-") as tmp:
+        # In the build's staging folder, not /tmp: a killed build's next build removes it.
+        current().staging.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="cards-", dir=current().staging) as tmp:
             spec = Path(tmp) / "cards.json"
             spec.write_text(json.dumps([asdict(card) for card in stale]))
             config = Path(tmp) / "lecture.json"

@@ -1,0 +1,228 @@
+"""The built lecture's real outputs, opened with real tools: the `full` deck in Chromium with its title and
+divider cards, its PDF handout page by page against each slide's last frame, every movie of its PowerPoint
+against its slide's video, the joined video's chapters, and every scene video's size and length from ffprobe.
+
+Expected values come from the registry, the parameters in force and manim's quality table, never from
+today's numbers. Everything here only reads the built tree (the session's `seqanim build`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import struct
+import subprocess
+import zlib
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from seqanim import decks, registry
+from seqanim.config import load
+from seqanim.decks.plan import deck_parts, deck_scenes
+from seqanim.workspace import current
+from tests.test_decks import CHROMIUM, CHROMIUM_ARGS
+
+QUALITY = "low"
+MANIM_QUALITY = "low_quality"
+# A still compared with the frame it was made from: mean absolute difference per channel, of 255. The
+# handout embeds the frame losslessly, so this only absorbs a colour conversion.
+STILL_TOLERANCE = 2.0
+
+
+class Slide(NamedTuple):
+    kind: str  # title | divider | scene
+    owner: str  # the card id or the scene name
+    notes: str
+    video: Path
+
+
+def _slides(config: Path) -> list[dict[str, Any]]:
+    return json.loads(config.read_text())["slides"]
+
+
+def _video(file: str) -> Path:
+    """A slide's `file`: card files are relative to slides/<q>/, scene files to slides/."""
+    folder = current().slides(QUALITY)
+    return folder / file if (folder / file).is_file() else folder.parent / file
+
+
+@pytest.fixture(scope="module")
+def full_deck(lecture_built: Path) -> list[Slide]:
+    """Every slide of the `full` deck, in order: its title card, then per part a divider and the part's scenes."""
+    lecture = load()
+    outputs = decks.deck_outputs(lecture, "full", QUALITY)
+    cards = [(key.removeprefix("card:"), path) for key, path in outputs.items() if key.startswith("card:")]
+    parts = deck_parts(lecture, "full")
+    assert len(cards) == 1 + len(parts)
+    order: list[tuple[str, str, Path]] = [("title", *cards[0])]
+    for (_, scenes), divider in zip(parts, cards[1:]):
+        order.append(("divider", *divider))
+        order += [("scene", scene, current().slides(QUALITY) / f"{scene}.json") for scene in scenes]
+    return [
+        Slide(kind, owner, slide["notes"], _video(slide["file"]))
+        for kind, owner, config in order
+        for slide in _slides(config)
+    ]
+
+
+def _last_frame(video: Path) -> np.ndarray:
+    """The video's last decoded frame (decoding from a keyframe a second before the end)."""
+    import av
+
+    with av.open(str(video)) as container:
+        if container.duration and container.duration > 2_000_000:
+            container.seek(container.duration - 1_000_000, backward=True)
+        frame = None
+        for frame in container.decode(video=0):
+            pass
+    assert frame is not None, f"{video} has no frames"
+    return frame.to_ndarray(format="rgb24")
+
+
+def _probe(path: Path, *entries: str) -> dict[str, Any]:
+    command = ["ffprobe", "-v", "error", "-of", "json", *entries, str(path)]
+    return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+
+
+def test_full_deck_opens_in_chromium_with_its_title_and_dividers(full_deck: list[Slide]) -> None:
+    from playwright.sync_api import sync_playwright
+
+    html = current().slides(QUALITY) / "full.html"
+    left: list[str] = []
+    parts = deck_parts(load(), "full")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+            page.on("request", lambda r: None if r.url.startswith(("file:", "data:", "blob:")) else left.append(r.url))
+            page.goto(html.as_uri())
+            page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=20_000)
+            assert page.evaluate("Reveal.getTotalSlides()") == len(full_deck)
+            sources = page.evaluate(
+                "[...document.querySelectorAll('.slides > section')].map(s => s.dataset.backgroundVideo)"
+            )
+            notes = page.evaluate(
+                "[...document.querySelectorAll('.slides > section aside.notes')].map(a => a.textContent)"
+            )
+            # Every slide plays its own video: the asset is a copy (or link) of the slide's file.
+            for source, slide in zip(sources, full_deck):
+                asset = html.parent / source
+                assert asset.name.endswith("_" + slide.video.name), (source, slide)
+                assert asset.read_bytes() == slide.video.read_bytes(), source
+            assert [" ".join(n.split()) for n in notes] == [" ".join(s.notes.split()) for s in full_deck]
+            cards = [index for index, slide in enumerate(full_deck) if slide.kind != "scene"]
+            assert [full_deck[i].kind for i in cards] == ["title"] + ["divider"] * len(parts)
+            for number, index in enumerate(cards):
+                page.evaluate(f"Reveal.slide({index})")
+                page.wait_for_function(
+                    "() => { const v = Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video');"
+                    " return v !== null && v.readyState >= 2; }",
+                    timeout=15_000,
+                )
+                width = page.evaluate(
+                    "Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video').videoWidth"
+                )
+                assert width == _last_frame(full_deck[index].video).shape[1]
+                if number:  # a divider: "Part k of n: <the part's title>"
+                    part = registry.parts()[parts[number - 1][0]]
+                    assert notes[index].startswith(f"Part {number} of {len(parts)}: {part.title}."), notes[index]
+        finally:
+            browser.close()
+    assert left == [], f"requests left the machine: {left}"
+
+
+# `a b c d e f cm /Name Do`: the image a page draws, and the matrix it draws it with.
+_DRAWN = re.compile(rb"(-?[\d.]+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+cm\s+/(\w+)\s+Do")
+
+
+def _image(xobject: Any) -> np.ndarray:
+    """A PDF image XObject as RGB pixels. matplotlib stores a PNG's compressed rows (FlateDecode with PNG
+    predictors): wrapped back into a PNG, Pillow decodes them in C (pypdf takes a second per image)."""
+    params = xobject.get("/DecodeParms", {})
+    if xobject.get("/Filter") == "/FlateDecode" and params.get("/Predictor", 1) >= 10 and params.get("/Colors") == 3:
+
+        def chunk(kind: bytes, data: bytes) -> bytes:
+            return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+        header = struct.pack(">IIBBBBB", xobject["/Width"], xobject["/Height"], 8, 2, 0, 0, 0)
+        png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", xobject._data) + chunk(b"IEND", b"")
+        return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    return np.asarray(xobject.decode_as_image().convert("RGB"))
+
+
+def test_pdf_handout_has_one_page_per_slide_with_its_still(full_deck: list[Slide]) -> None:
+    from pypdf import PdfReader
+
+    pages = PdfReader(str(current().slides(QUALITY) / "full.pdf")).pages
+    assert len(pages) == len(full_deck)
+    differences = []
+    for number, (page, slide) in enumerate(zip(pages, full_deck), start=1):
+        # The images the page draws (its resources may list every page's: matplotlib shares them).
+        drawn = _DRAWN.findall(page.get_contents().get_data())
+        assert len(drawn) == 1, f"page {number} draws {len(drawn)} images"
+        *matrix, name = drawn[0]
+        still = _image(page["/Resources"]["/XObject"]["/" + name.decode()].get_object())
+        # As the page shows it: a negative scale in the matrix mirrors the stored rows (or columns).
+        still = still[::-1] if float(matrix[3]) < 0 else still
+        still = still[:, ::-1] if float(matrix[0]) < 0 else still
+        frame = _last_frame(slide.video)
+        assert still.shape == frame.shape, f"page {number}: still {still.shape}, frame {frame.shape}"
+        differences.append(float(np.abs(still.astype(np.int16) - frame.astype(np.int16)).mean()))
+    worst = int(np.argmax(differences))
+    assert differences[worst] <= STILL_TOLERANCE, f"page {worst + 1} ({full_deck[worst].owner}): {differences[worst]}"
+
+
+def test_every_pptx_movie_is_its_slides_video(full_deck: list[Slide]) -> None:
+    from pptx import Presentation
+
+    slides = list(Presentation(str(current().slides(QUALITY) / "full.pptx")).slides)
+    assert len(slides) == len(full_deck)
+    for number, (slide, expected) in enumerate(zip(slides, full_deck), start=1):
+        movies = [rel.target_part.blob for rel in slide.part.rels.values() if rel.reltype.endswith("/video")]
+        assert len(movies) == 1, f"slide {number}: {len(movies)} movies"
+        digest = hashlib.sha256(movies[0]).hexdigest()
+        assert digest == hashlib.sha256(expected.video.read_bytes()).hexdigest(), f"slide {number}: {expected.owner}"
+        assert slide.notes_slide.notes_text_frame.text == expected.notes
+
+
+def test_full_video_has_a_chapter_per_scene_of_the_lecture(lecture_built: Path) -> None:
+    scenes = deck_scenes(load(), "full")
+    assert sorted(scenes) == sorted(registry.scenes())  # the full deck is every scene, once
+    probe = _probe(current().renders(QUALITY) / "full.mp4", "-show_chapters", "-show_format")
+    chapters = probe["chapters"]
+    assert len(chapters) == len(registry.scenes())
+    assert [chapter["tags"]["title"] for chapter in chapters] == scenes
+    start = 0.0
+    for chapter, scene in zip(chapters, scenes):
+        duration = json.loads((current().renders(QUALITY) / f"{scene}.report.json").read_text())["duration"]
+        assert float(chapter["start_time"]) == pytest.approx(start, abs=0.01), scene
+        assert float(chapter["end_time"]) - float(chapter["start_time"]) == pytest.approx(duration, abs=0.01), scene
+        start += duration
+    assert float(probe["format"]["duration"]) == pytest.approx(start, abs=0.2)
+
+
+@pytest.mark.parametrize("scene", list(registry.scenes()))
+def test_scene_video_has_the_quality_size_and_the_reported_length(lecture_built: Path, scene: str) -> None:
+    from manim.constants import QUALITIES
+
+    quality = QUALITIES[MANIM_QUALITY]
+    video = current().renders(QUALITY) / f"{scene}.mp4"
+    stream = _probe(video, "-select_streams", "v:0", "-count_packets", "-show_streams")["streams"][0]
+    assert (stream["width"], stream["height"]) == (quality["pixel_width"], quality["pixel_height"])
+    fps = Fraction(stream["r_frame_rate"])
+    assert fps == quality["frame_rate"]
+    report = json.loads((current().renders(QUALITY) / f"{scene}.report.json").read_text())
+    assert report["resolution"] == [stream["width"], stream["height"]]
+    frames = int(stream["nb_read_packets"])
+    assert frames / fps == pytest.approx(report["duration"], abs=1.5 / float(fps))  # counted packets, not the header
+    # Each slide file is a piece of the scene: together they last as long as the video.
+    pieces = [_video(slide["file"]) for slide in _slides(current().slides(QUALITY) / f"{scene}.json")]
+    total = sum(float(_probe(piece, "-show_format")["format"]["duration"]) for piece in pieces)
+    assert total == pytest.approx(report["duration"], abs=0.1 * len(pieces))
