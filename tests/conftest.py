@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -18,6 +19,12 @@ from seqanim.config import experiment_params, load
 from seqanim.workspace import current
 
 QUALITY = "low"
+
+# A suite started in the background by a shell without job control (`make test &`, nohup) inherits SIGINT
+# ignored, and so would every build the tests start: the Ctrl-C tests would then test nothing. A Python
+# handler is reset to the default on exec, so the builds get SIGINT as a terminal would send it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
