@@ -59,7 +59,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.tree import Tree, make_tree  # noqa: E402
+from tests.tree import Tree, make_tree, processes_in  # noqa: E402
 
 DECK = "sample"
 SAMPLE = '\n[decks.sample]\ntitle = "Fault campaign sample"\nscenes = ["EchoOfAPulse", "QueryKeyValue"]\n'
@@ -126,20 +126,6 @@ def leftovers(tree: Tree) -> list[str]:
     found += [str(p.relative_to(tree.root)) for p in cache.glob(".*")] if cache.exists() else []
     staging = tree.root / ".seqanim" / "stage"
     return found + ([str(p.relative_to(tree.root)) for p in staging.iterdir()] if staging.exists() else [])
-
-
-def processes_in(root: Path) -> list[str]:
-    """Processes working in `root` (the build, its forkserver, stages, LaTeX, ffmpeg)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if os.readlink(entry / "cwd").startswith(str(root)):
-                    command = (entry / "cmdline").read_bytes()[:60].replace(b"\0", b" ").decode(errors="replace")
-                    found.append(f"{entry.name} {command}")
-            except OSError:
-                continue
-    return found
 
 
 def wait_for_no_processes(root: Path, timeout: float = 10) -> list[str]:
