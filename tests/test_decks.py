@@ -392,3 +392,27 @@ def test_divider_cards_are_real_slides(deck_tree: Tree) -> None:
     assert notes[1].startswith(f"Part 1 of 2: {part_a}. 1 scene, {a['slides']} slides")
     assert notes[2 + a["slides"]].startswith(f"Part 2 of 2: {part_b}. 1 scene, {b['slides']} slides")
     assert notes[2 : 2 + a["slides"]] == a["notes"]
+
+
+def test_a_card_rendered_again_alone_comes_back_the_same(deck_tree: Tree) -> None:
+    """An export killed while it rendered cards renders only the unfinished ones next time, alone in their
+    process: each must land under the name and bytes an uninterrupted export gave it (manim-slides names a
+    video after manim's hashes, which depend on what the process rendered before)."""
+    base = load(deck_tree.root / "lecture.toml")
+    lecture = base.model_copy(
+        update={"decks": Decks(items={"test-parts": Deck(title="Two parts", scenes=[SCENE, "ScaledScores"])})}
+    )
+    _export(deck_tree, lecture, "test-parts", ("pptx",))
+    cards = deck_tree.root / "slides" / QUALITY / "cards"
+    last = sorted(cards.glob("test-parts-part-*.json"))[-1]  # rendered third, after the title and part 1
+
+    def files() -> dict[str, bytes]:
+        return {
+            slide["file"]: (cards.parent / slide["file"]).read_bytes()
+            for slide in json.loads(last.read_text())["slides"]
+        }
+
+    before = files()
+    last.unlink()
+    _export(deck_tree, lecture, "test-parts", ("pptx",))
+    assert files() == before
