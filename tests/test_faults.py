@@ -19,6 +19,7 @@ import sys
 import time
 import zipfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -401,23 +402,36 @@ def _exporting(tree: Tree, deck: str) -> Callable[[], bool]:
     )
 
 
-def _same_outputs(tree: Tree, expected: dict[str, str], frames: dict[str, str]) -> list[str]:
-    """Outputs that differ from an uninterrupted build's: bytes, or frames for videos, or (scene reports)
-    everything but the render time."""
-    got, problems = tree.outputs(), []
-    for name, digest in expected.items():
-        if got.get(name) == digest:
-            continue
-        if name.endswith(".mp4") and name in frames and framemd5(tree.root / name) == frames[name]:
-            continue
-        if name.endswith(".report.json"):
-            report = json.loads((tree.root / name).read_text())
-            if {k: v for k, v in report.items() if k != "render_seconds"} == frames.get(name):
+@dataclass
+class Reference:
+    """An uninterrupted build's outputs: their hashes, and the files themselves under `root` (data/ copied,
+    renders/ and slides/ hard-linked: outputs are only ever replaced by rename). Videos, reports and PPTX
+    files are decoded only where their bytes differ, never all of them (the lecture holds an hour of video)."""
+
+    root: Path
+    hashes: dict[str, str]
+
+    def differences(self, tree: Tree) -> list[str]:
+        got, problems = tree.outputs(), []
+        for name, digest in self.hashes.items():
+            if got.get(name) == digest:
                 continue
-        if name.endswith(".pptx") and _zip_contents(tree.root / name) == frames.get(name):
-            continue  # the same members, byte for byte; only the zip's timestamps and core.xml's date differ
-        problems.append(name)
-    return problems
+            if name not in got:
+                problems.append(f"{name} missing")
+                continue
+            mine, built = tree.root / name, self.root / name
+            if name.endswith(".mp4") and framemd5(mine) == framemd5(built):
+                continue
+            if name.endswith(".report.json") and _report(mine) == _report(built):
+                continue  # a scene's report carries its render time
+            if name.endswith(".pptx") and _zip_contents(mine) == _zip_contents(built):
+                continue  # the same members, byte for byte; only the zip's timestamps and core.xml's date differ
+            problems.append(name)
+        return problems
+
+
+def _report(path: Path) -> dict[str, Any]:
+    return {k: v for k, v in json.loads(path.read_text()).items() if k != "render_seconds"}
 
 
 def _zip_contents(path: Path) -> dict[str, int]:
@@ -426,35 +440,31 @@ def _zip_contents(path: Path) -> dict[str, int]:
         return {info.filename: info.CRC for info in archive.infolist() if info.filename != "docProps/core.xml"}
 
 
-_REFERENCES: dict[tuple[str, ...], tuple[dict[str, str], dict[str, Any], str]] = {}
+_REFERENCES: dict[tuple[str, ...], tuple[Reference, str]] = {}
 
 
-def _reference(tree: Tree, args: tuple[str, ...], stage: str) -> tuple[dict[str, str], dict[str, Any]]:
-    """Build `args` uninterrupted (once per module), remember its outputs; then go back to lecture.toml and
+def _reference(tree: Tree, args: tuple[str, ...], stage: str) -> Reference:
+    """Build `args` uninterrupted (once per module) and keep its outputs; then go back to lecture.toml and
     drop the stage's cache entry of `args`, so that the next build of `args` really runs it."""
     if args not in _REFERENCES:
         built = tree.run(*args)
         assert built.returncode == 0, built.stderr
-        expected = tree.outputs()
-        frames: dict[str, Any] = {name: framemd5(tree.root / name) for name in expected if name.endswith(".mp4")}
-        for name in expected:
-            if name.endswith(".report.json"):
-                report = json.loads((tree.root / name).read_text())
-                frames[name] = {k: v for k, v in report.items() if k != "render_seconds"}
-            elif name.endswith(".pptx"):
-                frames[name] = _zip_contents(tree.root / name)
-        _REFERENCES[args] = (expected, frames, _entry(tree, stage).name)
-    expected, frames, key = _REFERENCES[args]
+        kept = tree.root.parent / f"reference-{len(_REFERENCES)}"
+        shutil.copytree(tree.root / "data", kept / "data")
+        for folder in ("renders", "slides"):
+            shutil.copytree(tree.root / folder, kept / folder, copy_function=os.link, symlinks=True)
+        _REFERENCES[args] = (Reference(kept, tree.outputs()), _entry(tree, stage).name)
+    reference, key = _REFERENCES[args]
     assert tree.run(args[0], args[1]).returncode == 0
     shutil.rmtree(tree.root / ".seqanim" / "cache" / key)
-    return expected, frames
+    return reference
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_kill_inside_a_render_resumes_to_the_same_outputs(tree: Tree, sig: signal.Signals) -> None:
     args = ("render", "EchoOfAPulse", "--set", f"linear_rnn.steps={STEPS + 40}")
     stage = "scene:low:EchoOfAPulse"
-    expected, frames = _reference(tree, args, stage)
+    reference = _reference(tree, args, stage)
     recorded = _state(tree)[stage]["key"]
     process = _start_inside(tree, args, _partial_movies(tree, "EchoOfAPulse"), "manim to write partial movies")
     os.killpg(process.pid, sig)
@@ -465,7 +475,7 @@ def test_kill_inside_a_render_resumes_to_the_same_outputs(tree: Tree, sig: signa
     poll(lambda: processes_in(tree.root) == [], 10, "the build's processes to end")
     resumed = tree.run(*args)
     assert resumed.returncode == 0 and "ran 1, restored 0" in resumed.stderr, resumed.stderr
-    assert _same_outputs(tree, expected, frames) == []
+    assert reference.differences(tree) == []
     assert leftovers(tree) == []
     assert tree.run("render", "EchoOfAPulse").returncode == 0
 
@@ -474,7 +484,7 @@ def test_kill_inside_a_deck_export_resumes_to_the_same_outputs(tree: Tree) -> No
     deck = "recurrent-attention"
     args = ("slides", deck, "--set", f"decks.handout_notes={str(not load().decks.handout_notes).lower()}")
     stage = f"deck:low:{deck}"
-    expected, frames = _reference(tree, args, stage)
+    reference = _reference(tree, args, stage)
     recorded = _state(tree)[stage]["key"]
     process = _start_inside(tree, args, _exporting(tree, deck), "the export to write its first file")
     os.killpg(process.pid, signal.SIGKILL)
@@ -483,7 +493,7 @@ def test_kill_inside_a_deck_export_resumes_to_the_same_outputs(tree: Tree) -> No
     poll(lambda: processes_in(tree.root) == [], 10, "the build's processes to end")
     resumed = tree.run(*args)
     assert resumed.returncode == 0 and "ran 1, restored 0" in resumed.stderr, resumed.stderr
-    assert _same_outputs(tree, expected, frames) == []
+    assert reference.differences(tree) == []
     assert leftovers(tree) == []
     assert tree.run("slides", deck).returncode == 0
 
