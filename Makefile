@@ -52,11 +52,14 @@ $(STAMPS)/npm: package.json package-lock.json
 build: setup
 	$(VENV)/bin/seqanim build
 
-# Lint first: it takes a second and names the line to fix.
+# Lint first: it takes a second and names the line to fix. Tests wait on renders, browsers and X servers
+# more than they compute: two workers (one test file each at a time; the first builds the lecture, the other
+# waits for it) keep both cores busy. TEST_WORKERS=0 runs them in this process.
+TEST_WORKERS ?= 2
 test: setup
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 bench: setup
 	$(PY) bench/precompute.py && $(PY) bench/reverse_seeds.py && $(PY) bench/build.py && $(PY) bench/faults.py --kills 2

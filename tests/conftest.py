@@ -3,6 +3,7 @@ asserts on what it produced: data/, renders/low/, slides/low/. Nothing is mocked
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -29,11 +30,15 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 @pytest.fixture(scope="session")
 def lecture_built() -> Path:
-    """Build the whole lecture once per session (a no-op when `make` already built it)."""
+    """Build the whole lecture once per session (a no-op when `make` already built it). Under pytest-xdist
+    every worker asks: the first one builds, the others wait for it and find everything up to date."""
     if not os.environ.get("SEQANIM_TEST_SKIP_BUILD"):
-        subprocess.run(
-            [sys.executable, "-m", "seqanim.cli", "build", "--quality", QUALITY], cwd=current().root, check=True
-        )
+        current().state_dir.mkdir(parents=True, exist_ok=True)
+        with open(current().state_dir / "tests.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # the build's own lock would make a second worker fail, not wait
+            subprocess.run(
+                [sys.executable, "-m", "seqanim.cli", "build", "--quality", QUALITY], cwd=current().root, check=True
+            )
     return current().root
 
 
