@@ -15,7 +15,6 @@ from manim import (
     UP,
     Arrow,
     Create,
-    DashedLine,
     DecimalNumber,
     Dot,
     FadeIn,
@@ -168,9 +167,8 @@ class QueryKeyValue(WhyAttentionSlide):
             *[diagram.point(k, c, f"{label} {fmt_g(k)}") for k, c, label in zip(keys, self.colours, self.labels)]
         )
         arrow = diagram.arrow(query, theme.query_colour())
-        label = theme.text(f"q = {fmt_g(query)}", theme.LABEL_SIZE, theme.query_colour()).next_to(
-            arrow.get_end(), DOWN, buff=0.15
-        )
+        # Above the arrow's middle: below it is where the keys' shadows on q will stack.
+        label = theme.text(f"q = {fmt_g(query)}", theme.LABEL_SIZE, theme.query_colour()).next_to(arrow, UP, buff=0.12)
         self.diagram = diagram
         return diagram, points, VGroup(arrow, label)
 
@@ -189,19 +187,26 @@ class QueryKeyValue(WhyAttentionSlide):
     def projections(
         self, diagram: VectorDiagram, query: np.ndarray, keys: np.ndarray, raw: np.ndarray, tables: VGroup
     ) -> None:
-        direction = query / np.linalg.norm(query)
-        drops, readouts = VGroup(), VGroup()
-        for key, score, colour, label in zip(keys, raw, self.colours, self.labels):
-            foot = (score / np.linalg.norm(query)) * direction  # the key's shadow on the query line
-            if np.linalg.norm(key - foot) > 1e-9:
-                drops.add(DashedLine(diagram.to_point(key), diagram.to_point(foot), color=colour, stroke_width=3))
-            drops.add(Dot(diagram.to_point(foot), radius=0.07, color=colour))
-            readouts.add(MathTex(rf"q \cdot k_{{{label}}} = {score:g}", font_size=theme.BODY_SIZE + 8, color=colour))
+        """Each key casts its shadow on q's direction, one after another (the first slowly): the shadow's
+        length times |q| is the score, which then appears beside the tables."""
+        line = diagram.direction_line(query, theme.query_colour())
+        self.play(Create(line), run_time=0.6)
+        readouts = VGroup(
+            *[
+                MathTex(rf"q \cdot k_{{{label}}} = {score:g}", font_size=theme.BODY_SIZE + 8, color=colour)
+                for score, colour, label in zip(raw, self.colours, self.labels)
+            ]
+        )
         readouts.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(tables, DOWN, buff=0.45).align_to(
             tables, LEFT
         ).shift(0.5 * RIGHT)
-        self.play(LaggedStart(*[Create(d) for d in drops], lag_ratio=0.25), run_time=1.4)
-        self.play(LaggedStart(*[FadeIn(r, shift=0.2 * LEFT) for r in readouts], lag_ratio=0.3), run_time=1.2)
+        for index, (key, colour) in enumerate(zip(keys, self.colours)):
+            # Shadows stack beside the line like rulers, so equal scores show as equal lengths.
+            drop, shadow, foot = diagram.projection(key, query, colour, offset=0.16 + 0.13 * index)
+            speed = 1.0 if index == 0 else 0.6
+            self.play(Create(drop), FadeIn(foot, scale=0.5), run_time=0.7 * speed)
+            self.play(Create(shadow), run_time=0.6 * speed)
+            self.play(FadeIn(readouts[index], target_position=shadow.get_end()), run_time=0.7 * speed)
         best = [readouts[i] for i in range(len(raw)) if np.isclose(raw[i], raw.max())]
         self.play(*[Indicate(r, color=theme.highlight(), scale_factor=1.15) for r in best], run_time=1.0)
 
