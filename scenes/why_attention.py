@@ -235,29 +235,33 @@ class ScaledScores(WhyAttentionSlide):
         self.title("Scaled scores")
         equation = formula(SCORES, size=theme.BODY_SIZE + 6).next_to(self.mobjects[-1], DOWN, buff=0.3)
         self.play(Write(equation), run_time=1.0)
+        big = dict(entry_size=theme.BODY_SIZE, label_size=theme.LABEL_SIZE, cell_height=0.62)
         query = MatrixTable(
             Q,
             row_labels=["q"],
             row_label_colours=[theme.query_colour()],
             col_title="Q",
             fmt=number_format(0),
-            cell_width=0.6,
+            cell_width=0.7,
+            **big,
         )
+        # Wide columns: q's entries slide down each column beside the key's own entries.
         keys_t = MatrixTable(
             K.T,
             col_labels=self.labels,
             col_label_colours=self.colours,
             col_title=r"$K^\top$ (columns = keys)",
             fmt=number_format(0),
-            cell_width=0.75,
+            cell_width=1.25,
+            **big,
         )
         query.col_title.set_color(theme.query_colour())
         keys_t.col_title.set_color(theme.key_colour())
         operands = (
             VGroup(query, keys_t)
             .arrange(RIGHT, buff=0.6, aligned_edge=DOWN)
-            .next_to(equation, DOWN, buff=0.5)
-            .to_edge(LEFT, buff=1.0)
+            .next_to(equation, DOWN, buff=0.45)
+            .to_edge(LEFT, buff=0.5)
         )
         row = MatrixTable(
             np.full((1, len(scores)), np.nan),
@@ -266,14 +270,17 @@ class ScaledScores(WhyAttentionSlide):
             col_labels=self.labels,
             col_label_colours=self.colours,
             col_title="S (scaled scores)",
-            cell_width=1.25,
+            cell_width=1.6,
+            **big,
         )
         row.entries.set_opacity(0)
-        row.next_to(operands, RIGHT, buff=1.0).align_to(keys_t.cells, DOWN)
+        row.next_to(operands, RIGHT, buff=0.7).align_to(keys_t.cells, DOWN)
         self.play(FadeIn(operands), run_time=0.8)
         self.play(FadeIn(row), run_time=0.6)
 
-        work_anchor = VGroup(operands, row)
+        # q, stood up as a column, slides over K^T: at each column its entries meet the key's, and the score
+        # appears as it passes.
+        slider = query.row_entries(0).copy().set_color(theme.query_colour())
         for index in range(len(scores)):
             label = self.labels[index]
             if index < 2:
@@ -284,8 +291,18 @@ class ScaledScores(WhyAttentionSlide):
                     + (f" The same for the rest: {rest}." if index == 1 else "")
                 )
             self.compute_entry(
-                index, Q[0], K[index], raw[index], scores[index], d_k, keys_t, row, work_anchor, quick=index > 0
+                index,
+                Q[0],
+                K[index],
+                raw[index],
+                scores[index],
+                d_k,
+                keys_t,
+                row,
+                slider,
+                pace=(1.0, 0.7, 0.45)[min(index, 2)],
             )
+        self.slider = slider
 
         self.next_slide(
             notes=f"Checkpoint: the scaled score row is approximately {fmt_row(scores)}. "
@@ -303,7 +320,7 @@ class ScaledScores(WhyAttentionSlide):
         summary[3].set_color(theme.highlight())
         summary.move_to(self.work)
         box = SurroundingRectangle(row.entries, buff=0.12, color=theme.highlight())
-        self.play(roll(self.work, summary), Create(box), run_time=1.0)
+        self.play(roll(self.work, summary), Create(box), FadeOut(self.slider), run_time=1.0)
         # The caption's claim is shown, not asserted: this query's scores are all >= 0, so another query of
         # the walkthrough (from the data) shows negative ones.
         negative = self.negative_scores()
@@ -344,45 +361,56 @@ class ScaledScores(WhyAttentionSlide):
         d_k: int,
         keys_t: MatrixTable,
         row: MatrixTable,
-        anchor: VGroup,
-        quick: bool,
+        slider: VGroup,
+        pace: float,
     ) -> None:
+        """q's column moves beside key column `index`; the dot product and its scaling are written out, and
+        the score travels into its cell of S. `pace` < 1 runs it faster (the first key slowly, then quicker)."""
         label = self.labels[index]
         colour = self.colours[index]
         terms = " + ".join(rf"{q:g}\cdot{k:g}" for q, k in zip(query, key))
-        dot = MathTex(
-            rf"q\cdot k_{{{label}}}",
-            "=",
-            terms,
-            "=",
-            f"{raw:g}",
-            font_size=theme.BODY_SIZE + 12,
-            color=theme.foreground(),
-        )
+        size = theme.BODY_SIZE + 12
+        dot = MathTex(rf"q\cdot k_{{{label}}}", "=", terms, "=", f"{raw:g}", font_size=size, color=theme.foreground())
         dot[0].set_color(colour)
         scaled = MathTex(
-            rf"\frac{{{raw:g}}}{{\sqrt{{{d_k}}}}}",
-            "=",
-            f"{score:.4f}",
-            font_size=theme.BODY_SIZE + 12,
-            color=theme.foreground(),
+            rf"\frac{{{raw:g}}}{{\sqrt{{{d_k}}}}}", "=", f"{score:.4f}", font_size=size, color=theme.foreground()
         )
         scaled[2].set_color(colour)
-        VGroup(dot, scaled).arrange(RIGHT, buff=0.8).move_to(1.3 * DOWN)
-        column = keys_t.column_box(index, colour)
-        speed = 0.6 if quick else 1.0
+        VGroup(dot, scaled).arrange(RIGHT, buff=0.8).move_to(1.55 * DOWN)
+        # q's i-th entry sits left of the key's i-th entry, in the left part of the wide cell.
+        places = [keys_t.cell(r, index).get_center() + 0.36 * keys_t.cell_width * LEFT for r in range(len(query))]
+        # A multiplication dot between each pair, so "1 1" reads as 1 times 1.
+        times = VGroup(
+            *[
+                MathTex(r"\cdot", font_size=size, color=theme.muted()).move_to(
+                    (place + keys_t.cell(r, index).get_center()) / 2
+                )
+                for r, place in enumerate(places)
+            ]
+        )
+        column = VGroup(keys_t.column_box(index, colour), times)
         if hasattr(self, "work"):
-            self.play(FadeOut(self.work), run_time=0.3 * speed)
-        self.play(Create(column), Write(dot), run_time=1.0 * speed)
-        self.play(Write(scaled), run_time=0.8 * speed)
+            self.play(FadeOut(self.work), run_time=0.3 * pace)
+        if index == 0:  # q leaves its row and stands up beside the first key column
+            moves = [entry.animate.move_to(place) for entry, place in zip(slider, places)]
+            self.add(slider)
+            self.play(LaggedStart(*moves, lag_ratio=0.15), Create(column), run_time=1.2)
+        else:
+            self.play(
+                *[entry.animate.move_to(place) for entry, place in zip(slider, places)],
+                Create(column),
+                run_time=0.7 * pace,
+            )
+        self.play(Write(dot), run_time=1.0 * pace)
+        self.play(Write(scaled), run_time=0.8 * pace)
         # The computed number travels into its cell (moved, not morphed), where the table's entry takes over.
         target = row.entry_target(0, index, score, colour)
         travelling = scaled[2].copy()
-        self.play(travelling.animate.scale_to_fit_height(target.height).move_to(target), run_time=0.8 * speed)
+        self.play(travelling.animate.scale_to_fit_height(target.height).move_to(target), run_time=0.8 * pace)
         row.entries[index].become(target)
         self.remove(travelling)
         self.add(row)
-        self.play(FadeOut(column), run_time=0.3 * speed)
+        self.play(FadeOut(column), run_time=0.3 * pace)
         self.work = VGroup(dot, scaled)
 
 
