@@ -213,3 +213,34 @@ def test_roll_texts_replaces_changed_numbers_and_keeps_unchanged_ones() -> None:
     assert old[1] is kept and old[0] is new[0]  # the new Text object, at its font size, not a morphed old one
     # On screen: the new number once, the old one gone (faded out), the unchanged one still there.
     assert sorted(layout.visible_texts(scene.mobjects)) == ["0.3302", "1.0000"]
+
+
+def test_count_texts_counts_finite_numbers_and_rolls_infinities() -> None:
+    """A softmax row counts (each frame one text per number, at the value in between); -inf rolls to 0; what the
+    scene draws mid-play is one number per cell, never the old one under the new (the frames are listed once)."""
+    from manim import Mobject
+
+    from seqanim.kit.matrix import MatrixTable, number_format
+    from seqanim.kit.motion import paced
+
+    table = MatrixTable(np.array([[0.5, -np.inf], [0.25, 0.75]]), fmt=number_format(4, exact_zero=True))
+    unchanged = table.entry(1, 0)
+    count = table.count_entries(np.array([[1.0, 0.0], [0.25, 0.75]]), rows=[0], run_time=0.4)
+    assert count.counting == [0] and count.rolling == [1]
+    seen: list[list[str]] = []
+    scene = Scene()
+    probe = Mobject()
+    scene.add(table)
+    with tempconfig({"write_to_movie": False, "disable_caching": True, "verbosity": "ERROR", "dry_run": True}):
+        scene.add(probe)
+        probe.add_updater(lambda _: seen.append(sorted(layout.visible_texts(list(scene.moving_mobjects)))))
+        scene.play(count)
+    middle = [texts for texts in seen if any(t not in ("0.5000", "1.0000") and t[0].isdigit() for t in texts)]
+    assert middle, "no frame showed a number between 0.5 and 1"
+    for texts in seen:  # never two numbers in the first cell at once
+        assert sum(1 for t in texts if t.startswith(("0.5", "0.6", "0.7", "0.8", "0.9", "1.0"))) <= 2  # + 0.7500
+    assert [t.text for t in table.entries] == ["1.0000", "0", "0.2500", "0.7500"]
+    assert table.entry(1, 0) is unchanged
+    assert sorted(layout.visible_texts([table])) == ["0", "0.2500", "0.7500", "1.0000"]
+    times = paced(3, 1.8, 0.6)
+    assert times[0] == pytest.approx(1.8) and times[-1] == pytest.approx(0.6) and times[0] > times[1] > times[2]

@@ -29,7 +29,7 @@ from manim import (
 from seqanim.kit import theme
 from seqanim.kit.describe import label_text, number
 from seqanim.kit.heatmap import colour_for
-from seqanim.kit.motion import RollTexts
+from seqanim.kit.motion import CountTexts, RollTexts
 
 Formatter = Callable[[float], str]
 
@@ -277,6 +277,26 @@ class MatrixTable(VGroup):
         """Roll each entry of `rows` (default all) whose text changes into the text of `values`; no glyph morphs.
         Row by row (`rows=[r]`) a matrix changes the way it is computed, e.g. a softmax one query at a time."""
         return RollTexts(self.entries, self.entry_targets(values, colours, rows), **kwargs)
+
+    def count_entries(
+        self,
+        values: np.ndarray,
+        colours: dict[tuple[int, int], ManimColor] | None = None,
+        rows: Sequence[int] | None = None,
+        **kwargs,
+    ) -> CountTexts:  # type: ignore[no-untyped-def]
+        """Count each entry of `rows` (default all) from its value to its value in `values`, on the table's
+        own formatter and type: masked scores to weights row by row, each number running to its result.
+        Entries from or to -inf / NaN roll (there is nothing to count through)."""
+        starts = np.array(self.values, dtype=float).reshape(-1).copy()
+        targets = self.entry_targets(values, colours, rows)
+        ends = np.array(self.values, dtype=float).reshape(-1)
+        cols = self.shape[1]
+
+        def make(index: int, value: float) -> Text:
+            return self._entry(value, index % cols)
+
+        return CountTexts(self.entries, targets, starts, ends, make, **kwargs)
 
     def text_colours(
         self,
