@@ -42,7 +42,7 @@ from seqanim.kit.bars import Bars
 from seqanim.kit.formula import CONTEXT, SCORES, WEIGHTS, formula
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.matrix import MatrixTable, number_format
-from seqanim.kit.motion import roll
+from seqanim.kit.motion import paced, roll
 from seqanim.kit.vectors import VectorDiagram
 from seqanim.slide import LectureSlide
 
@@ -920,19 +920,25 @@ class CausalMask(WhyAttentionSlide):
         a_label = MathTex("A", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(s_label)
         self.play(roll(s_label, a_label), FadeOut(tiles), run_time=0.6)
         s_label = a_label
-        # The softmax runs one query row at a time: each row's numbers roll to its weights as its cells fill.
-        for row in range(len(K)):
+        # The softmax runs one query row at a time, the first slowly, then faster: each allowed score counts
+        # to its weight as its cells fill, a masked -inf rolls to an exact 0.
+        running = scores.row_box(0)
+        self.play(Create(running), run_time=0.4)
+        for row, run_time in enumerate(paced(len(K), 1.8, 0.7)):
             done = np.arange(len(K))[:, None] <= row
             fill = np.where(allowed & done, causal_weights, -np.inf)
+            if row > 0:
+                self.play(running.animate.move_to(scores.row_box(row)), run_time=0.3)
             self.play(
-                scores.transform_entries(causal_weights, scores.text_colours(fill), rows=[row]),
+                scores.count_entries(causal_weights, scores.text_colours(fill), rows=[row]),
                 scores.fill_cells(fill, recolour_entries=False),
-                run_time=0.7,
+                run_time=run_time,
             )
         sums = scores.row_sums(causal_weights.sum(axis=-1))
         self.play(FadeIn(sums), run_time=0.6)
-        first = scores.row_box(0)
-        self.play(Create(first), run_time=0.6)
+        # The running box goes back to the first row: its weights are the checkpoint.
+        first = running
+        self.play(first.animate.move_to(scores.row_box(0)), run_time=0.6)
         self.say(
             f"first row = {fmt_g(causal_weights[0])}: position 0 sees only itself",
             colour=theme.caption_colour(),
