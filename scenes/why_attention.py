@@ -28,7 +28,6 @@ from manim import (
     RoundedRectangle,
     SurroundingRectangle,
     Text,
-    TransformFromCopy,
     ValueTracker,
     VGroup,
     Write,
@@ -1003,56 +1002,49 @@ class PaddingMask(WhyAttentionSlide):
         self.title("Padding mask + causal mask")
         small = dict(
             fmt="{:.0f}",
-            cell_width=0.86,  # "NaN" fits its cell with room to spare
-            cell_height=0.6,
-            entry_size=theme.LABEL_SIZE,
-            label_size=theme.SMALL_SIZE,
+            cell_width=0.95,  # "NaN" fits its cell with room to spare
+            cell_height=0.72,
+            entry_size=theme.BODY_SIZE,
+            label_size=theme.LABEL_SIZE,
         )
+        columns = [str(i) for i in range(len(real))]
         causal_t = MatrixTable(
-            causal.astype(float),
-            row_labels=positions,
-            col_labels=[str(i) for i in range(len(real))],
-            col_title="causal",
-            **small,
+            causal.astype(float), row_labels=positions, col_labels=columns, col_title="causal", **small
         )
-        padding_t = MatrixTable(
-            real[None, :].astype(float), col_labels=[str(i) for i in range(len(real))], col_title="key is real", **small
-        )
+        padding_t = MatrixTable(real[None, :].astype(float), col_labels=columns, col_title="key is real", **small)
+        # The combined permissions start as a copy of the causal ones: the padded column then turns off.
         combined_t = MatrixTable(
-            combined.astype(float),
-            row_labels=positions,
-            col_labels=[str(i) for i in range(len(real))],
-            col_title="allowed",
-            **small,
+            causal.astype(float), row_labels=positions, col_labels=columns, col_title="allowed", **small
         )
-        for table, values in ((causal_t, causal), (padding_t, real[None, :]), (combined_t, combined)):
-            table.fill_cells(
-                np.where(values, 1.0, -np.inf),
-                vmin=0,
-                vmax=1,
-                colormap=[theme.value_colour()] * 2,
-                opacity=0.45,
-                animate=False,
-                recolour_entries=False,
-            )
-        amp = MathTex(r"\wedge", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
-        eq = MathTex("=", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
-        row = VGroup(causal_t, amp, padding_t, eq, combined_t).arrange(RIGHT, buff=0.6).shift(0.1 * DOWN)
+        for table, values in ((causal_t, causal), (padding_t, real[None, :]), (combined_t, causal)):
+            table.fill_cells(**self.permission_fill(values), animate=False)
+        amp = MathTex(r"\wedge", font_size=theme.BODY_SIZE + 14, color=theme.foreground())
+        eq = MathTex("=", font_size=theme.BODY_SIZE + 14, color=theme.foreground())
+        row = VGroup(causal_t, amp, padding_t, eq, combined_t).arrange(RIGHT, buff=0.45).shift(0.5 * DOWN)
         padding_t.match_y(causal_t.cells).shift((causal_t.cells.get_y() - padding_t.cells.get_y()) * UP)
-        notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.SMALL_SIZE, theme.muted()).next_to(
+        notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.LABEL_SIZE, theme.muted()).next_to(
             row, DOWN, buff=0.5
         )
         self.play(FadeIn(causal_t), run_time=0.6)
         self.play(FadeIn(amp), FadeIn(padding_t), run_time=0.6)
+        # Causal's cells travel to the result (moved, not morphed), then the padded key's column switches off.
+        travelling = VGroup(causal_t.cells, causal_t.entries).copy()
+        self.play(FadeIn(eq), travelling.animate.move_to(VGroup(combined_t.cells, combined_t.entries)), run_time=1.0)
+        self.remove(travelling)
+        self.add(combined_t.cells, combined_t.entries)
+        # Its frame comes once the cells have landed (they passed over where its row labels stand).
+        frame = VGroup(combined_t.brackets, combined_t.row_labels, combined_t.col_labels, combined_t.col_title)
+        self.play(FadeIn(frame), FadeIn(notes), run_time=0.5)
+        self.remove(combined_t.cells, combined_t.entries, frame)
+        self.add(combined_t)
+        boxes = VGroup(*[padding_t.cell_box(0, i, theme.blocked_colour()) for i in padded])
+        self.play(Create(boxes), run_time=0.5)
         self.play(
-            FadeIn(eq),
-            TransformFromCopy(VGroup(causal_t.cells, causal_t.entries), VGroup(combined_t.cells, combined_t.entries)),
-            FadeIn(VGroup(combined_t.brackets, combined_t.row_labels, combined_t.col_labels, combined_t.col_title)),
-            FadeIn(notes),
-            run_time=1.2,
+            combined_t.transform_entries(combined.astype(float)),
+            combined_t.fill_cells(**self.permission_fill(combined)),
+            *[Create(combined_t.column_box(i, theme.blocked_colour())) for i in padded],
+            run_time=0.9,
         )
-        for i in padded:
-            self.play(Create(combined_t.column_box(i, theme.blocked_colour())), run_time=0.5)
 
         self.next_slide(
             notes="Softmax over the allowed keys only. "
@@ -1065,41 +1057,73 @@ class PaddingMask(WhyAttentionSlide):
             f"{fmt_row(art['same_key_padded_weights'][0])}."
         )
         self.play(
-            FadeOut(VGroup(causal_t, amp, padding_t, eq, notes)),
+            FadeOut(VGroup(causal_t, amp, padding_t, eq, notes, boxes)),
             *[FadeOut(m) for m in self.mobjects if isinstance(m, SurroundingRectangle)],
             run_time=0.5,
         )
         self.play(combined_t.animate.to_edge(LEFT, buff=0.5), run_time=0.7)
+        # The masked scores S + M, normalised row by row into the weights (the first row slowly, then faster).
         result = MatrixTable(
-            weights,
+            art["padding_scores"],
             row_labels=positions,
             col_labels=positions,
-            col_title="weights A (query rows, key columns)",
             fmt=number_format(4, exact_zero=True),
-            cell_width=1.25,
-            cell_height=0.6,
-            entry_size=theme.SMALL_SIZE,
+            cell_width=1.4,
+            cell_height=0.72,
+            entry_size=theme.LABEL_SIZE,
+            label_size=theme.LABEL_SIZE,
         )
-        result.fill_cells(np.where(combined, weights, -np.inf), animate=False)
-        result.to_edge(RIGHT, buff=2.15).match_y(combined_t.cells).shift(
+        result.to_edge(RIGHT, buff=2.3).match_y(combined_t.cells).shift(
             (combined_t.cells.get_y() - result.cells.get_y()) * UP
         )
         arrow = Arrow(combined_t.get_right(), result.get_left(), buff=0.25, color=theme.muted(), stroke_width=3)
-        arrow_label = MathTex(
-            r"A = \operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 4, color=theme.foreground()
-        ).next_to(result, UP, buff=0.15)  # heads the result: above the arrow it collided with the row labels
-        sums = result.row_sums(weights.sum(axis=-1))
-        self.play(GrowArrow(arrow), FadeIn(arrow_label), FadeIn(result), run_time=1.0)
-        self.play(FadeIn(sums), *[Create(result.column_box(i, theme.blocked_colour())) for i in padded], run_time=0.8)
+        heading = MathTex(r"S + M", font_size=theme.BODY_SIZE + 10, color=theme.foreground()).next_to(
+            result, UP, buff=0.2
+        )
+        self.play(GrowArrow(arrow), FadeIn(heading), FadeIn(result), run_time=1.0)
+        softmax = MathTex(
+            r"A = \operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 10, color=theme.foreground()
+        ).move_to(heading)  # heads the result: above the arrow it collided with the row labels
+        running = result.row_box(0)
+        self.play(roll(heading, softmax), Create(running), run_time=0.6)
+        for r, run_time in enumerate(paced(len(real), 1.6, 0.7)):
+            done = np.arange(len(real))[:, None] <= r
+            fill = np.where(combined & done, weights, -np.inf)
+            if r > 0:
+                self.play(running.animate.move_to(result.row_box(r)), run_time=0.3)
+            self.play(
+                result.count_entries(weights, result.text_colours(fill), rows=[r]),
+                result.fill_cells(fill, recolour_entries=False),
+                run_time=run_time,
+            )
+        sums = result.row_sums(weights.sum(axis=-1), size=theme.LABEL_SIZE)
+        self.play(
+            FadeOut(running),
+            FadeIn(sums),
+            *[Create(result.column_box(i, theme.blocked_colour())) for i in padded],
+            run_time=0.8,
+        )
         if padded:
             self.say(
                 f"padded key {positions[padded[0]]}: weight exactly {weights[:, padded[0]].max():g} in every row",
                 colour=theme.caption_colour(),
                 size=CAPTION_SIZE,
             )
-        self.weights_view = VGroup(result, arrow, arrow_label, sums)
+        self.weights_view = VGroup(result, arrow, softmax, sums)
         self.combined_t = combined_t
         self.all_masked(positions)
+
+    @staticmethod
+    def permission_fill(allowed: np.ndarray) -> dict:  # type: ignore[type-arg]
+        """`fill_cells` arguments that tint allowed cells in the value role and leave blocked ones empty."""
+        return dict(
+            values=np.where(allowed, 1.0, -np.inf),
+            vmin=0,
+            vmax=1,
+            colormap=[theme.value_colour()] * 2,
+            opacity=0.45,
+            recolour_entries=False,
+        )
 
     def all_masked(self, positions: list[str]) -> None:
         art = self.art
@@ -1116,14 +1140,7 @@ class PaddingMask(WhyAttentionSlide):
         table = self.combined_t
         self.play(
             table.transform_entries(dead.astype(float)),
-            table.fill_cells(
-                np.where(dead, 1.0, -np.inf),
-                vmin=0,
-                vmax=1,
-                colormap=[theme.value_colour()] * 2,
-                opacity=0.45,
-                recolour_entries=False,
-            ),
+            table.fill_cells(**self.permission_fill(dead)),
             run_time=0.8,
         )
         for r in empty:
