@@ -28,6 +28,7 @@ from manim import (
     RoundedRectangle,
     SurroundingRectangle,
     Text,
+    Transform,
     ValueTracker,
     VGroup,
     Write,
@@ -658,8 +659,10 @@ class QueryAndTemperature(WhyAttentionSlide):
             notes=f"Change only the query; the memory stays fixed. Predict the ranking before each step. "
             f"q = {fmt_g(queries[0])}: weights {fmt_row(query_weights[0])}, context {fmt_row(query_contexts[0])}."
         )
-        self.title("Change only the query")
-        diagram = VectorDiagram((-1.5, 1.5, 0.5), (-1.5, 1.5, 0.5), width=4.3).to_edge(LEFT, buff=0.8).shift(0.3 * DOWN)
+        heading = self.title("Change only the query")
+        diagram = (
+            VectorDiagram((-1.5, 1.5, 0.5), (-1.5, 1.5, 0.5), width=4.8).to_edge(LEFT, buff=0.8).shift(0.45 * DOWN)
+        )
         points = VGroup(*[diagram.point(k, c, label) for k, c, label in zip(K, self.colours, self.labels)]).set_z_index(
             2
         )
@@ -682,13 +685,13 @@ class QueryAndTemperature(WhyAttentionSlide):
             vmax=1.0,
             annotate=True,
             fmt="{:.4f}",
-            cell_size=1.2,
+            cell_size=1.35,
             label_size=theme.SMALL_SIZE,
             col_labels_on_top=True,
         )
         for label, colour in zip(heatmap.col_labels, self.colours):
             label.set_color(colour)
-        heatmap.blank().to_edge(RIGHT, buff=0.5).shift(0.3 * DOWN)
+        heatmap.blank().to_edge(RIGHT, buff=0.5).shift(0.45 * DOWN)
         heatmap.annotations.set_z_index(1)  # animate_values re-adds the cells on top; keep the numbers above them
         query_label = theme.text(row_labels[0], theme.LABEL_SIZE, theme.query_colour()).next_to(diagram, UP, buff=0.15)
         self.play(Create(diagram), FadeIn(points), run_time=0.8)
@@ -725,7 +728,7 @@ class QueryAndTemperature(WhyAttentionSlide):
             colour=theme.caption_colour(),
             size=CAPTION_SIZE,
         )
-        self.temperature(VGroup(diagram, points, arrow, query_label, heatmap))
+        self.temperature(VGroup(diagram, points, arrow, query_label), heatmap, heading)
 
     def fill_row(self, heatmap: Heatmap, weights: np.ndarray, row: int) -> None:
         cols = weights.shape[1]
@@ -736,7 +739,7 @@ class QueryAndTemperature(WhyAttentionSlide):
             run_time=0.8,
         )
 
-    def temperature(self, previous: VGroup) -> None:
+    def temperature(self, previous: VGroup, heatmap: Heatmap, heading: Text) -> None:
         art = self.art
         weights_at, temps = art["temperature_weights"], art["temperatures"]
         sweep_t, sweep_w = art["sweep_temperatures"], art["sweep_weights"]
@@ -751,8 +754,6 @@ class QueryAndTemperature(WhyAttentionSlide):
             + " and ".join(f"T = {t:g}" for t in temps if not np.isclose(t, temps[start]))
             + " before you watch."
         )
-        self.play(FadeOut(previous), FadeOut(self._caption), run_time=0.6)
-        self._caption = None
         log_t = ValueTracker(float(np.log(temps[start])))
 
         def weights_now() -> np.ndarray:
@@ -765,14 +766,14 @@ class QueryAndTemperature(WhyAttentionSlide):
             weights_now(),
             self.labels,
             max_value=float(np.ceil(sweep_w.max() * 10) / 10),
-            height=3.4,
+            height=4.0,
             colours=self.colours,
             bar_width=1.0,
             spacing=0.6,
             value_size=theme.tex_size(theme.LABEL_SIZE),
         )
-        bars.to_edge(LEFT, buff=1.4).shift(0.55 * DOWN)
-        bars.add_updater(lambda m: m.set_values(weights_now()))
+        bars.to_edge(LEFT, buff=1.4)
+        bars.shift((-2.1 - bars.baseline.get_y()) * UP)  # tall bars down to just above the caption
         equation = MathTex(
             r"A = \operatorname{softmax}\!\left(\frac{S}{T}\right)",
             font_size=theme.BODY_SIZE + 10,
@@ -805,9 +806,38 @@ class QueryAndTemperature(WhyAttentionSlide):
         ).arrange(RIGHT, buff=0.15)
         readout.next_to(dial, UP, buff=0.4)
         readout[1].add_updater(lambda m: m.set_value(float(np.exp(log_t.get_value()))))
-        self.play(
-            FadeIn(bars), Write(equation), FadeIn(VGroup(dial, ticks, marks, dial_title, knob, readout)), run_time=1.0
-        )
+        # The layouts ease into each other: the heatmap row of this very query (its weights at T = 1) turns into
+        # the bars, while the rest of the first layout fades; then the dial comes in.
+        source = next((r for r, q in enumerate(art["queries"]) if np.allclose(q, art["Q"][0])), None)
+        new_heading = theme.text("Then change only the temperature", theme.TITLE_SIZE, weight="BOLD").move_to(heading)
+        leaving = [FadeOut(previous, shift=0.4 * LEFT), FadeOut(heatmap), roll(heading, new_heading, distance=0.6)]
+        if self._caption is not None:
+            leaving.append(FadeOut(self._caption))
+            self._caption = None
+        if source is not None and np.isclose(temps[start], base):
+            ghosts = VGroup(*[cell.copy() for cell in heatmap.row(source)])
+            self.add(ghosts)
+            self.play(*leaving, *[Transform(g, bar.copy()) for g, bar in zip(ghosts, bars.bars)], run_time=1.4)
+            self.remove(ghosts)
+            self.add(bars.bars)
+            rest = VGroup(bars.baseline, bars.labels, bars.readouts)
+            self.play(
+                FadeIn(rest),
+                Write(equation),
+                FadeIn(VGroup(dial, ticks, marks, dial_title, knob, readout), shift=0.2 * LEFT),
+                run_time=1.0,
+            )
+            self.remove(bars.bars, rest)
+            self.add(bars)  # one chart again, whole
+        else:  # no heatmap row holds these weights: the first layout leaves, then the second comes
+            self.play(*leaving, run_time=0.8)
+            self.play(
+                FadeIn(bars),
+                Write(equation),
+                FadeIn(VGroup(dial, ticks, marks, dial_title, knob, readout)),
+                run_time=1.0,
+            )
+        bars.add_updater(lambda m: m.set_values(weights_now()))
 
         stops = [i for i in order if i != start] + [start]
         for stop in stops:
@@ -815,7 +845,10 @@ class QueryAndTemperature(WhyAttentionSlide):
             sharper = t < temps[start]
             if stop == start:
                 self.next_slide(
-                    notes=f"Back to T = {t:g}: standard scaled dot-product attention uses temperature 1; "
+                    notes=f"Sweep the whole dial, T = {sweep_t[0]:g} to {sweep_t[-1]:g}: the weights run from "
+                    f"{fmt_row(sweep_w[0])} (sharp: the top scores share almost everything) to "
+                    f"{fmt_row(sweep_w[-1])} (soft: toward uniform). "
+                    f"Back to T = {t:g}: standard scaled dot-product attention uses temperature 1; "
                     f"weights {fmt_row(weights_at[stop])}."
                 )
             else:
@@ -827,6 +860,14 @@ class QueryAndTemperature(WhyAttentionSlide):
                         else "Temperature above 1 softens it: the weights move toward uniform."
                     )
                 )
+            if stop == start:  # the dial's whole range, where the bars change most, before settling at T = 1
+                self.say(
+                    f"the whole dial, T = {sweep_t[0]:g} to {sweep_t[-1]:g}: from sharp to nearly uniform",
+                    colour=theme.muted(),
+                    size=CAPTION_SIZE,
+                )
+                for end, run_time in ((sweep_t[-1], 1.5), (sweep_t[0], 3.0)):
+                    self.play(log_t.animate.set_value(float(np.log(end))), run_time=run_time, rate_func=smooth)
             self.play(log_t.animate.set_value(float(np.log(t))), run_time=2.0, rate_func=smooth)
             message = (
                 f"T = {t:g}: standard attention"
