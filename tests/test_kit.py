@@ -244,3 +244,19 @@ def test_count_texts_counts_finite_numbers_and_rolls_infinities() -> None:
     assert sorted(layout.visible_texts([table])) == ["0", "0.2500", "0.7500", "1.0000"]
     times = paced(3, 1.8, 0.6)
     assert times[0] == pytest.approx(1.8) and times[-1] == pytest.approx(0.6) and times[0] > times[1] > times[2]
+
+
+def test_counting_numbers_keep_their_colour_until_halfway() -> None:
+    """A counting number is drawn in its old colour, then in its target's (never black: a Text's own colour
+    attribute can read black while its glyphs are light)."""
+    from seqanim.kit.matrix import MatrixTable
+
+    table = MatrixTable(np.array([[8.0222, 5.9889]]))
+    count = table.count_entries(np.array([[27.7998, 23.7887]]), {(0, 0): theme.highlight(), (0, 1): theme.highlight()})
+    count.begin()
+    count.interpolate(0.3)
+    glyph = table.entry(0, 0).family_members_with_points()[0]
+    assert glyph.get_fill_color().to_hex() == theme.foreground().to_hex()
+    count.interpolate(0.7)
+    glyph = table.entry(0, 0).family_members_with_points()[0]
+    assert glyph.get_fill_color().to_hex() == theme.highlight().to_hex()

@@ -16,15 +16,21 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from manim import UP, Animation, AnimationGroup, FadeIn, Mobject, VGroup
+from manim import UP, Animation, AnimationGroup, FadeIn, ManimColor, Mobject, VGroup
 
 
 def _string(mobject: Mobject) -> str | None:
     return getattr(mobject, "text", None) or getattr(mobject, "tex_string", None)
 
 
+def _ink(mobject: Mobject) -> ManimColor:
+    """The colour a text is drawn in: its glyphs' fill (a Text's own colour attribute can read black)."""
+    glyphs = mobject.family_members_with_points()
+    return glyphs[0].get_fill_color() if glyphs else mobject.get_color()
+
+
 def _colour(mobject: Mobject) -> str | None:
-    colour = mobject.get_color()
+    colour = _ink(mobject)
     return colour.to_hex() if colour is not None else None
 
 
@@ -46,10 +52,10 @@ class RollTexts(AnimationGroup):
         for index, (old, new) in enumerate(zip(group, targets)):
             if _string(old) == _string(new):  # the same words: they stay, sliding to their new place if it moved
                 moved = not np.allclose(old.get_center(), new.get_center(), atol=1e-3)
-                recoloured = not _same_colour(old, new) and new.get_color() is not None
+                recoloured = not _same_colour(old, new)
                 if moved or recoloured:
                     target = old.animate.move_to(new.get_center())
-                    animations.append(target.set_color(new.get_color()) if recoloured else target)
+                    animations.append(target.set_color(_ink(new)) if recoloured else target)
                 continue
             shift = distance * UP
             animations.append(old.animate.shift(shift).set_opacity(0))
@@ -107,7 +113,7 @@ class CountTexts(Animation):
                 continue
             finite = np.isfinite(self.starts[index]) and np.isfinite(self.ends[index])
             (self.counting if finite else self.rolling).append(index)
-        self.old_colours = {i: self.olds[i].get_color() for i in self.counting}
+        self.old_colours = {i: _ink(self.olds[i]) for i in self.counting}
         self.centres = {i: new.get_center().copy() for i, new in enumerate(self.targets)}
         self.old_centres = {i: old.get_center().copy() for i, old in enumerate(self.olds)}
         super().__init__(group, **kwargs)
@@ -127,7 +133,7 @@ class CountTexts(Animation):
             value = self.starts[index] + alpha * (self.ends[index] - self.starts[index])
             # The colour switches halfway, where a cell filling underneath turns bright enough to need it
             # (an in-between grey would be dark on dark, then light on light).
-            colour = self.old_colours[index] if alpha < 0.5 else self.targets[index].get_color()
+            colour = self.old_colours[index] if alpha < 0.5 else _ink(self.targets[index])
             group.submobjects[index] = self.make(index, value).set_color(colour).move_to(self.centres[index])
         shift = self.distance * UP
         for index in self.rolling:
