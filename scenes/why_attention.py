@@ -1237,9 +1237,10 @@ class WhatAttentionExplains(WhyAttentionSlide):
             col_label_colours=self.colours,
             col_title="weights (fixed Q, K)",
             fmt=number_format(4, exact_zero=True),
-            cell_width=1.3,
-            cell_height=0.6,
+            cell_width=1.35,
+            cell_height=0.75,
             entry_size=theme.LABEL_SIZE,
+            label_size=theme.LABEL_SIZE,
         )
         v_table = MatrixTable(
             V,
@@ -1247,18 +1248,24 @@ class WhatAttentionExplains(WhyAttentionSlide):
             row_label_colours=self.colours,
             col_title="values V",
             fmt="{:g}",
-            cell_width=0.9,
-            cell_height=0.6,
+            cell_width=0.95,
+            cell_height=0.75,
             entry_size=theme.LABEL_SIZE,
+            label_size=theme.LABEL_SIZE,
         )
         v_table.col_title.set_color(theme.value_colour())
         c_table = MatrixTable(
-            context, col_title="context c", cell_width=1.45, cell_height=0.6, entry_size=theme.LABEL_SIZE
+            context,
+            col_title="context c",
+            cell_width=1.7,  # room for a context of 27.7998 beside 23.7887
+            cell_height=0.75,
+            entry_size=theme.LABEL_SIZE,
+            label_size=theme.LABEL_SIZE,
         )
         c_table.col_title.set_color(theme.highlight())
         times = MathTex(r"\times", font_size=theme.BODY_SIZE + 8, color=theme.foreground())
         equals = MathTex("=", font_size=theme.BODY_SIZE + 8, color=theme.foreground())
-        layout = VGroup(w_table, times, v_table, equals, c_table).arrange(RIGHT, buff=0.4).shift(0.1 * UP)
+        layout = VGroup(w_table, times, v_table, equals, c_table).arrange(RIGHT, buff=0.35).shift(0.3 * DOWN)
         for side in (w_table, times, equals, c_table):
             side.shift(
                 (v_table.cells.get_y() - (side.cells.get_y() if isinstance(side, MatrixTable) else side.get_y())) * UP
@@ -1267,8 +1274,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
         self.tables = (w_table, v_table, c_table)
         self.change_value()
         self.remove_key()
-        self.closing(layout)
-        self.parity()
+        self.parity(layout)
+        self.closing()  # the scene ends on its claim
 
     def change_value(self) -> None:
         art = self.art
@@ -1290,8 +1297,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
         )
         self.play(Create(w_table.row_box(0, theme.value_colour())), FadeIn(verdict), run_time=0.7)
         self.play(
-            c_table.transform_entries(art["changed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}),
-            run_time=1.0,
+            c_table.count_entries(art["changed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}),
+            run_time=1.4,
         )
         self.say(
             f"same weights, context {fmt_row(art['context'][0])} \u2192 {fmt_row(art['changed_context'][0])}",
@@ -1314,8 +1321,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
         self.play(
             FadeOut(self.intervention_marks),
             v_table.transform_entries(art["V"]),
-            c_table.transform_entries(art["context"]),
-            run_time=0.8,
+            c_table.count_entries(art["context"]),
+            run_time=1.0,
         )
         crosses = VGroup(
             *[v_table.row_box(i, theme.blocked_colour()) for i in removed],
@@ -1324,14 +1331,14 @@ class WhatAttentionExplains(WhyAttentionSlide):
         self.play(Create(crosses), *[v_table.row_entries(i).animate.set_opacity(0.3) for i in removed], run_time=0.7)
         self.marks = crosses
         self.play(
-            w_table.transform_entries(
+            w_table.count_entries(
                 art["removed_weights"], {(0, i): theme.highlight() for i in range(len(rw)) if i not in removed}
             ),
-            run_time=1.0,
+            run_time=1.2,
         )
         self.play(
-            c_table.transform_entries(art["removed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}),
-            run_time=1.0,
+            c_table.count_entries(art["removed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}),
+            run_time=1.2,
         )
         self.say(
             f"remove {', '.join(self.labels[i] for i in removed)}: "
@@ -1340,29 +1347,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
             size=CAPTION_SIZE,
         )
 
-    def closing(self, layout: VGroup) -> None:
-        art = self.art
-        self.next_slide(
-            notes="State exactly what the heatmap supports: where the chosen computation routes information "
-            f"(here weights {fmt_row(art['weights'][0])}). "
-            "It does not prove why a real-world outcome occurred; causal claims need interventions like the two above."
-        )
-        self.play(FadeOut(layout), FadeOut(self.marks), FadeOut(self._caption), run_time=0.6)
-        self._caption = None
-        first = theme.text("Attention weights show routing:", theme.BODY_SIZE + 4, theme.foreground(), weight="BOLD")
-        second = theme.text("where this computation sends information.", theme.BODY_SIZE, theme.foreground())
-        third = theme.text("They are not causal importance:", theme.BODY_SIZE + 4, theme.highlight(), weight="BOLD")
-        fourth = theme.text(
-            "that takes an intervention (change a value, remove a key).", theme.BODY_SIZE, theme.foreground()
-        )
-        message = VGroup(first, second, third, fourth).arrange(DOWN, buff=0.3)
-        third.shift(0.25 * DOWN)
-        fourth.shift(0.25 * DOWN)
-        self.play(FadeIn(VGroup(first, second), shift=0.2 * UP), run_time=0.8)
-        self.play(FadeIn(VGroup(third, fourth), shift=0.2 * UP), run_time=0.8)
-        self.message = message
-
-    def parity(self) -> None:
+    def parity(self, layout: VGroup) -> None:
         art = self.art
         diff, masked_diff = art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"]
         self.next_slide(
@@ -1375,7 +1360,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
             "Other PyTorch APIs use other mask conventions: read the API you call. "
             "This is an implementation check, not evidence that attention learned language."
         )
-        self.play(FadeOut(self.message), run_time=0.5)
+        self.play(FadeOut(layout), FadeOut(self.marks), FadeOut(self._caption), run_time=0.6)
+        self._caption = None
         header = theme.text(
             "NumPy vs torch.nn.functional.scaled_dot_product_attention", theme.BODY_SIZE, theme.foreground()
         ).shift(2.1 * UP)
@@ -1409,3 +1395,26 @@ class WhatAttentionExplains(WhyAttentionSlide):
             colour=theme.muted(),
             size=CAPTION_SIZE,
         )
+        self.check = VGroup(header, rows)
+
+    def closing(self) -> None:
+        art = self.art
+        self.next_slide(
+            notes="State exactly what the heatmap supports: where the chosen computation routes information "
+            f"(here weights {fmt_row(art['weights'][0])}). "
+            "It does not prove why a real-world outcome occurred; "
+            "causal claims need interventions like the two before the check."
+        )
+        self.play(FadeOut(self.check), FadeOut(self._caption), run_time=0.6)
+        self._caption = None
+        # The claim the scene ends on, large, in the middle of the frame: nothing else stays on screen.
+        first = theme.text("Attention weights show routing:", theme.BODY_SIZE + 8, theme.foreground(), weight="BOLD")
+        second = theme.text("where this computation sends information.", theme.BODY_SIZE + 2, theme.foreground())
+        third = theme.text("They are not causal importance:", theme.BODY_SIZE + 8, theme.highlight(), weight="BOLD")
+        fourth = theme.text(
+            "that takes an intervention (change a value, remove a key).", theme.BODY_SIZE + 2, theme.foreground()
+        )
+        VGroup(first, second, third, fourth).arrange(DOWN, buff=0.32).shift(0.2 * DOWN)
+        VGroup(third, fourth).shift(0.3 * DOWN)
+        self.play(FadeIn(VGroup(first, second), shift=0.2 * UP), run_time=0.8)
+        self.play(FadeIn(VGroup(third, fourth), shift=0.2 * UP), run_time=0.8)
