@@ -108,10 +108,10 @@ class QueryKeyValue(WhyAttentionSlide):
             "Attention answers the fixed-context bottleneck: "
             "instead of one final encoder state, every output query retrieves from all earlier states."
         )
-        self.title("Query, keys and values")
+        heading = self.heading("Query, keys and values")
         diagram, points, query = self.key_plane(Q[0], K)
         points.set_z_index(2)  # the query arrow ends on key A: keep the keys on top
-        self.play(Create(diagram), run_time=0.8)
+        self.title(heading, along=[Create(diagram)], run_time=0.8)
         self.play(LaggedStart(*[FadeIn(p, scale=0.5) for p in points], lag_ratio=0.3), run_time=1.0)
         self.play(GrowArrow(query[0]), FadeIn(query[1]), run_time=0.8)
 
@@ -232,9 +232,9 @@ class ScaledScores(WhyAttentionSlide):
             f"Q is {Q.shape[0]}x{Q.shape[1]}, K^T is {K.shape[1]}x{K.shape[0]}: "
             "S has one row per query, one column per key."
         )
-        self.title("Scaled scores")
-        equation = formula(SCORES, size=theme.BODY_SIZE + 6).next_to(self.mobjects[-1], DOWN, buff=0.3)
-        self.play(Write(equation), run_time=1.0)
+        heading = self.heading("Scaled scores")
+        equation = formula(SCORES, size=theme.BODY_SIZE + 6).next_to(heading, DOWN, buff=0.3)
+        self.title(heading, along=[Write(equation)], run_time=1.0)
         big = dict(entry_size=theme.BODY_SIZE, label_size=theme.LABEL_SIZE, cell_height=0.62)
         query = MatrixTable(
             Q,
@@ -431,7 +431,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
             "subtract the row maximum, exponentiate, divide by the row sum. "
             "Each query row must sum to 1 over the available keys."
         )
-        self.title("Softmax: scores become weights")
+        heading = self.heading("Softmax: scores become weights")
         bars = Bars(
             scores,
             self.labels,
@@ -446,7 +446,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
         bars.to_edge(LEFT, buff=1.3)
         bars.shift((-0.1 - bars.baseline.get_y()) * UP)  # room above for bars of 1, below for the shifted row
         bars_caption = theme.text("scores s", theme.LABEL_SIZE, theme.muted()).next_to(bars.labels, DOWN, buff=0.2)
-        self.play(FadeIn(bars), FadeIn(bars_caption), run_time=0.8)
+        self.title(heading, along=[FadeIn(bars), FadeIn(bars_caption)], run_time=0.8)
         steps = self.step_lines(scores, shifted, exp, exp_sum, weights).to_edge(RIGHT, buff=0.6).shift(0.2 * DOWN)
         self.play(FadeIn(steps[0]), run_time=0.6)
 
@@ -546,7 +546,7 @@ class WeightedRetrieval(WhyAttentionSlide):
             f"{', '.join(f'v_{label} = {fmt_g(v)}' for label, v in zip(self.labels, V))}; "
             "each output coordinate combines the same weights with that coordinate of every value."
         )
-        self.title("Retrieve: a weighted sum of values")
+        heading = self.heading("Retrieve: a weighted sum of values")
         equation = formula(CONTEXT, size=theme.BODY_SIZE + 8).to_edge(LEFT, buff=0.9).shift(1.9 * UP)
         diagram = self.value_plane(V)
         value_arrows = VGroup(*[diagram.arrow(v, c, stroke_width=3).set_opacity(0.35) for v, c in zip(V, self.colours)])
@@ -558,7 +558,7 @@ class WeightedRetrieval(WhyAttentionSlide):
                 for v, c, label in zip(V, self.colours, self.labels)
             ]
         )
-        self.play(Write(equation), Create(diagram), run_time=1.0)
+        self.title(heading, along=[Write(equation), Create(diagram)], run_time=1.0)
         self.play(LaggedStart(*[GrowArrow(a) for a in value_arrows], lag_ratio=0.3), FadeIn(value_labels), run_time=1.2)
 
         lines = VGroup(
@@ -659,7 +659,7 @@ class QueryAndTemperature(WhyAttentionSlide):
             notes=f"Change only the query; the memory stays fixed. Predict the ranking before each step. "
             f"q = {fmt_g(queries[0])}: weights {fmt_row(query_weights[0])}, context {fmt_row(query_contexts[0])}."
         )
-        heading = self.title("Change only the query")
+        heading = self.heading("Change only the query")
         diagram = (
             VectorDiagram((-1.5, 1.5, 0.5), (-1.5, 1.5, 0.5), width=4.8).to_edge(LEFT, buff=0.8).shift(0.45 * DOWN)
         )
@@ -694,7 +694,7 @@ class QueryAndTemperature(WhyAttentionSlide):
         heatmap.blank().to_edge(RIGHT, buff=0.5).shift(0.45 * DOWN)
         heatmap.annotations.set_z_index(1)  # animate_values re-adds the cells on top; keep the numbers above them
         query_label = theme.text(row_labels[0], theme.LABEL_SIZE, theme.query_colour()).next_to(diagram, UP, buff=0.15)
-        self.play(Create(diagram), FadeIn(points), run_time=0.8)
+        self.title(heading, along=[Create(diagram), FadeIn(points)], run_time=0.8)
         self.play(GrowArrow(arrow), FadeIn(query_label), FadeIn(heatmap), run_time=0.8)
         self.fill_row(heatmap, query_weights, 0)
 
@@ -897,8 +897,8 @@ class CausalMask(WhyAttentionSlide):
             f"rows are receiving queries, columns are source keys. Row 0 reads {fmt_row(self_scores[0])}. "
             "Practice 5: cross-attention would take Q from one stream and K, V from another."
         )
-        self.title("Causal mask: no peeking ahead")
-        equation = formula(WEIGHTS, size=theme.BODY_SIZE + 6).next_to(self.mobjects[-1], DOWN, buff=0.25)
+        heading = self.heading("Causal mask: no peeking ahead")
+        equation = formula(WEIGHTS, size=theme.BODY_SIZE + 6).next_to(heading, DOWN, buff=0.25)
         scores = MatrixTable(
             self_scores,
             row_labels=positions,
@@ -911,7 +911,7 @@ class CausalMask(WhyAttentionSlide):
         )
         scores.to_edge(LEFT, buff=0.35).shift(0.4 * DOWN)
         s_label = MathTex("S", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).next_to(scores, DOWN, buff=0.2)
-        self.play(Write(equation), FadeIn(scores), FadeIn(s_label), run_time=1.0)
+        self.title(heading, along=[Write(equation), FadeIn(scores), FadeIn(s_label)], run_time=1.0)
 
         self.next_slide(
             notes="Position t may access positions <= t, including itself. "
@@ -1040,7 +1040,7 @@ class PaddingMask(WhyAttentionSlide):
             f"so key {', '.join(positions[i] for i in padded)} is padding. "
             f"Allowed keys per query row: {'; '.join(str(int(row.sum())) for row in combined)}."
         )
-        self.title("Padding mask + causal mask")
+        heading = self.heading("Padding mask + causal mask")
         small = dict(
             fmt="{:.0f}",
             cell_width=0.95,  # "NaN" fits its cell with room to spare
@@ -1066,7 +1066,7 @@ class PaddingMask(WhyAttentionSlide):
         notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.LABEL_SIZE, theme.muted()).next_to(
             row, DOWN, buff=0.5
         )
-        self.play(FadeIn(causal_t), run_time=0.6)
+        self.title(heading, along=[FadeIn(causal_t)], run_time=0.6)
         self.play(FadeIn(amp), FadeIn(padding_t), run_time=0.6)
         # Causal's cells travel to the result (moved, not morphed), then the padded key's column switches off.
         travelling = VGroup(causal_t.cells, causal_t.entries).copy()
@@ -1229,7 +1229,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
             notes="Weights describe a computation; causal importance needs an intervention. "
             f"Hold Q and K fixed: weights {fmt_row(weights[0])}, context {fmt_row(context[0])}."
         )
-        self.title("What an attention plot can explain")
+        heading = self.heading("What an attention plot can explain")
         w_table = MatrixTable(
             weights,
             row_labels=["w"],
@@ -1270,7 +1270,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
             side.shift(
                 (v_table.cells.get_y() - (side.cells.get_y() if isinstance(side, MatrixTable) else side.get_y())) * UP
             )
-        self.play(FadeIn(layout), run_time=1.0)
+        self.title(heading, along=[FadeIn(layout)], run_time=1.0)
         self.tables = (w_table, v_table, c_table)
         self.change_value()
         self.remove_key()
