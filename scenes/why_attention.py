@@ -42,7 +42,7 @@ from seqanim.kit.bars import Bars
 from seqanim.kit.formula import CONTEXT, SCORES, WEIGHTS, formula
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.matrix import MatrixTable, number_format
-from seqanim.kit.motion import paced, roll
+from seqanim.kit.motion import roll
 from seqanim.kit.vectors import VectorDiagram
 from seqanim.slide import LectureSlide
 
@@ -964,16 +964,8 @@ class CausalMask(WhyAttentionSlide):
         # to its weight as its cells fill, a masked -inf rolls to an exact 0.
         running = scores.row_box(0)
         self.play(Create(running), run_time=0.4)
-        for row, run_time in enumerate(paced(len(K), 1.8, 0.7)):
-            done = np.arange(len(K))[:, None] <= row
-            fill = np.where(allowed & done, causal_weights, -np.inf)
-            if row > 0:
-                self.play(running.animate.move_to(scores.row_box(row)), run_time=0.3)
-            self.play(
-                scores.count_entries(causal_weights, scores.text_colours(fill), rows=[row]),
-                scores.fill_cells(fill, recolour_entries=False),
-                run_time=run_time,
-            )
+        for animations, run_time in scores.rows_in_turn(causal_weights, allowed, running, first=1.8):
+            self.play(*animations, run_time=run_time)
         sums = scores.row_sums(causal_weights.sum(axis=-1))
         self.play(FadeIn(sums), run_time=0.6)
         # The running box goes back to the first row: its weights are the checkpoint.
@@ -1127,16 +1119,8 @@ class PaddingMask(WhyAttentionSlide):
         ).move_to(heading)  # heads the result: above the arrow it collided with the row labels
         running = result.row_box(0)
         self.play(roll(heading, softmax), Create(running), run_time=0.6)
-        for r, run_time in enumerate(paced(len(real), 1.6, 0.7)):
-            done = np.arange(len(real))[:, None] <= r
-            fill = np.where(combined & done, weights, -np.inf)
-            if r > 0:
-                self.play(running.animate.move_to(result.row_box(r)), run_time=0.3)
-            self.play(
-                result.count_entries(weights, result.text_colours(fill), rows=[r]),
-                result.fill_cells(fill, recolour_entries=False),
-                run_time=run_time,
-            )
+        for animations, run_time in result.rows_in_turn(weights, combined, running):
+            self.play(*animations, run_time=run_time)
         sums = result.row_sums(weights.sum(axis=-1), size=theme.LABEL_SIZE)
         self.play(
             FadeOut(running),

@@ -8,13 +8,14 @@ Every cell has a background square that can be coloured on the heatmap ramp (`fi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 from manim import (
     LEFT,
     RIGHT,
     UP,
+    Animation,
     AnimationGroup,
     ManimColor,
     MathTex,
@@ -29,7 +30,7 @@ from manim import (
 from seqanim.kit import theme
 from seqanim.kit.describe import label_text, number
 from seqanim.kit.heatmap import colour_for
-from seqanim.kit.motion import CountTexts, RollTexts
+from seqanim.kit.motion import CountTexts, RollTexts, paced
 
 Formatter = Callable[[float], str]
 
@@ -297,6 +298,31 @@ class MatrixTable(VGroup):
             return self._entry(value, index % cols)
 
         return CountTexts(self.entries, targets, starts, ends, make, **kwargs)
+
+    def rows_in_turn(
+        self,
+        values: np.ndarray,
+        allowed: np.ndarray,
+        box: SurroundingRectangle | None = None,
+        first: float = 1.6,
+        last: float = 0.7,
+    ) -> Iterator[tuple[list[Animation], float]]:
+        """The rows of `values` (e.g. softmax weights) arriving one after another, the way a softmax computes
+        them: for each row, (animations, run time) to play, the first row slowly, then faster. Each entry
+        counts to its value as its cell fills (cells not `allowed` stay empty); `box` (a `row_box`) moves to
+        the row first. Lazy: each step is built when the previous one has played."""
+        rows = self.shape[0]
+        for row, run_time in enumerate(paced(rows, first, last)):
+            fill = np.where(allowed & (np.arange(rows)[:, None] <= row), values, -np.inf)
+            if box is not None and row > 0:
+                yield [box.animate.move_to(self.row_box(row))], 0.3
+            yield (
+                [
+                    self.count_entries(values, self.text_colours(fill), rows=[row]),
+                    self.fill_cells(fill, recolour_entries=False),
+                ],
+                run_time,
+            )
 
     def text_colours(
         self,
