@@ -260,3 +260,19 @@ def test_counting_numbers_keep_their_colour_until_halfway() -> None:
     count.interpolate(0.7)
     glyph = table.entry(0, 0).family_members_with_points()[0]
     assert glyph.get_fill_color().to_hex() == theme.highlight().to_hex()
+
+
+def test_legible_counting_numbers_follow_the_cell_under_them() -> None:
+    """Over a cell filling in the same play, a counting number takes the text colour legible on the cell as it
+    is on that frame: light while the cell is still empty, dark once a bright fill shows under it."""
+    from seqanim.kit.matrix import MatrixTable
+
+    table = MatrixTable(np.array([[0.7071]]))
+    count = table.count_entries(np.array([[1.0]]), legible=True)
+    count.begin()
+    table.cells[0].set_fill(theme.heatmap_colormap()[-1], opacity=0.0)
+    count.interpolate(0.3)
+    assert table.entry(0, 0).family_members_with_points()[0].get_fill_color().to_hex() == theme.foreground().to_hex()
+    table.cells[0].set_fill(theme.heatmap_colormap()[-1], opacity=0.85)  # the bright end of the ramp
+    count.interpolate(0.6)
+    assert table.entry(0, 0).family_members_with_points()[0].get_fill_color().to_hex() == theme.background().to_hex()

@@ -284,11 +284,13 @@ class MatrixTable(VGroup):
         values: np.ndarray,
         colours: dict[tuple[int, int], ManimColor] | None = None,
         rows: Sequence[int] | None = None,
+        legible: bool = False,
         **kwargs,
     ) -> CountTexts:  # type: ignore[no-untyped-def]
         """Count each entry of `rows` (default all) from its value to its value in `values`, on the table's
         own formatter and type: masked scores to weights row by row, each number running to its result.
-        Entries from or to -inf / NaN roll (there is nothing to count through)."""
+        Entries from or to -inf / NaN roll (there is nothing to count through). `legible`: while the cells
+        fill in the same play, each counting number takes the text colour legible on its cell as it is now."""
         starts = np.array(self.values, dtype=float).reshape(-1).copy()
         targets = self.entry_targets(values, colours, rows)
         ends = np.array(self.values, dtype=float).reshape(-1)
@@ -297,7 +299,12 @@ class MatrixTable(VGroup):
         def make(index: int, value: float) -> Text:
             return self._entry(value, index % cols)
 
-        return CountTexts(self.entries, targets, starts, ends, make, **kwargs)
+        def on_cell(index: int) -> ManimColor:
+            cell = self.cells[index]
+            seen = interpolate_color(theme.background(), cell.get_fill_color(), float(cell.get_fill_opacity()))
+            return theme.text_on(seen)
+
+        return CountTexts(self.entries, targets, starts, ends, make, colour_of=on_cell if legible else None, **kwargs)
 
     def rows_in_turn(
         self,
@@ -317,9 +324,9 @@ class MatrixTable(VGroup):
             if box is not None and row > 0:
                 yield [box.animate.move_to(self.row_box(row))], 0.3
             yield (
-                [
-                    self.count_entries(values, self.text_colours(fill), rows=[row]),
+                [  # the cells first: each frame the counting numbers read the fill just set
                     self.fill_cells(fill, recolour_entries=False),
+                    self.count_entries(values, self.text_colours(fill), rows=[row], legible=True),
                 ],
                 run_time,
             )

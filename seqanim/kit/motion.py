@@ -84,7 +84,8 @@ def roll(old: Mobject, new: Mobject, distance: float = 0.22, **kwargs) -> Animat
 class CountTexts(Animation):
     """Count each text of `group` from `starts[i]` to `ends[i]`: on every frame the text is re-set by
     `make(i, value)` at the value in between (only the texts that change, so a row of a matrix costs a few
-    texts a frame), its colour turning to its target's halfway. A text from or to a non-finite value (-inf, NaN) has
+    texts a frame), its colour turning to its target's halfway, or `colour_of(i)` on every frame (the colour
+    legible on a cell filling underneath). A text from or to a non-finite value (-inf, NaN) has
     nothing to count through and rolls instead; an unchanged text stays. Afterwards `group` holds `targets`
     themselves, like `RollTexts`."""
 
@@ -96,6 +97,7 @@ class CountTexts(Animation):
         ends: Sequence[float],
         make: Callable[[int, float], Mobject],
         distance: float = 0.22,
+        colour_of: Callable[[int], ManimColor] | None = None,
         **kwargs,
     ) -> None:
         if not len(group) == len(targets) == len(starts) == len(ends):
@@ -105,7 +107,7 @@ class CountTexts(Animation):
         self.olds = list(group.submobjects)
         self.targets = list(targets)
         self.starts, self.ends = np.asarray(starts, dtype=float), np.asarray(ends, dtype=float)
-        self.make, self.distance = make, distance
+        self.make, self.distance, self.colour_of = make, distance, colour_of
         self.counting: list[int] = []
         self.rolling: list[int] = []
         for index, (old, new) in enumerate(zip(self.olds, self.targets)):
@@ -131,9 +133,12 @@ class CountTexts(Animation):
                 group.submobjects[index] = self.targets[index]
                 continue
             value = self.starts[index] + alpha * (self.ends[index] - self.starts[index])
-            # The colour switches halfway, where a cell filling underneath turns bright enough to need it
-            # (an in-between grey would be dark on dark, then light on light).
-            colour = self.old_colours[index] if alpha < 0.5 else _ink(self.targets[index])
+            # A number over a cell that is filling takes the colour legible on that cell as it is now; else
+            # the colour switches halfway (an in-between grey would be dark on dark, then light on light).
+            if self.colour_of is not None:
+                colour = self.colour_of(index)
+            else:
+                colour = self.old_colours[index] if alpha < 0.5 else _ink(self.targets[index])
             group.submobjects[index] = self.make(index, value).set_color(colour).move_to(self.centres[index])
         shift = self.distance * UP
         for index in self.rolling:
