@@ -15,7 +15,6 @@ from manim import (
     UP,
     Arrow,
     Create,
-    DashedLine,
     DecimalNumber,
     Dot,
     FadeIn,
@@ -29,7 +28,7 @@ from manim import (
     RoundedRectangle,
     SurroundingRectangle,
     Text,
-    TransformFromCopy,
+    Transform,
     ValueTracker,
     VGroup,
     Write,
@@ -109,10 +108,10 @@ class QueryKeyValue(WhyAttentionSlide):
             "Attention answers the fixed-context bottleneck: "
             "instead of one final encoder state, every output query retrieves from all earlier states."
         )
-        self.title("Query, keys and values")
+        heading = self.heading("Query, keys and values")
         diagram, points, query = self.key_plane(Q[0], K)
         points.set_z_index(2)  # the query arrow ends on key A: keep the keys on top
-        self.play(Create(diagram), run_time=0.8)
+        self.title(heading, along=[Create(diagram)], run_time=0.8)
         self.play(LaggedStart(*[FadeIn(p, scale=0.5) for p in points], lag_ratio=0.3), run_time=1.0)
         self.play(GrowArrow(query[0]), FadeIn(query[1]), run_time=0.8)
 
@@ -168,9 +167,8 @@ class QueryKeyValue(WhyAttentionSlide):
             *[diagram.point(k, c, f"{label} {fmt_g(k)}") for k, c, label in zip(keys, self.colours, self.labels)]
         )
         arrow = diagram.arrow(query, theme.query_colour())
-        label = theme.text(f"q = {fmt_g(query)}", theme.LABEL_SIZE, theme.query_colour()).next_to(
-            arrow.get_end(), DOWN, buff=0.15
-        )
+        # Above the arrow's middle: below it is where the keys' shadows on q will stack.
+        label = theme.text(f"q = {fmt_g(query)}", theme.LABEL_SIZE, theme.query_colour()).next_to(arrow, UP, buff=0.12)
         self.diagram = diagram
         return diagram, points, VGroup(arrow, label)
 
@@ -189,19 +187,26 @@ class QueryKeyValue(WhyAttentionSlide):
     def projections(
         self, diagram: VectorDiagram, query: np.ndarray, keys: np.ndarray, raw: np.ndarray, tables: VGroup
     ) -> None:
-        direction = query / np.linalg.norm(query)
-        drops, readouts = VGroup(), VGroup()
-        for key, score, colour, label in zip(keys, raw, self.colours, self.labels):
-            foot = (score / np.linalg.norm(query)) * direction  # the key's shadow on the query line
-            if np.linalg.norm(key - foot) > 1e-9:
-                drops.add(DashedLine(diagram.to_point(key), diagram.to_point(foot), color=colour, stroke_width=3))
-            drops.add(Dot(diagram.to_point(foot), radius=0.07, color=colour))
-            readouts.add(MathTex(rf"q \cdot k_{{{label}}} = {score:g}", font_size=theme.BODY_SIZE + 8, color=colour))
+        """Each key casts its shadow on q's direction, one after another (the first slowly): the shadow's
+        length times |q| is the score, which then appears beside the tables."""
+        line = diagram.direction_line(query, theme.query_colour())
+        self.play(Create(line), run_time=0.6)
+        readouts = VGroup(
+            *[
+                MathTex(rf"q \cdot k_{{{label}}} = {score:g}", font_size=theme.BODY_SIZE + 8, color=colour)
+                for score, colour, label in zip(raw, self.colours, self.labels)
+            ]
+        )
         readouts.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(tables, DOWN, buff=0.45).align_to(
             tables, LEFT
         ).shift(0.5 * RIGHT)
-        self.play(LaggedStart(*[Create(d) for d in drops], lag_ratio=0.25), run_time=1.4)
-        self.play(LaggedStart(*[FadeIn(r, shift=0.2 * LEFT) for r in readouts], lag_ratio=0.3), run_time=1.2)
+        for index, (key, colour) in enumerate(zip(keys, self.colours)):
+            # Shadows stack beside the line like rulers, so equal scores show as equal lengths.
+            drop, shadow, foot = diagram.projection(key, query, colour, offset=0.16 + 0.13 * index)
+            speed = 1.0 if index == 0 else 0.6
+            self.play(Create(drop), FadeIn(foot, scale=0.5), run_time=0.7 * speed)
+            self.play(Create(shadow), run_time=0.6 * speed)
+            self.play(FadeIn(readouts[index], target_position=shadow.get_end()), run_time=0.7 * speed)
         best = [readouts[i] for i in range(len(raw)) if np.isclose(raw[i], raw.max())]
         self.play(*[Indicate(r, color=theme.highlight(), scale_factor=1.15) for r in best], run_time=1.0)
 
@@ -227,32 +232,36 @@ class ScaledScores(WhyAttentionSlide):
             f"Q is {Q.shape[0]}x{Q.shape[1]}, K^T is {K.shape[1]}x{K.shape[0]}: "
             "S has one row per query, one column per key."
         )
-        self.title("Scaled scores")
-        equation = formula(SCORES, size=theme.BODY_SIZE + 6).next_to(self.mobjects[-1], DOWN, buff=0.3)
-        self.play(Write(equation), run_time=1.0)
+        heading = self.heading("Scaled scores")
+        equation = formula(SCORES, size=theme.BODY_SIZE + 6).next_to(heading, DOWN, buff=0.3)
+        self.title(heading, along=[Write(equation)], run_time=1.0)
+        big = dict(entry_size=theme.BODY_SIZE, label_size=theme.LABEL_SIZE, cell_height=0.62)
         query = MatrixTable(
             Q,
             row_labels=["q"],
             row_label_colours=[theme.query_colour()],
             col_title="Q",
             fmt=number_format(0),
-            cell_width=0.6,
+            cell_width=0.7,
+            **big,
         )
+        # Wide columns: q's entries slide down each column beside the key's own entries.
         keys_t = MatrixTable(
             K.T,
             col_labels=self.labels,
             col_label_colours=self.colours,
             col_title=r"$K^\top$ (columns = keys)",
             fmt=number_format(0),
-            cell_width=0.75,
+            cell_width=1.25,
+            **big,
         )
         query.col_title.set_color(theme.query_colour())
         keys_t.col_title.set_color(theme.key_colour())
         operands = (
             VGroup(query, keys_t)
             .arrange(RIGHT, buff=0.6, aligned_edge=DOWN)
-            .next_to(equation, DOWN, buff=0.5)
-            .to_edge(LEFT, buff=1.0)
+            .next_to(equation, DOWN, buff=0.45)
+            .to_edge(LEFT, buff=0.5)
         )
         row = MatrixTable(
             np.full((1, len(scores)), np.nan),
@@ -261,14 +270,17 @@ class ScaledScores(WhyAttentionSlide):
             col_labels=self.labels,
             col_label_colours=self.colours,
             col_title="S (scaled scores)",
-            cell_width=1.25,
+            cell_width=1.6,
+            **big,
         )
         row.entries.set_opacity(0)
-        row.next_to(operands, RIGHT, buff=1.0).align_to(keys_t.cells, DOWN)
+        row.next_to(operands, RIGHT, buff=0.7).align_to(keys_t.cells, DOWN)
         self.play(FadeIn(operands), run_time=0.8)
         self.play(FadeIn(row), run_time=0.6)
 
-        work_anchor = VGroup(operands, row)
+        # q, stood up as a column, slides over K^T: at each column its entries meet the key's, and the score
+        # appears as it passes.
+        slider = query.row_entries(0).copy().set_color(theme.query_colour())
         for index in range(len(scores)):
             label = self.labels[index]
             if index < 2:
@@ -279,8 +291,18 @@ class ScaledScores(WhyAttentionSlide):
                     + (f" The same for the rest: {rest}." if index == 1 else "")
                 )
             self.compute_entry(
-                index, Q[0], K[index], raw[index], scores[index], d_k, keys_t, row, work_anchor, quick=index > 0
+                index,
+                Q[0],
+                K[index],
+                raw[index],
+                scores[index],
+                d_k,
+                keys_t,
+                row,
+                slider,
+                pace=(1.0, 0.7, 0.45)[min(index, 2)],
             )
+        self.slider = slider
 
         self.next_slide(
             notes=f"Checkpoint: the scaled score row is approximately {fmt_row(scores)}. "
@@ -298,7 +320,7 @@ class ScaledScores(WhyAttentionSlide):
         summary[3].set_color(theme.highlight())
         summary.move_to(self.work)
         box = SurroundingRectangle(row.entries, buff=0.12, color=theme.highlight())
-        self.play(roll(self.work, summary), Create(box), run_time=1.0)
+        self.play(roll(self.work, summary), Create(box), FadeOut(self.slider), run_time=1.0)
         # The caption's claim is shown, not asserted: this query's scores are all >= 0, so another query of
         # the walkthrough (from the data) shows negative ones.
         negative = self.negative_scores()
@@ -339,45 +361,56 @@ class ScaledScores(WhyAttentionSlide):
         d_k: int,
         keys_t: MatrixTable,
         row: MatrixTable,
-        anchor: VGroup,
-        quick: bool,
+        slider: VGroup,
+        pace: float,
     ) -> None:
+        """q's column moves beside key column `index`; the dot product and its scaling are written out, and
+        the score travels into its cell of S. `pace` < 1 runs it faster (the first key slowly, then quicker)."""
         label = self.labels[index]
         colour = self.colours[index]
         terms = " + ".join(rf"{q:g}\cdot{k:g}" for q, k in zip(query, key))
-        dot = MathTex(
-            rf"q\cdot k_{{{label}}}",
-            "=",
-            terms,
-            "=",
-            f"{raw:g}",
-            font_size=theme.BODY_SIZE + 12,
-            color=theme.foreground(),
-        )
+        size = theme.BODY_SIZE + 12
+        dot = MathTex(rf"q\cdot k_{{{label}}}", "=", terms, "=", f"{raw:g}", font_size=size, color=theme.foreground())
         dot[0].set_color(colour)
         scaled = MathTex(
-            rf"\frac{{{raw:g}}}{{\sqrt{{{d_k}}}}}",
-            "=",
-            f"{score:.4f}",
-            font_size=theme.BODY_SIZE + 12,
-            color=theme.foreground(),
+            rf"\frac{{{raw:g}}}{{\sqrt{{{d_k}}}}}", "=", f"{score:.4f}", font_size=size, color=theme.foreground()
         )
         scaled[2].set_color(colour)
-        VGroup(dot, scaled).arrange(RIGHT, buff=0.8).move_to(1.3 * DOWN)
-        column = keys_t.column_box(index, colour)
-        speed = 0.6 if quick else 1.0
+        VGroup(dot, scaled).arrange(RIGHT, buff=0.8).move_to(1.55 * DOWN)
+        # q's i-th entry sits left of the key's i-th entry, in the left part of the wide cell.
+        places = [keys_t.cell(r, index).get_center() + 0.36 * keys_t.cell_width * LEFT for r in range(len(query))]
+        # A multiplication dot between each pair, so "1 1" reads as 1 times 1.
+        times = VGroup(
+            *[
+                MathTex(r"\cdot", font_size=size, color=theme.muted()).move_to(
+                    (place + keys_t.cell(r, index).get_center()) / 2
+                )
+                for r, place in enumerate(places)
+            ]
+        )
+        column = VGroup(keys_t.column_box(index, colour), times)
         if hasattr(self, "work"):
-            self.play(FadeOut(self.work), run_time=0.3 * speed)
-        self.play(Create(column), Write(dot), run_time=1.0 * speed)
-        self.play(Write(scaled), run_time=0.8 * speed)
+            self.play(FadeOut(self.work), run_time=0.3 * pace)
+        if index == 0:  # q leaves its row and stands up beside the first key column
+            moves = [entry.animate.move_to(place) for entry, place in zip(slider, places)]
+            self.add(slider)
+            self.play(LaggedStart(*moves, lag_ratio=0.15), Create(column), run_time=1.2)
+        else:
+            self.play(
+                *[entry.animate.move_to(place) for entry, place in zip(slider, places)],
+                Create(column),
+                run_time=0.7 * pace,
+            )
+        self.play(Write(dot), run_time=1.0 * pace)
+        self.play(Write(scaled), run_time=0.8 * pace)
         # The computed number travels into its cell (moved, not morphed), where the table's entry takes over.
         target = row.entry_target(0, index, score, colour)
         travelling = scaled[2].copy()
-        self.play(travelling.animate.scale_to_fit_height(target.height).move_to(target), run_time=0.8 * speed)
+        self.play(travelling.animate.scale_to_fit_height(target.height).move_to(target), run_time=0.8 * pace)
         row.entries[index].become(target)
         self.remove(travelling)
         self.add(row)
-        self.play(FadeOut(column), run_time=0.3 * speed)
+        self.play(FadeOut(column), run_time=0.3 * pace)
         self.work = VGroup(dot, scaled)
 
 
@@ -398,7 +431,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
             "subtract the row maximum, exponentiate, divide by the row sum. "
             "Each query row must sum to 1 over the available keys."
         )
-        self.title("Softmax: scores become weights")
+        heading = self.heading("Softmax: scores become weights")
         bars = Bars(
             scores,
             self.labels,
@@ -413,7 +446,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
         bars.to_edge(LEFT, buff=1.3)
         bars.shift((-0.1 - bars.baseline.get_y()) * UP)  # room above for bars of 1, below for the shifted row
         bars_caption = theme.text("scores s", theme.LABEL_SIZE, theme.muted()).next_to(bars.labels, DOWN, buff=0.2)
-        self.play(FadeIn(bars), FadeIn(bars_caption), run_time=0.8)
+        self.title(heading, along=[FadeIn(bars), FadeIn(bars_caption)], run_time=0.8)
         steps = self.step_lines(scores, shifted, exp, exp_sum, weights).to_edge(RIGHT, buff=0.6).shift(0.2 * DOWN)
         self.play(FadeIn(steps[0]), run_time=0.6)
 
@@ -513,7 +546,7 @@ class WeightedRetrieval(WhyAttentionSlide):
             f"{', '.join(f'v_{label} = {fmt_g(v)}' for label, v in zip(self.labels, V))}; "
             "each output coordinate combines the same weights with that coordinate of every value."
         )
-        self.title("Retrieve: a weighted sum of values")
+        heading = self.heading("Retrieve: a weighted sum of values")
         equation = formula(CONTEXT, size=theme.BODY_SIZE + 8).to_edge(LEFT, buff=0.9).shift(1.9 * UP)
         diagram = self.value_plane(V)
         value_arrows = VGroup(*[diagram.arrow(v, c, stroke_width=3).set_opacity(0.35) for v, c in zip(V, self.colours)])
@@ -525,7 +558,7 @@ class WeightedRetrieval(WhyAttentionSlide):
                 for v, c, label in zip(V, self.colours, self.labels)
             ]
         )
-        self.play(Write(equation), Create(diagram), run_time=1.0)
+        self.title(heading, along=[Write(equation), Create(diagram)], run_time=1.0)
         self.play(LaggedStart(*[GrowArrow(a) for a in value_arrows], lag_ratio=0.3), FadeIn(value_labels), run_time=1.2)
 
         lines = VGroup(
@@ -626,8 +659,10 @@ class QueryAndTemperature(WhyAttentionSlide):
             notes=f"Change only the query; the memory stays fixed. Predict the ranking before each step. "
             f"q = {fmt_g(queries[0])}: weights {fmt_row(query_weights[0])}, context {fmt_row(query_contexts[0])}."
         )
-        self.title("Change only the query")
-        diagram = VectorDiagram((-1.5, 1.5, 0.5), (-1.5, 1.5, 0.5), width=4.3).to_edge(LEFT, buff=0.8).shift(0.3 * DOWN)
+        heading = self.heading("Change only the query")
+        diagram = (
+            VectorDiagram((-1.5, 1.5, 0.5), (-1.5, 1.5, 0.5), width=4.8).to_edge(LEFT, buff=0.8).shift(0.45 * DOWN)
+        )
         points = VGroup(*[diagram.point(k, c, label) for k, c, label in zip(K, self.colours, self.labels)]).set_z_index(
             2
         )
@@ -650,16 +685,16 @@ class QueryAndTemperature(WhyAttentionSlide):
             vmax=1.0,
             annotate=True,
             fmt="{:.4f}",
-            cell_size=1.2,
+            cell_size=1.35,
             label_size=theme.SMALL_SIZE,
             col_labels_on_top=True,
         )
         for label, colour in zip(heatmap.col_labels, self.colours):
             label.set_color(colour)
-        heatmap.blank().to_edge(RIGHT, buff=0.5).shift(0.3 * DOWN)
+        heatmap.blank().to_edge(RIGHT, buff=0.5).shift(0.45 * DOWN)
         heatmap.annotations.set_z_index(1)  # animate_values re-adds the cells on top; keep the numbers above them
         query_label = theme.text(row_labels[0], theme.LABEL_SIZE, theme.query_colour()).next_to(diagram, UP, buff=0.15)
-        self.play(Create(diagram), FadeIn(points), run_time=0.8)
+        self.title(heading, along=[Create(diagram), FadeIn(points)], run_time=0.8)
         self.play(GrowArrow(arrow), FadeIn(query_label), FadeIn(heatmap), run_time=0.8)
         self.fill_row(heatmap, query_weights, 0)
 
@@ -693,7 +728,7 @@ class QueryAndTemperature(WhyAttentionSlide):
             colour=theme.caption_colour(),
             size=CAPTION_SIZE,
         )
-        self.temperature(VGroup(diagram, points, arrow, query_label, heatmap))
+        self.temperature(VGroup(diagram, points, arrow, query_label), heatmap, heading)
 
     def fill_row(self, heatmap: Heatmap, weights: np.ndarray, row: int) -> None:
         cols = weights.shape[1]
@@ -704,7 +739,7 @@ class QueryAndTemperature(WhyAttentionSlide):
             run_time=0.8,
         )
 
-    def temperature(self, previous: VGroup) -> None:
+    def temperature(self, previous: VGroup, heatmap: Heatmap, heading: Text) -> None:
         art = self.art
         weights_at, temps = art["temperature_weights"], art["temperatures"]
         sweep_t, sweep_w = art["sweep_temperatures"], art["sweep_weights"]
@@ -719,8 +754,6 @@ class QueryAndTemperature(WhyAttentionSlide):
             + " and ".join(f"T = {t:g}" for t in temps if not np.isclose(t, temps[start]))
             + " before you watch."
         )
-        self.play(FadeOut(previous), FadeOut(self._caption), run_time=0.6)
-        self._caption = None
         log_t = ValueTracker(float(np.log(temps[start])))
 
         def weights_now() -> np.ndarray:
@@ -733,14 +766,14 @@ class QueryAndTemperature(WhyAttentionSlide):
             weights_now(),
             self.labels,
             max_value=float(np.ceil(sweep_w.max() * 10) / 10),
-            height=3.4,
+            height=4.0,
             colours=self.colours,
             bar_width=1.0,
             spacing=0.6,
             value_size=theme.tex_size(theme.LABEL_SIZE),
         )
-        bars.to_edge(LEFT, buff=1.4).shift(0.55 * DOWN)
-        bars.add_updater(lambda m: m.set_values(weights_now()))
+        bars.to_edge(LEFT, buff=1.4)
+        bars.shift((-2.1 - bars.baseline.get_y()) * UP)  # tall bars down to just above the caption
         equation = MathTex(
             r"A = \operatorname{softmax}\!\left(\frac{S}{T}\right)",
             font_size=theme.BODY_SIZE + 10,
@@ -773,9 +806,38 @@ class QueryAndTemperature(WhyAttentionSlide):
         ).arrange(RIGHT, buff=0.15)
         readout.next_to(dial, UP, buff=0.4)
         readout[1].add_updater(lambda m: m.set_value(float(np.exp(log_t.get_value()))))
-        self.play(
-            FadeIn(bars), Write(equation), FadeIn(VGroup(dial, ticks, marks, dial_title, knob, readout)), run_time=1.0
-        )
+        # The layouts ease into each other: the heatmap row of this very query (its weights at T = 1) turns into
+        # the bars, while the rest of the first layout fades; then the dial comes in.
+        source = next((r for r, q in enumerate(art["queries"]) if np.allclose(q, art["Q"][0])), None)
+        new_heading = theme.text("Then change only the temperature", theme.TITLE_SIZE, weight="BOLD").move_to(heading)
+        leaving = [FadeOut(previous, shift=0.4 * LEFT), FadeOut(heatmap), roll(heading, new_heading, distance=0.6)]
+        if self._caption is not None:
+            leaving.append(FadeOut(self._caption))
+            self._caption = None
+        if source is not None and np.isclose(temps[start], base):
+            ghosts = VGroup(*[cell.copy() for cell in heatmap.row(source)])
+            self.add(ghosts)
+            self.play(*leaving, *[Transform(g, bar.copy()) for g, bar in zip(ghosts, bars.bars)], run_time=1.4)
+            self.remove(ghosts)
+            self.add(bars.bars)
+            rest = VGroup(bars.baseline, bars.labels, bars.readouts)
+            self.play(
+                FadeIn(rest),
+                Write(equation),
+                FadeIn(VGroup(dial, ticks, marks, dial_title, knob, readout), shift=0.2 * LEFT),
+                run_time=1.0,
+            )
+            self.remove(bars.bars, rest)
+            self.add(bars)  # one chart again, whole
+        else:  # no heatmap row holds these weights: the first layout leaves, then the second comes
+            self.play(*leaving, run_time=0.8)
+            self.play(
+                FadeIn(bars),
+                Write(equation),
+                FadeIn(VGroup(dial, ticks, marks, dial_title, knob, readout)),
+                run_time=1.0,
+            )
+        bars.add_updater(lambda m: m.set_values(weights_now()))
 
         stops = [i for i in order if i != start] + [start]
         for stop in stops:
@@ -783,7 +845,10 @@ class QueryAndTemperature(WhyAttentionSlide):
             sharper = t < temps[start]
             if stop == start:
                 self.next_slide(
-                    notes=f"Back to T = {t:g}: standard scaled dot-product attention uses temperature 1; "
+                    notes=f"Sweep the whole dial, T = {sweep_t[0]:g} to {sweep_t[-1]:g}: the weights run from "
+                    f"{fmt_row(sweep_w[0])} (sharp: the top scores share almost everything) to "
+                    f"{fmt_row(sweep_w[-1])} (soft: toward uniform). "
+                    f"Back to T = {t:g}: standard scaled dot-product attention uses temperature 1; "
                     f"weights {fmt_row(weights_at[stop])}."
                 )
             else:
@@ -795,6 +860,14 @@ class QueryAndTemperature(WhyAttentionSlide):
                         else "Temperature above 1 softens it: the weights move toward uniform."
                     )
                 )
+            if stop == start:  # the dial's whole range, where the bars change most, before settling at T = 1
+                self.say(
+                    f"the whole dial, T = {sweep_t[0]:g} to {sweep_t[-1]:g}: from sharp to nearly uniform",
+                    colour=theme.muted(),
+                    size=CAPTION_SIZE,
+                )
+                for end, run_time in ((sweep_t[-1], 1.5), (sweep_t[0], 3.0)):
+                    self.play(log_t.animate.set_value(float(np.log(end))), run_time=run_time, rate_func=smooth)
             self.play(log_t.animate.set_value(float(np.log(t))), run_time=2.0, rate_func=smooth)
             message = (
                 f"T = {t:g}: standard attention"
@@ -824,8 +897,8 @@ class CausalMask(WhyAttentionSlide):
             f"rows are receiving queries, columns are source keys. Row 0 reads {fmt_row(self_scores[0])}. "
             "Practice 5: cross-attention would take Q from one stream and K, V from another."
         )
-        self.title("Causal mask: no peeking ahead")
-        equation = formula(WEIGHTS, size=theme.BODY_SIZE + 6).next_to(self.mobjects[-1], DOWN, buff=0.25)
+        heading = self.heading("Causal mask: no peeking ahead")
+        equation = formula(WEIGHTS, size=theme.BODY_SIZE + 6).next_to(heading, DOWN, buff=0.25)
         scores = MatrixTable(
             self_scores,
             row_labels=positions,
@@ -838,7 +911,7 @@ class CausalMask(WhyAttentionSlide):
         )
         scores.to_edge(LEFT, buff=0.35).shift(0.4 * DOWN)
         s_label = MathTex("S", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).next_to(scores, DOWN, buff=0.2)
-        self.play(Write(equation), FadeIn(scores), FadeIn(s_label), run_time=1.0)
+        self.title(heading, along=[Write(equation), FadeIn(scores), FadeIn(s_label)], run_time=1.0)
 
         self.next_slide(
             notes="Position t may access positions <= t, including itself. "
@@ -887,19 +960,17 @@ class CausalMask(WhyAttentionSlide):
         a_label = MathTex("A", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(s_label)
         self.play(roll(s_label, a_label), FadeOut(tiles), run_time=0.6)
         s_label = a_label
-        # The softmax runs one query row at a time: each row's numbers roll to its weights as its cells fill.
-        for row in range(len(K)):
-            done = np.arange(len(K))[:, None] <= row
-            fill = np.where(allowed & done, causal_weights, -np.inf)
-            self.play(
-                scores.transform_entries(causal_weights, scores.text_colours(fill), rows=[row]),
-                scores.fill_cells(fill, recolour_entries=False),
-                run_time=0.7,
-            )
+        # The softmax runs one query row at a time, the first slowly, then faster: each allowed score counts
+        # to its weight as its cells fill, a masked -inf rolls to an exact 0.
+        running = scores.row_box(0)
+        self.play(Create(running), run_time=0.4)
+        for animations, run_time in scores.rows_in_turn(causal_weights, allowed, running, first=1.8):
+            self.play(*animations, run_time=run_time)
         sums = scores.row_sums(causal_weights.sum(axis=-1))
         self.play(FadeIn(sums), run_time=0.6)
-        first = scores.row_box(0)
-        self.play(Create(first), run_time=0.6)
+        # The running box goes back to the first row: its weights are the checkpoint.
+        first = running
+        self.play(first.animate.move_to(scores.row_box(0)), run_time=0.6)
         self.say(
             f"first row = {fmt_g(causal_weights[0])}: position 0 sees only itself",
             colour=theme.caption_colour(),
@@ -961,59 +1032,52 @@ class PaddingMask(WhyAttentionSlide):
             f"so key {', '.join(positions[i] for i in padded)} is padding. "
             f"Allowed keys per query row: {'; '.join(str(int(row.sum())) for row in combined)}."
         )
-        self.title("Padding mask + causal mask")
+        heading = self.heading("Padding mask + causal mask")
         small = dict(
             fmt="{:.0f}",
-            cell_width=0.86,  # "NaN" fits its cell with room to spare
-            cell_height=0.6,
-            entry_size=theme.LABEL_SIZE,
-            label_size=theme.SMALL_SIZE,
+            cell_width=0.95,  # "NaN" fits its cell with room to spare
+            cell_height=0.72,
+            entry_size=theme.BODY_SIZE,
+            label_size=theme.LABEL_SIZE,
         )
+        columns = [str(i) for i in range(len(real))]
         causal_t = MatrixTable(
-            causal.astype(float),
-            row_labels=positions,
-            col_labels=[str(i) for i in range(len(real))],
-            col_title="causal",
-            **small,
+            causal.astype(float), row_labels=positions, col_labels=columns, col_title="causal", **small
         )
-        padding_t = MatrixTable(
-            real[None, :].astype(float), col_labels=[str(i) for i in range(len(real))], col_title="key is real", **small
-        )
+        padding_t = MatrixTable(real[None, :].astype(float), col_labels=columns, col_title="key is real", **small)
+        # The combined permissions start as a copy of the causal ones: the padded column then turns off.
         combined_t = MatrixTable(
-            combined.astype(float),
-            row_labels=positions,
-            col_labels=[str(i) for i in range(len(real))],
-            col_title="allowed",
-            **small,
+            causal.astype(float), row_labels=positions, col_labels=columns, col_title="allowed", **small
         )
-        for table, values in ((causal_t, causal), (padding_t, real[None, :]), (combined_t, combined)):
-            table.fill_cells(
-                np.where(values, 1.0, -np.inf),
-                vmin=0,
-                vmax=1,
-                colormap=[theme.value_colour()] * 2,
-                opacity=0.45,
-                animate=False,
-                recolour_entries=False,
-            )
-        amp = MathTex(r"\wedge", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
-        eq = MathTex("=", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
-        row = VGroup(causal_t, amp, padding_t, eq, combined_t).arrange(RIGHT, buff=0.6).shift(0.1 * DOWN)
+        for table, values in ((causal_t, causal), (padding_t, real[None, :]), (combined_t, causal)):
+            table.fill_cells(**self.permission_fill(values), animate=False)
+        amp = MathTex(r"\wedge", font_size=theme.BODY_SIZE + 14, color=theme.foreground())
+        eq = MathTex("=", font_size=theme.BODY_SIZE + 14, color=theme.foreground())
+        row = VGroup(causal_t, amp, padding_t, eq, combined_t).arrange(RIGHT, buff=0.45).shift(0.5 * DOWN)
         padding_t.match_y(causal_t.cells).shift((causal_t.cells.get_y() - padding_t.cells.get_y()) * UP)
-        notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.SMALL_SIZE, theme.muted()).next_to(
+        notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.LABEL_SIZE, theme.muted()).next_to(
             row, DOWN, buff=0.5
         )
-        self.play(FadeIn(causal_t), run_time=0.6)
+        self.title(heading, along=[FadeIn(causal_t)], run_time=0.6)
         self.play(FadeIn(amp), FadeIn(padding_t), run_time=0.6)
+        # Causal's cells travel to the result (moved, not morphed), then the padded key's column switches off.
+        travelling = VGroup(causal_t.cells, causal_t.entries).copy()
+        self.play(FadeIn(eq), travelling.animate.move_to(VGroup(combined_t.cells, combined_t.entries)), run_time=1.0)
+        self.remove(travelling)
+        self.add(combined_t.cells, combined_t.entries)
+        # Its frame comes once the cells have landed (they passed over where its row labels stand).
+        frame = VGroup(combined_t.brackets, combined_t.row_labels, combined_t.col_labels, combined_t.col_title)
+        self.play(FadeIn(frame), FadeIn(notes), run_time=0.5)
+        self.remove(combined_t.cells, combined_t.entries, frame)
+        self.add(combined_t)
+        boxes = VGroup(*[padding_t.cell_box(0, i, theme.blocked_colour()) for i in padded])
+        self.play(Create(boxes), run_time=0.5)
         self.play(
-            FadeIn(eq),
-            TransformFromCopy(VGroup(causal_t.cells, causal_t.entries), VGroup(combined_t.cells, combined_t.entries)),
-            FadeIn(VGroup(combined_t.brackets, combined_t.row_labels, combined_t.col_labels, combined_t.col_title)),
-            FadeIn(notes),
-            run_time=1.2,
+            combined_t.transform_entries(combined.astype(float)),
+            combined_t.fill_cells(**self.permission_fill(combined)),
+            *[Create(combined_t.column_box(i, theme.blocked_colour())) for i in padded],
+            run_time=0.9,
         )
-        for i in padded:
-            self.play(Create(combined_t.column_box(i, theme.blocked_colour())), run_time=0.5)
 
         self.next_slide(
             notes="Softmax over the allowed keys only. "
@@ -1026,41 +1090,65 @@ class PaddingMask(WhyAttentionSlide):
             f"{fmt_row(art['same_key_padded_weights'][0])}."
         )
         self.play(
-            FadeOut(VGroup(causal_t, amp, padding_t, eq, notes)),
+            FadeOut(VGroup(causal_t, amp, padding_t, eq, notes, boxes)),
             *[FadeOut(m) for m in self.mobjects if isinstance(m, SurroundingRectangle)],
             run_time=0.5,
         )
         self.play(combined_t.animate.to_edge(LEFT, buff=0.5), run_time=0.7)
+        # The masked scores S + M, normalised row by row into the weights (the first row slowly, then faster).
         result = MatrixTable(
-            weights,
+            art["padding_scores"],
             row_labels=positions,
             col_labels=positions,
-            col_title="weights A (query rows, key columns)",
             fmt=number_format(4, exact_zero=True),
-            cell_width=1.25,
-            cell_height=0.6,
-            entry_size=theme.SMALL_SIZE,
+            cell_width=1.4,
+            cell_height=0.72,
+            entry_size=theme.LABEL_SIZE,
+            label_size=theme.LABEL_SIZE,
         )
-        result.fill_cells(np.where(combined, weights, -np.inf), animate=False)
-        result.to_edge(RIGHT, buff=2.15).match_y(combined_t.cells).shift(
+        result.to_edge(RIGHT, buff=2.3).match_y(combined_t.cells).shift(
             (combined_t.cells.get_y() - result.cells.get_y()) * UP
         )
         arrow = Arrow(combined_t.get_right(), result.get_left(), buff=0.25, color=theme.muted(), stroke_width=3)
-        arrow_label = MathTex(
-            r"A = \operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 4, color=theme.foreground()
-        ).next_to(result, UP, buff=0.15)  # heads the result: above the arrow it collided with the row labels
-        sums = result.row_sums(weights.sum(axis=-1))
-        self.play(GrowArrow(arrow), FadeIn(arrow_label), FadeIn(result), run_time=1.0)
-        self.play(FadeIn(sums), *[Create(result.column_box(i, theme.blocked_colour())) for i in padded], run_time=0.8)
+        heading = MathTex(r"S + M", font_size=theme.BODY_SIZE + 10, color=theme.foreground()).next_to(
+            result, UP, buff=0.2
+        )
+        self.play(GrowArrow(arrow), FadeIn(heading), FadeIn(result), run_time=1.0)
+        softmax = MathTex(
+            r"A = \operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 10, color=theme.foreground()
+        ).move_to(heading)  # heads the result: above the arrow it collided with the row labels
+        running = result.row_box(0)
+        self.play(roll(heading, softmax), Create(running), run_time=0.6)
+        for animations, run_time in result.rows_in_turn(weights, combined, running):
+            self.play(*animations, run_time=run_time)
+        sums = result.row_sums(weights.sum(axis=-1), size=theme.LABEL_SIZE)
+        self.play(
+            FadeOut(running),
+            FadeIn(sums),
+            *[Create(result.column_box(i, theme.blocked_colour())) for i in padded],
+            run_time=0.8,
+        )
         if padded:
             self.say(
                 f"padded key {positions[padded[0]]}: weight exactly {weights[:, padded[0]].max():g} in every row",
                 colour=theme.caption_colour(),
                 size=CAPTION_SIZE,
             )
-        self.weights_view = VGroup(result, arrow, arrow_label, sums)
+        self.weights_view = VGroup(result, arrow, softmax, sums)
         self.combined_t = combined_t
         self.all_masked(positions)
+
+    @staticmethod
+    def permission_fill(allowed: np.ndarray) -> dict:  # type: ignore[type-arg]
+        """`fill_cells` arguments that tint allowed cells in the value role and leave blocked ones empty."""
+        return dict(
+            values=np.where(allowed, 1.0, -np.inf),
+            vmin=0,
+            vmax=1,
+            colormap=[theme.value_colour()] * 2,
+            opacity=0.45,
+            recolour_entries=False,
+        )
 
     def all_masked(self, positions: list[str]) -> None:
         art = self.art
@@ -1077,14 +1165,7 @@ class PaddingMask(WhyAttentionSlide):
         table = self.combined_t
         self.play(
             table.transform_entries(dead.astype(float)),
-            table.fill_cells(
-                np.where(dead, 1.0, -np.inf),
-                vmin=0,
-                vmax=1,
-                colormap=[theme.value_colour()] * 2,
-                opacity=0.45,
-                recolour_entries=False,
-            ),
+            table.fill_cells(**self.permission_fill(dead)),
             run_time=0.8,
         )
         for r in empty:
@@ -1132,7 +1213,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
             notes="Weights describe a computation; causal importance needs an intervention. "
             f"Hold Q and K fixed: weights {fmt_row(weights[0])}, context {fmt_row(context[0])}."
         )
-        self.title("What an attention plot can explain")
+        heading = self.heading("What an attention plot can explain")
         w_table = MatrixTable(
             weights,
             row_labels=["w"],
@@ -1140,9 +1221,10 @@ class WhatAttentionExplains(WhyAttentionSlide):
             col_label_colours=self.colours,
             col_title="weights (fixed Q, K)",
             fmt=number_format(4, exact_zero=True),
-            cell_width=1.3,
-            cell_height=0.6,
+            cell_width=1.35,
+            cell_height=0.75,
             entry_size=theme.LABEL_SIZE,
+            label_size=theme.LABEL_SIZE,
         )
         v_table = MatrixTable(
             V,
@@ -1150,28 +1232,34 @@ class WhatAttentionExplains(WhyAttentionSlide):
             row_label_colours=self.colours,
             col_title="values V",
             fmt="{:g}",
-            cell_width=0.9,
-            cell_height=0.6,
+            cell_width=0.95,
+            cell_height=0.75,
             entry_size=theme.LABEL_SIZE,
+            label_size=theme.LABEL_SIZE,
         )
         v_table.col_title.set_color(theme.value_colour())
         c_table = MatrixTable(
-            context, col_title="context c", cell_width=1.45, cell_height=0.6, entry_size=theme.LABEL_SIZE
+            context,
+            col_title="context c",
+            cell_width=1.7,  # room for a context of 27.7998 beside 23.7887
+            cell_height=0.75,
+            entry_size=theme.LABEL_SIZE,
+            label_size=theme.LABEL_SIZE,
         )
         c_table.col_title.set_color(theme.highlight())
         times = MathTex(r"\times", font_size=theme.BODY_SIZE + 8, color=theme.foreground())
         equals = MathTex("=", font_size=theme.BODY_SIZE + 8, color=theme.foreground())
-        layout = VGroup(w_table, times, v_table, equals, c_table).arrange(RIGHT, buff=0.4).shift(0.1 * UP)
+        layout = VGroup(w_table, times, v_table, equals, c_table).arrange(RIGHT, buff=0.35).shift(0.3 * DOWN)
         for side in (w_table, times, equals, c_table):
             side.shift(
                 (v_table.cells.get_y() - (side.cells.get_y() if isinstance(side, MatrixTable) else side.get_y())) * UP
             )
-        self.play(FadeIn(layout), run_time=1.0)
+        self.title(heading, along=[FadeIn(layout)], run_time=1.0)
         self.tables = (w_table, v_table, c_table)
         self.change_value()
         self.remove_key()
-        self.closing(layout)
-        self.parity()
+        self.parity(layout)
+        self.closing()  # the scene ends on its claim
 
     def change_value(self) -> None:
         art = self.art
@@ -1193,8 +1281,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
         )
         self.play(Create(w_table.row_box(0, theme.value_colour())), FadeIn(verdict), run_time=0.7)
         self.play(
-            c_table.transform_entries(art["changed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}),
-            run_time=1.0,
+            c_table.count_entries(art["changed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}),
+            run_time=1.4,
         )
         self.say(
             f"same weights, context {fmt_row(art['context'][0])} \u2192 {fmt_row(art['changed_context'][0])}",
@@ -1217,8 +1305,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
         self.play(
             FadeOut(self.intervention_marks),
             v_table.transform_entries(art["V"]),
-            c_table.transform_entries(art["context"]),
-            run_time=0.8,
+            c_table.count_entries(art["context"]),
+            run_time=1.0,
         )
         crosses = VGroup(
             *[v_table.row_box(i, theme.blocked_colour()) for i in removed],
@@ -1227,14 +1315,14 @@ class WhatAttentionExplains(WhyAttentionSlide):
         self.play(Create(crosses), *[v_table.row_entries(i).animate.set_opacity(0.3) for i in removed], run_time=0.7)
         self.marks = crosses
         self.play(
-            w_table.transform_entries(
+            w_table.count_entries(
                 art["removed_weights"], {(0, i): theme.highlight() for i in range(len(rw)) if i not in removed}
             ),
-            run_time=1.0,
+            run_time=1.2,
         )
         self.play(
-            c_table.transform_entries(art["removed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}),
-            run_time=1.0,
+            c_table.count_entries(art["removed_context"], {(0, 0): theme.highlight(), (0, 1): theme.highlight()}),
+            run_time=1.2,
         )
         self.say(
             f"remove {', '.join(self.labels[i] for i in removed)}: "
@@ -1243,29 +1331,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
             size=CAPTION_SIZE,
         )
 
-    def closing(self, layout: VGroup) -> None:
-        art = self.art
-        self.next_slide(
-            notes="State exactly what the heatmap supports: where the chosen computation routes information "
-            f"(here weights {fmt_row(art['weights'][0])}). "
-            "It does not prove why a real-world outcome occurred; causal claims need interventions like the two above."
-        )
-        self.play(FadeOut(layout), FadeOut(self.marks), FadeOut(self._caption), run_time=0.6)
-        self._caption = None
-        first = theme.text("Attention weights show routing:", theme.BODY_SIZE + 4, theme.foreground(), weight="BOLD")
-        second = theme.text("where this computation sends information.", theme.BODY_SIZE, theme.foreground())
-        third = theme.text("They are not causal importance:", theme.BODY_SIZE + 4, theme.highlight(), weight="BOLD")
-        fourth = theme.text(
-            "that takes an intervention (change a value, remove a key).", theme.BODY_SIZE, theme.foreground()
-        )
-        message = VGroup(first, second, third, fourth).arrange(DOWN, buff=0.3)
-        third.shift(0.25 * DOWN)
-        fourth.shift(0.25 * DOWN)
-        self.play(FadeIn(VGroup(first, second), shift=0.2 * UP), run_time=0.8)
-        self.play(FadeIn(VGroup(third, fourth), shift=0.2 * UP), run_time=0.8)
-        self.message = message
-
-    def parity(self) -> None:
+    def parity(self, layout: VGroup) -> None:
         art = self.art
         diff, masked_diff = art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"]
         self.next_slide(
@@ -1278,7 +1344,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
             "Other PyTorch APIs use other mask conventions: read the API you call. "
             "This is an implementation check, not evidence that attention learned language."
         )
-        self.play(FadeOut(self.message), run_time=0.5)
+        self.play(FadeOut(layout), FadeOut(self.marks), FadeOut(self._caption), run_time=0.6)
+        self._caption = None
         header = theme.text(
             "NumPy vs torch.nn.functional.scaled_dot_product_attention", theme.BODY_SIZE, theme.foreground()
         ).shift(2.1 * UP)
@@ -1312,3 +1379,26 @@ class WhatAttentionExplains(WhyAttentionSlide):
             colour=theme.muted(),
             size=CAPTION_SIZE,
         )
+        self.check = VGroup(header, rows)
+
+    def closing(self) -> None:
+        art = self.art
+        self.next_slide(
+            notes="State exactly what the heatmap supports: where the chosen computation routes information "
+            f"(here weights {fmt_row(art['weights'][0])}). "
+            "It does not prove why a real-world outcome occurred; "
+            "causal claims need interventions like the two before the check."
+        )
+        self.play(FadeOut(self.check), FadeOut(self._caption), run_time=0.6)
+        self._caption = None
+        # The claim the scene ends on, large, in the middle of the frame: nothing else stays on screen.
+        first = theme.text("Attention weights show routing:", theme.BODY_SIZE + 8, theme.foreground(), weight="BOLD")
+        second = theme.text("where this computation sends information.", theme.BODY_SIZE + 2, theme.foreground())
+        third = theme.text("They are not causal importance:", theme.BODY_SIZE + 8, theme.highlight(), weight="BOLD")
+        fourth = theme.text(
+            "that takes an intervention (change a value, remove a key).", theme.BODY_SIZE + 2, theme.foreground()
+        )
+        VGroup(first, second, third, fourth).arrange(DOWN, buff=0.32).shift(0.2 * DOWN)
+        VGroup(third, fourth).shift(0.3 * DOWN)
+        self.play(FadeIn(VGroup(first, second), shift=0.2 * UP), run_time=0.8)
+        self.play(FadeIn(VGroup(third, fourth), shift=0.2 * UP), run_time=0.8)

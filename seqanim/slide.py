@@ -8,9 +8,10 @@ A scene subclass declares which artifacts it reads in `data`, and its `construct
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from manim import DOWN, UP, FadeIn, Mobject, Text, config
+from manim import DOWN, UP, Animation, FadeIn, Mobject, Text, config
 from manim_slides import Slide
 
 from seqanim import contract
@@ -95,12 +96,21 @@ class LectureSlide(Slide):
 
     # --- shared furniture --------------------------------------------------------------------------
 
-    def title(self, text: str, *, animate: bool = True) -> Text:
-        """The scene's title, top left, in the theme's title style."""
-        heading = theme.text(text, theme.TITLE_SIZE, weight="BOLD")
-        heading.to_edge(UP, buff=0.35)
+    @staticmethod
+    def heading(text: str) -> Text:
+        """The scene's title placed at the top, not yet shown (to place the first objects under it)."""
+        return theme.text(text, theme.TITLE_SIZE, weight="BOLD").to_edge(UP, buff=0.35)
+
+    def title(
+        self, text: str | Text, *, animate: bool = True, along: Sequence[Animation] = (), run_time: float = 0.4
+    ) -> Text:
+        """The scene's title (a string, or a `heading` already made), top left, in the theme's title style.
+
+        `along`: the scene's first animations, played with the title so it never stands alone (a scene
+        opens with at most half a second of its title alone; with `along`, none)."""
+        heading = self.heading(text) if isinstance(text, str) else text
         if animate:
-            self.play(FadeIn(heading, shift=0.2 * DOWN), run_time=0.4)  # never more than 0.5 s of title alone
+            self.play(FadeIn(heading, shift=0.2 * DOWN), *along, run_time=run_time)
         else:
             self.add(heading)
         return heading

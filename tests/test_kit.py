@@ -213,3 +213,66 @@ def test_roll_texts_replaces_changed_numbers_and_keeps_unchanged_ones() -> None:
     assert old[1] is kept and old[0] is new[0]  # the new Text object, at its font size, not a morphed old one
     # On screen: the new number once, the old one gone (faded out), the unchanged one still there.
     assert sorted(layout.visible_texts(scene.mobjects)) == ["0.3302", "1.0000"]
+
+
+def test_count_texts_counts_finite_numbers_and_rolls_infinities() -> None:
+    """A softmax row counts (each frame one text per number, at the value in between); -inf rolls to 0; what the
+    scene draws mid-play is one number per cell, never the old one under the new (the frames are listed once)."""
+    from manim import Mobject
+
+    from seqanim.kit.matrix import MatrixTable, number_format
+    from seqanim.kit.motion import paced
+
+    table = MatrixTable(np.array([[0.5, -np.inf], [0.25, 0.75]]), fmt=number_format(4, exact_zero=True))
+    unchanged = table.entry(1, 0)
+    count = table.count_entries(np.array([[1.0, 0.0], [0.25, 0.75]]), rows=[0], run_time=0.4)
+    assert count.counting == [0] and count.rolling == [1]
+    seen: list[list[str]] = []
+    scene = Scene()
+    probe = Mobject()
+    scene.add(table)
+    with tempconfig({"write_to_movie": False, "disable_caching": True, "verbosity": "ERROR", "dry_run": True}):
+        scene.add(probe)
+        probe.add_updater(lambda _: seen.append(sorted(layout.visible_texts(list(scene.moving_mobjects)))))
+        scene.play(count)
+    middle = [texts for texts in seen if any(t not in ("0.5000", "1.0000") and t[0].isdigit() for t in texts)]
+    assert middle, "no frame showed a number between 0.5 and 1"
+    for texts in seen:  # never two numbers in the first cell at once
+        assert sum(1 for t in texts if t.startswith(("0.5", "0.6", "0.7", "0.8", "0.9", "1.0"))) <= 2  # + 0.7500
+    assert [t.text for t in table.entries] == ["1.0000", "0", "0.2500", "0.7500"]
+    assert table.entry(1, 0) is unchanged
+    assert sorted(layout.visible_texts([table])) == ["0", "0.2500", "0.7500", "1.0000"]
+    times = paced(3, 1.8, 0.6)
+    assert times[0] == pytest.approx(1.8) and times[-1] == pytest.approx(0.6) and times[0] > times[1] > times[2]
+
+
+def test_counting_numbers_keep_their_colour_until_halfway() -> None:
+    """A counting number is drawn in its old colour, then in its target's (never black: a Text's own colour
+    attribute can read black while its glyphs are light)."""
+    from seqanim.kit.matrix import MatrixTable
+
+    table = MatrixTable(np.array([[8.0222, 5.9889]]))
+    count = table.count_entries(np.array([[27.7998, 23.7887]]), {(0, 0): theme.highlight(), (0, 1): theme.highlight()})
+    count.begin()
+    count.interpolate(0.3)
+    glyph = table.entry(0, 0).family_members_with_points()[0]
+    assert glyph.get_fill_color().to_hex() == theme.foreground().to_hex()
+    count.interpolate(0.7)
+    glyph = table.entry(0, 0).family_members_with_points()[0]
+    assert glyph.get_fill_color().to_hex() == theme.highlight().to_hex()
+
+
+def test_legible_counting_numbers_follow_the_cell_under_them() -> None:
+    """Over a cell filling in the same play, a counting number takes the text colour legible on the cell as it
+    is on that frame: light while the cell is still empty, dark once a bright fill shows under it."""
+    from seqanim.kit.matrix import MatrixTable
+
+    table = MatrixTable(np.array([[0.7071]]))
+    count = table.count_entries(np.array([[1.0]]), legible=True)
+    count.begin()
+    table.cells[0].set_fill(theme.heatmap_colormap()[-1], opacity=0.0)
+    count.interpolate(0.3)
+    assert table.entry(0, 0).family_members_with_points()[0].get_fill_color().to_hex() == theme.foreground().to_hex()
+    table.cells[0].set_fill(theme.heatmap_colormap()[-1], opacity=0.85)  # the bright end of the ramp
+    count.interpolate(0.6)
+    assert table.entry(0, 0).family_members_with_points()[0].get_fill_color().to_hex() == theme.background().to_hex()

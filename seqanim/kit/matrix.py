@@ -8,13 +8,14 @@ Every cell has a background square that can be coloured on the heatmap ramp (`fi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 from manim import (
     LEFT,
     RIGHT,
     UP,
+    Animation,
     AnimationGroup,
     ManimColor,
     MathTex,
@@ -29,7 +30,7 @@ from manim import (
 from seqanim.kit import theme
 from seqanim.kit.describe import label_text, number
 from seqanim.kit.heatmap import colour_for
-from seqanim.kit.motion import RollTexts
+from seqanim.kit.motion import CountTexts, RollTexts, paced
 
 Formatter = Callable[[float], str]
 
@@ -277,6 +278,58 @@ class MatrixTable(VGroup):
         """Roll each entry of `rows` (default all) whose text changes into the text of `values`; no glyph morphs.
         Row by row (`rows=[r]`) a matrix changes the way it is computed, e.g. a softmax one query at a time."""
         return RollTexts(self.entries, self.entry_targets(values, colours, rows), **kwargs)
+
+    def count_entries(
+        self,
+        values: np.ndarray,
+        colours: dict[tuple[int, int], ManimColor] | None = None,
+        rows: Sequence[int] | None = None,
+        legible: bool = False,
+        **kwargs,
+    ) -> CountTexts:  # type: ignore[no-untyped-def]
+        """Count each entry of `rows` (default all) from its value to its value in `values`, on the table's
+        own formatter and type: masked scores to weights row by row, each number running to its result.
+        Entries from or to -inf / NaN roll (there is nothing to count through). `legible`: while the cells
+        fill in the same play, each counting number takes the text colour legible on its cell as it is now."""
+        starts = np.array(self.values, dtype=float).reshape(-1).copy()
+        targets = self.entry_targets(values, colours, rows)
+        ends = np.array(self.values, dtype=float).reshape(-1)
+        cols = self.shape[1]
+
+        def make(index: int, value: float) -> Text:
+            return self._entry(value, index % cols)
+
+        def on_cell(index: int) -> ManimColor:
+            cell = self.cells[index]
+            seen = interpolate_color(theme.background(), cell.get_fill_color(), float(cell.get_fill_opacity()))
+            return theme.text_on(seen)
+
+        return CountTexts(self.entries, targets, starts, ends, make, colour_of=on_cell if legible else None, **kwargs)
+
+    def rows_in_turn(
+        self,
+        values: np.ndarray,
+        allowed: np.ndarray,
+        box: SurroundingRectangle | None = None,
+        first: float = 1.6,
+        last: float = 0.7,
+    ) -> Iterator[tuple[list[Animation], float]]:
+        """The rows of `values` (e.g. softmax weights) arriving one after another, the way a softmax computes
+        them: for each row, (animations, run time) to play, the first row slowly, then faster. Each entry
+        counts to its value as its cell fills (cells not `allowed` stay empty); `box` (a `row_box`) moves to
+        the row first. Lazy: each step is built when the previous one has played."""
+        rows = self.shape[0]
+        for row, run_time in enumerate(paced(rows, first, last)):
+            fill = np.where(allowed & (np.arange(rows)[:, None] <= row), values, -np.inf)
+            if box is not None and row > 0:
+                yield [box.animate.move_to(self.row_box(row))], 0.3
+            yield (
+                [  # the cells first: each frame the counting numbers read the fill just set
+                    self.fill_cells(fill, recolour_entries=False),
+                    self.count_entries(values, self.text_colours(fill), rows=[row], legible=True),
+                ],
+                run_time,
+            )
 
     def text_colours(
         self,

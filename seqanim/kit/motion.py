@@ -4,23 +4,33 @@ A `Transform` from "0.7071" to "1.0000" bends every glyph into another and is un
 Here a changed text rolls instead: the old one slides out upwards and fades while the new one rises into
 its place, so at every frame each glyph on screen is a real glyph. Unchanged texts stay still, a text
 whose colour alone changes is recoloured in place. (A value that changes continuously counts instead:
-`seqanim.kit.readout.Readout` wraps a `DecimalNumber`.)
+`seqanim.kit.readout.Readout` wraps a `DecimalNumber`; a number inside a table counts with `CountTexts`,
+which re-sets only the few texts that change, in the table's own type.)
+
+`paced` gives the run times of a repeated step that starts slowly, for the eye to follow, and then speeds
+up (a softmax row by row: the first row at reading speed, the rest faster).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
-from manim import UP, AnimationGroup, FadeIn, Mobject, VGroup
+from manim import UP, Animation, AnimationGroup, FadeIn, ManimColor, Mobject, VGroup
 
 
 def _string(mobject: Mobject) -> str | None:
     return getattr(mobject, "text", None) or getattr(mobject, "tex_string", None)
 
 
+def _ink(mobject: Mobject) -> ManimColor:
+    """The colour a text is drawn in: its glyphs' fill (a Text's own colour attribute can read black)."""
+    glyphs = mobject.family_members_with_points()
+    return glyphs[0].get_fill_color() if glyphs else mobject.get_color()
+
+
 def _colour(mobject: Mobject) -> str | None:
-    colour = mobject.get_color()
+    colour = _ink(mobject)
     return colour.to_hex() if colour is not None else None
 
 
@@ -42,10 +52,10 @@ class RollTexts(AnimationGroup):
         for index, (old, new) in enumerate(zip(group, targets)):
             if _string(old) == _string(new):  # the same words: they stay, sliding to their new place if it moved
                 moved = not np.allclose(old.get_center(), new.get_center(), atol=1e-3)
-                recoloured = not _same_colour(old, new) and new.get_color() is not None
+                recoloured = not _same_colour(old, new)
                 if moved or recoloured:
                     target = old.animate.move_to(new.get_center())
-                    animations.append(target.set_color(new.get_color()) if recoloured else target)
+                    animations.append(target.set_color(_ink(new)) if recoloured else target)
                 continue
             shift = distance * UP
             animations.append(old.animate.shift(shift).set_opacity(0))
@@ -69,3 +79,80 @@ def roll(old: Mobject, new: Mobject, distance: float = 0.22, **kwargs) -> Animat
     at zero opacity: use `new` from now on."""
     shift = distance * UP
     return AnimationGroup(old.animate.shift(shift).set_opacity(0), FadeIn(new, shift=shift), **kwargs)
+
+
+class CountTexts(Animation):
+    """Count each text of `group` from `starts[i]` to `ends[i]`: on every frame the text is re-set by
+    `make(i, value)` at the value in between (only the texts that change, so a row of a matrix costs a few
+    texts a frame), its colour turning to its target's halfway, or `colour_of(i)` on every frame (the colour
+    legible on a cell filling underneath). A text from or to a non-finite value (-inf, NaN) has
+    nothing to count through and rolls instead; an unchanged text stays. Afterwards `group` holds `targets`
+    themselves, like `RollTexts`."""
+
+    def __init__(  # type: ignore[no-untyped-def]
+        self,
+        group: VGroup,
+        targets: Sequence[Mobject],
+        starts: Sequence[float],
+        ends: Sequence[float],
+        make: Callable[[int, float], Mobject],
+        distance: float = 0.22,
+        colour_of: Callable[[int], ManimColor] | None = None,
+        **kwargs,
+    ) -> None:
+        if not len(group) == len(targets) == len(starts) == len(ends):
+            raise ValueError(
+                f"CountTexts: {len(group)} texts, {len(targets)} targets, {len(starts)}/{len(ends)} values"
+            )
+        self.olds = list(group.submobjects)
+        self.targets = list(targets)
+        self.starts, self.ends = np.asarray(starts, dtype=float), np.asarray(ends, dtype=float)
+        self.make, self.distance, self.colour_of = make, distance, colour_of
+        self.counting: list[int] = []
+        self.rolling: list[int] = []
+        for index, (old, new) in enumerate(zip(self.olds, self.targets)):
+            if _string(old) == _string(new) and _same_colour(old, new):
+                continue
+            finite = np.isfinite(self.starts[index]) and np.isfinite(self.ends[index])
+            (self.counting if finite else self.rolling).append(index)
+        self.old_colours = {i: _ink(self.olds[i]) for i in self.counting}
+        self.centres = {i: new.get_center().copy() for i, new in enumerate(self.targets)}
+        self.old_centres = {i: old.get_center().copy() for i, old in enumerate(self.olds)}
+        super().__init__(group, **kwargs)
+
+    def interpolate_mobject(self, alpha: float) -> None:
+        group = self.mobject
+        for index in self.counting:
+            # The scene lists what it draws when the play begins (after the first interpolation) and keeps
+            # drawing those: at alpha 0 the old text itself stands, afterwards it is hidden, not only unhooked.
+            if alpha <= 0.0:
+                group.submobjects[index] = self.olds[index].set_fill(opacity=1)
+                continue
+            self.olds[index].set_fill(opacity=0)
+            if alpha >= 1.0:
+                group.submobjects[index] = self.targets[index]
+                continue
+            value = self.starts[index] + alpha * (self.ends[index] - self.starts[index])
+            # A number over a cell that is filling takes the colour legible on that cell as it is now; else
+            # the colour switches halfway (an in-between grey would be dark on dark, then light on light).
+            if self.colour_of is not None:
+                colour = self.colour_of(index)
+            else:
+                colour = self.old_colours[index] if alpha < 0.5 else _ink(self.targets[index])
+            group.submobjects[index] = self.make(index, value).set_color(colour).move_to(self.centres[index])
+        shift = self.distance * UP
+        for index in self.rolling:
+            old, new = self.olds[index], self.targets[index]
+            old.move_to(self.old_centres[index] + alpha * shift).set_fill(opacity=1.0 - alpha)
+            new.move_to(self.centres[index] - (1.0 - alpha) * shift).set_fill(opacity=alpha)
+            group.submobjects[index] = new if alpha >= 1.0 else VGroup(old, new)
+
+    def create_starting_mobject(self) -> Mobject:
+        return Mobject()  # nothing interpolates from a copy: every frame is set from the values
+
+
+def paced(count: int, first: float, last: float) -> list[float]:
+    """Run times of `count` repetitions going from `first` to `last` seconds geometrically (slowly, then fast)."""
+    if count <= 1:
+        return [first] * count
+    return [float(first * (last / first) ** (i / (count - 1))) for i in range(count)]

@@ -1,11 +1,15 @@
-"""`VectorDiagram`: a small 2-D plane for keys as points, queries as arrows and states as vectors."""
+"""`VectorDiagram`: a small 2-D plane for keys as points, queries as arrows and states as vectors.
+
+`projection` draws a dot product the way it is read geometrically: q.k = |q| times the signed length of
+k's shadow on q's direction (the foot of the perpendicular from k to the line through q).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import numpy as np
-from manim import UR, Arrow, Circle, Dot, ManimColor, NumberPlane, Text, VGroup
+from manim import UR, Arrow, Circle, DashedLine, Dot, Line, ManimColor, NumberPlane, Text, VGroup
 
 from seqanim.kit import theme
 
@@ -69,3 +73,54 @@ class VectorDiagram(VGroup):
         return Circle(radius=radius * unit, color=colour or theme.muted(), stroke_width=stroke_width).move_to(
             self.plane.c2p(0, 0)
         )
+
+    def direction_line(self, direction: Sequence[float], colour: ManimColor | None = None) -> DashedLine:
+        """The line through the origin along `direction`, across the plane (where projections land)."""
+        unit = np.asarray(direction[:2], dtype=float) / np.linalg.norm(direction[:2])
+        # The stretch t * unit that stays inside the plane's ranges, on both sides of the origin.
+        low_t, high_t = -np.inf, np.inf
+        for u, (low, high) in zip(unit, (self.plane.x_range[:2], self.plane.y_range[:2])):
+            if abs(u) > 1e-9:
+                a, b = sorted((low / u, high / u))
+                low_t, high_t = max(low_t, a), min(high_t, b)
+        return DashedLine(
+            self.to_point(low_t * unit),
+            self.to_point(high_t * unit),
+            color=colour or self.plane.x_axis.get_color(),
+            stroke_width=2,
+            stroke_opacity=0.6,
+        )
+
+    def projection(
+        self,
+        coords: Sequence[float],
+        onto: Sequence[float],
+        colour: ManimColor,
+        *,
+        offset: float = 0.0,
+        stroke_width: float = 7,
+    ) -> VGroup:
+        """`coords` projected on the direction of `onto`: VGroup(drop, shadow, foot). The drop is the dashed
+        perpendicular from the point to its foot, the shadow the segment from the origin to the foot (signed
+        length k.q / |q|), drawn `offset` frame units to the right of the line so shadows of several keys stack
+        like rulers beside it. A point on the line has no drop, a point at right angles no shadow (both are
+        then invisible, so the group's shape is the same for every key)."""
+        point = np.asarray(coords[:2], dtype=float)
+        unit = np.asarray(onto[:2], dtype=float) / np.linalg.norm(onto[:2])
+        foot = float(point @ unit) * unit
+        along = self.to_point(unit) - self.to_point((0.0, 0.0))
+        side = offset * np.array([along[1], -along[0], 0.0]) / np.linalg.norm(along)
+        drop = self._segment(self.to_point(point), self.to_point(foot), colour, 3, dashed=True)
+        shadow = self._segment(
+            self.to_point((0.0, 0.0)) + side, self.to_point(foot) + side, colour, stroke_width, dashed=False
+        )
+        return VGroup(drop, shadow, Dot(self.to_point(foot), radius=0.07, color=colour))
+
+    @staticmethod
+    def _segment(start: np.ndarray, end: np.ndarray, colour: ManimColor, width: float, *, dashed: bool) -> Line:
+        if np.linalg.norm(end - start) < 1e-6:  # nothing to draw: an invisible stub keeps the group's shape
+            return Line(start, start + 1e-3 * np.array([1.0, 0.0, 0.0]), color=colour, stroke_width=width).set_stroke(
+                opacity=0
+            )
+        kind = DashedLine if dashed else Line
+        return kind(start, end, color=colour, stroke_width=width)
