@@ -15,8 +15,11 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from seqanim.workspace import ENGINE, current
 
@@ -59,6 +62,15 @@ class Tree:
             # Ctrl-C's default, as on a terminal, even when this runs as a background job (SIGINT ignored).
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
         )
+
+    def data_param(self, experiment: str, key: str) -> Any:
+        """A parameter as `data/` says its experiment last ran with."""
+        return json.loads((self.root / "data" / f"{experiment}.json").read_text())["params"][key]
+
+    def cache_entry(self, stage_id: str) -> Path:
+        """The cache entry of the stage's recorded build."""
+        key = json.loads((self.root / ".seqanim" / "state.json").read_text())[stage_id]["key"]
+        return self.root / ".seqanim" / "cache" / key
 
     def outputs(self) -> dict[str, str]:
         """Content hash of every generated file (data/, renders/, slides/)."""
@@ -156,3 +168,24 @@ def leftovers(root: Path) -> list[str]:
     cache, staging = root / ".seqanim" / "cache", root / ".seqanim" / "stage"
     found += [str(p.relative_to(root)) for p in cache.glob(".*")] if cache.exists() else []
     return found + ([str(p.relative_to(root)) for p in staging.iterdir()] if staging.exists() else [])
+
+
+def lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
+    """The one `error: ...` line a refused command prints (exit 2), and nothing else."""
+    found = lines(result.stderr)
+    assert result.returncode == 2, result.stderr
+    assert len(found) == 1, result.stderr
+    assert found[0].startswith("error: ")
+    return found[0]
+
+
+def poll(condition: Callable[[], bool], timeout: float, what: str, log: Path | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        said = f"; the log says:\n{log.read_text()[-3000:]}" if log else ""
+        assert time.monotonic() < deadline, f"timed out after {timeout:.0f} s waiting for {what}{said}"
+        time.sleep(0.1)
