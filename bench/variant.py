@@ -5,7 +5,7 @@ A copy of this checkout (tracked files, the built data/, renders/, slides/ and c
 values feed is rebuilt) gets a lecture.toml with VARIANT's values, edited in place as a lecturer would; then
 pytest runs there, with the copy's own engine and tests, and its summary line is printed.
 
-    .venv/bin/python bench/variant.py [PYTEST ARGS...]      e.g. tests/test_build.py tests/test_faults.py
+    .venv/bin/python bench/variant.py [PYTEST ARGS...]      e.g. tests/test_build.py tests/test_kills.py
 
 `make bench` runs it on the whole suite. Needs a built tree (`make`); the copy is removed afterwards.
 """
