@@ -157,6 +157,7 @@ class _AlignmentBuildUp(LectureSlide):
         self.heatmap.shift(np.array([3.9, -0.5, 0]) - self.heatmap.cells.get_center())
         self.heatmap.blank()
         self.heatmap.row_labels.set_opacity(0)
+        self.heatmap.row_labels.set_z_index(1)  # lit one by one: drawn last, so the matrix under them stays still
         self.row_box = self.heatmap.row_box(0, theme.query_colour())
 
     def state_label(self, step: int) -> VGroup:
@@ -172,6 +173,18 @@ class _AlignmentBuildUp(LectureSlide):
     def decode_step(self, step: int, detailed: bool, introduce: bool = False) -> None:
         """One decoder step: scores, softmax weights (fan + strip), then the row lands in the heatmap."""
         pace = 1.0 if detailed else 0.45
+        # What stays still during a step is drawn once per animation, not on every frame.
+        self.backdrop(
+            self._caption,
+            self.score_formula,
+            self.softmax_formula,
+            self.energy_label,
+            self.weight_label,
+            self.node,
+            self.heatmap,
+            self.encoder_label,
+            self.encoder,
+        )
         box = self.heatmap.row_box(step, theme.query_colour())
         fades = [self.emitted.animate.set_opacity(0.35)] if len(self.emitted) else []
         self.play(
@@ -216,6 +229,7 @@ class _AlignmentBuildUp(LectureSlide):
     def clear_mechanism(self) -> None:
         """Fade out the left panel (tokens, decoder, strips, formulas), keeping the heatmap."""
         self.heatmap.row_labels.set_color(theme.foreground())
+        self.backdrop(self.heatmap)  # it stays: drawn once while the panel fades
         parts = [
             self.encoder,
             self.encoder_label,

@@ -127,7 +127,7 @@ class WeightedFan(VGroup):
         for line, weight in zip(self.lines, weights):
             width, opacity = self._style(weight)
             animations.append(line.animate.set_stroke(self.colour, width=width, opacity=opacity))
-        return AnimationGroup(*animations)
+        return AnimationGroup(*animations, group=self)  # else manim adds a Group of the lines, splitting the fan
 
 
 class ScoreStrip(VGroup):

@@ -326,7 +326,7 @@ class Heatmap(VGroup):
             )
         for row in range(self.shape[0]) if rows is None else rows:
             self.values[row] = target[row]
-        return AnimationGroup(*animations)
+        return AnimationGroup(*animations, group=self)  # else manim adds a Group of the cells, splitting the map
 
     def annotation_targets(self, values: np.ndarray) -> VGroup:
         """New annotation texts for `values`, placed over the cells (for a Transform from `annotations`)."""

@@ -53,7 +53,9 @@ class RollTexts(AnimationGroup):
             self.swaps.append((index, new))
         if not animations:  # nothing changes: an empty roll still takes its run_time
             animations.append(group.animate.shift(0 * UP))
-        super().__init__(*animations, **kwargs)
+        # group=: without it manim wraps the old texts in a new Group and adds that to the scene, which splits
+        # the texts' parent apart and keeps every rolled-out text there, drawn on every later frame.
+        super().__init__(*animations, group=group, **kwargs)
 
     def clean_up_from_scene(self, scene) -> None:  # type: ignore[no-untyped-def]
         super().clean_up_from_scene(scene)
@@ -64,8 +66,21 @@ class RollTexts(AnimationGroup):
                 scene.mobjects.remove(new)
 
 
+class _Roll(AnimationGroup):
+    """`roll`: afterwards the faded-out text leaves the scene (if it stood there on its own)."""
+
+    def __init__(self, old: Mobject, new: Mobject, distance: float, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        shift = distance * UP
+        self.old = old
+        super().__init__(old.animate.shift(shift).set_opacity(0), FadeIn(new, shift=shift), group=old, **kwargs)
+
+    def clean_up_from_scene(self, scene) -> None:  # type: ignore[no-untyped-def]
+        super().clean_up_from_scene(scene)
+        if self.old in scene.mobjects:  # invisible now; drawing it on every later frame costs time
+            scene.mobjects.remove(self.old)
+
+
 def roll(old: Mobject, new: Mobject, distance: float = 0.22, **kwargs) -> AnimationGroup:  # type: ignore[no-untyped-def]
-    """Roll one text (a caption, a "q = [1, 0]" label) into another; `old` is faded out and stays behind
-    at zero opacity: use `new` from now on."""
-    shift = distance * UP
-    return AnimationGroup(old.animate.shift(shift).set_opacity(0), FadeIn(new, shift=shift), **kwargs)
+    """Roll one text (a caption, a "q = [1, 0]" label) into another; `old` is faded out (and taken off the
+    scene if it stood there on its own): use `new` from now on."""
+    return _Roll(old, new, distance, **kwargs)
