@@ -13,6 +13,7 @@ from manim import (
     RIGHT,
     UP,
     UR,
+    AnimationGroup,
     Arrow,
     Circle,
     Create,
@@ -28,6 +29,7 @@ from manim import (
     MathTex,
     Tex,
     TransformFromCopy,
+    UpdateFromFunc,
     ValueTracker,
     VGroup,
     VMobject,
@@ -143,9 +145,6 @@ class HiddenStateDynamics(LectureSlide):
         self.eigen = VectorDiagram((-1.3, 1.3, 0.5), (-1.3, 1.3, 0.5), width=2.7, grid=False).move_to([2.6, -0.25, 0])
         unit_circle = DashedVMobject(self.eigen.circle(1.0, theme.muted()), num_dashes=40)
         self.eigen_dots = VGroup(*[Dot(radius=0.035) for _ in self.angles])
-        self.eigen_dots.add_updater(
-            lambda dots: self.place_eigenvalues(dots)
-        )  # a closure: bound methods would deep-copy the scene
         self.place_eigenvalues(self.eigen_dots)
         eigen_title = theme.text(f"{len(self.angles)} eigenvalues of W", theme.LABEL_SIZE).next_to(
             self.eigen, UP, buff=0.15
@@ -180,12 +179,13 @@ class HiddenStateDynamics(LectureSlide):
             font_size=theme.tex_size(theme.BODY_SIZE),
             color=theme.foreground(),
         )
-        rho_value.add_updater(
-            lambda m: m.set_value(self.rho.get_value()).set_color(self.colour_of_rho(self.rho.get_value()))
-        )
+        # The numbers are rebuilt (LaTeX glyphs copied) only when what they show changes, not on every frame.
+        rho_value.add_updater(lambda m: self.show_rho(m))
         t_label = maths("t =", theme.BODY_SIZE)
         t_value = Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
-        t_value.add_updater(lambda m: m.set_value(int(self.clock.get_value())))
+        t_value.add_updater(
+            lambda m: m.set_value(int(self.clock.get_value())) if m.get_value() != int(self.clock.get_value()) else m
+        )
         readout = VGroup(
             VGroup(rho_label, rho_value).arrange(RIGHT, buff=0.15), VGroup(t_label, t_value).arrange(RIGHT, buff=0.15)
         )
@@ -207,6 +207,22 @@ class HiddenStateDynamics(LectureSlide):
         regimes.add_updater(show_regime)
         show_regime(regimes)
         readout.move_to([4.1, -2.5, 0])
+        # Still from here on: drawn once per animation, under the curves, dots and readouts that move.
+        self.still = [
+            formula,
+            self.plot,
+            self.unit_line,
+            self.eigen,
+            unit_circle,
+            eigen_title,
+            unit_label,
+            self.state,
+            rings,
+            ring_labels,
+            state_title,
+            state_help,
+        ]
+        self.curve_labels: list[VMobject] = []
 
         self.play(Write(formula), run_time=1.0)
         self.play(Create(self.plot), Create(self.unit_line), run_time=1.0)
@@ -230,17 +246,41 @@ class HiddenStateDynamics(LectureSlide):
         fraction = (np.log10(max(norm, 10**self.low)) - self.low) / (self.high - self.low)
         return float(fraction * self.ring_radius)
 
+    def show_rho(self, number: DecimalNumber) -> DecimalNumber:
+        rho = self.rho.get_value()
+        if getattr(number, "shown_rho", None) == round(rho, 2):
+            return number
+        number.shown_rho = round(rho, 2)
+        return number.set_value(rho).set_color(self.colour_of_rho(rho))
+
     def colour_of_rho(self, rho: float) -> ManimColor:
         return rho_colour(float(self.rhos[int(np.argmin(np.abs(self.rhos - rho)))]))
+
+    def set_rho(self, rho: float, **kwargs: object) -> AnimationGroup:
+        """Move rho, and the ring of eigenvalues with it (the dots move only while rho does: while they
+        stand still they are drawn once per animation, not on every frame)."""
+        return AnimationGroup(
+            self.rho.animate(**kwargs).set_value(rho),
+            # a closure: bound methods would deep-copy the scene
+            UpdateFromFunc(self.eigen_dots, lambda dots: self.place_eigenvalues(dots)),
+            group=self.eigen_dots,  # on screen already: manim adds no Group of tracker and dots to the scene
+        )
 
     def place_eigenvalues(self, dots: VGroup) -> None:
         rho = self.rho.get_value()
         if getattr(dots, "placed_at", None) == rho:
             return  # rho unchanged: nothing to move (most frames)
         dots.placed_at = rho
+        # The plane maps (x, y) to the screen affinely: place all the dots at once, recolour only on a change.
+        centre = self.eigen.to_point((0, 0))
+        right, up = self.eigen.to_point((1, 0)) - centre, self.eigen.to_point((0, 1)) - centre
+        targets = centre + rho * (np.cos(self.angles)[:, None] * right + np.sin(self.angles)[:, None] * up)
+        for dot, target in zip(dots, targets):
+            dot.shift(target - dot.get_center())
         colour = self.colour_of_rho(rho)
-        for dot, angle in zip(dots, self.angles):
-            dot.move_to(self.eigen.to_point((rho * np.cos(angle), rho * np.sin(angle)))).set_color(colour)
+        if getattr(dots, "coloured", None) != colour.to_hex():
+            dots.coloured = colour.to_hex()
+            dots.set_color(colour)
 
     # --- beats -----------------------------------------------------------------------------------------
 
@@ -251,7 +291,8 @@ class HiddenStateDynamics(LectureSlide):
 
     def run_rho(self, index: int) -> None:
         colour = rho_colour(float(self.rhos[index]))
-        self.play(self.rho.animate.set_value(float(self.rhos[index])), FadeOut(self.trail), run_time=0.8)
+        self.backdrop(*self.still, *self.curves, *self.curve_labels)
+        self.play(self.set_rho(float(self.rhos[index])), FadeOut(self.trail), run_time=0.8)
         self.clock.set_value(0)
         curve = self.plot.live_curve(np.arange(self.steps + 1), self.norms[index], self.clock, colour)
         label = theme.text(f"ρ = {self.rhos[index]:.2f}", theme.SMALL_SIZE, colour)
@@ -278,6 +319,7 @@ class HiddenStateDynamics(LectureSlide):
         self.state_arrow.remove_updater(follow)
         curve.clear_updaters()
         self.play(FadeIn(label), run_time=0.3)
+        self.curve_labels.append(label)
 
     def sweep(self) -> None:
         """The loop: rho breathes from its smallest to its largest value and back."""
@@ -289,10 +331,11 @@ class HiddenStateDynamics(LectureSlide):
             for index, curve in enumerate(group):
                 curve.set_stroke(width=8 if index == nearest else 3, opacity=1 if index == nearest else 0.45)
 
-        self.play(self.rho.animate.set_value(start), FadeOut(self.trail), FadeOut(self.state_arrow), run_time=0.5)
+        self.backdrop(*self.still, *self.curve_labels)
+        self.play(self.set_rho(start), FadeOut(self.trail), FadeOut(self.state_arrow), run_time=0.5)
         curves.add_updater(spotlight)
-        self.play(self.rho.animate.set_value(float(self.rhos.max())), run_time=3.0, rate_func=smooth)
-        self.play(self.rho.animate.set_value(start), run_time=3.0, rate_func=smooth)
+        self.play(self.set_rho(float(self.rhos.max()), rate_func=smooth), run_time=3.0)
+        self.play(self.set_rho(start, rate_func=smooth), run_time=3.0)
         curves.remove_updater(spotlight)
         self.play(*[curve.animate.set_stroke(width=4, opacity=1) for curve in self.curves], run_time=0.3)
 
