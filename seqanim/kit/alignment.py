@@ -173,9 +173,10 @@ class ScoreStrip(VGroup):
 
     def _number(self, value: float, cell: Square) -> Text:
         # Dark digits on bright cells, light digits on dark ones (by contrast: works for any ramp and preset).
+        if abs(value) < self.hide_below:  # never shown: one blank text for all, built once (not one per value)
+            return theme.text(self.fmt.format(0.0), self.number_size).move_to(cell).set_opacity(0)
         colour = theme.text_on(self.colour(value))
-        number = theme.text(self.fmt.format(value), self.number_size, colour).move_to(cell)
-        return number.set_opacity(0) if abs(value) < self.hide_below else number
+        return theme.text(self.fmt.format(value), self.number_size, colour).move_to(cell)
 
     def number_targets(self, values: Sequence[float]) -> VGroup:
         """Numbers for `values` placed over the cells (for a Transform from `numbers`)."""
