@@ -17,7 +17,7 @@ SCENES = {
     "EchoOfAPulse": (6, 4),
     "AddingProblem": (5, None),
     "TrainingRace": (4, None),
-    "InsideTheLSTM": (5, None),
+    "InsideTheLSTM": (6, None),
 }
 
 
@@ -29,6 +29,15 @@ def test_scene_renders_cleanly(scene_report, scene: str) -> None:
     assert report["slides"] == SCENES[scene][0]
     assert len(report["notes"]) == SCENES[scene][0]
     assert 5 < report["duration"] < 60
+
+
+GATES = ("forget", "input", "output")
+
+
+def _gate_change(gate: np.ndarray, markers: tuple[int, int]) -> str:
+    """Mean change of a gate over the hidden units into the marked steps and the steps right after them."""
+    steps = sorted({t for m in markers for t in (m, m + 1) if t < len(gate)})
+    return f"{np.mean([np.abs(gate[t] - gate[t - 1]).mean() for t in steps]):.3f}"
 
 
 def expected_notes(scene: str, artifact: Callable[[str], Artifact]) -> list[list[str]]:
@@ -96,6 +105,10 @@ def expected_notes(scene: str, artifact: Callable[[str], Artifact]) -> list[list
             [f"between {cell[first + 1 : second].min():.2f} and {cell[first + 1 : second].max():.2f}"],
             [f"spikes again to {write[second]:.2f}"],
             [f"= {guess[-1]:.3f} against the target {target:.3f}"],
+            [
+                f"the {name} gate changes by {_gate_change(run[f'{name}_gate'], (first, second))} per unit"
+                for name in GATES
+            ],
         ]
     raise KeyError(scene)
 
