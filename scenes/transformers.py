@@ -431,7 +431,7 @@ class SinusoidalPositions(LectureSlide):
         legend.next_to(self.panels[0].axes, UP, buff=0.08).align_to(self.panels[0].axes, RIGHT)
         self.legend = legend
         self.curves = curves
-        self.play(FadeIn(self.panels), FadeIn(self.panel_labels), FadeIn(legend), run_time=0.8)
+        self.play(FadeIn(self.panels), FadeIn(self.panel_labels), FadeIn(legend), run_time=0.6)
         self.play(Create(curves, lag_ratio=0.15), run_time=2.0)
 
     def build_encoding(self) -> None:
@@ -721,6 +721,15 @@ class RopeRotation(LectureSlide):
                     length=float(np.hypot(*k_pair)) / scale,
                 )
             )
+        # The angle between q and k in each pair: it alone sets the pair's share of the score.
+        self.angle_arcs = [
+            wheel.angle_arc(query_arrow_angle, key_arrow_angle, theme.highlight())
+            for wheel, query_arrow_angle, key_arrow_angle in zip(
+                self.wheels,
+                [lambda a=arrow: a.current_angle for arrow in self.query_arrows],
+                [lambda a=arrow: a.current_angle for arrow in key_arrows],
+            )
+        ]
         key_text = Readout("key $n =$", float(offset), 1, theme.key_colour(), theme.BODY_SIZE)
         key_text.follow(self.key_position.get_value)
         self.readout_numbers = (self.position_number, key_text.number)
@@ -738,6 +747,7 @@ class RopeRotation(LectureSlide):
             VGroup(
                 theme.text("q pair at m", theme.LABEL_SIZE, theme.query_colour()),
                 theme.text("k pair at n", theme.LABEL_SIZE, theme.key_colour()),
+                theme.text("arc: the angle between them", theme.LABEL_SIZE, theme.highlight()),
             )
             .arrange(RIGHT, buff=0.6)
             .to_edge(DOWN, buff=0.3)
@@ -745,6 +755,7 @@ class RopeRotation(LectureSlide):
         self.play(
             self.position_text.animate.move_to(targets[0]),
             *[FadeIn(arrow) for arrow in key_arrows],
+            *[FadeIn(arc) for arc in self.angle_arcs],
             FadeIn(key_text),
             FadeIn(score_text),
             FadeOut(self.q_legend),
@@ -787,7 +798,7 @@ class RopeRotation(LectureSlide):
         self.play(
             FadeOut(self.wheels), FadeOut(self.wheel_titles), FadeOut(self.readouts), FadeOut(self.legend), run_time=0.6
         )
-        for arrow in [*self.query_arrows, *self.key_arrows]:
+        for arrow in [*self.query_arrows, *self.key_arrows, *self.angle_arcs]:
             arrow.clear_updaters()
         size = scores.shape[0]
         ticks = [str(p) if p % 8 == 0 else "" for p in range(size)]

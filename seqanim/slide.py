@@ -102,7 +102,7 @@ class LectureSlide(Slide):
         heading = theme.text(text, theme.TITLE_SIZE, weight="BOLD")
         heading.to_edge(UP, buff=0.35)
         if animate:
-            self.play(FadeIn(heading, shift=0.2 * DOWN), run_time=0.4)  # never more than 0.5 s of title alone
+            self.play(FadeIn(heading, shift=0.2 * DOWN), run_time=0.3)  # never more than 0.5 s of title alone
         else:
             self.add(heading)
         return heading
