@@ -33,6 +33,7 @@ from seqanim.kit import theme
 from seqanim.kit.alignment import token_box
 from seqanim.kit.bars import Bars
 from seqanim.kit.heatmap import Heatmap, colour_for
+from seqanim.kit.motion import Travel
 from seqanim.kit.plots import Plot, nice_range
 from seqanim.kit.readout import Readout
 from seqanim.kit.rotation import PhasorCircle
@@ -135,7 +136,7 @@ class SelfAttentionLookup(LectureSlide):
             col_labels=two_line,
             row_title="query",
             col_title="key",
-            cell_size=0.7,
+            cell_size=0.76,  # wide enough that "query k0" under the last column clears "k4 v3"
             vmin=0.0,
             vmax=1.0,
             annotate=True,
@@ -143,8 +144,15 @@ class SelfAttentionLookup(LectureSlide):
             annotation_size=theme.SMALL_SIZE,
             annotate_from=0.005,  # a weight that rounds to 0.00 shows as colour only, not as 49 "0.00" labels
         )
-        self.heatmap.to_edge(LEFT, buff=0.3).shift(0.35 * DOWN)
-        self.play(FadeOut(self.token_row), FadeOut(self.kinds), FadeIn(self.heatmap), run_time=1.0)
+        self.heatmap.to_edge(LEFT, buff=0.3).shift(0.05 * DOWN)
+        # Each token travels to become its row (as the query) and its column (as the key) of the matrix.
+        travels = [
+            Travel(token[1], label)
+            for labels in (self.heatmap.row_labels, self.heatmap.col_labels)
+            for token, label in zip(self.token_row, labels)
+        ]
+        self.play(FadeOut(self.kinds), *[FadeOut(token[0]) for token in self.token_row], run_time=0.5)
+        self.play(FadeIn(self.heatmap), *[FadeOut(token[1]) for token in self.token_row], *travels, run_time=1.4)
 
     def query_row(self) -> None:
         weight = float(self.attention[-1, self.match])
@@ -170,13 +178,13 @@ class SelfAttentionLookup(LectureSlide):
             max_value=1.0,
             height=2.6,
             bar_width=0.5,
-            spacing=0.28,
+            spacing=0.26,
             colours=colours,
             decimals=3,
             label_size=theme.SMALL_SIZE,
             value_size=theme.tex_size(theme.SMALL_SIZE),
         )
-        self.chart.next_to(self.heatmap, RIGHT, buff=0.5).align_to(self.heatmap.cells, DOWN).shift(0.3 * UP)
+        self.chart.next_to(self.heatmap, RIGHT, buff=0.4).align_to(self.heatmap.cells, DOWN).shift(0.3 * UP)
         for readout, weight in zip(self.chart.readouts, row):
             if weight < 0.01:  # only the weights that matter carry a number; the bars show the rest
                 readout.set_opacity(0)
@@ -208,7 +216,7 @@ class SelfAttentionLookup(LectureSlide):
             theme.value_colour(),
         )
         mark, colour = ("✓", theme.allowed_colour()) if verdict == "correct" else ("✗", theme.error_colour())
-        result = theme.text(f"{mark} predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE + 4, colour)
+        result = theme.text(f"{mark} predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE, colour)
         lines = VGroup(read, result).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
         lines.next_to(self.chart, UP, buff=0.6).align_to(self.chart, LEFT)
         if lines.get_right()[0] > 6.9:

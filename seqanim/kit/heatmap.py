@@ -40,6 +40,21 @@ def colour_for(value: float, vmin: float, vmax: float, colormap: Sequence[ManimC
     return interpolate_color(colormap[low], colormap[high], position - low)
 
 
+def centred_lines(label: VMobject) -> VMobject:
+    """Centre each line of a multi-line Text under the widest (Pango sets them left-aligned), so a two-line
+    label ("query" over "k0") sits centred on its column instead of leaning into its neighbour."""
+    lines = getattr(label, "original_text", "").split("\n")
+    if len(lines) < 2:
+        return label
+    centre, start = label.get_x(), 0
+    for line in lines:
+        count = len("".join(line.split()))
+        if count:
+            VGroup(*label.submobjects[start : start + count]).set_x(centre)
+        start += count
+    return label
+
+
 class Colourbar(VGroup):
     """A vertical colour ramp with its min and max (and optional middle) labelled."""
 
@@ -169,7 +184,7 @@ class Heatmap(VGroup):
         if col_labels is not None:
             for j, text in enumerate(col_labels):
                 anchor = self.cell(0, j) if col_labels_on_top else self.cell(rows - 1, j)
-                label = theme.text(str(text), label_size)
+                label = centred_lines(theme.text(str(text), label_size))
                 label.next_to(anchor, UP if col_labels_on_top else DOWN, buff=0.1)
                 self.col_labels.add(label)
             self.add(self.col_labels)

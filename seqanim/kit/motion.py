@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from manim import UP, AnimationGroup, FadeIn, Mobject, VGroup
+from manim import UP, AnimationGroup, FadeIn, FadeOut, Mobject, Transform, VGroup
 
 
 def _string(mobject: Mobject) -> str | None:
@@ -84,3 +84,49 @@ def roll(old: Mobject, new: Mobject, distance: float = 0.22, **kwargs) -> Animat
     """Roll one text (a caption, a "q = [1, 0]" label) into another; `old` is faded out (and taken off the
     scene if it stood there on its own): use `new` from now on."""
     return _Roll(old, new, distance, **kwargs)
+
+
+class Travel(AnimationGroup):
+    """Copies of `source`'s glyphs fly onto the same glyphs of `target` (a token becoming a matrix label):
+    each glyph keeps its shape and only moves and scales, so no glyph is morphed into another. Glyphs are
+    matched in reading order by character ("k3=v1" onto "k3\\nv1": k, 3, v, 1 fly; "=" fades where it was);
+    target glyphs without a source (none, usually) fade in. `target` is drawn once the copies have landed."""
+
+    def __init__(self, source: Mobject, target: Mobject, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        source_chars = [c for c in _string(source) or "" if not c.isspace()]
+        target_chars = [c for c in _string(target) or "" if not c.isspace()]
+        if len(source_chars) != len(source.submobjects) or len(target_chars) != len(target.submobjects):
+            raise ValueError(f"Travel: {_string(source)!r} or {_string(target)!r} is not one glyph per character")
+        self.target = target.set_opacity(0)
+        flights, next_source = [], 0
+        self.moving = VGroup()  # the flying and fading copies: drawn while the animation plays, then removed
+        self.arrivals = VGroup()  # target glyphs with no source glyph, faded in
+
+        def fade(glyph: Mobject) -> None:
+            leaving = glyph.copy()
+            self.moving.add(leaving)
+            flights.append(FadeOut(leaving))
+
+        for glyph, char in zip(target.submobjects, target_chars):
+            match = next((i for i in range(next_source, len(source_chars)) if source_chars[i] == char), None)
+            landing = glyph.copy().set_opacity(1)
+            if match is None:
+                self.arrivals.add(landing)
+                flights.append(FadeIn(landing))
+                continue
+            for skipped in source.submobjects[next_source:match]:  # glyphs the target does not have
+                fade(skipped)
+            flyer = source.submobjects[match].copy()
+            self.moving.add(flyer)
+            flights.append(Transform(flyer, landing))
+            next_source = match + 1
+        for skipped in source.submobjects[next_source:]:
+            fade(skipped)
+        super().__init__(*flights, group=self.moving, **kwargs)
+
+    def clean_up_from_scene(self, scene) -> None:  # type: ignore[no-untyped-def]
+        super().clean_up_from_scene(scene)
+        for mobject in (self.moving, *self.moving, *self.arrivals):
+            if mobject in scene.mobjects:
+                scene.mobjects.remove(mobject)
+        self.target.set_opacity(1)
