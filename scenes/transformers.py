@@ -703,6 +703,7 @@ class RopeRotation(LectureSlide):
             notes=f"Move the query from position 0 to {last:.0f}. Each pair turns by m x omega: {described}. "
             "The dots mark the integer positions."
         )
+        self.backdrop(self.heading, self.wheel_titles, *[wheel.ring for wheel in self.wheels], self.q_legend)
         self.play(self.query_position.animate.set_value(last), run_time=7, rate_func=linear)
 
     def both_positions(self) -> None:
@@ -784,6 +785,7 @@ class RopeRotation(LectureSlide):
             f"{run.metrics['sweep_max_deviation']:.1e}.",
         )
         shared = ValueTracker(0.0)
+        self.backdrop(self.heading, self.wheel_titles, *[wheel.ring for wheel in self.wheels], self.legend)
         self.query_position.add_updater(lambda t: t.set_value(shared.get_value()))
         self.key_position.add_updater(lambda t: t.set_value(shared.get_value() + offset))
         self.score_number.add_updater(lambda n: n.set_value(float(np.interp(shared.get_value(), shifts, scores))))
