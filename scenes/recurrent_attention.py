@@ -646,6 +646,7 @@ class SortAlignment(_AlignmentBuildUp):
         targets = cell_outlines(
             self.heatmap, [(t, int(position)) for t, position in enumerate(np.argsort(last_source))]
         )
+        self.bring_to_front(self.reverse_map, self.reverse_subtitle)  # fading on top: the rest is drawn once
         self.play(FadeOut(self.reverse_map), FadeOut(self.reverse_subtitle), run_time=0.6)
         self.play(Create(targets), run_time=1.0)
         self.play(Write(claim), run_time=1.6)
