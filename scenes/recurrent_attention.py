@@ -17,6 +17,7 @@ from manim import (
     MathTex,
     ReplacementTransform,
     RoundedRectangle,
+    Tex,
     VGroup,
     Write,
 )
@@ -157,6 +158,7 @@ class _AlignmentBuildUp(LectureSlide):
         self.heatmap.shift(np.array([3.9, -0.5, 0]) - self.heatmap.cells.get_center())
         self.heatmap.blank()
         self.heatmap.row_labels.set_opacity(0)
+        self.heatmap.row_labels.set_z_index(1)  # lit one by one: drawn last, so the matrix under them stays still
         self.row_box = self.heatmap.row_box(0, theme.query_colour())
 
     def state_label(self, step: int) -> VGroup:
@@ -172,6 +174,18 @@ class _AlignmentBuildUp(LectureSlide):
     def decode_step(self, step: int, detailed: bool, introduce: bool = False) -> None:
         """One decoder step: scores, softmax weights (fan + strip), then the row lands in the heatmap."""
         pace = 1.0 if detailed else 0.45
+        # What stays still during a step is drawn once per animation, not on every frame.
+        self.backdrop(
+            self._caption,
+            self.score_formula,
+            self.softmax_formula,
+            self.energy_label,
+            self.weight_label,
+            self.node,
+            self.heatmap,
+            self.encoder_label,
+            self.encoder,
+        )
         box = self.heatmap.row_box(step, theme.query_colour())
         fades = [self.emitted.animate.set_opacity(0.35)] if len(self.emitted) else []
         self.play(
@@ -216,6 +230,7 @@ class _AlignmentBuildUp(LectureSlide):
     def clear_mechanism(self) -> None:
         """Fade out the left panel (tokens, decoder, strips, formulas), keeping the heatmap."""
         self.heatmap.row_labels.set_color(theme.foreground())
+        self.backdrop(self.heatmap)  # it stays: drawn once while the panel fades
         parts = [
             self.encoder,
             self.encoder_label,
@@ -555,6 +570,7 @@ class SortAlignment(_AlignmentBuildUp):
         )
         reverse_map.shift(np.array([-3.4, -0.75, 0]) - reverse_map.cells.get_center())
         self.heatmap.row_labels.set_opacity(1)
+        self.bring_to_front(self.heatmap)  # the one thing moving: what stays is drawn once, not per frame
         self.play(ReplacementTransform(self.heatmap, sort_map), run_time=1.0)
         self.heatmap = sort_map
         self.play(FadeIn(reverse_map, shift=0.3 * RIGHT), run_time=0.8)
@@ -590,6 +606,7 @@ class SortAlignment(_AlignmentBuildUp):
             new_map = self._small_heatmap(att, src, pred, 0.45, True, "source value")
             new_map.move_to(self.heatmap)
             self.say(f"held-out input {index + 1}: {' '.join(map(str, src))}  ->  {' '.join(map(str, pred))}")
+            self.bring_to_front(self.heatmap)  # the reversal beside it stays still: drawn once
             self.play(ReplacementTransform(self.heatmap, new_map), run_time=1.2)
             self.heatmap = new_map
             self.wait(1.0)
@@ -612,23 +629,27 @@ class SortAlignment(_AlignmentBuildUp):
                 "Dashed squares mark where the t-th smallest value of the input on screen sits."
             )
         )
-        lines = _lines(
-            (f"held out, {run.params['test_size']} inputs:", theme.muted()),
-            (f"{metrics['token_accuracy']:.1%} of tokens right", theme.value_colour()),
-            (f"{metrics['held_out_target_mass']:.0%} of the weight on the", theme.foreground()),
-            ("t-th smallest value", theme.foreground()),
-            (f"{metrics['held_out_neighbour_mass']:.0%} on its sorted neighbours", theme.foreground()),
-            (f"peak on the right value: {metrics['held_out_argmax_on_target']:.2%}", theme.highlight()),
-        ).move_to([-3.4, -0.3, 0])
+        # The scene ends on its claim; the held-out statistics are in the notes.
+        claim = Tex(
+            r"Attention aligns by content:\\ step $t$ points to wherever\\ the $t$-th smallest value sits",
+            font_size=theme.tex_size(theme.BODY_SIZE),
+            color=theme.foreground(),
+        )
+        evidence = theme.label(
+            f"held out, {metrics['held_out_argmax_on_target']:.1%} of steps peak there",
+            theme.SMALL_SIZE,
+            theme.muted(),
+        )
+        VGroup(claim, evidence).arrange(DOWN, buff=0.45).move_to([-3.5, -0.3, 0])
         # Dashed: where the t-th smallest value of the input on screen sits, i.e. where the weight should go.
         last_source = run["more_sources"][-1]
         targets = cell_outlines(
             self.heatmap, [(t, int(position)) for t, position in enumerate(np.argsort(last_source))]
         )
+        self.bring_to_front(self.reverse_map, self.reverse_subtitle)  # fading on top: the rest is drawn once
         self.play(FadeOut(self.reverse_map), FadeOut(self.reverse_subtitle), run_time=0.6)
         self.play(Create(targets), run_time=1.0)
-        self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in lines], lag_ratio=0.25), run_time=1.8)
-        self.say(
-            "dashed: where the t-th smallest value sits. Attention is a pointer into the input", theme.caption_colour()
-        )
-        self.wait(0.8)
+        self.play(Write(claim), run_time=1.6)
+        self.play(FadeIn(evidence, shift=0.1 * UP), run_time=0.5)
+        self.say("dashed: where the t-th smallest value of this input sits", theme.caption_colour())
+        self.wait(1.2)

@@ -13,6 +13,7 @@ from manim import (
     RIGHT,
     UP,
     UR,
+    AnimationGroup,
     Arrow,
     Circle,
     Create,
@@ -23,11 +24,13 @@ from manim import (
     FadeIn,
     FadeOut,
     Integer,
+    LaggedStart,
     Line,
     ManimColor,
     MathTex,
     Tex,
     TransformFromCopy,
+    UpdateFromFunc,
     ValueTracker,
     VGroup,
     VMobject,
@@ -36,9 +39,11 @@ from manim import (
     smooth,
 )
 
+from seqanim.contract import Artifact
 from seqanim.declare import Part
 from seqanim.kit import theme
 from seqanim.kit.formula import maths
+from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.plots import Plot
 from seqanim.kit.stream import Stream
 from seqanim.kit.vectors import VectorDiagram
@@ -143,9 +148,6 @@ class HiddenStateDynamics(LectureSlide):
         self.eigen = VectorDiagram((-1.3, 1.3, 0.5), (-1.3, 1.3, 0.5), width=2.7, grid=False).move_to([2.6, -0.25, 0])
         unit_circle = DashedVMobject(self.eigen.circle(1.0, theme.muted()), num_dashes=40)
         self.eigen_dots = VGroup(*[Dot(radius=0.035) for _ in self.angles])
-        self.eigen_dots.add_updater(
-            lambda dots: self.place_eigenvalues(dots)
-        )  # a closure: bound methods would deep-copy the scene
         self.place_eigenvalues(self.eigen_dots)
         eigen_title = theme.text(f"{len(self.angles)} eigenvalues of W", theme.LABEL_SIZE).next_to(
             self.eigen, UP, buff=0.15
@@ -180,12 +182,13 @@ class HiddenStateDynamics(LectureSlide):
             font_size=theme.tex_size(theme.BODY_SIZE),
             color=theme.foreground(),
         )
-        rho_value.add_updater(
-            lambda m: m.set_value(self.rho.get_value()).set_color(self.colour_of_rho(self.rho.get_value()))
-        )
+        # The numbers are rebuilt (LaTeX glyphs copied) only when what they show changes, not on every frame.
+        rho_value.add_updater(lambda m: self.show_rho(m))
         t_label = maths("t =", theme.BODY_SIZE)
         t_value = Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
-        t_value.add_updater(lambda m: m.set_value(int(self.clock.get_value())))
+        t_value.add_updater(
+            lambda m: m.set_value(int(self.clock.get_value())) if m.get_value() != int(self.clock.get_value()) else m
+        )
         readout = VGroup(
             VGroup(rho_label, rho_value).arrange(RIGHT, buff=0.15), VGroup(t_label, t_value).arrange(RIGHT, buff=0.15)
         )
@@ -207,6 +210,22 @@ class HiddenStateDynamics(LectureSlide):
         regimes.add_updater(show_regime)
         show_regime(regimes)
         readout.move_to([4.1, -2.5, 0])
+        # Still from here on: drawn once per animation, under the curves, dots and readouts that move.
+        self.still = [
+            formula,
+            self.plot,
+            self.unit_line,
+            self.eigen,
+            unit_circle,
+            eigen_title,
+            unit_label,
+            self.state,
+            rings,
+            ring_labels,
+            state_title,
+            state_help,
+        ]
+        self.curve_labels: list[VMobject] = []
 
         self.play(Write(formula), run_time=1.0)
         self.play(Create(self.plot), Create(self.unit_line), run_time=1.0)
@@ -230,17 +249,41 @@ class HiddenStateDynamics(LectureSlide):
         fraction = (np.log10(max(norm, 10**self.low)) - self.low) / (self.high - self.low)
         return float(fraction * self.ring_radius)
 
+    def show_rho(self, number: DecimalNumber) -> DecimalNumber:
+        rho = self.rho.get_value()
+        if getattr(number, "shown_rho", None) == round(rho, 2):
+            return number
+        number.shown_rho = round(rho, 2)
+        return number.set_value(rho).set_color(self.colour_of_rho(rho))
+
     def colour_of_rho(self, rho: float) -> ManimColor:
         return rho_colour(float(self.rhos[int(np.argmin(np.abs(self.rhos - rho)))]))
+
+    def set_rho(self, rho: float, **kwargs: object) -> AnimationGroup:
+        """Move rho, and the ring of eigenvalues with it (the dots move only while rho does: while they
+        stand still they are drawn once per animation, not on every frame)."""
+        return AnimationGroup(
+            self.rho.animate(**kwargs).set_value(rho),
+            # a closure: bound methods would deep-copy the scene
+            UpdateFromFunc(self.eigen_dots, lambda dots: self.place_eigenvalues(dots)),
+            group=self.eigen_dots,  # on screen already: manim adds no Group of tracker and dots to the scene
+        )
 
     def place_eigenvalues(self, dots: VGroup) -> None:
         rho = self.rho.get_value()
         if getattr(dots, "placed_at", None) == rho:
             return  # rho unchanged: nothing to move (most frames)
         dots.placed_at = rho
+        # The plane maps (x, y) to the screen affinely: place all the dots at once, recolour only on a change.
+        centre = self.eigen.to_point((0, 0))
+        right, up = self.eigen.to_point((1, 0)) - centre, self.eigen.to_point((0, 1)) - centre
+        targets = centre + rho * (np.cos(self.angles)[:, None] * right + np.sin(self.angles)[:, None] * up)
+        for dot, target in zip(dots, targets):
+            dot.shift(target - dot.get_center())
         colour = self.colour_of_rho(rho)
-        for dot, angle in zip(dots, self.angles):
-            dot.move_to(self.eigen.to_point((rho * np.cos(angle), rho * np.sin(angle)))).set_color(colour)
+        if getattr(dots, "coloured", None) != colour.to_hex():
+            dots.coloured = colour.to_hex()
+            dots.set_color(colour)
 
     # --- beats -----------------------------------------------------------------------------------------
 
@@ -251,7 +294,8 @@ class HiddenStateDynamics(LectureSlide):
 
     def run_rho(self, index: int) -> None:
         colour = rho_colour(float(self.rhos[index]))
-        self.play(self.rho.animate.set_value(float(self.rhos[index])), FadeOut(self.trail), run_time=0.8)
+        self.backdrop(*self.still, *self.curves, *self.curve_labels)
+        self.play(self.set_rho(float(self.rhos[index])), FadeOut(self.trail), run_time=0.8)
         self.clock.set_value(0)
         curve = self.plot.live_curve(np.arange(self.steps + 1), self.norms[index], self.clock, colour)
         label = theme.text(f"ρ = {self.rhos[index]:.2f}", theme.SMALL_SIZE, colour)
@@ -278,6 +322,7 @@ class HiddenStateDynamics(LectureSlide):
         self.state_arrow.remove_updater(follow)
         curve.clear_updaters()
         self.play(FadeIn(label), run_time=0.3)
+        self.curve_labels.append(label)
 
     def sweep(self) -> None:
         """The loop: rho breathes from its smallest to its largest value and back."""
@@ -289,10 +334,11 @@ class HiddenStateDynamics(LectureSlide):
             for index, curve in enumerate(group):
                 curve.set_stroke(width=8 if index == nearest else 3, opacity=1 if index == nearest else 0.45)
 
-        self.play(self.rho.animate.set_value(start), FadeOut(self.trail), FadeOut(self.state_arrow), run_time=0.5)
+        self.backdrop(*self.still, *self.curve_labels)
+        self.play(self.set_rho(start), FadeOut(self.trail), FadeOut(self.state_arrow), run_time=0.5)
         curves.add_updater(spotlight)
-        self.play(self.rho.animate.set_value(float(self.rhos.max())), run_time=3.0, rate_func=smooth)
-        self.play(self.rho.animate.set_value(start), run_time=3.0, rate_func=smooth)
+        self.play(self.set_rho(float(self.rhos.max()), rate_func=smooth), run_time=3.0)
+        self.play(self.set_rho(start, rate_func=smooth), run_time=3.0)
         curves.remove_updater(spotlight)
         self.play(*[curve.animate.set_stroke(width=4, opacity=1) for curve in self.curves], run_time=0.3)
 
@@ -744,65 +790,101 @@ class InsideTheLSTM(LectureSlide):
         self.walk_to(self.length - 1, 1.5)
         self.finish()
 
+        self.gate_changes = {name: self.change_at_markers(run[name]) for name, _ in self.GATES}
+        at, elsewhere = self.gate_changes["input_gate"]
+        self.next_slide(
+            notes="Behind the curves, the gates of every hidden unit: rows are the "
+            f"{run['input_gate'].shape[1]} hidden units, columns the {self.length} time steps, on the same time axis "
+            "as the input. "
+            + "; ".join(
+                f"the {label} gate changes by {self.gate_changes[name][0]:.3f} per unit on average at the markers and "
+                f"the step after, {self.gate_changes[name][1]:.3f} (median) at the other steps"
+                for name, label in (("forget_gate", "forget"), ("input_gate", "input"), ("output_gate", "output"))
+            )
+            + f". The gates switch at the markers and hold in between: the input gate moves {at / elsewhere:.0f}x "
+            "more there."
+        )
+        self.show_gates(run, at / elsewhere)
+
+    GATES = (("forget_gate", r"forget $f_t$"), ("input_gate", r"input $i_t$"), ("output_gate", r"output $o_t$"))
+
+    def change_at_markers(self, gate: np.ndarray) -> tuple[float, float]:
+        """Mean |gate_t - gate_(t-1)| over units at the marked steps and the step after, and its median elsewhere."""
+        change = np.abs(np.diff(gate, axis=0)).mean(axis=1)  # change[t - 1]: into step t
+        switching = sorted({t for m in self.markers for t in (m, m + 1) if 1 <= t < self.length})
+        others = [t for t in range(1, self.length) if t not in switching]
+        return float(change[[t - 1 for t in switching]].mean()), float(np.median(change[[t - 1 for t in others]]))
+
     # --- layout -----------------------------------------------------------------------------------------
 
     def build_panels(self) -> None:
         length = self.length
         left, width = -4.9, 9.1
         self.stream = Stream(
-            self.values, self.marks, width=width * length / (length - 1), height=1.0, tick_every=0, dot_radius=0.045
+            self.values, self.marks, width=width * length / (length - 1), height=0.9, tick_every=0, dot_radius=0.045
         )
-        self.stream.move_to([left + width / 2, 2.25, 0])
-        stream_label = theme.text("input", theme.LABEL_SIZE).next_to(self.stream, LEFT, buff=0.35)
+        self.stream.move_to([left + width / 2, 2.3, 0])
+        self.stream_label = theme.text("input", theme.LABEL_SIZE).next_to(self.stream, LEFT, buff=0.35)
 
+        # Three panels on one time axis: what a step writes, what the cell holds (its own panel), the guess.
         write_top = float(np.ceil(self.write.max() * 2) / 2)
         cell_top = float(np.ceil(self.cell.max()))
-        self.memory = Plot((0, length - 1, 5), (0, write_top, write_top / 2), width=width, height=1.7, x_numbers=False)
-        self.memory.add_right_axis((0, cell_top, cell_top / 2), colour=theme.model_colour("LSTM"))
         guess_top = float(np.ceil(max(self.guess.max(), self.running.max()) * 2) / 2)
+        self.write_plot = Plot(
+            (0, length - 1, 5), (0, write_top, write_top / 2), width=width, height=0.85, x_numbers=False
+        )
+        self.memory = Plot((0, length - 1, 5), (0, cell_top, cell_top / 2), width=width, height=0.85, x_numbers=False)
         self.readout = Plot(
             (0, length - 1, 5),
             (0, guess_top, guess_top / 2),
             width=width,
-            height=1.7,
-            x_label="time step t",
+            height=0.85,
+            x_label="time step $t$",
             label_size=theme.SMALL_SIZE,
         )
-        for plot, y in ((self.memory, 0.2), (self.readout, -2.1)):
+        for plot, y in ((self.write_plot, 0.8), (self.memory, -0.65), (self.readout, -2.1)):
             plot.shift([self.stream.x_of(0) - plot.axes.c2p(0, 0)[0], y - plot.axes.get_center()[1], 0])
 
-        legend_write = theme.label(r"write $\|i \odot \tilde c\|$", theme.SMALL_SIZE, theme.value_colour())
-        legend_cell = theme.label(r"memory $\|c\|$", theme.SMALL_SIZE, theme.model_colour("LSTM"))
-        legend_memory = VGroup(legend_write, legend_cell).arrange(RIGHT, buff=0.4)
-        legend_memory.next_to(self.memory.axes, UP, buff=0.02).align_to(self.memory.axes, LEFT).shift(0.3 * RIGHT)
-        legend_guess = theme.label(r"guess $\mathrm{fc}(h_t)$", theme.SMALL_SIZE, theme.output_colour())
-        legend_sum = theme.text("true running sum", theme.SMALL_SIZE, theme.muted())
-        legend_readout = VGroup(legend_guess, legend_sum).arrange(RIGHT, buff=0.4)
-        legend_readout.next_to(self.readout.axes, UP, buff=0.02).align_to(self.readout.axes, LEFT).shift(0.3 * RIGHT)
+        def legend(plot: Plot, *labels: VGroup) -> VGroup:
+            group = VGroup(*labels).arrange(RIGHT, buff=0.4)
+            return group.next_to(plot.axes, UP, buff=0.02).align_to(plot.axes, LEFT).shift(0.3 * RIGHT)
 
-        marker_lines = VGroup()
+        self.legends = VGroup(
+            legend(
+                self.write_plot,
+                theme.label(r"write $\|i_t \odot \tilde c_t\|$", theme.SMALL_SIZE, theme.value_colour()),
+            ),
+            legend(self.memory, theme.label(r"cell memory $\|c_t\|$", theme.SMALL_SIZE, theme.model_colour("LSTM"))),
+            legend(
+                self.readout,
+                theme.label(r"guess $\mathrm{fc}(h_t)$", theme.SMALL_SIZE, theme.output_colour()),
+                theme.text("true running sum", theme.SMALL_SIZE, theme.muted()),
+            ),
+        )
+
+        self.marker_lines = VGroup()
         for marker in self.markers:
             x = self.stream.x_of(marker)
-            marker_lines.add(
+            self.marker_lines.add(
                 DashedVMobject(
-                    Line([x, self.readout.axes.get_bottom()[1], 0], [x, self.memory.axes.get_top()[1], 0]),
-                    num_dashes=24,
+                    Line([x, self.readout.axes.get_bottom()[1], 0], [x, self.write_plot.axes.get_top()[1], 0]),
+                    num_dashes=30,
                 ).set_stroke(theme.highlight(), width=1.5, opacity=0.6)
             )
         target_line = self.readout.hline(self.target, theme.highlight())
         target_label = theme.text(f"target {self.target:.2f}", theme.SMALL_SIZE, theme.highlight())
         target_label.next_to(target_line, RIGHT, buff=0.1)
-        self.target_label = target_label
+        self.target_label, self.target_line = target_label, target_line
 
-        self.play(FadeIn(stream_label), Create(self.stream.baseline), run_time=0.6)
+        self.play(FadeIn(self.stream_label), Create(self.stream.baseline), run_time=0.6)
         self.play(self.stream.appear(run_time_per_step=0.03), run_time=1.2)
         self.play(self.stream.light(self.markers, theme.highlight()), run_time=0.5)
         self.play(
+            Create(self.write_plot),
             Create(self.memory),
             Create(self.readout),
-            FadeIn(legend_memory),
-            FadeIn(legend_readout),
-            Create(marker_lines),
+            FadeIn(self.legends),
+            Create(self.marker_lines),
             Create(target_line),
             FadeIn(target_label),
             run_time=1.2,
@@ -812,8 +894,8 @@ class InsideTheLSTM(LectureSlide):
         steps = np.arange(self.length)
         time = self.cursor_time
         self.live = VGroup(
-            self.memory.series(steps, self.write, theme.value_colour(), tracker=time, stroke_width=3),
-            self.memory.series(steps, self.cell, theme.model_colour("LSTM"), tracker=time, right=True, stroke_width=3),
+            self.write_plot.series(steps, self.write, theme.value_colour(), tracker=time, stroke_width=3),
+            self.memory.series(steps, self.cell, theme.model_colour("LSTM"), tracker=time, stroke_width=3),
             self.readout.series(steps, self.running, theme.muted(), tracker=time, step=True, stroke_width=2.5),
             self.readout.series(steps, self.guess, theme.output_colour(), tracker=time, stroke_width=3),
         )
@@ -828,6 +910,46 @@ class InsideTheLSTM(LectureSlide):
         stamp.add_updater(lambda m: m[1].set_value(round(time.get_value())))
         stamp.move_to([5.9, 2.25, 0])
         self.add(self.live, cursor, stamp)
+        self.cursor = cursor
+
+    def show_gates(self, run: Artifact, ratio: float) -> None:
+        """The T x H gate heatmaps: forget, input and output gate per time step (columns) and unit (rows)."""
+        panels = VGroup(
+            self.write_plot,
+            self.memory,
+            self.readout,
+            self.legends,
+            self.target_line,
+            self.target_label,
+            self.marker_lines,
+        )
+        self.play(FadeOut(panels), FadeOut(self.live), FadeOut(self.final), FadeOut(self.cursor), run_time=0.6)
+        maps = VGroup()
+        for (name, label), y in zip(self.GATES, (0.95, -0.4, -1.75)):
+            values = run[name].T  # (hidden units, time steps)
+            heatmap = Heatmap(
+                values,
+                cell_size=self.stream.step,
+                cell_height=1.15 / values.shape[0],
+                vmin=0.0,
+                vmax=1.0,
+                dense=True,
+                cell_stroke=0,
+                colourbar=name == "input_gate",
+                titles=False,
+            )
+            heatmap.shift([self.stream.x_of(0) - heatmap.cell(0, 0).get_center()[0], y - heatmap.cells.get_y(), 0])
+            name_label = theme.label(label, theme.SMALL_SIZE).next_to(heatmap.cells, LEFT, buff=0.2)
+            maps.add(VGroup(heatmap, name_label))
+        axis = theme.text(f"rows: {run[self.GATES[0][0]].shape[1]} hidden units", theme.SMALL_SIZE, theme.muted())
+        axis.next_to(maps, DOWN, buff=0.15).align_to(maps[0][0].cells, LEFT)
+        # The marked steps are the lit input boxes right above their columns.
+        self.play(LaggedStart(*[FadeIn(m) for m in maps], lag_ratio=0.35), FadeIn(axis), run_time=1.6)
+        self.say(
+            f"the gates switch at the markers and hold in between (input gate: {ratio:.0f}× the change)",
+            theme.caption_colour(),
+        )
+        self.wait(1.5)
 
     def walk_to(self, step: int, run_time: float) -> None:
         self.play(self.cursor_time.animate.set_value(float(step)), run_time=run_time, rate_func=linear)
@@ -836,4 +958,5 @@ class InsideTheLSTM(LectureSlide):
         end = self.readout.axes.c2p(self.length - 1, self.guess[-1])
         final = theme.text(f"final guess {self.guess[-1]:.2f}", theme.SMALL_SIZE, theme.output_colour())
         final.next_to(self.target_label, DOWN, buff=0.12).align_to(self.target_label, LEFT)
-        self.play(FadeIn(final), Create(Dot(end, radius=0.06, color=theme.output_colour())), run_time=0.6)
+        self.final = VGroup(final, Dot(end, radius=0.06, color=theme.output_colour()))
+        self.play(FadeIn(final), Create(self.final[1]), run_time=0.6)

@@ -33,6 +33,7 @@ from seqanim.kit import theme
 from seqanim.kit.alignment import token_box
 from seqanim.kit.bars import Bars
 from seqanim.kit.heatmap import Heatmap, colour_for
+from seqanim.kit.motion import Travel
 from seqanim.kit.plots import Plot, nice_range
 from seqanim.kit.readout import Readout
 from seqanim.kit.rotation import PhasorCircle
@@ -135,7 +136,7 @@ class SelfAttentionLookup(LectureSlide):
             col_labels=two_line,
             row_title="query",
             col_title="key",
-            cell_size=0.7,
+            cell_size=0.76,  # wide enough that "query k0" under the last column clears "k4 v3"
             vmin=0.0,
             vmax=1.0,
             annotate=True,
@@ -143,8 +144,15 @@ class SelfAttentionLookup(LectureSlide):
             annotation_size=theme.SMALL_SIZE,
             annotate_from=0.005,  # a weight that rounds to 0.00 shows as colour only, not as 49 "0.00" labels
         )
-        self.heatmap.to_edge(LEFT, buff=0.3).shift(0.35 * DOWN)
-        self.play(FadeOut(self.token_row), FadeOut(self.kinds), FadeIn(self.heatmap), run_time=1.0)
+        self.heatmap.to_edge(LEFT, buff=0.3).shift(0.05 * DOWN)
+        # Each token travels to become its row (as the query) and its column (as the key) of the matrix.
+        travels = [
+            Travel(token[1], label)
+            for labels in (self.heatmap.row_labels, self.heatmap.col_labels)
+            for token, label in zip(self.token_row, labels)
+        ]
+        self.play(FadeOut(self.kinds), *[FadeOut(token[0]) for token in self.token_row], run_time=0.5)
+        self.play(FadeIn(self.heatmap), *[FadeOut(token[1]) for token in self.token_row], *travels, run_time=1.4)
 
     def query_row(self) -> None:
         weight = float(self.attention[-1, self.match])
@@ -170,13 +178,13 @@ class SelfAttentionLookup(LectureSlide):
             max_value=1.0,
             height=2.6,
             bar_width=0.5,
-            spacing=0.28,
+            spacing=0.26,
             colours=colours,
             decimals=3,
             label_size=theme.SMALL_SIZE,
             value_size=theme.tex_size(theme.SMALL_SIZE),
         )
-        self.chart.next_to(self.heatmap, RIGHT, buff=0.5).align_to(self.heatmap.cells, DOWN).shift(0.3 * UP)
+        self.chart.next_to(self.heatmap, RIGHT, buff=0.4).align_to(self.heatmap.cells, DOWN).shift(0.3 * UP)
         for readout, weight in zip(self.chart.readouts, row):
             if weight < 0.01:  # only the weights that matter carry a number; the bars show the rest
                 readout.set_opacity(0)
@@ -208,7 +216,7 @@ class SelfAttentionLookup(LectureSlide):
             theme.value_colour(),
         )
         mark, colour = ("✓", theme.allowed_colour()) if verdict == "correct" else ("✗", theme.error_colour())
-        result = theme.text(f"{mark} predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE + 4, colour)
+        result = theme.text(f"{mark} predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE, colour)
         lines = VGroup(read, result).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
         lines.next_to(self.chart, UP, buff=0.6).align_to(self.chart, LEFT)
         if lines.get_right()[0] > 6.9:
@@ -431,7 +439,7 @@ class SinusoidalPositions(LectureSlide):
         legend.next_to(self.panels[0].axes, UP, buff=0.08).align_to(self.panels[0].axes, RIGHT)
         self.legend = legend
         self.curves = curves
-        self.play(FadeIn(self.panels), FadeIn(self.panel_labels), FadeIn(legend), run_time=0.8)
+        self.play(FadeIn(self.panels), FadeIn(self.panel_labels), FadeIn(legend), run_time=0.6)
         self.play(Create(curves, lag_ratio=0.15), run_time=2.0)
 
     def build_encoding(self) -> None:
@@ -695,6 +703,7 @@ class RopeRotation(LectureSlide):
             notes=f"Move the query from position 0 to {last:.0f}. Each pair turns by m x omega: {described}. "
             "The dots mark the integer positions."
         )
+        self.backdrop(self.heading, self.wheel_titles, *[wheel.ring for wheel in self.wheels], self.q_legend)
         self.play(self.query_position.animate.set_value(last), run_time=7, rate_func=linear)
 
     def both_positions(self) -> None:
@@ -721,6 +730,15 @@ class RopeRotation(LectureSlide):
                     length=float(np.hypot(*k_pair)) / scale,
                 )
             )
+        # The angle between q and k in each pair: it alone sets the pair's share of the score.
+        self.angle_arcs = [
+            wheel.angle_arc(query_arrow_angle, key_arrow_angle, theme.highlight())
+            for wheel, query_arrow_angle, key_arrow_angle in zip(
+                self.wheels,
+                [lambda a=arrow: a.current_angle for arrow in self.query_arrows],
+                [lambda a=arrow: a.current_angle for arrow in key_arrows],
+            )
+        ]
         key_text = Readout("key $n =$", float(offset), 1, theme.key_colour(), theme.BODY_SIZE)
         key_text.follow(self.key_position.get_value)
         self.readout_numbers = (self.position_number, key_text.number)
@@ -738,6 +756,7 @@ class RopeRotation(LectureSlide):
             VGroup(
                 theme.text("q pair at m", theme.LABEL_SIZE, theme.query_colour()),
                 theme.text("k pair at n", theme.LABEL_SIZE, theme.key_colour()),
+                theme.text("arc: the angle between them", theme.LABEL_SIZE, theme.highlight()),
             )
             .arrange(RIGHT, buff=0.6)
             .to_edge(DOWN, buff=0.3)
@@ -745,6 +764,7 @@ class RopeRotation(LectureSlide):
         self.play(
             self.position_text.animate.move_to(targets[0]),
             *[FadeIn(arrow) for arrow in key_arrows],
+            *[FadeIn(arc) for arc in self.angle_arcs],
             FadeIn(key_text),
             FadeIn(score_text),
             FadeOut(self.q_legend),
@@ -765,6 +785,7 @@ class RopeRotation(LectureSlide):
             f"{run.metrics['sweep_max_deviation']:.1e}.",
         )
         shared = ValueTracker(0.0)
+        self.backdrop(self.heading, self.wheel_titles, *[wheel.ring for wheel in self.wheels], self.legend)
         self.query_position.add_updater(lambda t: t.set_value(shared.get_value()))
         self.key_position.add_updater(lambda t: t.set_value(shared.get_value() + offset))
         self.score_number.add_updater(lambda n: n.set_value(float(np.interp(shared.get_value(), shifts, scores))))
@@ -787,7 +808,7 @@ class RopeRotation(LectureSlide):
         self.play(
             FadeOut(self.wheels), FadeOut(self.wheel_titles), FadeOut(self.readouts), FadeOut(self.legend), run_time=0.6
         )
-        for arrow in [*self.query_arrows, *self.key_arrows]:
+        for arrow in [*self.query_arrows, *self.key_arrows, *self.angle_arcs]:
             arrow.clear_updaters()
         size = scores.shape[0]
         ticks = [str(p) if p % 8 == 0 else "" for p in range(size)]

@@ -19,6 +19,7 @@ from seqanim.config import Lecture, current, experiment_params
 from seqanim.errors import SeqanimError
 from seqanim.kit import layout, theme
 from seqanim.kit.describe import alt_text
+from seqanim.kit.lean import drop_svg_paths
 
 
 class LectureSlide(Slide):
@@ -32,6 +33,7 @@ class LectureSlide(Slide):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.lecture: Lecture = current()
         theme.configure(**self.lecture.theme.model_dump())
+        drop_svg_paths()  # text copies fast: every animation copies what it moves (seqanim.kit.lean)
         config.background_color = theme.background()
         super().__init__(*args, **kwargs)
         self.notes: list[str] = []
@@ -102,7 +104,7 @@ class LectureSlide(Slide):
         return theme.text(text, theme.TITLE_SIZE, weight="BOLD").to_edge(UP, buff=0.35)
 
     def title(
-        self, text: str | Text, *, animate: bool = True, along: Sequence[Animation] = (), run_time: float = 0.4
+        self, text: str | Text, *, animate: bool = True, along: Sequence[Animation] = (), run_time: float = 0.3
     ) -> Text:
         """The scene's title (a string, or a `heading` already made), top left, in the theme's title style.
 
@@ -129,12 +131,24 @@ class LectureSlide(Slide):
         self._caption = line
         return line
 
+    def backdrop(self, *mobjects: Mobject) -> None:
+        """Draw these (those on screen) first, under everything else, for the animations to come.
+
+        During an animation manim draws the mobjects below the first moving one once, and redraws every
+        mobject above it on every frame. Mobjects that stay still while others move (a heatmap, formulas,
+        the caption) belong at the back; they must not cover anything drawn later."""
+        shown = [mobject for mobject in mobjects if mobject is not None and mobject in self.mobjects]
+        if shown:
+            self.bring_to_back(*shown)
+
     def swap(self, old: Mobject | None, new: Mobject, run_time: float = 0.5) -> Mobject:
         """Replace a caption or readout in place."""
         from manim import FadeOut
 
         animations = [FadeIn(new)]
         if old is not None:
+            if old in self.mobjects:  # on top while it fades: what lies under it is drawn once, not per frame
+                self.bring_to_front(old)
             animations.insert(0, FadeOut(old))
         self.play(*animations, run_time=run_time)
         return new

@@ -276,3 +276,98 @@ def test_legible_counting_numbers_follow_the_cell_under_them() -> None:
     table.cells[0].set_fill(theme.heatmap_colormap()[-1], opacity=0.85)  # the bright end of the ramp
     count.interpolate(0.6)
     assert table.entry(0, 0).family_members_with_points()[0].get_fill_color().to_hex() == theme.background().to_hex()
+
+
+def _play(scene: Scene, *animations: object) -> None:
+    with tempconfig({"write_to_movie": False, "disable_caching": True, "verbosity": "ERROR", "dry_run": True}):
+        scene.play(*animations)
+
+
+def test_roll_texts_leaves_no_rolled_out_text_on_the_scene() -> None:
+    """manim adds an AnimationGroup's own Group to the scene; RollTexts must not, or every rolled-out text
+    would stay in the scene (drawn on every later frame) and the texts' parent would be split apart."""
+    from seqanim.kit.motion import RollTexts, roll
+
+    strip = VGroup(Square(), VGroup(*[Text(s, font_size=theme.SMALL_SIZE) for s in ("0.1", "0.2")]))
+    caption = Text("before", font_size=theme.SMALL_SIZE).shift(2 * DOWN)
+    scene = Scene()
+    scene.add(strip, caption)
+    old_numbers, numbers = list(strip[1]), strip[1]
+    new_caption = Text("after", font_size=theme.SMALL_SIZE).shift(2 * DOWN)
+    targets = [Text(s, font_size=theme.SMALL_SIZE).move_to(o) for s, o in zip(("0.3", "0.4"), numbers)]
+    _play(scene, RollTexts(numbers, targets, run_time=0.2), roll(caption, new_caption, run_time=0.2))
+    family = scene.get_mobject_family_members()
+    assert scene.mobjects == [strip, new_caption]  # the strip whole, the new caption; no leaked Group, no old one
+    assert not any(text in family for text in [*old_numbers, caption])
+    assert [t.text for t in strip[1]] == ["0.3", "0.4"]
+
+
+def test_travel_flies_each_glyph_onto_the_same_glyph_of_its_label() -> None:
+    from seqanim.kit.motion import Travel
+
+    token = Text("k3=v1", font_size=theme.SMALL_SIZE).shift(3 * LEFT)
+    label = Text("k3\nv1", font_size=theme.SMALL_SIZE).shift(2 * RIGHT + DOWN)
+    matrix = VGroup(Square(), label)
+    scene = Scene()
+    scene.add(token, matrix)
+    travel = Travel(token, label, run_time=0.2)
+    kinds = sorted(type(animation).__name__ for animation in travel.animations)
+    assert kinds == ["FadeOut", "Transform", "Transform", "Transform", "Transform"]  # k, 3, v, 1 fly; "=" fades
+    assert label.get_fill_opacity() == 0  # hidden until the glyphs land
+    _play(scene, travel)
+    assert scene.mobjects == [token, matrix]  # the flying copies are gone
+    assert label.get_fill_opacity() == 1
+    flyers = [animation.mobject for animation in travel.animations if type(animation).__name__ == "Transform"]
+    source_glyphs = [token.submobjects[i] for i in (0, 1, 3, 4)]  # k 3 v 1 of "k3=v1"
+    for flyer, glyph, source in zip(flyers, label.submobjects, source_glyphs):
+        assert np.allclose(flyer.get_center(), glyph.get_center(), atol=1e-6)  # landed on its own glyph
+        assert len(source.points) == len(glyph.points)  # the same glyph: moved, not morphed into another
+    with pytest.raises(ValueError, match="one glyph per character"):
+        Travel(token, VGroup(Square()))  # a shape, not a text
+
+
+def test_cached_text_hands_out_independent_copies_without_svg_paths() -> None:
+    from manim import RED
+    from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
+
+    first, second = theme.text("0.4242"), theme.text("0.4242")
+    fresh = Text("0.4242", font=theme.font(), font_size=theme.LABEL_SIZE, color=theme.foreground())
+    assert first is not second
+    assert np.allclose(first.get_all_points(), fresh.get_all_points())
+    first.set_color(RED).shift(UP)
+    assert np.allclose(second.get_all_points(), fresh.get_all_points())
+    assert second.get_color().to_hex() == fresh.get_color().to_hex()
+    assert all(glyph.path_obj is None for glyph in second.get_family() if isinstance(glyph, VMobjectFromSVGPath))
+
+
+def test_heatmap_with_tall_cells_draws_dense_as_cell_by_cell() -> None:
+    """cell_height: cells cell_size wide and cell_height tall, in both drawings, at the same places."""
+    values = np.cos(np.arange(12 * 20).reshape(12, 20) / 5.0)
+    pair = [Heatmap(values, cell_size=0.3, cell_height=0.1, vmin=-1, vmax=1, cell_stroke=0, dense=d) for d in (0, 1)]
+    assert np.isclose(pair[0].cells.height, 1.2) and np.isclose(pair[0].cells.width, 6.0)
+    assert np.isclose(pair[1].cells.height, 1.2, atol=0.01) and np.isclose(pair[1].cells.width, 6.0, atol=0.02)
+    frames = [render_frame(heatmap) for heatmap in pair]
+    for row, col in ((0, 0), (5, 11), (11, 19)):
+        centre = pair[0].cell(row, col).get_center()
+        assert np.allclose(pair[1].cell(row, col).get_center(), centre, atol=1e-6)
+        assert np.abs(pixel_at(frames[0], centre) - pixel_at(frames[1], centre)).max() <= 4
+
+
+def test_angle_arc_keeps_its_size_while_both_phasors_turn() -> None:
+    from seqanim.kit.rotation import PhasorCircle
+
+    wheel = PhasorCircle(radius=1.0)
+    turn = {"by": 0.0}
+    arc = wheel.angle_arc(lambda: 0.3 + turn["by"], lambda: 1.1 + turn["by"], theme.highlight(), fraction=0.5)
+
+    def angles() -> tuple[float, float]:
+        start, end = arc.get_start() - wheel.centre, arc.get_end() - wheel.centre
+        return float(np.arctan2(start[1], start[0])), float(np.arctan2(end[1], end[0]))
+
+    assert np.allclose(angles(), (0.3, 1.1))
+    for by in (0.7, 2.0, -1.3):
+        turn["by"] = by
+        arc.update()
+        start, end = angles()
+        assert np.isclose((end - start) % (2 * np.pi), 0.8)  # the angle between them holds
+        assert np.isclose(np.angle(np.exp(1j * (start - 0.3 - by))), 0.0, atol=1e-9)  # and turns with them

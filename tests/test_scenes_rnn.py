@@ -10,6 +10,7 @@ import pytest
 
 from seqanim.contract import Artifact
 from seqanim.workspace import current
+from tests.opening import title_alone_seconds
 
 # scene -> (slides it produces, index of its loop slide or None)
 SCENES = {
@@ -17,7 +18,7 @@ SCENES = {
     "EchoOfAPulse": (6, 4),
     "AddingProblem": (5, None),
     "TrainingRace": (4, None),
-    "InsideTheLSTM": (5, None),
+    "InsideTheLSTM": (6, None),
 }
 
 
@@ -29,6 +30,15 @@ def test_scene_renders_cleanly(scene_report, scene: str) -> None:
     assert report["slides"] == SCENES[scene][0]
     assert len(report["notes"]) == SCENES[scene][0]
     assert 5 < report["duration"] < 60
+
+
+GATES = ("forget", "input", "output")
+
+
+def _gate_change(gate: np.ndarray, markers: tuple[int, int]) -> str:
+    """Mean change of a gate over the hidden units into the marked steps and the steps right after them."""
+    steps = sorted({t for m in markers for t in (m, m + 1) if t < len(gate)})
+    return f"{np.mean([np.abs(gate[t] - gate[t - 1]).mean() for t in steps]):.3f}"
 
 
 def expected_notes(scene: str, artifact: Callable[[str], Artifact]) -> list[list[str]]:
@@ -96,6 +106,10 @@ def expected_notes(scene: str, artifact: Callable[[str], Artifact]) -> list[list
             [f"between {cell[first + 1 : second].min():.2f} and {cell[first + 1 : second].max():.2f}"],
             [f"spikes again to {write[second]:.2f}"],
             [f"= {guess[-1]:.3f} against the target {target:.3f}"],
+            [
+                f"the {name} gate changes by {_gate_change(run[f'{name}_gate'], (first, second))} per unit"
+                for name in GATES
+            ],
         ]
     raise KeyError(scene)
 
@@ -151,3 +165,9 @@ def test_regime_word_matches_the_spectral_radius_on_screen(scene_report, artifac
     regime_slides = report["screen_texts"][1 : 1 + len(expected)]  # slides 2..: one slide per regime
     shown = [[word for word in ("forgets", "holds", "explodes") if word in texts] for texts in regime_slides]
     assert shown == [[word] for word in expected]
+
+
+@pytest.mark.parametrize("scene", sorted(SCENES))
+def test_scene_opens_with_at_most_half_a_second_of_its_title_alone(lecture_built, scene: str) -> None:
+    video = current().renders("low") / f"{scene}.mp4"
+    assert title_alone_seconds(video) <= 0.5

@@ -127,7 +127,7 @@ class WeightedFan(VGroup):
         for line, weight in zip(self.lines, weights):
             width, opacity = self._style(weight)
             animations.append(line.animate.set_stroke(self.colour, width=width, opacity=opacity))
-        return AnimationGroup(*animations)
+        return AnimationGroup(*animations, group=self)  # else manim adds a Group of the lines, splitting the fan
 
 
 class ScoreStrip(VGroup):
@@ -173,9 +173,10 @@ class ScoreStrip(VGroup):
 
     def _number(self, value: float, cell: Square) -> Text:
         # Dark digits on bright cells, light digits on dark ones (by contrast: works for any ramp and preset).
+        if abs(value) < self.hide_below:  # never shown: one blank text for all, built once (not one per value)
+            return theme.text(self.fmt.format(0.0), self.number_size).move_to(cell).set_opacity(0)
         colour = theme.text_on(self.colour(value))
-        number = theme.text(self.fmt.format(value), self.number_size, colour).move_to(cell)
-        return number.set_opacity(0) if abs(value) < self.hide_below else number
+        return theme.text(self.fmt.format(value), self.number_size, colour).move_to(cell)
 
     def number_targets(self, values: Sequence[float]) -> VGroup:
         """Numbers for `values` placed over the cells (for a Transform from `numbers`)."""

@@ -24,6 +24,7 @@ from manim import (
 
 from seqanim.kit import theme
 from seqanim.kit.describe import label_text, number
+from seqanim.kit.heatmap import centred_lines
 
 
 class Bars(VGroup):
@@ -66,9 +67,9 @@ class Bars(VGroup):
             bar = self._bar(value, colour).move_to([x, 0, 0], aligned_edge=DOWN if value >= 0 else UP)
             self.bars.add(bar)
             self.labels.add(
-                Text(str(label), font=theme.font(), font_size=label_size, color=theme.foreground()).move_to(
-                    [x, -0.3, 0]
-                )
+                centred_lines(
+                    Text(str(label), font=theme.font(), font_size=label_size, color=theme.foreground())
+                ).move_to([x, -0.3, 0])
             )
             readout = DecimalNumber(value, num_decimal_places=decimals, font_size=value_size, color=theme.foreground())
             self.readouts.add(readout)

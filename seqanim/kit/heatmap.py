@@ -19,7 +19,6 @@ from manim import (
     AnimationGroup,
     ManimColor,
     Rectangle,
-    Square,
     SurroundingRectangle,
     VGroup,
     VMobject,
@@ -39,6 +38,21 @@ def colour_for(value: float, vmin: float, vmax: float, colormap: Sequence[ManimC
     low = int(np.floor(position))
     high = min(low + 1, len(colormap) - 1)
     return interpolate_color(colormap[low], colormap[high], position - low)
+
+
+def centred_lines(label: VMobject) -> VMobject:
+    """Centre each line of a multi-line Text under the widest (Pango sets them left-aligned), so a two-line
+    label ("query" over "k0") sits centred on its column instead of leaning into its neighbour."""
+    lines = getattr(label, "original_text", "").split("\n")
+    if len(lines) < 2:
+        return label
+    centre, start = label.get_x(), 0
+    for line in lines:
+        count = len("".join(line.split()))
+        if count:
+            VGroup(*label.submobjects[start : start + count]).set_x(centre)
+        start += count
+    return label
 
 
 class Colourbar(VGroup):
@@ -111,6 +125,8 @@ class Heatmap(VGroup):
         col_labels_on_top: bool = False,
         cell_stroke: float = 1.0,
         dense: bool = False,
+        cell_height: float | None = None,
+        titles: bool = True,
     ) -> None:
         super().__init__()
         self.values = np.array(values, dtype=float)
@@ -121,6 +137,9 @@ class Heatmap(VGroup):
         self.colormap = list(colormap or theme.heatmap_colormap())
         self.fmt = fmt
         self.cell_size = cell_size
+        # Cells are cell_size wide and cell_height tall (square by default): a time x unit matrix can share a
+        # plot's time axis while its many rows fit a short panel.
+        self.cell_height = cell_height or cell_size
         self.dense = dense
         if dense and annotate:
             raise ValueError("a dense Heatmap cannot annotate its cells; use dense=False")
@@ -131,8 +150,12 @@ class Heatmap(VGroup):
         else:
             self.cells = VGroup(
                 *[
-                    Square(
-                        side_length=cell_size, stroke_width=cell_stroke, stroke_color=theme.background(), fill_opacity=1
+                    Rectangle(
+                        width=cell_size,
+                        height=self.cell_height,
+                        stroke_width=cell_stroke,
+                        stroke_color=theme.background(),
+                        fill_opacity=1,
                     )
                     for _ in range(rows * cols)
                 ]
@@ -161,7 +184,7 @@ class Heatmap(VGroup):
         if col_labels is not None:
             for j, text in enumerate(col_labels):
                 anchor = self.cell(0, j) if col_labels_on_top else self.cell(rows - 1, j)
-                label = theme.text(str(text), label_size)
+                label = centred_lines(theme.text(str(text), label_size))
                 label.next_to(anchor, UP if col_labels_on_top else DOWN, buff=0.1)
                 self.col_labels.add(label)
             self.add(self.col_labels)
@@ -172,7 +195,8 @@ class Heatmap(VGroup):
         self.row_title.next_to(row_anchor, LEFT, buff=0.15)
         self.col_title = theme.label(f"{col_title} (columns)", label_size, theme.muted())
         self.col_title.next_to(col_anchor, UP if col_labels_on_top else DOWN, buff=0.12)
-        self.add(self.row_title, self.col_title)
+        if titles:  # off when a figure labels several heatmaps at once
+            self.add(self.row_title, self.col_title)
 
         self.colourbar: Colourbar | None = None
         if colourbar:
@@ -188,9 +212,9 @@ class Heatmap(VGroup):
     def shape(self) -> tuple[int, int]:
         return self.values.shape  # type: ignore[return-value]
 
-    def cell(self, row: int, col: int) -> Square:
-        if self.dense:  # geometry only: a square where the cell is drawn now
-            return Square(side_length=self._cell_width()).move_to(self._cell_centre(row, col))
+    def cell(self, row: int, col: int) -> Rectangle:
+        if self.dense:  # geometry only: a rectangle where the cell is drawn now
+            return Rectangle(width=self._cell_width(), height=self._cell_height()).move_to(self._cell_centre(row, col))
         return self.cells[row * self.shape[1] + col]
 
     def row(self, row: int) -> VGroup:
@@ -210,27 +234,30 @@ class Heatmap(VGroup):
     def _cell_width(self) -> float:
         return self.cells.width / self.shape[1]  # follows any scaling of the heatmap
 
+    def _cell_height(self) -> float:
+        return self.cells.height / self.shape[0]
+
     def _cell_centre(self, row: int, col: int) -> np.ndarray:
-        width = self._cell_width()
-        return self.cells.get_corner(UP + LEFT) + np.array([(col + 0.5) * width, -(row + 0.5) * width, 0.0])
+        width, height = self._cell_width(), self._cell_height()
+        return self.cells.get_corner(UP + LEFT) + np.array([(col + 0.5) * width, -(row + 0.5) * height, 0.0])
 
     def _span(self, top: int, bottom: int, left: int, right: int) -> Rectangle:
-        width = self._cell_width()
+        width, height = self._cell_width(), self._cell_height()
         corner = self.cells.get_corner(UP + LEFT)
-        rectangle = Rectangle(width=(right - left + 1) * width, height=(bottom - top + 1) * width)
+        rectangle = Rectangle(width=(right - left + 1) * width, height=(bottom - top + 1) * height)
         return rectangle.move_to(
-            corner + np.array([(left + right + 1) / 2 * width, -(top + bottom + 1) / 2 * width, 0.0])
+            corner + np.array([(left + right + 1) / 2 * width, -(top + bottom + 1) / 2 * height, 0.0])
         )
 
     def _draw_dense(self, values: np.ndarray) -> None:
         """One filled VMobject per colour level; each horizontal run of equal level is one rectangle in it."""
         rows, cols = values.shape
-        size, levels = self.cell_size, self.DENSE_LEVELS
+        size, tall, levels = self.cell_size, self.cell_height, self.DENSE_LEVELS
         span = (self.vmax - self.vmin) or 1.0
         level = np.where(
             np.isfinite(values), np.rint(np.clip((values - self.vmin) / span, 0, 1) * (levels - 1)), -1
         ).astype(int)
-        origin = np.array([-cols * size / 2, rows * size / 2, 0.0])  # top-left corner, grid centred on ORIGIN
+        origin = np.array([-cols * size / 2, rows * tall / 2, 0.0])  # top-left corner, grid centred on ORIGIN
         shapes: dict[int, VMobject] = {}
         for row in range(rows):
             start = 0
@@ -247,8 +274,8 @@ class Heatmap(VGroup):
                     shapes[key] = VMobject(fill_color=colour, fill_opacity=1, stroke_width=0)
                 # Overlap the next run and row by a sliver (not past the grid's edge), so no background shows at seams.
                 width = (col - start) * size + (0.06 * size if col < cols else 0.0)
-                height = size + (0.06 * size if row < rows - 1 else 0.0)
-                left = origin + np.array([start * size, -row * size, 0.0])
+                height = tall + (0.06 * tall if row < rows - 1 else 0.0)
+                left = origin + np.array([start * size, -row * tall, 0.0])
                 corners = [left, left + [width, 0, 0], left + [width, -height, 0], left + [0, -height, 0], left]
                 shapes[key].start_new_path(corners[0])
                 shapes[key].add_points_as_corners(corners[1:])
@@ -326,7 +353,7 @@ class Heatmap(VGroup):
             )
         for row in range(self.shape[0]) if rows is None else rows:
             self.values[row] = target[row]
-        return AnimationGroup(*animations)
+        return AnimationGroup(*animations, group=self)  # else manim adds a Group of the cells, splitting the map
 
     def annotation_targets(self, values: np.ndarray) -> VGroup:
         """New annotation texts for `values`, placed over the cells (for a Transform from `annotations`)."""

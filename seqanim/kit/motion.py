@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from manim import UP, Animation, AnimationGroup, FadeIn, ManimColor, Mobject, VGroup
+from manim import UP, Animation, AnimationGroup, FadeIn, FadeOut, ManimColor, Mobject, Transform, VGroup
 
 
 def _string(mobject: Mobject) -> str | None:
@@ -63,7 +63,9 @@ class RollTexts(AnimationGroup):
             self.swaps.append((index, new))
         if not animations:  # nothing changes: an empty roll still takes its run_time
             animations.append(group.animate.shift(0 * UP))
-        super().__init__(*animations, **kwargs)
+        # group=: without it manim wraps the old texts in a new Group and adds that to the scene, which splits
+        # the texts' parent apart and keeps every rolled-out text there, drawn on every later frame.
+        super().__init__(*animations, group=group, **kwargs)
 
     def clean_up_from_scene(self, scene) -> None:  # type: ignore[no-untyped-def]
         super().clean_up_from_scene(scene)
@@ -74,11 +76,24 @@ class RollTexts(AnimationGroup):
                 scene.mobjects.remove(new)
 
 
+class _Roll(AnimationGroup):
+    """`roll`: afterwards the faded-out text leaves the scene (if it stood there on its own)."""
+
+    def __init__(self, old: Mobject, new: Mobject, distance: float, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        shift = distance * UP
+        self.old = old
+        super().__init__(old.animate.shift(shift).set_opacity(0), FadeIn(new, shift=shift), group=old, **kwargs)
+
+    def clean_up_from_scene(self, scene) -> None:  # type: ignore[no-untyped-def]
+        super().clean_up_from_scene(scene)
+        if self.old in scene.mobjects:  # invisible now; drawing it on every later frame costs time
+            scene.mobjects.remove(self.old)
+
+
 def roll(old: Mobject, new: Mobject, distance: float = 0.22, **kwargs) -> AnimationGroup:  # type: ignore[no-untyped-def]
-    """Roll one text (a caption, a "q = [1, 0]" label) into another; `old` is faded out and stays behind
-    at zero opacity: use `new` from now on."""
-    shift = distance * UP
-    return AnimationGroup(old.animate.shift(shift).set_opacity(0), FadeIn(new, shift=shift), **kwargs)
+    """Roll one text (a caption, a "q = [1, 0]" label) into another; `old` is faded out (and taken off the
+    scene if it stood there on its own): use `new` from now on."""
+    return _Roll(old, new, distance, **kwargs)
 
 
 class CountTexts(Animation):
@@ -156,3 +171,49 @@ def paced(count: int, first: float, last: float) -> list[float]:
     if count <= 1:
         return [first] * count
     return [float(first * (last / first) ** (i / (count - 1))) for i in range(count)]
+
+
+class Travel(AnimationGroup):
+    """Copies of `source`'s glyphs fly onto the same glyphs of `target` (a token becoming a matrix label):
+    each glyph keeps its shape and only moves and scales, so no glyph is morphed into another. Glyphs are
+    matched in reading order by character ("k3=v1" onto "k3\\nv1": k, 3, v, 1 fly; "=" fades where it was);
+    target glyphs without a source (none, usually) fade in. `target` is drawn once the copies have landed."""
+
+    def __init__(self, source: Mobject, target: Mobject, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        source_chars = [c for c in _string(source) or "" if not c.isspace()]
+        target_chars = [c for c in _string(target) or "" if not c.isspace()]
+        if len(source_chars) != len(source.submobjects) or len(target_chars) != len(target.submobjects):
+            raise ValueError(f"Travel: {_string(source)!r} or {_string(target)!r} is not one glyph per character")
+        self.target = target.set_opacity(0)
+        flights, next_source = [], 0
+        self.moving = VGroup()  # the flying and fading copies: drawn while the animation plays, then removed
+        self.arrivals = VGroup()  # target glyphs with no source glyph, faded in
+
+        def fade(glyph: Mobject) -> None:
+            leaving = glyph.copy()
+            self.moving.add(leaving)
+            flights.append(FadeOut(leaving))
+
+        for glyph, char in zip(target.submobjects, target_chars):
+            match = next((i for i in range(next_source, len(source_chars)) if source_chars[i] == char), None)
+            landing = glyph.copy().set_opacity(1)
+            if match is None:
+                self.arrivals.add(landing)
+                flights.append(FadeIn(landing))
+                continue
+            for skipped in source.submobjects[next_source:match]:  # glyphs the target does not have
+                fade(skipped)
+            flyer = source.submobjects[match].copy()
+            self.moving.add(flyer)
+            flights.append(Transform(flyer, landing))
+            next_source = match + 1
+        for skipped in source.submobjects[next_source:]:
+            fade(skipped)
+        super().__init__(*flights, group=self.moving, **kwargs)
+
+    def clean_up_from_scene(self, scene) -> None:  # type: ignore[no-untyped-def]
+        super().clean_up_from_scene(scene)
+        for mobject in (self.moving, *self.moving, *self.arrivals):
+            if mobject in scene.mobjects:
+                scene.mobjects.remove(mobject)
+        self.target.set_opacity(1)

@@ -31,8 +31,15 @@ class Readout(VGroup):
         self.add(self.label, self.number)
 
     def follow(self, value_of: Callable[[], float]) -> Readout:
-        """Show `value_of()` on every frame."""
-        self.number.add_updater(lambda number: number.set_value(value_of()))
+        """Show `value_of()` on every frame; the number's glyphs are rebuilt only when its digits change."""
+        decimals = self.number.num_decimal_places
+
+        def update(number: DecimalNumber) -> None:
+            value = value_of()
+            if round(value, decimals) != round(number.get_value(), decimals):
+                number.set_value(value)
+
+        self.number.add_updater(update)
         return self.keep_aligned()
 
     def keep_aligned(self) -> Readout:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from manim import Arrow, Circle, Dot, ManimColor, VGroup
+from manim import Arc, Arrow, Circle, Dot, ManimColor, VGroup
 
 from seqanim.kit import theme
 
@@ -60,6 +60,48 @@ class PhasorCircle(VGroup):
         self.phasors.append(arrow)
         self.add(arrow)
         return arrow
+
+    def angle_arc(
+        self,
+        start: Callable[[], float],
+        end: Callable[[], float],
+        colour: ManimColor,
+        *,
+        fraction: float = 0.3,
+        stroke_width: float = 5,
+    ) -> Arc:
+        """The arc from angle `start()` to `end()` the short way round, at `fraction` of the radius: the angle
+        between two phasors. It follows them every frame, turned in place while the angle between them holds
+        (so an angle that stays constant visibly keeps its size) and rebuilt only when that angle changes."""
+
+        def between() -> float:
+            return float((end() - start() + np.pi) % (2 * np.pi) - np.pi)
+
+        def points(first: float, span: float) -> np.ndarray:
+            return Arc(radius=fraction * self.radius, start_angle=first, angle=span, arc_center=self.centre).points
+
+        arc = Arc(
+            radius=fraction * self.radius,
+            start_angle=start(),
+            angle=between(),
+            arc_center=self.centre,
+            color=colour,
+            stroke_width=stroke_width,
+        )
+        arc.drawn = (start(), between())  # type: ignore[attr-defined]
+
+        def follow(mobject: Arc) -> None:
+            first, span = start(), between()
+            drawn_first, drawn_span = mobject.drawn  # type: ignore[attr-defined]
+            if abs(span - drawn_span) > 1e-6:
+                mobject.set_points(points(first, span))
+            elif first != drawn_first:
+                mobject.rotate(first - drawn_first, about_point=self.centre)
+            mobject.drawn = (first, span)  # type: ignore[attr-defined]
+
+        arc.add_updater(follow)
+        self.add(arc)
+        return arc
 
     def trail(
         self,

@@ -12,6 +12,7 @@ from typing import Any
 
 from manim import ManimColor, Tex, Text
 
+from seqanim.kit.lean import cached_text  # each distinct text built once, then copied
 from seqanim.kit.style import DEFAULT_STYLE, Style
 
 # Sizes in manim font units. The layout check measures what they give on screen: the smallest text must
@@ -169,4 +170,4 @@ def label(content: str, size: float = LABEL_SIZE, colour: ManimColor | None = No
 
 def text(content: str, size: float = LABEL_SIZE, colour: ManimColor | None = None, weight: str = "NORMAL") -> Text:
     """A line of text in the lecture's font; foreground colour unless told otherwise."""
-    return Text(content, font=font(), font_size=size, color=colour or foreground(), weight=weight)
+    return cached_text(content, font(), size, ManimColor(colour or foreground()), weight)
