@@ -230,3 +230,31 @@ def test_scene_video_has_the_quality_size_and_the_reported_length(lecture_built:
     pieces = [_video(slide["file"]) for slide in _slides(current().slides(QUALITY) / f"{scene}.json")]
     total = sum(float(_probe(piece, "-show_format")["format"]["duration"]) for piece in pieces)
     assert total == pytest.approx(report["duration"], abs=0.1 * len(pieces))
+
+
+def _opening_frames(video: Path, size: tuple[int, int], seconds: float = 1.5) -> np.ndarray:
+    """The first `seconds` of a video as frames (N x height x width x 3), decoded by ffmpeg."""
+    raw = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", str(video), "-t", str(seconds), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    width, height = size
+    return np.frombuffer(raw, dtype=np.uint8).reshape(-1, height, width, 3)
+
+
+@pytest.mark.parametrize("scene", list(registry.scenes()))
+def test_no_scene_opens_on_its_title_alone(lecture_built: Path, scene: str) -> None:
+    """From the first frame with the title to the first with anything below it: at most half a second."""
+    from seqanim.kit import theme
+
+    report = json.loads((current().renders(QUALITY) / f"{scene}.report.json").read_text())
+    fps = float(report["fps"])
+    frames = _opening_frames(current().renders(QUALITY) / f"{scene}.mp4", tuple(report["resolution"]))
+    background = np.array(theme.background().to_rgb()) * 255
+    ink = np.abs(frames.astype(float) - background).max(axis=3) > 40  # pixels clearly off the background
+    band = round(70 * frames.shape[1] / 480)  # the title's rows (70 at 480p: it stands at the top edge, 40-unit type)
+    title = [i for i in range(len(ink)) if ink[i, :band].sum() > 50]
+    below = [i for i in range(len(ink)) if ink[i, band:].sum() > 50]
+    assert title, f"{scene}: no title in the first {len(ink) / fps:.1f} s"
+    assert below and (below[0] - title[0]) / fps <= 0.5, f"{scene}: the title stands alone for more than 0.5 s"

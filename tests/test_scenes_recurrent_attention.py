@@ -5,9 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from seqanim.workspace import current
-from tests.opening import title_alone_seconds
-
 SLIDES = {"ReverseAlignment": 7, "SortAlignment": 7}
 
 
@@ -102,9 +99,3 @@ def test_sort_scene_shows_other_inputs_with_other_permutations(artifact) -> None
     run = artifact("seq2seq_sort")
     pointers = {tuple(np.argmax(a, axis=1)) for a in run["more_attention"]}
     assert len(pointers) == len(run["more_attention"])
-
-
-@pytest.mark.parametrize("scene", sorted(SLIDES))
-def test_scene_opens_with_at_most_half_a_second_of_its_title_alone(lecture_built, scene: str) -> None:
-    video = current().renders("low") / f"{scene}.mp4"
-    assert title_alone_seconds(video) <= 0.5

@@ -10,7 +10,6 @@ import pytest
 
 from seqanim.contract import Artifact
 from seqanim.workspace import current
-from tests.opening import title_alone_seconds
 
 # scene -> (slides it produces, index of its loop slide or None)
 SCENES = {
@@ -165,9 +164,3 @@ def test_regime_word_matches_the_spectral_radius_on_screen(scene_report, artifac
     regime_slides = report["screen_texts"][1 : 1 + len(expected)]  # slides 2..: one slide per regime
     shown = [[word for word in ("forgets", "holds", "explodes") if word in texts] for texts in regime_slides]
     assert shown == [[word] for word in expected]
-
-
-@pytest.mark.parametrize("scene", sorted(SCENES))
-def test_scene_opens_with_at_most_half_a_second_of_its_title_alone(lecture_built, scene: str) -> None:
-    video = current().renders("low") / f"{scene}.mp4"
-    assert title_alone_seconds(video) <= 0.5

@@ -10,8 +10,6 @@ import numpy as np
 import pytest
 
 from seqanim.contract import Artifact
-from seqanim.workspace import current
-from tests.opening import title_alone_seconds
 
 SLIDES = {
     "SelfAttentionLookup": 5,
@@ -92,9 +90,3 @@ def test_every_note_quotes_data(
     notes = scene_report(scene)["notes"]
     for index, (note, number) in enumerate(zip(notes, expected_notes(scene, artifact), strict=True)):
         assert number in note, f"{scene} slide {index + 1}: expected {number!r} in {note!r}"
-
-
-@pytest.mark.parametrize("scene", sorted(SLIDES))
-def test_scene_opens_with_at_most_half_a_second_of_its_title_alone(lecture_built, scene: str) -> None:
-    video = current().renders("low") / f"{scene}.mp4"
-    assert title_alone_seconds(video) <= 0.5

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
-
-from seqanim.kit import theme
-from seqanim.workspace import current
 
 SLIDES = {
     "QueryKeyValue": 3,
@@ -128,30 +123,3 @@ def test_examples_in_notes_come_from_data(scene_report, artifact) -> None:  # ty
         f"{art['labels'][lowest]} still has positive weight {art['weights'][0, lowest]:.4f}"
         in scene_report("SoftmaxNormalization")["notes"][3]
     )
-
-
-def opening_frames(scene: str, size: tuple[int, int], seconds: float = 1.5) -> np.ndarray:
-    """The first `seconds` of a scene's rendered video as frames (N x height x width x 3), decoded by ffmpeg."""
-    video = current().renders("low") / f"{scene}.mp4"
-    raw = subprocess.run(
-        ["ffmpeg", "-v", "error", "-i", str(video), "-t", str(seconds), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
-        check=True,
-        capture_output=True,
-    ).stdout
-    width, height = size
-    return np.frombuffer(raw, dtype=np.uint8).reshape(-1, height, width, 3)
-
-
-@pytest.mark.parametrize("scene", list(SLIDES))
-def test_no_scene_opens_on_its_title_alone(scene: str, scene_report) -> None:  # type: ignore[no-untyped-def]
-    """From the first frame with the title to the first with anything below it: at most half a second."""
-    report = scene_report(scene)
-    fps = float(report["fps"])
-    frames = opening_frames(scene, tuple(report["resolution"]))
-    background = np.array(theme.background().to_rgb()) * 255
-    ink = np.abs(frames.astype(float) - background).max(axis=3) > 40  # pixels clearly off the background
-    band = round(70 * frames.shape[1] / 480)  # the title's rows (70 at 480p: it stands at the top edge, 40-unit type)
-    title = [i for i in range(len(ink)) if ink[i, :band].sum() > 50]
-    below = [i for i in range(len(ink)) if ink[i, band:].sum() > 50]
-    assert title, f"{scene}: no title in the first {len(ink) / fps:.1f} s"
-    assert below and (below[0] - title[0]) / fps <= 0.5, f"{scene}: the title stands alone for more than 0.5 s"
