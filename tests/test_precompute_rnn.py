@@ -187,14 +187,14 @@ def test_example_follows_the_notebook(artifact, restore_torch_state: None) -> No
     np.testing.assert_allclose(run["true_running_sum"][-1], run["target"])
 
 
-def test_write_norm_peaks_at_the_markers(artifact) -> None:
+def test_write_norm_jumps_at_the_markers(artifact) -> None:
+    """The figure's claim: the LSTM writes to its cell when a marker arrives. Its write norm jumps there: the
+    two largest step-to-step increases happen exactly at the markers. (Not "the write is largest at the
+    marker": with a longer sequence, adding.T = 36, the trained cell's baseline write drifts above the
+    first marker's later on, while the jumps stay at the markers.)"""
     run = artifact("lstm_inside")
     write = run["write_norm"]
     first, second = (int(m) for m in run["markers"])
-    # Each marker writes more than any other step before the next marker (or the end).
-    assert write[first] == write[:second].max()
-    assert write[second] == write[first + 1 :].max()
-    # And the two largest jumps of the write norm happen exactly at the markers.
     jumps = np.diff(write)
     assert set(np.argsort(jumps)[-2:] + 1) == {first, second}
 
