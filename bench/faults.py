@@ -593,6 +593,8 @@ def main() -> None:
                 trial_started = time.perf_counter()
                 what, survived, why = trial()
                 seconds = time.perf_counter() - trial_started
+                if what.endswith("(build had ended)"):  # aimed past the build's end: no signal was sent
+                    kind = f"missed {kind}"
                 rows.append((kind, survived, seconds))
                 mark = "survived" if survived else f"FAILED: {why}"
                 print(f"{number:>4}  {kind:<20} {what:<84} {seconds:>4.0f} s  {mark}", flush=True)
@@ -622,10 +624,14 @@ def tally(rows: list[tuple[str, bool, float]], campaign: Campaign | None, second
         print(f"{kind:<22}{len(of_kind):>7}{sum(row[1] for row in of_kind):>10}{mean:>9.0f}")
     if campaign is not None and campaign.landed:
         print("kills landed in: " + ", ".join(f"{k} {n}" for k, n in sorted(campaign.landed.items())))
+    faults = [row for row in rows if not row[0].startswith("missed")]  # a missed kill tested nothing
     for kind in kinds:
         of_kind = [row for row in rows if row[0] == kind]
-        print(f"faults: {sum(row[1] for row in of_kind)}/{len(of_kind)} trials survived ({kind})")
-    print(f"faults: {sum(row[1] for row in rows)}/{len(rows)} trials survived")
+        if not kind.startswith("missed"):
+            print(f"faults: {sum(row[1] for row in of_kind)}/{len(of_kind)} trials survived ({kind})")
+    missed = len(rows) - len(faults)
+    note = f" ({missed} missed kills not counted)" if missed else ""
+    print(f"faults: {sum(row[1] for row in faults)}/{len(faults)} trials survived{note}")
 
 
 if __name__ == "__main__":
