@@ -156,6 +156,7 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
     records: list[dict[str, Any]] = []
     cues: list[captions.Cue] = []
     pieces: list[tuple[Path | None, float]] = []
+    made: list[int] = []  # slides whose clip this run synthesised (not found in the voice cache)
     start = 0.0
     for number, (slide, path, text, alt) in enumerate(zip(slides, files, narrations, alts), start=1):
         where = f"{scene} slide {number}"
@@ -169,6 +170,8 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
         end = start + slot
         cues += captions.slide_cues(text, start, speech, end, publish.caption_chars, where)
         pieces.append((clip.path if clip else None, slot))
+        if clip and clip.synthesised:
+            made.append(number)
         records.append(
             {
                 "slide": number,
@@ -181,7 +184,6 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
                 "alt": alt,
                 "audio": clip.path.name if clip else None,  # in the voice cache (seqanim.voice.cache_dir)
                 "source": clip.source if clip else "reading time",
-                "synthesised": bool(clip and clip.synthesised),
                 "lufs": clip.lufs if clip else None,
                 "still": f"stills/{scene}/{number}.png",
                 "video": workspace.label(path),
@@ -211,7 +213,6 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
         atomic_write_bytes(out["srt"], srt.read_bytes())
         out["stills"].parent.mkdir(parents=True, exist_ok=True)
         replace_dir(stills, out["stills"])
-    synthesised = sum(record["synthesised"] for record in records)
     timing = {
         "scene": scene,
         "quality": quality,
@@ -219,7 +220,6 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
         "fps": fps,
         "duration": round(start, 3),
         "animation": round(sum(record["animation_seconds"] for record in records), 3),
-        "synthesised": synthesised,
         "warnings": warnings,
         "cues": [[cue.start, cue.end, list(cue.lines)] for cue in cues],
         "slides": records,
@@ -227,8 +227,11 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
     atomic_write_text(out["timing"], json.dumps(timing, indent=1) + "\n")
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    print(f"{scene}: synthesised {synthesised} of {len(records)} slide clips", file=sys.stderr)
-    return timing
+    # How this run made the cut is said in the log, not in the file: the file is the same whether a clip
+    # came from the voice cache or was synthesised (a build resumed after a kill must equal an uninterrupted one).
+    which = f" (slide {', '.join(map(str, made))})" if made else ""
+    print(f"{scene}: synthesised {len(made)} of {len(records)} slide clips{which}", file=sys.stderr)
+    return {**timing, "synthesised": len(made)}
 
 
 def encode(

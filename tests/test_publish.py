@@ -411,12 +411,10 @@ def test_changing_one_note_resynthesises_one_slide(tiny: Tiny) -> None:
     result = tiny.run("slides", "pulse", "--set", "pulse.height=0.75")
     assert result.returncode == 0, result.stderr[-3000:]
     after = tiny.timing()
-    assert after["synthesised"] == 1
-    assert [slide["synthesised"] for slide in after["slides"]] == [False, True, False, False]
     changed = [slide["slide"] for slide in after["slides"] if slide["audio"] != before[slide["slide"]]]
     assert changed == [2] and "0.75" in after["slides"][1]["narration"]
     log = (tiny.root / ".seqanim" / "logs" / f"narration-{QUALITY}-PulseScene.log").read_text()
-    assert "synthesised 1 of 4 slide clips" in log
+    assert "synthesised 1 of 4 slide clips (slide 2)" in log
 
 
 RECORDED = ("--set", "publish.voice=recorded", "--set", "pulse.height=0.75")  # the parameters of the test above
