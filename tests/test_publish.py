@@ -476,3 +476,24 @@ def test_voice_none_holds_each_slide_for_its_reading_time(tiny: Tiny) -> None:
         assert slide["end"] - slide["start"] >= slide["speech_seconds"] + defaults.gap_s - 1e-3
     kinds = [stream["codec_type"] for stream in _probe(tiny.root / "renders" / QUALITY / "pulse.mp4")["streams"]]
     assert "audio" not in kinds and kinds.count("video") == 1 and kinds.count("subtitle") == 1
+
+
+def test_narration_record_is_the_same_from_a_cold_or_a_warm_voice_cache(tiny: Tiny) -> None:
+    """A build resumed after a kill finds some clips already made: the record it writes must equal an
+    uninterrupted build's (it says what the cut is, not how this run made it)."""
+    record = tiny.root / "renders" / QUALITY / "PulseScene.narration.json"
+    assert tiny.run("slides", "pulse").returncode == 0  # the tiny lecture's own values, whatever ran before
+
+    def narrate_again(cold: bool) -> bytes:
+        if cold:
+            shutil.rmtree(tiny.root / ".seqanim" / "voice")
+        state = json.loads((tiny.root / ".seqanim" / "state.json").read_text())
+        shutil.rmtree(tiny.root / ".seqanim" / "cache" / state[f"narration:{QUALITY}:PulseScene"]["key"])
+        record.unlink()  # an output missing, and not in the cache: the stage runs again
+        result = tiny.run("slides", "pulse")
+        assert result.returncode == 0, result.stderr[-3000:]
+        log = (tiny.root / ".seqanim" / "logs" / f"narration-{QUALITY}-PulseScene.log").read_text()
+        assert ("synthesised 4 of 4" if cold else "synthesised 0 of 4") in log
+        return record.read_bytes()
+
+    assert narrate_again(cold=True) == narrate_again(cold=False)
