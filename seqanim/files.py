@@ -43,6 +43,16 @@ def disk_full(error: OSError, path: Path | str) -> DiskFull:
     return DiskFull(f"no space left on the disk holding {label} ({free}); free some space and build again")
 
 
+def tool_wrote_to_a_full_disk(stderr: str, path: Path | str) -> None:
+    """Raise the one-line full-disk error when a tool (ffmpeg) failed writing `path` for lack of space: its own
+    last line says only "Conversion failed!"."""
+    for message, code in (("No space left on device", errno.ENOSPC), ("Disk quota exceeded", errno.EDQUOT)):
+        if message in stderr:
+            raise disk_full(OSError(code, message), path)
+    if "File too large" in stderr:
+        raise disk_full(OSError(errno.EFBIG, "File too large"), path)
+
+
 def _size(count: int) -> str:
     return f"{count / 1024**2:.0f} MB" if count >= 10 * 1024**2 else f"{count / 1024:.0f} KB"
 

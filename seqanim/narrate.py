@@ -30,7 +30,7 @@ from typing import Any
 from seqanim import captions, voice
 from seqanim.config import Lecture, Publish
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
-from seqanim.files import atomic_write_bytes, atomic_write_text, replace_dir
+from seqanim.files import atomic_write_bytes, atomic_write_text, replace_dir, tool_wrote_to_a_full_disk
 from seqanim.frames import last_frame
 from seqanim.workspace import current
 
@@ -273,5 +273,6 @@ def encode(
     command += ["-movflags", "+faststart", str(target)]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
+        tool_wrote_to_a_full_disk(result.stderr, target)
         last = (result.stderr.strip().splitlines() or ["?"])[-1]
         raise StageFailed(f"ffmpeg could not pace the narrated cut: {last}")

@@ -21,7 +21,7 @@ from typing import Any
 
 from seqanim.config import Publish
 from seqanim.errors import SeqanimError, ToolMissingError
-from seqanim.files import atomic_write_text, digest
+from seqanim.files import atomic_write_text, digest, tool_wrote_to_a_full_disk
 from seqanim.workspace import current
 
 SAMPLE_RATE = 24_000  # plenty for speech; half the disk of 48 kHz
@@ -96,9 +96,11 @@ def check_voice(publish: Publish, *, needs_synthesis: bool = True) -> None:
             raise SeqanimError(f"{key} = {publish.voice_model!r}: its {path.name}.json is missing; put it beside it")
 
 
-def _run(command: list[str], what: str) -> subprocess.CompletedProcess[str]:
+def _run(command: list[str], what: str, writing: Path | None = None) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
+        if writing is not None:
+            tool_wrote_to_a_full_disk(result.stderr, writing)
         last = (result.stderr.strip().splitlines() or ["no output"])[-1]
         raise SeqanimError(f"{what}: {last}")
     return result
@@ -114,6 +116,7 @@ def _synthesise(text: str, voice: str, publish: Publish, target: Path) -> None:
                 ["espeak-ng", "-v", publish.espeak_voice, "-s", str(publish.words_per_minute), "-f", handle.name,
                  "-w", str(target)],
                 f"espeak-ng could not speak with voice {publish.espeak_voice!r} ([publish] espeak_voice)",
+                writing=target,
             )  # fmt: skip
         finally:
             os.unlink(handle.name)
@@ -164,6 +167,7 @@ def _normalise(source: Path, publish: Publish, target: Path) -> float:
         ["ffmpeg", "-hide_banner", "-nostats", "-y", "-i", str(source), "-af", loudnorm,
          "-ar", str(SAMPLE_RATE), "-ac", "1", "-c:a", "pcm_s16le", str(target)],
         f"ffmpeg could not normalise {current().label(source)}",
+        writing=target,
     )  # fmt: skip
     match = re.search(r"\{[^{}]*\"output_i\"[^{}]*\}", result.stderr)
     return float(json.loads(match.group(0))["output_i"]) if match else float("nan")

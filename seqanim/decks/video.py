@@ -16,7 +16,7 @@ from typing import Any
 from seqanim.config import Lecture
 from seqanim.decks.plan import DeckPlan
 from seqanim.errors import StageFailed, ToolMissingError
-from seqanim.files import atomic_write_bytes, atomic_write_text, publish_mode
+from seqanim.files import atomic_write_bytes, atomic_write_text, publish_mode, tool_wrote_to_a_full_disk
 from seqanim.frames import last_frame
 from seqanim.workspace import current
 
@@ -136,6 +136,7 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
         command += ["-metadata:s:s:0", f"language={language_639_2(publish.language)}", "-movflags", "+faststart"]
         result = subprocess.run([*command, str(staged)], capture_output=True, text=True)
         if result.returncode != 0:
+            tool_wrote_to_a_full_disk(result.stderr, staged)
             raise StageFailed(
                 f"ffmpeg could not join the {plan.deck} deck: {(result.stderr.strip().splitlines() or ['?'])[-1]}"
             )
