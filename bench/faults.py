@@ -374,10 +374,9 @@ class Campaign:
         process, target, delay = self._start_and_aim(runs, steps)
         problems = []
         killed_at = time.time()
-        if process.poll() is None:
+        ended = process.poll() is not None
+        if not ended:
             os.kill(process.pid, signal.SIGKILL)  # the build alone, not its group
-        else:
-            problems.append("the build had ended")
         process.communicate(timeout=300)
         inside = self._running(stages)
         left = wait_for_no_processes(self.victim.root)
@@ -392,7 +391,7 @@ class Campaign:
         problems += [f"written after the kill: {name}" for name in late[:2]]
         self._resumed(steps, problems)
         what = f"SIGKILL build alone, steps={steps}: aimed {target} +{delay:.1f}s, landed in "
-        what += ",".join(s.split(":")[-1] for s in inside) or "no stage"
+        what += (",".join(s.split(":")[-1] for s in inside) or "no stage") + (" (build had ended)" if ended else "")
         return what, not problems, "; ".join(problems[:3])
 
     def damage(self, name: str) -> tuple[str, bool, str]:
@@ -546,6 +545,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=17)
     parser.add_argument("--keep", action="store_true", help="Keep the copies (their path is printed).")
     parser.add_argument("--smoke", action="store_true", help="One trial of each kind (a check of the bench).")
+    parser.add_argument("--only", help="Run only the trials whose kind starts with this (e.g. disk, kill cold).")
     args = parser.parse_args()
     # A background job of a shell starts with SIGINT ignored, and its children would inherit that: the builds
     # this starts must get Ctrl-C's default (KeyboardInterrupt), as on a terminal.
@@ -586,6 +586,8 @@ def main() -> None:
                     *[("damage", lambda name=name: campaign.damage(name)) for name in list(DAMAGED)[-6:]],
                 ]
             ]
+        if args.only:
+            rounds = [[trial for trial in trials if trial[0].startswith(args.only)] for trials in rounds]
         number = 0
         for trials in rounds:
             for kind, trial in trials:
