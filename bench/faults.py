@@ -358,7 +358,11 @@ class Campaign:
         what += f"landed in {','.join(s.split(':')[-1] for s in inside) or 'no stage'}"
         what += "" if running else " (build had ended)"
         problems = []
-        if running and sig == signal.SIGINT and (process.returncode != 130 or lines(stderr)[-1:] != [INTERRUPTED]):
+        # A SIGINT after the last stage ended may find the build done: it exits 0 with its summary (the resumed
+        # build below then checks the outputs). Anywhere else it must stop the build: exit 130 and the one line.
+        finished = not inside and process.returncode == 0 and (lines(stderr) or [""])[-1].startswith("ran ")
+        interrupted = process.returncode == 130 and lines(stderr)[-1:] == [INTERRUPTED]
+        if running and sig == signal.SIGINT and not (interrupted or finished):
             problems.append(f"SIGINT: exit {process.returncode}, said {last_line(stderr)}")
         left = wait_for_no_processes(self.victim.root)
         if left:
