@@ -7,6 +7,7 @@ folder first and moved into `renders/<q>/` and `slides/<q>/` only when the scene
 
 from __future__ import annotations
 
+import errno
 import importlib
 import json
 import os
@@ -116,10 +117,12 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
         except SeqanimError:
             raise
         except OSError as error:
-            if error.errno not in FULL:  # else: manim writing its partial movies, or LaTeX its files
-                raise _scene_failed(name, error) from None
-            raise disk_full(error, error.filename or stage) from None
+            if error.errno in FULL:  # manim writing its partial movies, or LaTeX its files
+                raise disk_full(error, error.filename or stage) from None
+            _fail_if_the_disk_is_full(stage)
+            raise _scene_failed(name, error) from None
         except Exception as error:  # noqa: BLE001 - any scene bug becomes one line; the traceback goes to the log
+            _fail_if_the_disk_is_full(stage)
             raise _scene_failed(name, error) from None
         movie = Path(scene.renderer.file_writer.movie_file_path)
         frame = scene.renderer.get_frame()
@@ -168,6 +171,17 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
     atomic_write_text(out["report"], json.dumps(report, indent=2) + "\n")
     replace_dir(media, media_cache)
     return report
+
+
+# Less free space than this after a failed render, and the disk is the likely cause: a tool that ran out of
+# it (dvisvgm, ffmpeg) may exit 0 with a truncated file, and manim then fails on parsing it (found by
+# bench/faults.py with 48 KB free: "ParseError: no element found").
+NEARLY_FULL = 4 * 1024 * 1024
+
+
+def _fail_if_the_disk_is_full(stage: Path) -> None:
+    if shutil.disk_usage(stage).free < NEARLY_FULL:
+        raise disk_full(OSError(errno.ENOSPC, "No space left on device"), stage) from None
 
 
 def _scene_failed(name: str, error: BaseException) -> StageFailed:
