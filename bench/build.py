@@ -7,17 +7,30 @@ Prints:
   4. render throughput per scene (seconds of video per wall second) at low and, with --high, high quality,
      slowest first.
 
+With `--executors REV`, instead: the executor of revision REV (before the Dask executor: `03b5f4e`) against
+this tree's, on the same cold low-quality build with -j 2, alternating which goes first, --rounds times.
+With `--distributed`, instead: four scenes at high quality on the local cluster (-j 2) against the same
+four sent to a `dask scheduler` with two `dask worker` processes on this machine.
+
     .venv/bin/python bench/build.py [--high] [--scenes A,B,...]
+    .venv/bin/python bench/build.py --executors 03b5f4e [--rounds 1]
+    .venv/bin/python bench/build.py --distributed [--scenes A,B,C,D]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import signal
+import socket
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,9 +41,9 @@ from tests.tree import Tree, make_tree  # noqa: E402
 PAIR_SCENES = ["HiddenStateDynamics", "EchoOfAPulse", "ScaledScores", "SoftmaxNormalization"]
 
 
-def timed(tree: Tree, *args: str) -> float:
+def timed(tree: Tree, *args: str, env: dict[str, str] | None = None) -> float:
     started = time.perf_counter()
-    result = tree.run(*args, timeout=7200)
+    result = tree.run(*args, timeout=7200, env=env)
     seconds = time.perf_counter() - started
     if result.returncode != 0:
         raise SystemExit(f"seqanim {' '.join(args)} failed:\n{result.stderr[-3000:]}")
@@ -67,12 +80,104 @@ def throughput(tree: Tree, quality: str) -> list[tuple[str, float, float, float]
     return sorted(rows, key=lambda row: row[3])
 
 
+def executors(base: str, rounds: int) -> None:
+    """A cold low-quality build, -j 2: revision `base`'s engine against this tree's, side by side."""
+    with tempfile.TemporaryDirectory() as temporary:
+        work = Path(temporary)
+        engine = work / "engine"
+        engine.mkdir()
+        archive = subprocess.run(["git", "archive", base, "seqanim"], cwd=ROOT, check=True, capture_output=True)
+        subprocess.run(["tar", "-x", "-C", str(engine)], input=archive.stdout, check=True)
+        seconds: dict[str, list[float]] = {base: [], "this tree": []}
+        for index in range(rounds):
+            order = [base, "this tree"] if index % 2 == 0 else ["this tree", base]
+            for side in order:
+                tree = cold_tree(work / f"{index}-{side.replace(' ', '-')}")
+                env = None
+                if side == base:  # the old engine, and the lecture.toml it knows (no [build] keys of Dask)
+                    env = {"PYTHONPATH": os.pathsep.join((str(tree.root), str(engine)))}
+                    config = tree.root / "lecture.toml"
+                    keys = ("scheduler", "cluster", "batch_")
+                    config.write_text(
+                        "".join(line for line in config.read_text().splitlines(True) if not line.startswith(keys))
+                    )
+                took = timed(tree, "build", "-j", "2", env=env)
+                seconds[side].append(took)
+                print(f"round {index + 1}  {side:10s} cold build -j 2: {took:7.1f} s", flush=True)
+                shutil.rmtree(tree.root)
+        old, new = min(seconds[base]), min(seconds["this tree"])
+        print(f"\nbest of {rounds}: {base} {old:.1f} s, this tree (Dask) {new:.1f} s, ratio {new / old:.3f}")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def dask_on_this_machine(work: Path, workers: int = 2) -> Iterator[str]:
+    """A `dask scheduler` and `workers` single-threaded `dask worker` processes, each in a folder of its own."""
+    dask = str(Path(sys.executable).with_name("dask"))
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    processes = [
+        subprocess.Popen(
+            [dask, "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
+            cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )
+    ]  # fmt: skip
+    for index in range(workers):
+        folder = work / f"worker-{index + 1}"
+        folder.mkdir()
+        processes.append(
+            subprocess.Popen(
+                [dask, "worker", address, "--nthreads", "1", "--preload", "seqanim.preload", "--no-dashboard",
+                 "--local-directory", str(folder)],
+                cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            )
+        )  # fmt: skip
+    try:
+        from distributed import Client
+
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(workers, timeout=120)
+        yield address
+    finally:
+        for process in processes:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def distributed(scenes: list[str]) -> None:
+    """The same scenes at high quality: the local cluster, then a scheduler with two workers."""
+    with tempfile.TemporaryDirectory() as temporary:
+        work = Path(temporary)
+        tree = make_tree(work / "tree")
+        # A theme value unseen before forces real renders on both sides; each side its own value.
+        local = timed(tree, "render", *scenes, "-q", "high", "-j", "2", "--set", 'theme.muted="#8a8f9b"')
+        print(f"local cluster, -j 2:                  {local:7.1f} s", flush=True)
+        with dask_on_this_machine(work) as address:
+            remote = timed(
+                tree, "render", *scenes, "-q", "high", "--scheduler", address, "--set", 'theme.muted="#8a8f9c"'
+            )
+        print(f"scheduler + 2 workers on this machine: {remote:7.1f} s")
+        print(f"{len(scenes)} scenes at high quality: scheduler / local = {remote / local:.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--high", action="store_true", help="also render every scene at high quality (slow)")
-    parser.add_argument("--scenes", default=",".join(PAIR_SCENES), help="scenes for the -j comparison")
+    parser.add_argument("--scenes", default=",".join(PAIR_SCENES), help="scenes for the -j and --distributed runs")
+    parser.add_argument("--executors", metavar="REV", help="compare REV's executor with this tree's (cold, -j 2)")
+    parser.add_argument("--rounds", type=int, default=1, help="--executors: builds per side")
+    parser.add_argument("--distributed", action="store_true", help="high quality: local cluster vs a scheduler")
     args = parser.parse_args()
     pair = args.scenes.split(",")
+    if args.executors:
+        return executors(args.executors, args.rounds)
+    if args.distributed:
+        return distributed(pair)
     with tempfile.TemporaryDirectory() as temporary:
         tree = cold_tree(Path(temporary))
         full = timed(tree, "build")

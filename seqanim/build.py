@@ -1,28 +1,37 @@
-"""Execute a plan: run pending stages in parallel (one process each), restore from cache where possible,
-record each stage only after its outputs are in place, and show one combined progress display."""
+"""Execute a plan: restore what the cache holds, send every other pending stage to Dask as a task (the
+longest chain first), publish each stage's outputs atomically when its task returns them, record the
+stage only then, and show one combined progress display.
+
+The tasks run anywhere (seqanim.task): a task gets the code, the parameters and its input files, and
+returns its output files as bytes; only this process writes to the project.
+"""
 
 from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
+import io
 import os
+import queue
 import re
 import shutil
-import time
+import uuid
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from multiprocessing.connection import wait
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from seqanim import graph, launch
+from seqanim import cluster, graph, task
 from seqanim.config import CONFIG_ENV, Lecture
-from seqanim.errors import BuildLocked, DiskFull
-from seqanim.files import atomic_write_text, digest, disk_full
-from seqanim.workspace import WORKSPACE_ENV, current
+from seqanim.errors import BuildLocked, DiskFull, SeqanimError
+from seqanim.files import atomic_write_bytes, atomic_write_text, disk_full, naming_a_full_disk, replace_dir
+from seqanim.workspace import ENGINE, WORKSPACE_ENV, current
 
 
 @dataclass
@@ -46,6 +55,7 @@ def build_lock() -> Iterator[None]:
             raise BuildLocked("another seqanim build is running in this folder; wait for it or stop it") from None
         shutil.rmtree(workspace.staging, ignore_errors=True)  # leftovers of a killed build
         _remove_leftovers()
+        cluster.remove_stale()
         yield
 
 
@@ -64,21 +74,6 @@ def _remove_leftovers() -> None:
                 shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
 
-def resolved_config(lecture: Lecture) -> Path:
-    """Write the validated parameters (with --set applied) where worker processes read them."""
-    text = lecture.model_dump_json()
-    path = current().state_dir / "run" / f"{digest(text)[:16]}.json"
-    if not path.exists():
-        atomic_write_text(path, text)
-    return path
-
-
-def _worker_argv(stage: graph.Stage) -> list[str]:
-    """The stage's `python -m seqanim.worker` arguments."""
-    argv = [stage.kind, stage.name]
-    return argv + ["--quality", stage.quality] if stage.quality else argv
-
-
 def _last_error(log: Path, exit_code: int | None = None) -> str:
     text = log.read_text(errors="replace") if log.exists() else ""
     lines = [line for line in text.splitlines() if line.strip()]
@@ -90,6 +85,16 @@ def _last_error(log: Path, exit_code: int | None = None) -> str:
     return (lines[-1] if lines else "failed with no output") + f" (log: {current().label(log)})"
 
 
+def _refused(stage: graph.Stage, reason: str, explicit: set[str]) -> str | None:
+    """A damaged output is rebuilt only on request: the line says which command rebuilds it."""
+    damaged = ("changed since it was built", "made from other parameters", "is corrupt")
+    if stage.id in explicit or not any(words in reason for words in damaged):
+        return None
+    fix = {"experiment": "precompute", "scene": "render", "deck": "slides"}.get(stage.kind)
+    command = f"seqanim {fix} {stage.name}" if fix else "seqanim build"
+    return f"{reason}; run `{command}` to rebuild it"
+
+
 def execute(
     lecture: Lecture,
     stages: dict[str, graph.Stage],
@@ -98,22 +103,78 @@ def execute(
     jobs: int,
     console: Console,
     explicit: set[str] = frozenset(),  # type: ignore[assignment]
+    scheduler: str | None = None,
 ) -> Outcome:
-    """Run the stages in `todo` (id -> reason) respecting dependencies, `jobs` processes at a time."""
+    """Run the stages in `todo` (id -> reason): restored from the cache, or as Dask tasks, `jobs` at a time
+    on the local cluster (or as many as the scheduler's workers)."""
     outcome = Outcome()
     state = graph.read_state()
     workspace = current()
-    env = {
-        **os.environ, CONFIG_ENV: str(resolved_config(lecture)), WORKSPACE_ENV: str(workspace.root),
-        "SEQANIM_QUIET": "1", "PYTHONUNBUFFERED": "1",
-    }  # fmt: skip
     workspace.logs.mkdir(parents=True, exist_ok=True)
-    waiting = list(todo)
-    running: dict[str, tuple[launch.Stage, float, int]] = {}
-    kinds = {stages[stage_id].kind for stage_id in todo}
-    priority = graph.priorities(stages, todo, state)
-    done: set[str] = set()
+    to_run: list[str] = []
+    for stage_id, reason in todo.items():  # in dependency order: a stage's inputs are decided before it
+        stage = stages[stage_id]
+        refusal = _refused(stage, reason, explicit)
+        if refusal is not None:
+            outcome.failed[stage_id] = refusal
+        elif any(dep in outcome.failed or dep in outcome.skipped for dep in stage.deps):
+            outcome.skipped.append(stage_id)
+        elif graph.cache_restore(stage):
+            graph.record(stage, state)
+            outcome.restored.append(stage_id)
+        else:
+            to_run.append(stage_id)
+    if to_run:
+        kinds = {stages[stage_id].kind for stage_id in to_run}
+        with cluster.client(lecture, max(1, min(jobs, len(to_run))), scheduler, kinds) as (client, local):
+            _run_tasks(client, local, lecture, stages, to_run, state, outcome, console)
+    graph.cache_trim(lecture.build.cache_mb)
+    return outcome
 
+
+def _run_tasks(
+    client: Any,
+    local: bool,
+    lecture: Lecture,
+    stages: dict[str, graph.Stage],
+    to_run: list[str],
+    state: dict[str, Any],
+    outcome: Outcome,
+    console: Console,
+) -> None:
+    from distributed import Event
+
+    build = uuid.uuid4().hex[:12]
+    stop = Event(f"seqanim-stop-{build}", client=client)
+    events: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+    client.subscribe_topic(task.TOPIC, lambda event: events.put(("started", event[1])))
+    code, code_digest = _code_bundle(stages, to_run, lecture)
+    code_future = client.submit(task.constant, code, key=f"seqanim-code-{code_digest[:16]}-{build}")
+    priority = graph.priorities(stages, to_run, state)
+    futures: dict[str, Any] = {}
+    built: dict[str, Any] = {}  # inputs already on disk, sent once per build
+    for stage_id in to_run:  # dependency order, so every input future exists
+        stage = stages[stage_id]
+        inputs = []
+        for dep in stage.deps:
+            if dep in futures:
+                inputs.append(futures[dep])
+            else:
+                if dep not in built:
+                    files = {"ok": True, "files": _read(stages[dep].outputs)}
+                    built[dep] = client.submit(task.constant, files, key=f"seqanim-files-{dep}-{build}")
+                inputs.append(built[dep])
+        if stage.kind == "deck":  # its title and divider cards: reused by the export while unchanged
+            cards = [path for path in stage.outputs if "cards" in path.parts and path.exists()]
+            inputs.append(
+                client.submit(task.constant, {"ok": True, "files": _read(cards)}, key=f"cards-{stage_id}-{build}")
+            )
+        request = _request(stage, lecture, build, code_digest, local)
+        futures[stage_id] = client.submit(
+            task.run_stage, request, code_future, *inputs,
+            key=f"{stage_id}#{build}", priority=round(priority[stage_id] * 100), pure=False,
+        )  # fmt: skip
+        futures[stage_id].add_done_callback(lambda future, stage_id=stage_id: events.put(("done", stage_id)))
     columns = (
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -121,69 +182,164 @@ def execute(
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    # Live progress on a terminal only; logs and captured output get just the outcome.
+    remaining = set(to_run)
     try:
-        with Progress(
-            *columns, console=console, transient=True, disable=not todo or not console.is_terminal
-        ) as progress:
-            overall = progress.add_task("[bold]build", total=len(todo))
-            while waiting or running:
-                # Longest chain first: on 2 cores a long training run started last would finish alone.
-                waiting.sort(key=lambda stage_id: -priority[stage_id])
-                for stage_id in list(waiting):
-                    stage = stages[stage_id]
-                    if any(dep in outcome.failed or dep in outcome.skipped for dep in stage.deps):
-                        waiting.remove(stage_id)
-                        outcome.skipped.append(stage_id)
-                        progress.advance(overall)
-                        continue
-                    if any(dep in todo and dep not in done for dep in stage.deps) or len(running) >= jobs:
-                        continue
-                    waiting.remove(stage_id)
-                    reason = todo[stage_id]
-                    if (
-                        "changed since it was built" in reason
-                        or "made from other parameters" in reason
-                        or "is corrupt" in reason
-                    ):
-                        if stage_id not in explicit:
-                            fix = {"experiment": "precompute", "scene": "render", "deck": "slides"}.get(stage.kind)
-                            command = f"seqanim {fix} {stage.name}" if fix else "seqanim build"
-                            outcome.failed[stage_id] = f"{reason}; run `{command}` to rebuild it"
-                            progress.advance(overall)
-                            continue
-                    if graph.cache_restore(stage):
-                        graph.record(stage, state)
-                        outcome.restored.append(stage_id)
-                        done.add(stage_id)
-                        progress.advance(overall)
-                        continue
-                    log = workspace.logs / f"{stage_id.replace(':', '-')}.log"
-                    process = launch.Stage(_worker_argv(stage), log, env, workspace.root, kinds)
-                    task = progress.add_task(f"{stage.kind} {stage.name}", total=None)
-                    running[stage_id] = (process, time.perf_counter(), task)
-                for stage_id, (process, started, task) in list(running.items()):
-                    exit_code = process.poll()
-                    if exit_code is None:
-                        continue
-                    del running[stage_id]
-                    progress.remove_task(task)
-                    progress.advance(overall)
-                    stage = stages[stage_id]
-                    outcome.seconds[stage_id] = round(time.perf_counter() - started, 2)
-                    log = workspace.logs / f"{stage_id.replace(':', '-')}.log"
-                    if exit_code == 0 and all(path.exists() for path in stage.outputs):
-                        graph.record(stage, state, outcome.seconds[stage_id])
-                        graph.cache_store(stage)
-                        outcome.ran.append(stage_id)
-                        done.add(stage_id)
-                    else:
-                        outcome.failed[stage_id] = _last_error(log, exit_code)
-                if running:  # until a stage ends (or the spinner's next tick), not a fixed poll interval
-                    wait([process.sentinel for process, _, _ in running.values()], timeout=0.1)
-    except BaseException:  # Ctrl-C or a bug here: stop the stages instead of waiting for them at exit
-        for process, _, _ in running.values():
-            process.kill()
+        with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as progress:
+            overall = progress.add_task("[bold]build", total=len(to_run))
+            running: dict[str, int] = {}
+            while remaining:
+                try:
+                    kind, payload = events.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                if kind == "started":
+                    if payload.get("build") == build and payload["stage"] in remaining:
+                        _log_path(payload["stage"]).write_text(f"running on worker {payload['worker']}\n")
+                        if payload["stage"] not in running:
+                            stage = stages[payload["stage"]]
+                            running[payload["stage"]] = progress.add_task(f"{stage.kind} {stage.name}", total=None)
+                    continue
+                stage_id = payload
+                remaining.discard(stage_id)
+                if stage_id in running:
+                    progress.remove_task(running.pop(stage_id))
+                progress.advance(overall)
+                _finish(stages[stage_id], futures.pop(stage_id), state, outcome)
+    except BaseException:  # Ctrl-C or a bug here: stop the remote stages too, not only this process
+        stop.set()
+        client.cancel(list(futures.values()), force=True)
         raise
-    graph.cache_trim(lecture.build.cache_mb)
-    return outcome
+    finally:
+        client.unsubscribe_topic(task.TOPIC)
+
+
+def _finish(stage: graph.Stage, future: Any, state: dict[str, Any], outcome: Outcome) -> None:
+    """Publish a finished task's outputs and record the stage; or note why it failed."""
+    log = _log_path(stage.id)
+    try:
+        result = future.result()
+    except Exception as error:  # the task itself broke (a worker died too often, bad bundle): not the stage
+        outcome.failed[stage.id] = _task_error(error)
+        return
+    if result.get("skipped"):
+        outcome.skipped.append(stage.id)
+        return
+    if result.get("disk_full"):  # the task could not write its scratch workspace
+        outcome.failed[stage.id] = _worker_disk_full(result)
+        return
+    atomic_write_text(log, f"ran on worker {result['worker']}\n{result['log']}")
+    if not result["ok"]:
+        outcome.failed[stage.id] = _last_error(log, result["exit_code"])
+        return
+    try:
+        _publish(stage, result)
+    except SeqanimError as error:  # a full disk while publishing: named in the one line
+        outcome.failed[stage.id] = str(error)
+        return
+    outcome.seconds[stage.id] = result["seconds"]
+    graph.record(stage, state, result["seconds"])
+    graph.cache_store(stage)
+    outcome.ran.append(stage.id)
+
+
+def _worker_disk_full(result: dict[str, Any]) -> str:
+    path = Path(result["disk_full"])
+    if path.is_relative_to(current().root):  # a local worker: the project's own disk
+        return str(disk_full(OSError(errno.ENOSPC, "No space left on device"), path))
+    return f"no space left on worker {result['worker']}'s disk ({path}); free some space there and build again"
+
+
+def _task_error(error: BaseException) -> str:
+    from distributed.scheduler import KilledWorker
+
+    if isinstance(error, KilledWorker):
+        return (
+            f"its worker died each time it ran it (the last: {error.last_worker.address}); "
+            f"see {current().label(current().logs / 'dask-workers.log')} or the worker's own log"
+        )
+    return f"the task failed on its worker: {type(error).__name__}: {error}"
+
+
+def _log_path(stage_id: str) -> Path:
+    return current().logs / f"{stage_id.replace(':', '-')}.log"
+
+
+def _request(stage: graph.Stage, lecture: Lecture, build: str, code_digest: str, local: bool) -> dict[str, Any]:
+    """What a task needs besides its code and input files."""
+    workspace = current()
+    argv = [stage.kind, stage.name] + (["--quality", stage.quality] if stage.quality else [])
+    passed = {k: v for k, v in os.environ.items() if k.startswith("SEQANIM_") and k not in (CONFIG_ENV, WORKSPACE_ENV)}
+    return {
+        "stage": stage.id, "build": build, "code_digest": code_digest, "argv": argv, "env": passed,
+        "config": lecture.model_dump_json(),
+        "lecture_toml": workspace.config.read_text() if workspace.config.exists() else "",
+        "outputs": [workspace.label(path) for path in stage.outputs],
+        # On this machine the workers share the build's voice clips and manim's LaTeX cache.
+        "caches": str(workspace.state_dir) if local else None,
+    }  # fmt: skip
+
+
+def _read(paths: list[Path]) -> dict[str, bytes]:
+    """Output files (folders: every file inside) by workspace label."""
+    workspace = current()
+    files: dict[str, bytes] = {}
+    for path in paths:
+        for item in sorted(path.rglob("*")) if path.is_dir() else [path]:
+            if item.is_file():
+                files[workspace.label(item)] = item.read_bytes()
+    return files
+
+
+def _code_bundle(stages: dict[str, graph.Stage], to_run: list[str], lecture: Lecture) -> tuple[bytes, str]:
+    """The engine, the lecture's code and what else stages read from the project (reveal.js, recordings,
+    a Piper voice inside it), as one zip, and the hash of its contents."""
+    workspace = current()
+    sources: list[tuple[Path, Path]] = [(ENGINE, Path("seqanim"))]
+    sources += [(workspace.root / name, Path(name)) for name in ("precompute", "scenes", "narration")]
+    if any(stages[stage_id].kind == "deck" for stage_id in to_run):
+        sources.append((workspace.reveal, Path("node_modules") / "reveal.js"))
+    if lecture.publish.voice_model:
+        from seqanim.voice import model_path
+
+        model = model_path(lecture.publish)
+        if model.is_relative_to(workspace.root):
+            for path in (model, model.with_name(model.name + ".json")):
+                sources.append((path, path.relative_to(workspace.root)))
+    hasher = hashlib.sha256()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as bundle:
+        for source, label in sources:
+            files = sorted(source.rglob("*")) if source.is_dir() else [source] if source.is_file() else []
+            for path in files:
+                relative = path.relative_to(source)
+                if not path.is_file() or "__pycache__" in relative.parts or path.suffix == ".pyc":
+                    continue
+                name = (label / relative).as_posix() if source.is_dir() else label.as_posix()
+                payload = path.read_bytes()
+                hasher.update(name.encode() + b"\0" + hashlib.sha256(payload).digest())
+                info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+                info.external_attr = (path.stat().st_mode & 0o777) << 16
+                bundle.writestr(info, payload)
+    return buffer.getvalue(), hasher.hexdigest()
+
+
+def _publish(stage: graph.Stage, result: dict[str, Any]) -> None:
+    """Put a task's output files in place: each file by an atomic rename, each folder swapped in whole."""
+    workspace = current()
+    files: dict[str, bytes] = result["files"]
+    folders = set(result["folders"])
+    for path in stage.outputs:
+        label = workspace.label(path)
+        if label not in folders:
+            atomic_write_bytes(path, files[label])
+            continue
+        staged = path.with_name(f".{path.name}.restore-{os.getpid()}")
+        with naming_a_full_disk(path):
+            shutil.rmtree(staged, ignore_errors=True)
+            staged.mkdir(parents=True)
+            for name, payload in files.items():
+                if name.startswith(label + "/"):
+                    target = staged / name.removeprefix(label + "/")
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(payload)
+            replace_dir(staged, path)

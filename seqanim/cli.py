@@ -27,7 +27,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from seqanim import graph, launch, registry
+from seqanim import cluster, graph, registry
 from seqanim.config import Lecture, load
 from seqanim.decks.plan import deck_names, deck_scenes
 from seqanim.errors import BuildLocked, ConfigError, SeqanimError
@@ -79,6 +79,29 @@ def jobs_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+def _scheduler_address(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
+    from pydantic import ValidationError
+
+    from seqanim.config import Build
+
+    if value is not None and Build.model_fields["scheduler"].default != value:
+        try:
+            Build(scheduler=value)
+        except ValidationError as error:
+            raise click.BadParameter(error.errors()[0]["msg"].removeprefix("Value error, ")) from None
+    return value
+
+
+def scheduler_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        callback=_scheduler_address,
+        help="A running Dask scheduler to send the stages to, e.g. tcp://10.0.0.5:8786 (default: [build] scheduler).",
+    )(command)
+
+
 def _jobs(lecture: Lecture, jobs: int | None) -> int:
     chosen = lecture.render.jobs if jobs is None else jobs
     return chosen or os.cpu_count() or 1
@@ -90,6 +113,7 @@ def _run(
     *,
     dry_run: bool = False,
     jobs: int | None = None,
+    scheduler: str | None = None,
     explicit: set[str] = frozenset(),
     **targets: Any,
 ) -> None:  # type: ignore[assignment]
@@ -115,7 +139,9 @@ def _run(
         return
     with build_lock():
         todo = pending()  # again, under the lock: a build that held it until now may have done part of it
-        outcome = execute(lecture, stages, todo, jobs=_jobs(lecture, jobs), console=console, explicit=explicit)
+        outcome = execute(
+            lecture, stages, todo, jobs=_jobs(lecture, jobs), console=console, explicit=explicit, scheduler=scheduler
+        )
     if outcome.failed:  # one line per failure, nothing else: the line names the problem and the fix
         for stage_id, message in outcome.failed.items():
             click.echo(f"error: {stage_id}: {message}", err=True)
@@ -163,20 +189,24 @@ def list_command(lecture: Lecture, quality: str | None) -> None:
 @lecture_options
 @quality_option
 @jobs_option
+@scheduler_option
 @click.option(
     "--dry-run", "-n", is_flag=True, help="Print the stages that would run, with the reason, and run nothing."
 )
-def build(lecture: Lecture, quality: str | None, jobs: int | None, dry_run: bool) -> None:
+def build(lecture: Lecture, quality: str | None, jobs: int | None, scheduler: str | None, dry_run: bool) -> None:
     """Run every stage that is out of date: precompute, render, decks."""
-    _run(lecture, quality or lecture.render.quality, dry_run=dry_run, jobs=jobs)
+    _run(lecture, quality or lecture.render.quality, dry_run=dry_run, jobs=jobs, scheduler=scheduler)
 
 
 @cli.command()
 @lecture_options
 @jobs_option
+@scheduler_option
 @click.option("--dry-run", "-n", is_flag=True)
 @click.argument("names", nargs=-1)
-def precompute(lecture: Lecture, jobs: int | None, dry_run: bool, names: tuple[str, ...]) -> None:
+def precompute(
+    lecture: Lecture, jobs: int | None, scheduler: str | None, dry_run: bool, names: tuple[str, ...]
+) -> None:
     """Run experiments (default: all) and write data/<name>.npz."""
     selected = [registry.experiment(n).name for n in names] or list(registry.experiments())
     _run(
@@ -184,6 +214,7 @@ def precompute(lecture: Lecture, jobs: int | None, dry_run: bool, names: tuple[s
         lecture.render.quality,
         dry_run=dry_run,
         jobs=jobs,
+        scheduler=scheduler,
         experiments=selected,
         explicit={f"experiment:{n}" for n in names},
     )
@@ -193,30 +224,46 @@ def precompute(lecture: Lecture, jobs: int | None, dry_run: bool, names: tuple[s
 @lecture_options
 @quality_option
 @jobs_option
+@scheduler_option
 @click.option("--dry-run", "-n", is_flag=True)
 @click.argument("scenes", nargs=-1)
-def render(lecture: Lecture, quality: str | None, jobs: int | None, dry_run: bool, scenes: tuple[str, ...]) -> None:
+def render(
+    lecture: Lecture,
+    quality: str | None,
+    jobs: int | None,
+    scheduler: str | None,
+    dry_run: bool,
+    scenes: tuple[str, ...],
+) -> None:
     """Render scenes (default: all) to renders/<quality>/<Scene>.mp4 and slides/<quality>/."""
     quality = quality or lecture.render.quality
     selected = [registry.scene(s).name for s in scenes] or list(registry.scenes())
-    _run(
-        lecture, quality, dry_run=dry_run, jobs=jobs, scenes=selected, explicit={f"scene:{quality}:{s}" for s in scenes}
-    )
+    explicit = {f"scene:{quality}:{s}" for s in scenes}
+    _run(lecture, quality, dry_run=dry_run, jobs=jobs, scheduler=scheduler, scenes=selected, explicit=explicit)
 
 
 @cli.command()
 @lecture_options
 @quality_option
 @jobs_option
+@scheduler_option
 @click.option("--dry-run", "-n", is_flag=True)
 @click.argument("decks", nargs=-1)
-def slides(lecture: Lecture, quality: str | None, jobs: int | None, dry_run: bool, decks: tuple[str, ...]) -> None:
+def slides(
+    lecture: Lecture,
+    quality: str | None,
+    jobs: int | None,
+    scheduler: str | None,
+    dry_run: bool,
+    decks: tuple[str, ...],
+) -> None:
     """Export decks (default: all): offline HTML, PDF handout, PPTX and the joined video."""
     quality = quality or lecture.render.quality
     for deck in decks:
         deck_scenes(lecture, deck)  # unknown deck: one-line error before any work
     selected = list(decks) or deck_names(lecture)
-    _run(lecture, quality, dry_run=dry_run, jobs=jobs, decks=selected, explicit={f"deck:{quality}:{d}" for d in decks})
+    explicit = {f"deck:{quality}:{d}" for d in decks}
+    _run(lecture, quality, dry_run=dry_run, jobs=jobs, scheduler=scheduler, decks=selected, explicit=explicit)
 
 
 @cli.command()
@@ -286,28 +333,32 @@ def watch(interval: float) -> None:
 
     seen: dict[Path, float] = {}
     locked = False
-    launch.start(set(launch.PRELOAD), workspace.root)  # one server for every rebuild: preload what any stage may need
-    console.print("watching lecture.toml, scenes/, precompute/ and the kit; Ctrl-C stops")
-    while True:
-        now = snapshot()
-        if now != seen or locked:
-            seen = now
-            try:
-                registry.forget()
-                graph.forget_code()
-                fresh = load()
-                _run(fresh, "low", scenes=list(registry.scenes()))
-                locked = False
-            except BuildLocked as error:  # another build runs: say so once, and try again at the next check
-                if not locked:
-                    click.echo(f"error: {error}; watch retries when it ends", err=True)
-                locked = True
-            except SeqanimError as error:
-                click.echo(f"error: {error}", err=True)
-                locked = False
-            except SystemExit:
-                locked = False
-        time.sleep(interval)
+    try:
+        jobs = _jobs(load(), None)
+    except SeqanimError:  # said again, with the fix, at the first rebuild
+        jobs = os.cpu_count() or 1
+    with cluster.session(jobs):  # one local cluster for every rebuild: its workers have imported torch and manim
+        console.print("watching lecture.toml, scenes/, precompute/ and the kit; Ctrl-C stops")
+        while True:
+            now = snapshot()
+            if now != seen or locked:
+                seen = now
+                try:
+                    registry.forget()
+                    graph.forget_code()
+                    fresh = load()
+                    _run(fresh, "low", scenes=list(registry.scenes()))
+                    locked = False
+                except BuildLocked as error:  # another build runs: say so once, and try again at the next check
+                    if not locked:
+                        click.echo(f"error: {error}; watch retries when it ends", err=True)
+                    locked = True
+                except SeqanimError as error:
+                    click.echo(f"error: {error}", err=True)
+                    locked = False
+                except SystemExit:
+                    locked = False
+            time.sleep(interval)
 
 
 @cli.command("config")

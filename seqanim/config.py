@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from seqanim import registry
 from seqanim.declare import Params
@@ -86,6 +87,32 @@ class Build(Section):
 
     cache_mb: int = Field(
         4000, ge=0, le=1_000_000, description="size limit of the content-addressed output cache (.seqanim/cache)"
+    )
+    scheduler: str = Field(
+        "",
+        description='a running Dask scheduler, e.g. "tcp://10.0.0.5:8786"; "" = a local cluster of [render] jobs',
+    )
+    cluster: Literal["local", "slurm", "pbs"] = Field(
+        "local", description="local | slurm | pbs: Dask workers as batch jobs (dask-jobqueue, README: Many machines)"
+    )
+    batch_workers: int = Field(4, ge=1, le=1000, description="slurm/pbs: worker jobs to start, one stage each")
+    batch_queue: str = Field("", description='slurm/pbs: the partition or queue ("" = the site\'s default)')
+    batch_account: str = Field("", description='slurm/pbs: the account billed ("" = your default)')
+    batch_memory: str = Field(
+        "8GB", pattern=r"^\d+(\.\d+)?\s*[KMGT]i?B$", description="slurm/pbs: memory per worker job"
+    )
+    batch_walltime: str = Field(
+        "02:00:00", pattern=r"^(\d+-)?\d{1,2}:\d{2}:\d{2}$", description="slurm/pbs: time limit per worker job"
+    )
+    @field_validator("scheduler")
+    @classmethod
+    def _an_address(cls, value: str) -> str:
+        if value and not re.fullmatch(r"(tcp|tls|ws|wss|inproc)://\S+", value):
+            raise ValueError('not a Dask scheduler address; write it as "tcp://HOST:8786", or "" for a local cluster')
+        return value
+
+    batch_setup: list[str] = Field(
+        [], description='slurm/pbs: shell lines each job runs first, e.g. ["source ~/seqanim/.venv/bin/activate"]'
     )
 
 

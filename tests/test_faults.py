@@ -269,6 +269,14 @@ def test_damaged_scene_cache_entry_is_named_and_rendered_again(tree: Tree) -> No
         (("build", "--quality", "ultra"), "'ultra' is not one of 'low', 'medium', 'high', '4k'"),
         (("build", "--bogus"), "No such option '--bogus'"),
         (("frobnicate",), "No such command 'frobnicate'"),
+        (("build", "--scheduler", "localhost:8786"), "'--scheduler': not a Dask scheduler address"),
+        (("build", "--set", "build.scheduler=localhost"), "build.scheduler: not a Dask scheduler address"),
+        (("build", "--set", "build.cluster=k8s"), "build.cluster = 'k8s': Input should be 'local', 'slurm' or 'pbs'"),
+        # Work to do, and nobody at the address: said once the 10 s connection timeout is over.
+        (
+            ("precompute", "linear_rnn", "--set", f"linear_rnn.steps={STEPS + 13}", "--scheduler", "tcp://127.0.0.1:9"),
+            "cannot reach the Dask scheduler at tcp://127.0.0.1:9 within 10 s",
+        ),
     ],
 )
 def test_bad_input_is_one_line(tree: Tree, tmp_path: Path, args: tuple[str, ...], expected: str) -> None:

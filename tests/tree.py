@@ -148,7 +148,7 @@ def framemd5(path: Path) -> str:
 
 
 def processes_in(root: Path) -> list[str]:
-    """Processes working in `root`: a build, its forkserver, its stages, their LaTeX and ffmpeg."""
+    """Processes working in `root`: a build, its local Dask workers, its stages, their LaTeX and ffmpeg."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():

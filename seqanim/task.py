@@ -1,0 +1,240 @@
+"""One build stage as a Dask task, on any worker: it receives what the stage reads and returns what it writes.
+
+The worker needs the project's Python packages (torch, manim, ...), not the project: the lecture's code
+comes with the task (a zip, unpacked once per worker and code version), so does every input file, and the
+outputs go back as bytes for the client to check and publish. Nothing is written to the project from here.
+
+Isolation is today's one process per stage: the task forks a child from the worker, which has imported
+torch and manim once (seqanim.preload) but never runs stage code itself. The child starts with the
+worker's clean module state, runs `seqanim.worker` in a scratch copy of the workspace, and dies with the
+worker (it watches the worker's end of a pipe), so a killed worker leaves no stage behind.
+
+This module is sent to workers by value (cloudpickle), so it imports nothing of seqanim's.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+TOPIC = "seqanim-stage"  # the worker's events the client's progress display follows
+
+
+def constant(value: Any) -> Any:
+    """A value as a task: kept in the task graph, so a worker that dies holding it loses nothing."""
+    return value
+
+
+def run_stage(request: dict[str, Any], code: bytes, *inputs: dict[str, Any]) -> dict[str, Any]:
+    """Run the stage `request` names. `code`: the bundle (zip); `inputs`: the results of the stages it reads.
+
+    Returns {"ok": True, "files": {label: bytes}, "folders": [...], "log": str} when the stage succeeded,
+    {"ok": False, "exit_code": int, "log": str} when it failed, {"skipped": True} when an input had failed.
+    """
+    if any(not result.get("ok") for result in inputs):
+        return {"ok": False, "skipped": True}
+    worker = _worker()
+    base = Path(worker.local_directory if worker else tempfile.gettempdir()) / "seqanim"
+    address = worker.address if worker else "local"
+    if worker is not None:
+        worker.log_event(TOPIC, {"stage": request["stage"], "worker": address, "build": request["build"]})
+    try:
+        code_dir = _unpack(code, request["code_digest"], base)
+        (base / "tasks").mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=request["stage"].replace(":", "-") + "-", dir=base / "tasks"))
+    except OSError as error:
+        return _failed_writing(error, base, address)
+    started = time.perf_counter()
+    try:
+        _lay_out(scratch, code_dir, request, inputs)
+        exit_code = _run_child(scratch, request, worker)
+        log_file = scratch / ".seqanim" / "task.log"
+        log = log_file.read_text(errors="replace") if log_file.exists() else ""
+        if exit_code != 0:
+            return {"ok": False, "exit_code": exit_code, "log": log, "worker": address}
+        files, folders = _collect(scratch, request["outputs"])
+        if files is None:
+            return {"ok": False, "exit_code": 0, "log": log + f"\noutput missing: {folders[0]}", "worker": address}
+        seconds = round(time.perf_counter() - started, 2)
+        return {"ok": True, "files": files, "folders": folders, "log": log, "worker": address, "seconds": seconds}
+    except OSError as error:
+        return _failed_writing(error, scratch, address)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _failed_writing(error: OSError, where: Path, address: str) -> dict[str, Any]:
+    """A full disk on the worker is the stage's failure, said in one line by the client; anything else is a bug."""
+    if error.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        raise error
+    path = str(error.filename or where)
+    return {"ok": False, "exit_code": 28, "log": "", "worker": address, "disk_full": path}
+
+
+def _worker() -> Any:
+    try:
+        from distributed import get_worker
+
+        return get_worker()
+    except (ImportError, ValueError):  # called outside a worker (a direct call in a test)
+        return None
+
+
+def _unpack(code: bytes, code_digest: str, base: Path) -> Path:
+    """The code bundle as a folder, once per worker and code version (the last few versions are kept)."""
+    folder = base / f"code-{code_digest[:16]}"
+    if not folder.exists():
+        base.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".code-", dir=base))
+        zipfile.ZipFile(io.BytesIO(code)).extractall(staging)
+        try:
+            os.replace(staging, folder)
+        except OSError:  # another task of this worker got there first
+            shutil.rmtree(staging, ignore_errors=True)
+        for old in sorted(base.glob("code-*"), key=lambda path: path.stat().st_mtime)[:-4]:
+            shutil.rmtree(old, ignore_errors=True)
+    os.utime(folder)
+    return folder
+
+
+def _lay_out(scratch: Path, code_dir: Path, request: dict[str, Any], inputs: tuple[dict[str, Any], ...]) -> None:
+    """A workspace: the code (links into the bundle), the parameters, the input files, the build's caches."""
+    for entry in code_dir.iterdir():  # seqanim/, precompute/, scenes/, and node_modules/, narration/ if sent
+        (scratch / entry.name).symlink_to(entry)
+    (scratch / "lecture.toml").write_text(request["lecture_toml"])
+    state = scratch / ".seqanim"
+    (state / "run").mkdir(parents=True)
+    (state / "run" / "lecture.json").write_text(request["config"])
+    # On the client's machine (a local cluster) a stage shares the build's caches: voice clips, manim's
+    # LaTeX and partial movies. Elsewhere it starts without them and nothing of it stays on the worker.
+    if request.get("caches"):
+        for cache in ("voice", "media"):
+            (Path(request["caches"]) / cache).mkdir(parents=True, exist_ok=True)
+            (state / cache).symlink_to(Path(request["caches"]) / cache)
+    for result in inputs:
+        for label, payload in result.get("files", {}).items():
+            path = scratch / label
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(payload)
+
+
+def _run_child(scratch: Path, request: dict[str, Any], worker: Any) -> int:
+    """Fork the stage's process and wait for it; stop it when the build is cancelled.
+
+    os.fork, not multiprocessing: a worker under a nanny is a daemonic process, which multiprocessing
+    forbids to have children.
+    """
+    watched, held = os.pipe()  # the child reads EOF from `watched` the moment this process dies
+    pid = os.fork()
+    if pid == 0:
+        os.close(held)
+        code = 1
+        try:
+            _child(scratch, request["argv"], request["env"], watched)
+        except SystemExit as end:
+            code = end.code if isinstance(end.code, int) else (0 if end.code is None else 1)
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    os.close(watched)
+    stop = _stop_event(request["build"]) if worker is not None else None
+    try:
+        tick = 0
+        while True:
+            ended, status = os.waitpid(pid, os.WNOHANG)
+            if ended:
+                return os.waitstatus_to_exitcode(status)
+            tick += 1
+            if stop is not None and tick % 5 == 0 and _is_set(stop):  # asks the scheduler once a second
+                _kill_group(pid)
+            time.sleep(0.2)
+    finally:
+        os.close(held)
+
+
+def _stop_event(build: str) -> Any:
+    try:
+        from distributed import Event
+
+        return Event(f"seqanim-stop-{build}")
+    except Exception:  # no scheduler to ask: the stage runs to its end
+        return None
+
+
+def _is_set(event: Any) -> bool:
+    try:
+        return bool(event.is_set())
+    except Exception:  # the scheduler went away: the worker is about to go too
+        return False
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _child(scratch: Path, argv: list[str], env: dict[str, str], watched: int) -> None:
+    """In the forked child: its own process group (LaTeX, ffmpeg and the cards renderer die with it), dead the
+    moment the worker is, and seqanim's modules imported afresh from the bundle, not the worker's."""
+    os.setpgid(0, 0)
+
+    def watch() -> None:
+        os.read(watched, 1)  # nothing is ever written: returns when the worker's end closes
+        os.killpg(0, signal.SIGKILL)
+
+    threading.Thread(target=watch, name="die-with-the-worker", daemon=True).start()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.environ.update(env)
+    os.environ.update({
+        "SEQANIM_WORKSPACE": str(scratch), "SEQANIM_CONFIG_JSON": str(scratch / ".seqanim" / "run" / "lecture.json"),
+        "PYTHONPATH": str(scratch), "SEQANIM_QUIET": "1", "PYTHONUNBUFFERED": "1",
+    })  # fmt: skip
+    os.chdir(scratch)
+    for name in [name for name in sys.modules if name.split(".")[0] in ("seqanim", "precompute", "scenes")]:
+        del sys.modules[name]
+    sys.path.insert(0, str(scratch))
+    descriptor = os.open(scratch / ".seqanim" / "task.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.dup2(descriptor, 1)
+    os.dup2(descriptor, 2)
+    os.close(descriptor)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    from seqanim.worker import main
+
+    main(argv, prog_name="seqanim.worker")
+
+
+def _collect(scratch: Path, outputs: list[str]) -> tuple[dict[str, bytes] | None, list[str]]:
+    """The stage's output files as bytes, by workspace label; folders listed apart (published whole)."""
+    files: dict[str, bytes] = {}
+    folders: list[str] = []
+    for label in outputs:
+        path = scratch / label
+        if path.is_dir():
+            folders.append(label)
+            for item in sorted(path.rglob("*")):
+                if item.is_file():
+                    files[item.relative_to(scratch).as_posix()] = item.read_bytes()
+        elif path.is_file():
+            files[label] = path.read_bytes()
+        else:
+            return None, [label]
+    return files, folders
