@@ -124,8 +124,9 @@ def leftovers(tree: Tree) -> list[str]:
     ]
     cache = tree.root / ".seqanim" / "cache"
     found += [str(p.relative_to(tree.root)) for p in cache.glob(".*")] if cache.exists() else []
-    staging = tree.root / ".seqanim" / "stage"
-    return found + ([str(p.relative_to(tree.root)) for p in staging.iterdir()] if staging.exists() else [])
+    for folder in (tree.root / ".seqanim" / "stage", tree.root / ".seqanim" / "dask"):  # dask: local workers' scratch
+        found += [str(p.relative_to(tree.root)) for p in folder.iterdir()] if folder.exists() else []
+    return found
 
 
 def wait_for_no_processes(root: Path, timeout: float = 10) -> list[str]:

@@ -34,6 +34,7 @@ from tests.tree import (
     poll,
     processes_in,
     with_value,
+    workspaces,
 )  # fmt: skip
 
 STEPS = load().linear_rnn.steps  # other values are offsets from it: whatever the lecture says, they differ
@@ -132,13 +133,17 @@ def _start_inside(tree: Tree, args: tuple[str, ...], inside: Callable[[], bool],
 
 def _partial_movies(tree: Tree, scene: str) -> Callable[[], bool]:
     """manim is writing the scene's animations (its partial movies, in the render's staging folder)."""
-    return lambda: any((tree.root / ".seqanim" / "stage").glob(f"{scene}-low-*/media/videos/*/*/*/*.mp4"))
+    pattern = f".seqanim/stage/{scene}-low-*/media/videos/*/*/*/*.mp4"
+    return lambda: any(any(workspace.glob(pattern)) for workspace in workspaces(tree.root))
 
 
 def _exporting(tree: Tree, deck: str) -> Callable[[], bool]:
     """The deck's export is writing: a temporary file or folder of it beside its outputs."""
     return lambda: any(
-        deck in path.name for folder in ("slides/low", "renders/low") for path in (tree.root / folder).glob(".*")
+        deck in path.name
+        for workspace in workspaces(tree.root)
+        for folder in ("slides/low", "renders/low")
+        for path in (workspace / folder).glob(".*")
     )
 
 

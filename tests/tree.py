@@ -163,11 +163,19 @@ def processes_in(root: Path) -> list[str]:
 
 def leftovers(root: Path) -> list[str]:
     """What no finished build may leave: outputs never start with a dot, so every dot-file or dot-folder in
-    data/, renders/, slides/ is a temporary one; so is a dot-entry of the cache, or anything in staging."""
+    data/, renders/, slides/ is a temporary one; so is a dot-entry of the cache, anything in staging, or a
+    local Dask worker's folder (its tasks' scratch workspaces)."""
     found = [str(p.relative_to(root)) for folder in ("data", "renders", "slides") for p in (root / folder).rglob(".*")]
-    cache, staging = root / ".seqanim" / "cache", root / ".seqanim" / "stage"
+    cache = root / ".seqanim" / "cache"
     found += [str(p.relative_to(root)) for p in cache.glob(".*")] if cache.exists() else []
-    return found + ([str(p.relative_to(root)) for p in staging.iterdir()] if staging.exists() else [])
+    for folder in (root / ".seqanim" / "stage", root / ".seqanim" / "dask"):
+        found += [str(p.relative_to(root)) for p in folder.iterdir()] if folder.exists() else []
+    return found
+
+
+def workspaces(root: Path) -> list[Path]:
+    """The tree and the scratch workspaces its local Dask workers run stages in."""
+    return [root, *root.glob(".seqanim/dask/*/dask-scratch-space/worker-*/seqanim/tasks/*")]
 
 
 def lines(text: str) -> list[str]:
