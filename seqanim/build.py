@@ -142,8 +142,11 @@ def _run_tasks(
     outcome: Outcome,
     console: Console,
 ) -> None:
+    import cloudpickle
     from distributed import Event
 
+    # The task's own code goes with it, as the lecture's does: a worker's checkout may be older than ours.
+    cloudpickle.register_pickle_by_value(task)
     build = uuid.uuid4().hex[:12]
     stop = Event(f"seqanim-stop-{build}", client=client)
     events: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
