@@ -104,6 +104,7 @@ class Build(Section):
     batch_walltime: str = Field(
         "02:00:00", pattern=r"^(\d+-)?\d{1,2}:\d{2}:\d{2}$", description="slurm/pbs: time limit per worker job"
     )
+
     @field_validator("scheduler")
     @classmethod
     def _an_address(cls, value: str) -> str:
