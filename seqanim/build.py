@@ -12,10 +12,12 @@ import errno
 import fcntl
 import hashlib
 import io
+import json
 import os
 import queue
 import re
 import shutil
+import time
 import uuid
 import zipfile
 from collections.abc import Iterator
@@ -142,6 +144,10 @@ def _run_tasks(
     outcome: Outcome,
     console: Console,
 ) -> None:
+    """Send each stage to Dask once its inputs are built, the longest chain first, as many at a time as the
+    cluster has worker threads. Dask starts a task the moment it reaches an idle worker, so its priorities
+    only order tasks that wait together; holding the ready ones here keeps the order (on 2 cores the full
+    deck started behind a short one finished 42 s after the rest)."""
     import cloudpickle
     from distributed import Event
 
@@ -154,95 +160,114 @@ def _run_tasks(
     code, code_digest = _code_bundle(stages, to_run, lecture)
     code_future = client.submit(task.constant, code, key=f"seqanim-code-{code_digest[:16]}-{build}")
     priority = graph.priorities(stages, to_run, state)
-    futures: dict[str, Any] = {}
-    built: dict[str, Any] = {}  # inputs already on disk, sent once per build
-    for stage_id in to_run:  # dependency order, so every input future exists
-        stage = stages[stage_id]
+    built: dict[str, Any] = {}  # outputs of this build's stages (futures), and of earlier ones (sent once)
+
+    def inputs_of(stage: graph.Stage) -> list[Any]:
         inputs = []
         for dep in stage.deps:
-            if dep in futures:
-                inputs.append(futures[dep])
-            else:
-                if dep not in built:
-                    files = {"ok": True, "files": _read(stages[dep].outputs)}
-                    built[dep] = client.submit(task.constant, files, key=f"seqanim-files-{dep}-{build}")
-                inputs.append(built[dep])
+            if dep not in built:
+                files = {"ok": True, "files": _read(stages[dep].outputs)}
+                built[dep] = client.submit(task.constant, files, key=f"seqanim-files-{dep}-{build}")
+            inputs.append(built[dep])
         if stage.kind == "deck":  # its title and divider cards: reused by the export while unchanged
             cards = [path for path in stage.outputs if "cards" in path.parts and path.exists()]
-            inputs.append(
-                client.submit(task.constant, {"ok": True, "files": _read(cards)}, key=f"cards-{stage_id}-{build}")
-            )
-        request = _request(stage, lecture, build, code_digest, local)
-        futures[stage_id] = client.submit(
-            task.run_stage, request, code_future, *inputs,
-            key=f"{stage_id}#{build}", priority=round(priority[stage_id] * 100), pure=False,
-        )  # fmt: skip
-        futures[stage_id].add_done_callback(lambda future, stage_id=stage_id: events.put(("done", stage_id)))
-    columns = (
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    remaining = set(to_run)
+            payload = {"ok": True, "files": _read(cards)}
+            inputs.append(client.submit(task.constant, payload, key=f"cards-{stage.id}-{build}"))
+        return inputs
+
+    waiting = list(to_run)
+    running: dict[str, Any] = {}  # stage id -> its future
+    timeline: dict[str, dict[str, Any]] = {}
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     try:
-        with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as progress:
+        with Progress(
+            *columns, TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal
+        ) as progress:
             overall = progress.add_task("[bold]build", total=len(to_run))
-            running: dict[str, int] = {}
-            while remaining:
+            shown: dict[str, int] = {}
+            began = time.time()
+            while waiting or running:
+                for stage_id in [s for s in waiting if _blocked(stages[s], outcome)]:
+                    waiting.remove(stage_id)
+                    outcome.skipped.append(stage_id)
+                    progress.advance(overall)
+                ready = [s for s in waiting if not any(dep in waiting or dep in running for dep in stages[s].deps)]
+                for stage_id in sorted(ready, key=lambda s: -priority[s])[: max(0, _threads(client) - len(running))]:
+                    waiting.remove(stage_id)
+                    stage = stages[stage_id]
+                    request = _request(stage, lecture, build, code_digest, local)
+                    running[stage_id] = client.submit(
+                        task.run_stage, request, code_future, *inputs_of(stage),
+                        key=f"{stage_id}#{build}", priority=round(priority[stage_id] * 100), pure=False,
+                    )  # fmt: skip
+                    running[stage_id].add_done_callback(lambda _, stage_id=stage_id: events.put(("done", stage_id)))
+                if not running:
+                    continue
                 try:
                     kind, payload = events.get(timeout=0.2)
                 except queue.Empty:
                     continue
                 if kind == "started":
-                    if payload.get("build") == build and payload["stage"] in remaining:
+                    if payload.get("build") == build and payload["stage"] in running:
                         _log_path(payload["stage"]).write_text(f"running on worker {payload['worker']}\n")
-                        if payload["stage"] not in running:
+                        timeline[payload["stage"]] = {"worker": payload["worker"], "start": time.time() - began}
+                        if payload["stage"] not in shown:
                             stage = stages[payload["stage"]]
-                            running[payload["stage"]] = progress.add_task(f"{stage.kind} {stage.name}", total=None)
+                            shown[payload["stage"]] = progress.add_task(f"{stage.kind} {stage.name}", total=None)
                     continue
                 stage_id = payload
-                remaining.discard(stage_id)
-                if stage_id in running:
-                    progress.remove_task(running.pop(stage_id))
+                future = running.pop(stage_id)
+                if stage_id in shown:
+                    progress.remove_task(shown.pop(stage_id))
                 progress.advance(overall)
-                _finish(stages[stage_id], futures.pop(stage_id), state, outcome)
+                timeline.setdefault(stage_id, {})["end"] = time.time() - began
+                if _finish(stages[stage_id], future, state, outcome):
+                    built[stage_id] = future
+                timeline[stage_id]["published"] = time.time() - began
     except BaseException:  # Ctrl-C or a bug here: stop the remote stages too, not only this process
         stop.set()
-        client.cancel(list(futures.values()), force=True)
+        client.cancel(list(running.values()), force=True)
         raise
     finally:
         client.unsubscribe_topic(task.TOPIC)
+        # When each stage ran where, in seconds from the start: what the Dask dashboard would show, kept.
+        atomic_write_text(current().logs / "timeline.json", json.dumps(timeline, indent=1))
 
 
-def _finish(stage: graph.Stage, future: Any, state: dict[str, Any], outcome: Outcome) -> None:
-    """Publish a finished task's outputs and record the stage; or note why it failed."""
+def _blocked(stage: graph.Stage, outcome: Outcome) -> bool:
+    return any(dep in outcome.failed or dep in outcome.skipped for dep in stage.deps)
+
+
+def _threads(client: Any) -> int:
+    """Stages the cluster runs at once: its workers' threads (a batch cluster's jobs may still be starting)."""
+    return max(1, sum(client.nthreads().values()))
+
+
+def _finish(stage: graph.Stage, future: Any, state: dict[str, Any], outcome: Outcome) -> bool:
+    """Publish a finished task's outputs and record the stage (True); or note why it failed."""
     log = _log_path(stage.id)
     try:
         result = future.result()
     except Exception as error:  # the task itself broke (a worker died too often, bad bundle): not the stage
         outcome.failed[stage.id] = _task_error(error)
-        return
-    if result.get("skipped"):
-        outcome.skipped.append(stage.id)
-        return
+        return False
     if result.get("disk_full"):  # the task could not write its scratch workspace
         outcome.failed[stage.id] = _worker_disk_full(result)
-        return
+        return False
     atomic_write_text(log, f"ran on worker {result['worker']}\n{result['log']}")
     if not result["ok"]:
         outcome.failed[stage.id] = _last_error(log, result["exit_code"])
-        return
+        return False
     try:
         _publish(stage, result)
     except SeqanimError as error:  # a full disk while publishing: named in the one line
         outcome.failed[stage.id] = str(error)
-        return
+        return False
     outcome.seconds[stage.id] = result["seconds"]
     graph.record(stage, state, result["seconds"])
     graph.cache_store(stage)
     outcome.ran.append(stage.id)
+    return True
 
 
 def _worker_disk_full(result: dict[str, Any]) -> str:

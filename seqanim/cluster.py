@@ -64,6 +64,9 @@ def _local(jobs: int, kinds: set[str] | None = None) -> Any:
     # worker processes (OpenMP, MKL and OpenBLAS at one thread, freed memory trimmed at 64 KB) made the
     # training stages 35 % slower here (seq2seq_sort: 50 s -> 68 s on a clean clone).
     dask.config.set({"distributed.nanny.pre-spawn-environ": {}})
+    # Every stage is new to the scheduler (its duration unknown, 0.5 s by default), and a deck's inputs are
+    # 150 MB: it would queue a ready deck behind the worker holding them rather than send them to an idle one.
+    dask.config.set({"distributed.scheduler.unknown-task-duration": "1h"})
 
     log = current().logs / "dask-workers.log"
     with _stderr_to(log):
@@ -151,12 +154,16 @@ def _close(connected: Any, cluster: Any) -> None:
 
     from distributed import LocalCluster
 
-    with _stderr_to(current().logs / "dask-workers.log"):
-        connected.close()
-        if isinstance(cluster, LocalCluster):
-            _stop_workers(cluster)
-        if cluster is not None:
-            cluster.close()
+    logging.disable(logging.WARNING)  # the scheduler's "closing all comms" and the like
+    try:
+        with _stderr_to(current().logs / "dask-workers.log"):
+            connected.close()
+            if isinstance(cluster, LocalCluster):
+                _stop_workers(cluster)
+            if cluster is not None:
+                cluster.close()
+    finally:
+        logging.disable(logging.NOTSET)
     shutil.rmtree(local_directory(), ignore_errors=True)
 
 

@@ -40,10 +40,8 @@ def run_stage(request: dict[str, Any], code: bytes, *inputs: dict[str, Any]) -> 
     """Run the stage `request` names. `code`: the bundle (zip); `inputs`: the results of the stages it reads.
 
     Returns {"ok": True, "files": {label: bytes}, "folders": [...], "log": str} when the stage succeeded,
-    {"ok": False, "exit_code": int, "log": str} when it failed, {"skipped": True} when an input had failed.
+    {"ok": False, "exit_code": int, "log": str} when it failed.
     """
-    if any(not result.get("ok") for result in inputs):
-        return {"ok": False, "skipped": True}
     worker = _worker()
     base = Path(worker.local_directory if worker else tempfile.gettempdir()) / "seqanim"
     address = worker.address if worker else "local"
