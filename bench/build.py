@@ -157,6 +157,12 @@ def distributed(scenes: list[str]) -> None:
         # A theme value unseen before forces real renders on both sides; each side its own value.
         local = timed(tree, "render", *scenes, "-q", "high", "-j", "2", "--set", 'theme.muted="#8a8f9b"')
         print(f"local cluster, -j 2:                  {local:7.1f} s", flush=True)
+        for scene in scenes:  # what a scene costs at high quality against low: for the many-machine estimate
+            high, low = (
+                json.loads((tree.root / "renders" / quality / f"{scene}.report.json").read_text())["render_seconds"]
+                for quality in ("high", "low")
+            )
+            print(f"  {scene:24s} render {high:6.1f} s at high, {low:5.1f} s at low: x{high / low:.1f}")
         with dask_on_this_machine(work) as address:
             remote = timed(
                 tree, "render", *scenes, "-q", "high", "--scheduler", address, "--set", 'theme.muted="#8a8f9c"'
