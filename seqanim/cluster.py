@@ -67,14 +67,6 @@ def _local(jobs: int, kinds: set[str] | None = None) -> Any:
     # Every stage is new to the scheduler (its duration unknown, 0.5 s by default), and a deck's inputs are
     # 150 MB: it would queue a ready deck behind the worker holding them rather than send them to an idle one.
     dask.config.set({"distributed.scheduler.unknown-task-duration": "1h"})
-    # An idle local cluster of 2 workers used 13 % of a core (a 20 ms event-loop tick in every process, a
-    # profiler sampling each worker's task thread, which only waits for its stage's process): 0.5 s in 30 s
-    # with these. No stealing either: the build sends a stage only when a worker is free.
-    dask.config.set({
-        "distributed.admin.tick.interval": "1s", "distributed.worker.profile.enabled": False,
-        "distributed.admin.system-monitor.interval": "5s", "distributed.worker.memory.monitor-interval": "2s",
-        "distributed.scheduler.work-stealing": False,
-    })  # fmt: skip
 
     log = current().logs / "dask-workers.log"
     with _stderr_to(log):
