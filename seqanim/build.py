@@ -231,7 +231,10 @@ def _run_tasks(
     finally:
         client.unsubscribe_topic(task.TOPIC)
         # When each stage ran where, in seconds from the start: what the Dask dashboard would show, kept.
-        atomic_write_text(current().logs / "timeline.json", json.dumps(timeline, indent=1))
+        try:
+            atomic_write_text(current().logs / "timeline.json", json.dumps(timeline, indent=1))
+        except (OSError, SeqanimError):  # a full disk: a stage's own line says so, not this diagnostic's
+            pass
 
 
 def _blocked(stage: graph.Stage, outcome: Outcome) -> bool:
