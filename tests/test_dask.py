@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tree import ROOT, Tree, framemd5, leftovers, make_tree, poll, processes_in
+from tests.tree import ROOT, Tree, framemd5, leftovers, make_tree, poll, processes_in, stop_group
 
 DASK = Path(sys.executable).with_name("dask")
 SCENES = ("EchoOfAPulse", "QueryKeyValue")  # two experiments' worth of data, two renders: ~30 s on 2 cores
@@ -66,14 +66,6 @@ def _start_worker(scheduler: str, folder: Path) -> Worker:
     return Worker(folder, f"tcp://127.0.0.1:{port}", process)
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     base = tmp_path_factory.mktemp("dask")
@@ -95,8 +87,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         client.wait_for_workers(2, timeout=120)
     yield Cluster(address, workers)
     for worker in workers:
-        _stop(worker.process)
-    _stop(scheduler)
+        stop_group(worker.process)
+    stop_group(scheduler)
 
 
 def _unbuilt(tree: Tree, scenes: tuple[str, ...], experiments: tuple[str, ...]) -> None:
@@ -185,7 +177,7 @@ def test_a_worker_killed_mid_render_loses_nothing(cluster: Cluster, lecture_buil
     first = log.read_text().split()[-1]
     victim = next(worker for worker in cluster.workers if worker.address == first)
     poll(lambda: any(victim.folder.rglob("*.svg")), 60, "the render to be under way on its worker")
-    _stop(victim.process)
+    stop_group(victim.process)
     try:
         out, err = build.communicate(timeout=300)
         assert build.returncode == 0, err

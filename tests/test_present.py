@@ -29,7 +29,7 @@ import pytest
 from PIL import Image
 
 from seqanim.present import PresenterUnavailable, preflight, qt_plugins
-from tests.tree import Tree, make_tree
+from tests.tree import Tree, make_tree, stop_group
 
 QUALITY = "low"
 DECK = "test-window"
@@ -223,15 +223,6 @@ def _x_env(display: str) -> dict[str, str]:
     return {**env, "DISPLAY": display}
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Kill what is left of the presenter's session (seqanim and its child), whatever the test found."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
-
-
 def _find_window(display: str, process: subprocess.Popen[bytes], log: Path, timeout: float = 90) -> str:
     """Poll with xdotool until the presenter's top-level window is mapped (`--maxdepth 1`: its video widget
     is a native child window with the same name); fail at once if `seqanim present` exits first."""
@@ -289,7 +280,7 @@ def test_presenter_plays_the_slide_in_a_real_window(tree: Tree, display: str, tm
         _x(display, "xdotool", "key", "q")
         assert process.wait(timeout=30) == 0, log.read_text()[-2000:]
     finally:
-        _stop(process)
+        stop_group(process)
     snapshots = tree.root / ".seqanim" / "present"
     assert not snapshots.exists() or list(snapshots.iterdir()) == []  # the slide snapshot is removed
 
@@ -426,4 +417,4 @@ def test_stopping_present_stops_the_presenter(tree: Tree, tmp_path: Path, signum
             time.sleep(0.1)
         assert not _alive(child), f"the manim-slides presenter (pid {child}) outlived `seqanim present`"
     finally:
-        _stop(process)
+        stop_group(process)

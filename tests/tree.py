@@ -197,3 +197,12 @@ def poll(condition: Callable[[], bool], timeout: float, what: str, log: Path | N
         said = f"; the log says:\n{log.read_text()[-3000:]}" if log else ""
         assert time.monotonic() < deadline, f"timed out after {timeout:.0f} s waiting for {what}{said}"
         time.sleep(0.1)
+
+
+def stop_group(process: subprocess.Popen[Any]) -> None:
+    """Kill a process started with start_new_session=True and everything it started, whatever is left of it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
