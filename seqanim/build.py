@@ -3,7 +3,9 @@ longest chain first), publish each stage's outputs atomically when its task retu
 stage only then, and show one combined progress display.
 
 The tasks run anywhere (seqanim.task): a task gets the code, the parameters and its input files, and
-returns its output files as bytes; only this process writes to the project.
+returns its output files as bytes; only this process writes to the project. On a local cluster the files
+stay where they are: a task links its inputs from the project, and its outputs are renamed in from its
+scratch folder.
 """
 
 from __future__ import annotations
@@ -41,8 +43,9 @@ class Outcome:
     ran: list[str] = field(default_factory=list)
     restored: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)  # stage id -> one-line error
-    skipped: list[str] = field(default_factory=list)  # not run because an input failed
+    skipped: list[str] = field(default_factory=list)  # not run because an input failed (or the disk is full)
     seconds: dict[str, float] = field(default_factory=dict)
+    disk_full: bool = False  # a stage found the disk full: no other stage starts, and one line says so
 
 
 @contextmanager
@@ -160,9 +163,14 @@ def _run_tasks(
     code, code_digest = _code_bundle(stages, to_run, lecture)
     code_future = client.submit(task.constant, code, key=f"seqanim-code-{code_digest[:16]}-{build}")
     priority = graph.priorities(stages, to_run, state)
+    workspace = current()
     built: dict[str, Any] = {}  # outputs of this build's stages (futures), and of earlier ones (sent once)
 
     def inputs_of(stage: graph.Stage) -> list[Any]:
+        if local:  # every input is published by now: the task links the files on this machine's disk
+            labels = [workspace.label(path) for dep in stage.deps for path in stages[dep].outputs]
+            cards = [workspace.label(path) for path in stage.outputs if "cards" in path.parts and path.exists()]
+            return [{"ok": True, "linked": labels}, {"ok": True, "linked": cards, "copy": True}]
         inputs = []
         for dep in stage.deps:
             if dep not in built:
@@ -187,7 +195,7 @@ def _run_tasks(
             shown: dict[str, int] = {}
             began = time.time()
             while waiting or running:
-                for stage_id in [s for s in waiting if _blocked(stages[s], outcome)]:
+                for stage_id in [s for s in waiting if outcome.disk_full or _blocked(stages[s], outcome)]:
                     waiting.remove(stage_id)
                     outcome.skipped.append(stage_id)
                     progress.advance(overall)
@@ -248,36 +256,52 @@ def _threads(client: Any) -> int:
 
 def _finish(stage: graph.Stage, future: Any, state: dict[str, Any], outcome: Outcome) -> bool:
     """Publish a finished task's outputs and record the stage (True); or note why it failed."""
-    log = _log_path(stage.id)
     try:
         result = future.result()
     except Exception as error:  # the task itself broke (a worker died too often, bad bundle): not the stage
         outcome.failed[stage.id] = _task_error(error)
         return False
+    try:
+        error = _publish_result(stage, result)
+    finally:
+        if result.get("scratch"):
+            shutil.rmtree(result["scratch"], ignore_errors=True)
+    if error is None:
+        outcome.seconds[stage.id] = result["seconds"]
+        graph.record(stage, state, result["seconds"])
+        graph.cache_store(stage)
+        outcome.ran.append(stage.id)
+        return True
+    full = result.get("disk_full") or result.get("exit_code") == DiskFull.stage_exit_code
+    full = full or error.startswith("no space left on the disk")
+    if full and outcome.disk_full:  # the same full disk, met by a stage that was running already
+        outcome.skipped.append(stage.id)
+    else:
+        outcome.failed[stage.id] = error
+        outcome.disk_full = outcome.disk_full or bool(full)
+    return False
+
+
+def _publish_result(stage: graph.Stage, result: dict[str, Any]) -> str | None:
+    """Put a finished task's outputs in place: None, or the one-line error of the stage."""
     if result.get("disk_full"):  # the task could not write its scratch workspace
-        outcome.failed[stage.id] = _worker_disk_full(result)
-        return False
+        return _worker_disk_full(stage, result)
+    log = _log_path(stage.id)
     atomic_write_text(log, f"ran on worker {result['worker']}\n{result['log']}")
     if not result["ok"]:
-        outcome.failed[stage.id] = _last_error(log, result["exit_code"])
-        return False
+        return _last_error(log, result["exit_code"])
     try:
         _publish(stage, result)
     except SeqanimError as error:  # a full disk while publishing: named in the one line
-        outcome.failed[stage.id] = str(error)
-        return False
-    outcome.seconds[stage.id] = result["seconds"]
-    graph.record(stage, state, result["seconds"])
-    graph.cache_store(stage)
-    outcome.ran.append(stage.id)
-    return True
+        return str(error)
+    return None
 
 
-def _worker_disk_full(result: dict[str, Any]) -> str:
-    path = Path(result["disk_full"])
-    if path.is_relative_to(current().root):  # a local worker: the project's own disk
-        return str(disk_full(OSError(errno.ENOSPC, "No space left on device"), path))
-    return f"no space left on worker {result['worker']}'s disk ({path}); free some space there and build again"
+def _worker_disk_full(stage: graph.Stage, result: dict[str, Any]) -> str:
+    if result.get("local"):  # the project's own disk: named by the output the stage was making
+        return str(disk_full(OSError(result.get("errno", errno.ENOSPC), "No space left"), stage.outputs[0]))
+    where = result["disk_full"]
+    return f"no space left on worker {result['worker']}'s disk ({where}); free some space there and build again"
 
 
 def _task_error(error: BaseException) -> str:
@@ -305,8 +329,9 @@ def _request(stage: graph.Stage, lecture: Lecture, build: str, code_digest: str,
         "config": lecture.model_dump_json(),
         "lecture_toml": workspace.config.read_text() if workspace.config.exists() else "",
         "outputs": [workspace.label(path) for path in stage.outputs],
-        # On this machine the workers share the build's voice clips and manim's LaTeX cache.
+        # On this machine the workers share the build's voice clips and manim's LaTeX cache, and the files.
         "caches": str(workspace.state_dir) if local else None,
+        "project": str(workspace.root) if local else None,
     }  # fmt: skip
 
 
@@ -357,6 +382,9 @@ def _code_bundle(stages: dict[str, graph.Stage], to_run: list[str], lecture: Lec
 def _publish(stage: graph.Stage, result: dict[str, Any]) -> None:
     """Put a task's output files in place: each file by an atomic rename, each folder swapped in whole."""
     workspace = current()
+    if result.get("scratch"):
+        _rename_in(stage, Path(result["scratch"]), set(result["folders"]))
+        return
     files: dict[str, bytes] = result["files"]
     folders = set(result["folders"])
     for path in stage.outputs:
@@ -374,3 +402,20 @@ def _publish(stage: graph.Stage, result: dict[str, Any]) -> None:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(payload)
             replace_dir(staged, path)
+
+
+def _rename_in(stage: graph.Stage, scratch: Path, folders: set[str]) -> None:
+    """A local task's outputs, from its scratch folder on the project's disk: a rename each, no copy (a copy
+    first where the outputs are on another disk, a symlinked renders/ say)."""
+    workspace = current()
+    for path in stage.outputs:
+        label = workspace.label(path)
+        with naming_a_full_disk(path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            source = scratch / label
+            if os.stat(source).st_dev != os.stat(path.parent).st_dev:
+                staged = path.with_name(f".{path.name}.restore-{os.getpid()}")
+                shutil.rmtree(staged, ignore_errors=True) if staged.is_dir() else staged.unlink(missing_ok=True)
+                shutil.copytree(source, staged) if source.is_dir() else shutil.copyfile(source, staged)
+                source = staged
+            replace_dir(source, path) if label in folders else os.replace(source, path)

@@ -4,6 +4,9 @@ The worker needs the project's Python packages (torch, manim, ...), not the proj
 comes with the task (a zip, unpacked once per worker and code version), so does every input file, and the
 outputs go back as bytes for the client to check and publish. Nothing is written to the project from here.
 
+On the client's own machine (a local cluster) the bytes need not travel: a task links its inputs from the
+project and leaves its outputs in its scratch folder, on the project's disk, for the client to rename in.
+
 Isolation is today's one process per stage: the task forks a child from the worker, which has imported
 torch and manim once (seqanim.preload) but never runs stage code itself. The child starts with the
 worker's clean module state, runs `seqanim.worker` in a scratch copy of the workspace, and dies with the
@@ -39,7 +42,8 @@ def constant(value: Any) -> Any:
 def run_stage(request: dict[str, Any], code: bytes, *inputs: dict[str, Any]) -> dict[str, Any]:
     """Run the stage `request` names. `code`: the bundle (zip); `inputs`: the results of the stages it reads.
 
-    Returns {"ok": True, "files": {label: bytes}, "folders": [...], "log": str} when the stage succeeded,
+    Returns {"ok": True, "files": {label: bytes}, "folders": [...], "log": str} when the stage succeeded
+    (with request["project"] set: "scratch", the folder holding the outputs, instead of "files"), and
     {"ok": False, "exit_code": int, "log": str} when it failed.
     """
     worker = _worker()
@@ -52,8 +56,9 @@ def run_stage(request: dict[str, Any], code: bytes, *inputs: dict[str, Any]) -> 
         (base / "tasks").mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=request["stage"].replace(":", "-") + "-", dir=base / "tasks"))
     except OSError as error:
-        return _failed_writing(error, base, address)
+        return _failed_writing(error, address, request)
     started = time.perf_counter()
+    handed_over = False
     try:
         _lay_out(scratch, code_dir, request, inputs)
         exit_code = _run_child(scratch, request, worker)
@@ -61,23 +66,38 @@ def run_stage(request: dict[str, Any], code: bytes, *inputs: dict[str, Any]) -> 
         log = log_file.read_text(errors="replace") if log_file.exists() else ""
         if exit_code != 0:
             return {"ok": False, "exit_code": exit_code, "log": log, "worker": address}
-        files, folders = _collect(scratch, request["outputs"])
-        if files is None:
-            return {"ok": False, "exit_code": 0, "log": log + f"\noutput missing: {folders[0]}", "worker": address}
+        missing = [label for label in request["outputs"] if not (scratch / label).exists()]
+        if missing:
+            return {"ok": False, "exit_code": 0, "log": log + f"\noutput missing: {missing[0]}", "worker": address}
+        folders = [label for label in request["outputs"] if (scratch / label).is_dir()]
         seconds = round(time.perf_counter() - started, 2)
-        return {"ok": True, "files": files, "folders": folders, "log": log, "worker": address, "seconds": seconds}
+        result = {"ok": True, "folders": folders, "log": log, "worker": address, "seconds": seconds}
+        if request.get("project"):
+            handed_over = True  # the client renames the outputs in, then removes the folder
+            return {**result, "scratch": str(scratch)}
+        return {**result, "files": _collect(scratch, request["outputs"])}
     except OSError as error:
-        return _failed_writing(error, scratch, address)
+        return _failed_writing(error, address, request)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if not handed_over:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _failed_writing(error: OSError, where: Path, address: str) -> dict[str, Any]:
+def _failed_writing(error: OSError, address: str, request: dict[str, Any]) -> dict[str, Any]:
     """A full disk on the worker is the stage's failure, said in one line by the client; anything else is a bug."""
     if error.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         raise error
-    path = str(error.filename or where)
-    return {"ok": False, "exit_code": 28, "log": "", "worker": address, "disk_full": path}
+    where = str(error.filename or "its scratch folder")
+    local = bool(request.get("project"))
+    return {
+        "ok": False,
+        "exit_code": 28,
+        "log": "",
+        "worker": address,
+        "disk_full": where,
+        "errno": error.errno,
+        "local": local,
+    }
 
 
 def _worker() -> Any:
@@ -125,6 +145,26 @@ def _lay_out(scratch: Path, code_dir: Path, request: dict[str, Any], inputs: tup
             path = scratch / label
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(payload)
+        for label in result.get("linked", []):  # a local cluster: the published file itself, not a copy
+            _link_tree(Path(request["project"]) / label, scratch / label, copy=result.get("copy", False))
+
+
+def _link_tree(source: Path, target: Path, copy: bool) -> None:
+    """A hard link to each file (outputs are replaced by rename, never edited, so the published one stays
+    whole); a copy where the stage may rewrite it in place, or where links are not possible."""
+    for item in sorted(source.rglob("*")) if source.is_dir() else [source]:
+        if not item.is_file():
+            continue
+        destination = target / item.relative_to(source) if source.is_dir() else target
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if copy:
+                raise OSError(errno.EXDEV, "a copy was asked for")
+            os.link(item, destination)
+        except OSError as error:
+            if error.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            shutil.copyfile(item, destination)
 
 
 def _run_child(scratch: Path, request: dict[str, Any], worker: Any) -> int:
@@ -237,19 +277,12 @@ def _keep_freed_memory() -> None:
     libc.mallopt(M_TRIM_THRESHOLD, 256 << 20)
 
 
-def _collect(scratch: Path, outputs: list[str]) -> tuple[dict[str, bytes] | None, list[str]]:
-    """The stage's output files as bytes, by workspace label; folders listed apart (published whole)."""
+def _collect(scratch: Path, outputs: list[str]) -> dict[str, bytes]:
+    """The stage's output files (a folder's: every file inside) as bytes, by workspace label."""
     files: dict[str, bytes] = {}
-    folders: list[str] = []
     for label in outputs:
         path = scratch / label
-        if path.is_dir():
-            folders.append(label)
-            for item in sorted(path.rglob("*")):
-                if item.is_file():
-                    files[item.relative_to(scratch).as_posix()] = item.read_bytes()
-        elif path.is_file():
-            files[label] = path.read_bytes()
-        else:
-            return None, [label]
-    return files, folders
+        for item in sorted(path.rglob("*")) if path.is_dir() else [path]:
+            if item.is_file():
+                files[item.relative_to(scratch).as_posix()] = item.read_bytes()
+    return files

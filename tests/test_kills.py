@@ -346,7 +346,12 @@ def _whole(path: Path) -> bool:
 
 
 # Room left, per stage that must run out of it: an experiment's npz takes ~14 KB, a render's partial movies MBs.
-ROOM = {"experiment": (8, ("precompute", "linear_rnn")), "render": (200, ("render", "EchoOfAPulse"))}
+# "two renders": the first to find the disk full stops the build; the other does not start and add a line.
+ROOM = {
+    "experiment": (8, ("precompute", "linear_rnn")),
+    "render": (200, ("render", "EchoOfAPulse")),
+    "two renders": (200, ("render", "EchoOfAPulse", "HiddenStateDynamics")),
+}
 
 
 @pytest.mark.parametrize("where", list(ROOM))
