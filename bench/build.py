@@ -103,7 +103,14 @@ def executors(base: str, rounds: int) -> None:
                     )
                 took = timed(tree, "build", "-j", "2", env=env)
                 seconds[side].append(took)
-                print(f"round {index + 1}  {side:10s} cold build -j 2: {took:7.1f} s", flush=True)
+                # The stages' own time, summed: the rest of 2 x wall is the executor's (and idle cores).
+                state = json.loads((tree.root / ".seqanim" / "state.json").read_text())
+                busy = sum(entry.get("seconds") or 0 for entry in state.values())
+                print(
+                    f"round {index + 1}  {side:10s} cold build -j 2: {took:7.1f} s  (stages {busy:6.1f} s, "
+                    f"{busy / (2 * took):.0%} of 2 cores)",
+                    flush=True,
+                )
                 shutil.rmtree(tree.root)
         old, new = min(seconds[base]), min(seconds["this tree"])
         print(f"\nbest of {rounds}: {base} {old:.1f} s, this tree (Dask) {new:.1f} s, ratio {new / old:.3f}")

@@ -79,8 +79,8 @@ def _remove_leftovers() -> None:
                 shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
 
-def _last_error(log: Path, exit_code: int | None = None) -> str:
-    text = log.read_text(errors="replace") if log.exists() else ""
+def _last_error(text: str, log: Path, exit_code: int | None = None) -> str:
+    """A failed stage's one line: its `error:` line, else its last line and where its log is."""
     lines = [line for line in text.splitlines() if line.strip()]
     for line in reversed(lines):
         if line.startswith("error: "):
@@ -152,7 +152,7 @@ def _run_tasks(
     only order tasks that wait together; holding the ready ones here keeps the order (on 2 cores the full
     deck started behind a short one finished 42 s after the rest)."""
     import cloudpickle
-    from distributed import Event
+    from distributed import Event, Variable
 
     # The task's own code goes with it, as the lecture's does: a worker's checkout may be older than ours.
     cloudpickle.register_pickle_by_value(task)
@@ -162,6 +162,8 @@ def _run_tasks(
     client.subscribe_topic(task.TOPIC, lambda event: events.put(("started", event[1])))
     code, code_digest = _code_bundle(stages, to_run, lecture)
     code_future = client.submit(task.constant, code, key=f"seqanim-code-{code_digest[:16]}-{build}")
+    code_variable = Variable(f"seqanim-code-{build}", client=client)  # how tasks find it (seqanim.task._unpack)
+    code_variable.set(code_future)
     priority = graph.priorities(stages, to_run, state)
     workspace = current()
     built: dict[str, Any] = {}  # outputs of this build's stages (futures), and of earlier ones (sent once)
@@ -203,9 +205,9 @@ def _run_tasks(
                 for stage_id in sorted(ready, key=lambda s: -priority[s])[: max(0, _threads(client) - len(running))]:
                     waiting.remove(stage_id)
                     stage = stages[stage_id]
-                    request = _request(stage, lecture, build, code_digest, local)
+                    request = {**_request(stage, lecture, build, code_digest, local), "code_key": code_variable.name}
                     running[stage_id] = client.submit(
-                        task.run_stage, request, code_future, *inputs_of(stage),
+                        task.run_stage, request, *inputs_of(stage),
                         key=f"{stage_id}#{build}", priority=round(priority[stage_id] * 100), pure=False,
                     )  # fmt: skip
                     running[stage_id].add_done_callback(lambda _, stage_id=stage_id: events.put(("done", stage_id)))
@@ -238,6 +240,7 @@ def _run_tasks(
         raise
     finally:
         client.unsubscribe_topic(task.TOPIC)
+        code_variable.delete()
         # When each stage ran where, in seconds from the start: what the Dask dashboard would show, kept.
         try:
             atomic_write_text(current().logs / "timeline.json", json.dumps(timeline, indent=1))
@@ -287,9 +290,13 @@ def _publish_result(stage: graph.Stage, result: dict[str, Any]) -> str | None:
     if result.get("disk_full"):  # the task could not write its scratch workspace
         return _worker_disk_full(stage, result)
     log = _log_path(stage.id)
-    atomic_write_text(log, f"ran on worker {result['worker']}\n{result['log']}")
+    text = f"ran on worker {result['worker']}\n{result['log']}"
+    try:
+        atomic_write_text(log, text)
+    except DiskFull:  # the outputs need no room to be renamed in, and the stage's line is in `text`
+        pass
     if not result["ok"]:
-        return _last_error(log, result["exit_code"])
+        return _last_error(text, log, result["exit_code"])
     try:
         _publish(stage, result)
     except SeqanimError as error:  # a full disk while publishing: named in the one line

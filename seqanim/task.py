@@ -39,8 +39,11 @@ def constant(value: Any) -> Any:
     return value
 
 
-def run_stage(request: dict[str, Any], code: bytes, *inputs: dict[str, Any]) -> dict[str, Any]:
-    """Run the stage `request` names. `code`: the bundle (zip); `inputs`: the results of the stages it reads.
+def run_stage(request: dict[str, Any], *inputs: dict[str, Any]) -> dict[str, Any]:
+    """Run the stage `request` names. `inputs`: the results of the stages it reads. The code bundle (a zip)
+    is in the Dask variable request["code_key"], fetched only by a worker that has not unpacked it yet:
+    as an argument it would be a dependency, and Dask places a task where its dependencies are (every
+    stage went to the one worker holding the code while the other idled).
 
     Returns {"ok": True, "files": {label: bytes}, "folders": [...], "log": str} when the stage succeeded
     (with request["project"] set: "scratch", the folder holding the outputs, instead of "files"), and
@@ -52,7 +55,7 @@ def run_stage(request: dict[str, Any], code: bytes, *inputs: dict[str, Any]) -> 
     if worker is not None:
         worker.log_event(TOPIC, {"stage": request["stage"], "worker": address, "build": request["build"]})
     try:
-        code_dir = _unpack(code, request["code_digest"], base)
+        code_dir = _unpack(request["code_key"], request["code_digest"], base)
         (base / "tasks").mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=request["stage"].replace(":", "-") + "-", dir=base / "tasks"))
     except OSError as error:
@@ -109,10 +112,14 @@ def _worker() -> Any:
         return None
 
 
-def _unpack(code: bytes, code_digest: str, base: Path) -> Path:
+def _unpack(code_key: str, code_digest: str, base: Path) -> Path:
     """The code bundle as a folder, once per worker and code version (the last few versions are kept)."""
     folder = base / f"code-{code_digest[:16]}"
     if not folder.exists():
+        from distributed import Variable, worker_client
+
+        with worker_client() as client:  # leaves the worker's thread free meanwhile, should it have to compute it
+            code = Variable(code_key, client=client).get().result()
         base.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".code-", dir=base))
         zipfile.ZipFile(io.BytesIO(code)).extractall(staging)
