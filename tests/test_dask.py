@@ -240,3 +240,16 @@ def test_a_no_op_build_starts_no_cluster_and_contacts_no_scheduler(lecture_built
     assert contacted == []
     assert not (tree.root / ".seqanim" / "dask").exists()
     assert min(seconds) < 1.0, seconds
+
+
+def test_independent_stages_run_on_both_local_workers(lecture_built: Path, tmp_path: Path) -> None:
+    """Two renders with nothing between them run at once, one per worker of the local cluster (a task that
+    took the code bundle as an argument was placed where the bundle was: every stage on one worker)."""
+    tree = make_tree(tmp_path / "lecture")
+    result = tree.run("render", *SCENES, "-j", "2", "--set", 'theme.muted="#8a8f90"')
+    assert result.returncode == 0, result.stderr
+    timeline = json.loads((tree.root / ".seqanim" / "logs" / "timeline.json").read_text())
+    first, second = (timeline[f"scene:low:{scene}"] for scene in SCENES)
+    assert first["worker"] != second["worker"]
+    assert max(first["start"], second["start"]) < min(first["end"], second["end"]), timeline
+    assert leftovers(tree.root) == []
