@@ -240,7 +240,10 @@ def _run_tasks(
         raise
     finally:
         client.unsubscribe_topic(task.TOPIC)
-        code_variable.delete()
+        try:
+            code_variable.delete()
+        except Exception:  # the scheduler is gone (a remote one stopped): so is the variable
+            pass
         # When each stage ran where, in seconds from the start: what the Dask dashboard would show, kept.
         try:
             atomic_write_text(current().logs / "timeline.json", json.dumps(timeline, indent=1))
