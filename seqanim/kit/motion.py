@@ -82,7 +82,12 @@ class _Roll(AnimationGroup):
     def __init__(self, old: Mobject, new: Mobject, distance: float, **kwargs) -> None:  # type: ignore[no-untyped-def]
         shift = distance * UP
         self.old = old
-        super().__init__(old.animate.shift(shift).set_opacity(0), FadeIn(new, shift=shift), group=old, **kwargs)
+        # The new text starts rising once the old one is mostly gone: at once, two headings in one place read
+        # as one smudge for a moment. The whole roll keeps its run time.
+        kwargs.setdefault("run_time", 1.0)
+        super().__init__(
+            old.animate.shift(shift).set_opacity(0), FadeIn(new, shift=shift), group=old, lag_ratio=0.7, **kwargs
+        )
 
     def clean_up_from_scene(self, scene) -> None:  # type: ignore[no-untyped-def]
         super().clean_up_from_scene(scene)
