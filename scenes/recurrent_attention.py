@@ -17,7 +17,6 @@ from manim import (
     MathTex,
     ReplacementTransform,
     RoundedRectangle,
-    Tex,
     VGroup,
     Write,
 )
@@ -630,11 +629,9 @@ class SortAlignment(_AlignmentBuildUp):
             )
         )
         # The scene ends on its claim; the held-out statistics are in the notes.
-        claim = Tex(
-            r"Attention aligns by content:\\ step $t$ points to wherever\\ the $t$-th smallest value sits",
-            font_size=theme.tex_size(theme.BODY_SIZE),
-            color=theme.foreground(),
-        )
+        # In the lecture's sans, as the evidence under it (LaTeX would set the sentence in serif).
+        lines = ("Attention aligns by content:", "step t points to wherever", "the t-th smallest value sits")
+        claim = VGroup(*[theme.text(line, theme.BODY_SIZE) for line in lines]).arrange(DOWN, buff=0.14)
         evidence = theme.label(
             f"held out, {metrics['held_out_argmax_on_target']:.1%} of steps peak there",
             theme.SMALL_SIZE,
