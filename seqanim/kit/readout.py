@@ -27,8 +27,17 @@ class Readout(VGroup):
         self.number = DecimalNumber(
             value, num_decimal_places=decimals, font_size=theme.tex_size(size), color=colour or theme.foreground()
         )
-        self.number.next_to(self.label, RIGHT, buff=0.12)
+        self.gap = self._gap_after(label)
+        self.number.next_to(self.label, RIGHT, buff=self.gap)
         self.add(self.label, self.number)
+
+    def _gap_after(self, label: str) -> float:
+        """After an "=", the space TeX put before it, so that "m = 17.4" is spaced evenly (a fixed gap read
+        "m =17.4"); after words, a word space."""
+        glyphs = self.label.family_members_with_points()
+        if label.rstrip().endswith("=$") and len(glyphs) >= 2:
+            return max(0.05, float(glyphs[-1].get_left()[0] - glyphs[-2].get_right()[0]))
+        return 0.12
 
     def follow(self, value_of: Callable[[], float]) -> Readout:
         """Show `value_of()` on every frame; the number's glyphs are rebuilt only when its digits change."""
@@ -44,7 +53,7 @@ class Readout(VGroup):
 
     def keep_aligned(self) -> Readout:
         """DecimalNumbers re-centre when their width changes: keep this one right after its label."""
-        self.number.add_updater(lambda number: number.next_to(self.label, RIGHT, buff=0.12))
+        self.number.add_updater(lambda number: number.next_to(self.label, RIGHT, buff=self.gap))
         return self
 
     def freeze(self) -> Readout:
