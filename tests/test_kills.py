@@ -350,7 +350,7 @@ def _whole(path: Path) -> bool:
 ROOM = {
     "experiment": (8, ("precompute", "linear_rnn")),
     "render": (200, ("render", "EchoOfAPulse")),
-    "two renders": (200, ("render", "EchoOfAPulse", "HiddenStateDynamics")),
+    "two renders": (200, ("render", "EchoOfAPulse", "QueryKeyValue")),
 }
 
 
