@@ -205,7 +205,7 @@ def _run_tasks(
                 for stage_id in sorted(ready, key=lambda s: -priority[s])[: max(0, _threads(client) - len(running))]:
                     waiting.remove(stage_id)
                     stage = stages[stage_id]
-                    request = {**_request(stage, lecture, build, code_digest, local), "code_key": code_variable.name}
+                    request = _request(stage, lecture, build, code_digest, code_variable.name, local)
                     running[stage_id] = client.submit(
                         task.run_stage, request, *inputs_of(stage),
                         key=f"{stage_id}#{build}", priority=round(priority[stage_id] * 100), pure=False,
@@ -329,13 +329,16 @@ def _log_path(stage_id: str) -> Path:
     return current().logs / f"{stage_id.replace(':', '-')}.log"
 
 
-def _request(stage: graph.Stage, lecture: Lecture, build: str, code_digest: str, local: bool) -> dict[str, Any]:
+def _request(
+    stage: graph.Stage, lecture: Lecture, build: str, code_digest: str, code_key: str, local: bool
+) -> dict[str, Any]:
     """What a task needs besides its code and input files."""
     workspace = current()
     argv = [stage.kind, stage.name] + (["--quality", stage.quality] if stage.quality else [])
     passed = {k: v for k, v in os.environ.items() if k.startswith("SEQANIM_") and k not in (CONFIG_ENV, WORKSPACE_ENV)}
     return {
-        "stage": stage.id, "build": build, "code_digest": code_digest, "argv": argv, "env": passed,
+        "stage": stage.id, "build": build, "code_digest": code_digest, "code_key": code_key, "argv": argv,
+        "env": passed,
         "config": lecture.model_dump_json(),
         "lecture_toml": workspace.config.read_text() if workspace.config.exists() else "",
         "outputs": [workspace.label(path) for path in stage.outputs],

@@ -164,14 +164,14 @@ def _link_tree(source: Path, target: Path, copy: bool) -> None:
             continue
         destination = target / item.relative_to(source) if source.is_dir() else target
         destination.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            if copy:
-                raise OSError(errno.EXDEV, "a copy was asked for")
-            os.link(item, destination)
-        except OSError as error:
-            if error.errno in (errno.ENOSPC, errno.EDQUOT):
-                raise
-            shutil.copyfile(item, destination)
+        if not copy:
+            try:
+                os.link(item, destination)
+                continue
+            except OSError as error:  # another disk, or a filesystem without links: copy it
+                if error.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise
+        shutil.copyfile(item, destination)
 
 
 def _run_child(scratch: Path, request: dict[str, Any], worker: Any) -> int:
