@@ -31,7 +31,8 @@ class Seq2SeqParams(Params):
     hidden: int = Field(64, ge=4, le=512, description="GRU hidden size (per direction when bidirectional)")
     embed: int = Field(32, ge=2, le=512, description="embedding size")
     attn: int = Field(64, ge=2, le=512, description="width of the additive-attention layer")
-    iters: int = Field(900, ge=1, le=20000, description="Adam steps")
+    iters: int = Field(900, ge=1, le=20000, description="Adam steps at the constant learning rate (the notebook's)")
+    settle: int = Field(0, ge=0, le=20000, description="more Adam steps, the learning rate falling linearly to 0")
     batch: int = Field(64, ge=1, le=4096, description="training batch size")
     lr: float = Field(3e-3, gt=0, le=1, description="Adam learning rate")
     seed: int = Field(1, ge=0, description="training seed")
@@ -133,18 +134,28 @@ def train(
     after_step: Callable[[int, Seq2SeqAttention], None] | None = None,
 ) -> tuple[Seq2SeqAttention, np.ndarray]:
     """The notebook's loop: `torch.manual_seed(seed); m = Seq2Seq(); opt = Adam(...)`, then Adam on teacher-forced
-    cross-entropy, each batch drawn from the global generator. Returns the model and its loss per step."""
+    cross-entropy, each batch drawn from the global generator, for `iters` steps. Then `settle` more steps from
+    the same stream while the learning rate falls linearly to 0 (the notebook stops at `iters`: settle = 0), so
+    the final weights do not depend on where one noisy step happened to land. Returns the model and its loss
+    per step."""
     torch.manual_seed(params.seed)
     model = Seq2SeqAttention(params)
     optimiser = torch.optim.Adam(model.parameters(), params.lr)
-    loss_curve = np.zeros(params.iters)
-    for step in progress(range(params.iters), params.iters, f"{name}: training"):
+    steps = params.iters + params.settle
+    # Factor on the learning rate at each step: 1 for the notebook's steps, then 1, ..., 1/settle.
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser,
+        lambda step: 1.0 if step < params.iters else max(0.0, 1 - (step - params.iters) / max(params.settle, 1)),
+    )
+    loss_curve = np.zeros(steps)
+    for step in progress(range(steps), steps, f"{name}: training"):
         source, target = batch(params.batch)
         logits = model(source, target).logits
         loss = F.cross_entropy(logits.reshape(-1, params.vocab), target.reshape(-1))
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
+        schedule.step()
         loss_curve[step] = loss.item()
         if after_step is not None:  # e.g. bench/reverse_seeds.py probing held-out accuracy during training
             after_step(step, model)

@@ -25,14 +25,24 @@ from precompute.seq2seq_model import (
     token_accuracy,
     train,
 )
-from seqanim.declare import Experiment
+from seqanim.declare import Experiment, Field
 
 
 class Parameters(Seq2SeqParams):
-    """[seq2seq_reverse]: the notebook's at2 defaults (a plain left-to-right GRU encoder)."""
+    """[seq2seq_reverse]: the notebook's at2 defaults (a plain left-to-right GRU encoder), and 1100 settling steps.
+
+    At the notebook's 900 steps at a constant rate the model has not settled: its held-out accuracy swings by
+    several points from step to step, so the CPU kernels torch picks (their float rounding) decide the result
+    (0.80 to 0.99 teacher-forced, measured). 1100 more steps on the same batch stream, the rate falling to 0,
+    reach >= 0.99 teacher-forced and >= 0.97 greedy on every kernel path (bench/kernels.py).
+    `--set seq2seq_reverse.settle=0` is the notebook's own recipe."""
+
+    settle: int = Field(
+        1100, ge=0, le=20000, description="more Adam steps, the rate falling linearly to 0 (0: the notebook's recipe)"
+    )
 
 
-EXPERIMENT = Experiment(Parameters, seconds=6)
+EXPERIMENT = Experiment(Parameters, seconds=9)
 
 
 def reverse_batch(
