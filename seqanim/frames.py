@@ -1,4 +1,5 @@
-"""Frames read back from rendered videos (stills for the handout, the transcript and thumbnails)."""
+"""Frames read back from rendered videos (stills for the handout, the transcript and thumbnails), and how far
+one frame is from another."""
 
 from __future__ import annotations
 
@@ -22,3 +23,18 @@ def last_frame(video: Path) -> Any:
         if frame is None:
             raise StageFailed(f"{video} has no video frames; render it again")
         return frame.to_ndarray(format="rgb24")
+
+
+# A pixel "differs" when its brightness (luma) is further apart than this. Brightness, not colour: the videos
+# keep colour at half resolution (yuv420p), which shifts thin coloured lines (a heatmap's rows) by more than
+# this in one channel, while a glyph against the background differs by far more in brightness.
+LUMA_THRESHOLD = 64
+
+
+def differing_share(shown: Any, expected: Any) -> float:
+    """The share of pixels whose brightness differs between `shown` and `expected` (RGB arrays of one size)."""
+    import numpy as np
+
+    weights = np.array([0.299, 0.587, 0.114])  # ITU-R BT.601 luma, as the videos encode it
+    difference = np.abs((shown[..., :3].astype(np.float32) - expected[..., :3].astype(np.float32)) @ weights)
+    return float((difference > LUMA_THRESHOLD).mean())

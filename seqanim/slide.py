@@ -2,15 +2,27 @@
 
 It brings the theme, typed access to `data/`, speaker notes and a narration on every slide, the alt text
 of every slide (written by the data mobjects on screen) and the layout check at the end of every slide.
+Every slide ends on a frame of its final state (manim writes an animation's frames up to, not including,
+its end), and that state is kept as a picture to check the rendered slide against (`final_frames`).
 A scene subclass declares which artifacts it reads in `data`, and its `construct` reads like the lecture:
-`self.next_slide(notes=...)`, then the animations of that slide.
+`self.next_slide(notes=...)`, then the slide's beats, each a sentence for the listener and the animations it
+accompanies (manim-voiceover's model):
+
+    self.next_slide(notes=matrix_notes(run))
+    with self.beat(matrix_said(run)):
+        self.play(FadeIn(heatmap))
+
+A slide's narration is its beats' words in order; each beat's place in the slide is kept (`beats`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
 from manim import DOWN, UP, Animation, FadeIn, Mobject, Text, config
 from manim_slides import Slide
 
@@ -20,6 +32,15 @@ from seqanim.errors import SeqanimError
 from seqanim.kit import layout, theme
 from seqanim.kit.describe import alt_text
 from seqanim.kit.lean import drop_svg_paths
+
+
+@dataclass
+class Beat:
+    """One beat of a slide: what the listener hears, and when its animations run in the slide's video."""
+
+    said: str
+    start: float  # seconds from the start of the slide's video
+    end: float = 0.0
 
 
 class LectureSlide(Slide):
@@ -37,13 +58,24 @@ class LectureSlide(Slide):
         config.background_color = theme.background()
         super().__init__(*args, **kwargs)
         self.notes: list[str] = []
-        # What the published video says and captions, per slide: the notes unless a slide gives its own.
+        # What the published video says and captions, per slide: its beats' words (or a slide's `narration=`;
+        # the notes where a slide has neither).
         self.narrations: list[str] = []
+        self.beats: list[list[Beat]] = []  # per slide
+        self._slide_start = 0.0
         # Per slide, the alt text of its last frame: described data mobjects on screen, or the slide's `alt=`.
         self.alts: list[str] = []
         self._alt_override: list[str | None] = []
         self.layout_violations: list[layout.Violation] = []
         self.screen_texts: list[list[str]] = []  # per slide, what is readable at its end (for tests)
+        # Per slide, a picture of its final state, drawn from the mobjects; render.py compares it with the
+        # last frame of the slide's video, the one a deck pauses on.
+        self.final_frames: list[np.ndarray] = []
+        # manim writes an animation's frames at t < run_time: without a frame after it, a slide's video would
+        # end (and a deck pause) before its last animation has finished. One held frame (1.5 frame periods:
+        # manim rounds a still's frame count down) ends every slide on its final state; a loop has no pause.
+        self.wait_time_between_slides = 1.5 / config.frame_rate
+        self.wait_between_looping_slides = False
         self._slide_index = 0
         self._artifacts: dict[str, contract.Artifact] = {}
         self._caption: Text | None = None
@@ -80,10 +112,35 @@ class LectureSlide(Slide):
             )
         self.notes.append(notes.strip())
         self.narrations.append(" ".join(spoken.split()))
+        self.beats.append([])
         self._alt_override.append(alt.strip() if alt and alt.strip() else None)
         super().next_slide(*args, notes=notes.strip(), **kwargs)
+        self._slide_start = self.renderer.time
+
+    @contextmanager
+    def beat(self, said: str) -> Iterator[Beat]:
+        """A beat of the slide: `said` is heard while the animations inside the `with` block run.
+
+        The slide's narration becomes its beats' words in order, in place of the notes or a `narration=`."""
+        if not self.beats:
+            raise RuntimeError(f"{type(self).__name__}: a beat before the first next_slide(notes=...)")
+        if not said.strip():
+            raise SeqanimError(
+                f"{type(self).__name__} slide {len(self.notes)}: a beat's words format to an empty string; "
+                "give every beat something to say"
+            )
+        beat = Beat(" ".join(said.split()), self.renderer.time - self._slide_start)
+        if not self.beats[-1]:  # the slide's first beat: its words replace the notes as the narration
+            self.narrations[-1] = ""
+        yield beat
+        beat.end = self.renderer.time - self._slide_start
+        self.beats[-1].append(beat)
+        self.narrations[-1] = " ".join(filter(None, [self.narrations[-1], beat.said]))
 
     def tear_down(self) -> None:
+        # manim-slides holds a frame when a slide closes (wait_time_between_slides); the last one closes here.
+        if self._current_animation > self._start_animation and not self._base_slide_config.loop:
+            self.wait(self.wait_time_between_slides)
         self._check_layout()
         super().tear_down()
 
@@ -92,9 +149,20 @@ class LectureSlide(Slide):
         on_screen = list(self.mobjects)
         self.layout_violations += layout.check(on_screen, self._slide_index)
         self.screen_texts.append(layout.visible_texts(on_screen))
+        self.final_frames.append(self._draw_final_state())
         index = len(self.alts)
         override = self._alt_override[index] if index < len(self._alt_override) else None
         self.alts.append(override or alt_text(on_screen))
+
+    def _draw_final_state(self) -> np.ndarray:
+        """The frame of what is on screen now, drawn afresh (not from the renderer's cached still part)."""
+        renderer = self.renderer
+        static_image, renderer.static_image = renderer.static_image, None
+        try:
+            renderer.update_frame(self)
+            return np.array(renderer.get_frame())
+        finally:
+            renderer.static_image = static_image
 
     # --- shared furniture --------------------------------------------------------------------------
 

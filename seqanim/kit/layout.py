@@ -1,7 +1,8 @@
 """The layout check every scene passes at the end of every slide.
 
-Three rules, each with a small tolerance: every visible mobject lies inside the frame, no two texts
-overlap, and no text is smaller than a readable size at 854x480: a digit of it at least MIN_GLYPH_PX tall.
+Four rules, each with a small tolerance: every visible mobject lies inside the frame, no two texts
+overlap, nothing opaque is drawn over a text's glyphs, and no text is smaller than a readable size at
+854x480: a digit of it at least MIN_GLYPH_PX tall.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from manim import (
     VMobject,
     config,
 )
+from manim.utils.family import extract_mobject_family_members
 
 from seqanim.kit import theme
 from seqanim.kit.theme import MIN_GLYPH_PX, TEX_SCALE
@@ -32,6 +34,9 @@ from seqanim.kit.theme import MIN_GLYPH_PX, TEX_SCALE
 TEXT_TYPES = (Text, MarkupText, Paragraph, MathTex, Tex, SingleStringMathTex, DecimalNumber, Integer)
 FRAME_TOLERANCE = 0.05  # manim units; 0.05 is 3 px at 480p
 OVERLAP_TOLERANCE = 0.02
+# A glyph is covered when a shape drawn after it, this opaque or more, hides this share of its box.
+COVER_OPACITY = 0.5
+COVER_SHARE = 0.25
 GLYPH_TOLERANCE_PX = 0.2
 TARGET_HEIGHT_PX = 480  # the check holds for the smallest published video, 854x480
 
@@ -163,6 +168,7 @@ def check(mobjects: list[Mobject], slide: int) -> list[Violation]:
                     f"{_describe(text)} stands {height:.1f} px tall at 854x480 < {MIN_GLYPH_PX:g} px",
                 )
             )
+    violations += _covered(mobjects, texts, slide)
     boxes = [_box(text) for text in texts]
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
@@ -171,3 +177,47 @@ def check(mobjects: list[Mobject], slide: int) -> list[Violation]:
             if overlap[0] > OVERLAP_TOLERANCE and overlap[1] > OVERLAP_TOLERANCE:
                 violations.append(Violation(slide, "texts overlap", f"{_describe(texts[i])} and {_describe(texts[j])}"))
     return violations
+
+
+def _covered(mobjects: list[Mobject], texts: list[Mobject], slide: int) -> list[Violation]:
+    """One violation per text that a shape drawn after it hides in part: a bar over a formula's letter, a
+    box over a label. Boxes are compared (a shape's box is its extent), glyph by glyph, in manim's drawing
+    order (the camera's: families in order, then by z_index)."""
+    order = extract_mobject_family_members(mobjects, use_z_index=True, only_those_with_points=True)  # as Camera
+    position = {id(member): index for index, member in enumerate(order)}
+    owner: dict[int, Mobject] = {}
+    for text in texts:
+        for member in text.get_family():
+            owner[id(member)] = text
+    top_level = {id(member): mobject for mobject in mobjects for member in mobject.get_family()}
+    covers = [
+        member
+        for member in order
+        if id(member) not in owner
+        and not getattr(top_level.get(id(member)), "is_background", False)
+        and isinstance(member, VMobject)
+        and float(member.get_fill_opacity()) >= COVER_OPACITY
+    ]
+    glyphs = [member for member in order if id(member) in owner and _opacity(member) > 0.01]
+    if not covers or not glyphs:
+        return []
+    cover_boxes = np.array([np.concatenate(_leaf_box(member)) for member in covers])  # (M, 4): x0 y0 x1 y1
+    cover_at = np.array([position[id(member)] for member in covers])
+    found: dict[int, Violation] = {}
+    for glyph in glyphs:
+        low, high = _leaf_box(glyph)
+        area = float(np.prod(np.maximum(high - low, 1e-6)))
+        width = np.minimum(high[0], cover_boxes[:, 2]) - np.maximum(low[0], cover_boxes[:, 0])
+        height = np.minimum(high[1], cover_boxes[:, 3]) - np.maximum(low[1], cover_boxes[:, 1])
+        hidden = np.clip(width, 0, None) * np.clip(height, 0, None) / area
+        over = np.flatnonzero((hidden > COVER_SHARE) & (cover_at > position[id(glyph)]))
+        text = owner[id(glyph)]
+        if over.size and id(text) not in found:
+            cover = top_level.get(id(covers[over[0]]), covers[over[0]])
+            found[id(text)] = Violation(slide, "text covered", f"{_describe(cover)} is drawn over {_describe(text)}")
+    return list(found.values())
+
+
+def _leaf_box(mobject: Mobject) -> tuple[np.ndarray, np.ndarray]:
+    points = mobject.points[:, :2]
+    return points.min(axis=0), points.max(axis=0)
