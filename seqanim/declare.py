@@ -9,10 +9,13 @@ An experiment, `precompute/<name>.py`:
 
     def run(params: Parameters, **upstream: Params) -> tuple[arrays, metrics]: ...
 
-A lecture part, `scenes/<part>.py`, is one deck; its scenes (subclasses of `seqanim.slide.LectureSlide`
-with `data = ("experiment", ...)`) play in the order the module defines them:
+A lecture part is one deck: a folder `scenes/<part>/` with one file per scene (a subclass of
+`seqanim.slide.LectureSlide` with `data = ("experiment", ...)`, its words beside it), whose `__init__.py` says
+the part's title, place and scene order without importing the scenes:
 
-    PART = Part("Recurrent neural networks", order=1)
+    PART = Part("Recurrent neural networks", order=1, scenes=("echo_of_a_pulse", "hidden_state_dynamics"))
+
+(A part may also be one module, `scenes/<part>.py`, whose scenes play in the order it defines them.)
 
 This module imports only pydantic: the engine reads declarations without importing torch or manim.
 """
@@ -55,6 +58,9 @@ class Experiment:
 class Part:
     title: str  # the deck's title card and the divider in the full deck
     order: int  # position in the full deck
+    # A part that is a folder, scenes/<part>/: its scene files in the order they play (their module names, e.g.
+    # "echo_of_a_pulse" for scenes/rnn/echo_of_a_pulse.py). A part that is one module plays in file order.
+    scenes: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {"title": self.title, "order": self.order}

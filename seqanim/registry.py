@@ -22,7 +22,7 @@ from seqanim.errors import ConfigError, UnknownNameError
 from seqanim.files import atomic_write_text
 from seqanim.workspace import ENGINE, current
 
-FORMAT = 1  # bump when what is cached changes shape
+FORMAT = 2  # bump when what is cached changes shape
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class SceneSpec:
     source: Path
     part: str  # the deck of its module
     data: tuple[str, ...]
+    module: str  # importable under scenes., e.g. "rnn.echo_of_a_pulse"
 
 
 @dataclass(frozen=True)
@@ -56,10 +57,14 @@ def _modules(folder: Path) -> list[Path]:
     return sorted(path for path in folder.glob("*.py") if not path.name.startswith("_"))
 
 
+def _part_folders(folder: Path) -> list[Path]:
+    return sorted(path.parent for path in folder.glob("*/__init__.py") if not path.parent.name.startswith("_"))
+
+
 def folder_key(folder: Path) -> str:
     digest = hashlib.sha256(f"{FORMAT}".encode())
-    for path in sorted(folder.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted([*folder.glob("*.py"), *folder.glob("*/*.py")]):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     digest.update((ENGINE / "declare.py").read_bytes())
     return digest.hexdigest()[:24]
 
@@ -99,29 +104,39 @@ def _declare_experiments() -> list[dict[str, Any]]:
 
 def _declare_scenes() -> dict[str, Any]:
     parts, scenes = [], []
-    for path in _modules(current().scenes):
-        module = _import(f"scenes.{path.stem}")
-        part = getattr(module, "PART", None)
+    folder = current().scenes
+    for path in [*_part_folders(folder), *_modules(folder)]:
+        part_module = path.stem if path.suffix == ".py" else path.name
+        label = f"scenes/{path.name}" + ("/__init__.py" if path.is_dir() else "")
+        part = getattr(_import(f"scenes.{part_module}"), "PART", None)
         if not isinstance(part, Part):
             raise ConfigError(
-                f"scenes/{path.name}: declare the lecture part, e.g. PART = Part('Recurrent networks', order=1)"
+                f"{label}: declare the lecture part, e.g. PART = Part('Recurrent networks', order=1"
+                + (", scenes=('echo_of_a_pulse', ...))" if path.is_dir() else ")")
             )
-        deck = path.stem.replace("_", "-")
+        deck = part_module.replace("_", "-")
+        modules = [f"{part_module}.{stem}" for stem in part.scenes] if path.is_dir() else [part_module]
         names = []
-        for name, value in vars(module).items():
-            # A scene: a class of this module whose own body defines construct and that names the data it reads.
-            if (
-                isinstance(value, type)
-                and value.__module__ == module.__name__
-                and not name.startswith("_")
-                and "construct" in vars(value)
-            ):
-                data = tuple(getattr(value, "data", ()))
-                if not data:
-                    raise ConfigError(f"scenes/{path.name}: {name} reads no data; set data = ('experiment', ...)")
-                scenes.append({"name": name, "module": path.stem, "part": deck, "data": list(data)})
-                names.append(name)
-        parts.append({"name": deck, "module": path.stem, **part.as_json(), "scenes": names})
+        for module_name in modules:
+            module = _import(f"scenes.{module_name}")
+            for name, value in vars(module).items():
+                # A scene: a class of its module whose own body defines construct and that names the data it reads.
+                if (
+                    isinstance(value, type)
+                    and value.__module__ == module.__name__
+                    and not name.startswith("_")
+                    and "construct" in vars(value)
+                ):
+                    data = tuple(getattr(value, "data", ()))
+                    if not data:
+                        raise ConfigError(
+                            f"scenes/{module_name.replace('.', '/')}.py: {name} reads no data; "
+                            "set data = ('experiment', ...)"
+                        )
+                    scenes.append({"name": name, "module": module_name, "part": deck, "data": list(data)})
+                    names.append(name)
+        source = f"{part_module}/__init__" if path.is_dir() else part_module
+        parts.append({"name": deck, "module": source, **part.as_json(), "scenes": names})
     return {"parts": parts, "scenes": scenes}
 
 
@@ -177,9 +192,8 @@ def scenes() -> dict[str, SceneSpec]:
     folder = current().scenes
     found = {}
     for item in _scene_declarations()["scenes"]:
-        found[item["name"]] = SceneSpec(
-            item["name"], folder / f"{item['module']}.py", item["part"], tuple(item["data"])
-        )
+        source = folder / f"{item['module'].replace('.', '/')}.py"
+        found[item["name"]] = SceneSpec(item["name"], source, item["part"], tuple(item["data"]), item["module"])
     known = experiments()
     for spec in found.values():
         for name in spec.data:

@@ -31,7 +31,7 @@ def deck_scenes(lecture: Lecture, deck: str) -> list[str]:
     if deck in parts and deck in lecture.decks.items:
         raise UnknownNameError(
             f"[decks.{deck}] in lecture.toml has the name of a lecture part "
-            f"(scenes/{parts[deck].source.name}); rename it"
+            f"({current().label(parts[deck].source)}); rename it"
         )
     if deck in lecture.decks.items:
         scenes = list(lecture.decks.items[deck].scenes)
