@@ -120,11 +120,13 @@ class Build(Section):
 class Publish(Section):
     """publishing: the narrated video (voice, pacing, loudness), its captions and the transcript"""
 
-    voice: Literal["espeak", "piper", "recorded", "none"] = Field(
-        "espeak", description="espeak (offline, default) | piper (voice_model) | recorded (narration/) | none"
+    voice: Literal["hibari", "espeak", "piper", "recorded", "none"] = Field(
+        "hibari",
+        description="hibari (offline, default) | espeak (offline) | piper (voice_model) | recorded (narration/) | none",
     )
+    hibari_speed: float = Field(1.0, ge=0.5, le=2.0, description="0.5..2.0; hibari speaking rate (1.0: its own pace)")
     voice_model: str = Field("", description="piper: the voice's .onnx file (its .onnx.json beside it)")
-    fallback_voice: Literal["espeak", "piper", "none"] = Field(
+    fallback_voice: Literal["hibari", "espeak", "piper", "none"] = Field(
         "espeak", description="recorded: the voice of a slide whose narration/ file is missing"
     )
     espeak_voice: str = Field(

@@ -1,6 +1,11 @@
-"""One slide's narration as audio: synthesised (espeak-ng, Piper) or recorded, loudness-normalised, cached.
+"""One slide's narration as audio: synthesised (hibari, espeak-ng, Piper) or recorded, loudness-normalised, cached.
 
-Each clip is made once per (spoken text, voice, voice model, settings) and kept in `.seqanim/voice/<key>.wav`
+Each synthetic voice is a small plug-in, a `SpeechService` (manim-voiceover's shape): one method,
+`generate_from_text`, writes raw speech for a text; `settings` says what that speech depends on besides the
+text; `check` fails in one line, before anything runs, when the voice cannot be used on this machine.
+`SERVICES` names them; a new voice is one class there.
+
+Each clip is made once per (spoken text, voice, the voice's settings) and kept in `.seqanim/voice/<key>.wav`
 (mono, 24 kHz, normalised with ffmpeg's two-pass `loudnorm` to `[publish] loudness_lufs`) beside a
 `<key>.json` with its duration and measured loudness. Changing one slide's narration therefore makes one new
 clip; every other slide's clip is found by its key. Clips are written under a temporary name and renamed.
@@ -8,6 +13,7 @@ clip; every other slide's clip is found by its key. Clips are written under a te
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -17,7 +23,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from seqanim.config import Publish
 from seqanim.errors import SeqanimError, ToolMissingError
@@ -26,7 +32,13 @@ from seqanim.workspace import current
 
 SAMPLE_RATE = 24_000  # plenty for speech; half the disk of 48 kHz
 RECORDED_SUFFIXES = (".wav", ".flac", ".mp3")
-VERSION = 1  # bump when the processing below changes what a key's clip sounds like
+VERSION = 2  # bump when the processing below changes what a key's clip sounds like (2: short clips padded)
+# ffmpeg's loudnorm needs 3 s of audio: a shorter clip came out about 25 dB under the target (a 3.0 s espeak
+# clip at -41 LUFS). Shorter clips are padded with silence for both passes, and trimmed back after.
+LOUDNORM_SHORTEST_S = 4.0
+HIBARI = "hibari-tts==0.2.1"  # the package pyproject.toml pins, as the fix of a missing one names it
+HIBARI_VOICE = "heart"  # the one voice inside hibari's wheel; its others download on first use: never here
+HIBARI_SEED = 0  # hibari adds a noise component; a fixed seed makes a key's clip the same on every machine
 
 
 @dataclass(frozen=True)
@@ -36,7 +48,7 @@ class Clip:
     path: Path
     seconds: float
     lufs: float  # integrated loudness as measured after normalisation
-    source: str  # "espeak", "piper" or the recorded file's label
+    source: str  # the voice ("hibari", "espeak", "piper") or the recorded file's label
     synthesised: bool  # made by this call (False: found in the cache)
 
 
@@ -75,27 +87,6 @@ def model_path(publish: Publish) -> Path:
     return path if path.is_absolute() else current().root / path
 
 
-def check_voice(publish: Publish, *, needs_synthesis: bool = True) -> None:
-    """Fail before anything runs when the configured voice cannot be used (one line: key and fix)."""
-    synthetic = publish.fallback_voice if publish.voice == "recorded" else publish.voice
-    if not needs_synthesis:
-        return
-    if synthetic == "espeak" and shutil.which("espeak-ng") is None:
-        raise ToolMissingError("[publish] voice = espeak needs espeak-ng; run `make setup` (apt-get install espeak-ng)")
-    if synthetic == "piper":
-        key = "[publish] voice_model"
-        if not publish.voice_model:
-            raise SeqanimError(f"{key} is empty; set it to a Piper voice's .onnx file (README: Hand out and publish)")
-        path = model_path(publish)
-        if not path.is_file():
-            raise SeqanimError(
-                f"{key} = {publish.voice_model!r}: no such file; download a Piper voice (.onnx and .onnx.json) "
-                "and name its .onnx file"
-            )
-        if not path.with_name(path.name + ".json").is_file():
-            raise SeqanimError(f"{key} = {publish.voice_model!r}: its {path.name}.json is missing; put it beside it")
-
-
 def _run(command: list[str], what: str, writing: Path | None = None) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
@@ -106,9 +97,102 @@ def _run(command: list[str], what: str, writing: Path | None = None) -> subproce
     return result
 
 
-def _synthesise(text: str, voice: str, publish: Publish, target: Path) -> None:
-    """Raw speech for `text` into `target` (WAV)."""
-    if voice == "espeak":
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --- the voices ----------------------------------------------------------------------------------------------
+
+
+class SpeechService:
+    """One synthetic voice, configured by `[publish]`."""
+
+    name: ClassVar[str]
+
+    def __init__(self, publish: Publish) -> None:
+        self.publish = publish
+
+    def check(self) -> None:
+        """Raise one line naming the key and the fix when this voice cannot speak on this machine."""
+
+    def settings(self) -> dict[str, Any]:
+        """What the speech depends on besides the text (part of every clip's cache key)."""
+        return {}
+
+    def generate_from_text(self, text: str, target: Path) -> None:
+        """Raw speech for `text` (already as the voice should hear it: `spoken`) into `target` (WAV)."""
+        raise NotImplementedError
+
+
+class Hibari(SpeechService):
+    """hibari-tts: a 7.9 MB ONNX model distilled from Kokoro-82M's af_heart voice, with its own phonemizer;
+    numpy and onnxruntime only. Only the voice inside the wheel is used, loaded from the wheel's own file, so
+    nothing is downloaded (hibari fetches its other voices with urllib on first use; it has no offline switch)."""
+
+    name = "hibari"
+
+    def check(self) -> None:
+        _hibari_model_file()
+
+    def settings(self) -> dict[str, Any]:
+        _hibari_model_file()  # the one line with the fix when the package is missing
+        import hibari  # type: ignore[import-not-found]
+
+        speed = self.publish.hibari_speed
+        return {"hibari": hibari.__version__, "hibari_voice": HIBARI_VOICE, "speed": speed, "seed": HIBARI_SEED}
+
+    def generate_from_text(self, text: str, target: Path) -> None:
+        from hibari import write_wav  # type: ignore[import-not-found]
+
+        audio = _hibari_model()(text, speed=self.publish.hibari_speed, seed=HIBARI_SEED)
+        if audio.size == 0:
+            raise SeqanimError(f"hibari found nothing to say in {text[:60]!r}; write the narration in words")
+        write_wav(str(target), audio)
+
+
+def _hibari_model_file() -> str:
+    """The bundled voice's ONNX file inside the installed package (never a download)."""
+    try:
+        from hibari.voices import voice_path  # type: ignore[import-not-found]
+    except ImportError:
+        raise ToolMissingError(
+            f"[publish] voice = hibari needs the hibari-tts package; `.venv/bin/pip install {HIBARI}` "
+            '(or `make setup`), or set voice = "espeak"'
+        ) from None
+    path = voice_path(HIBARI_VOICE, download_missing=False)  # bundled: a path inside the wheel, no network
+    if not os.path.isfile(path):
+        raise ToolMissingError(
+            f"[publish] voice = hibari: its bundled voice {path} is missing; `.venv/bin/pip install --force-reinstall "
+            f"{HIBARI}`"
+        )
+    return str(path)
+
+
+@functools.lru_cache(maxsize=1)
+def _hibari_model() -> Any:
+    """One model per process (loading takes about a second; a narration stage speaks every slide of a scene)."""
+    from hibari import Hibari as Model  # type: ignore[import-not-found]
+
+    # model= the bundled file: Hibari then never calls voice_path, the only code in the package that downloads.
+    return Model(voice=HIBARI_VOICE, model=_hibari_model_file(), threads=1)
+
+
+class Espeak(SpeechService):
+    """Debian's espeak-ng: formant synthesis, robotic but clear, fast; the fallback voice and the tests' voice."""
+
+    name = "espeak"
+
+    def check(self) -> None:
+        if shutil.which("espeak-ng") is None:
+            raise ToolMissingError(
+                "[publish] voice = espeak needs espeak-ng; run `make setup` (apt-get install espeak-ng)"
+            )
+
+    def settings(self) -> dict[str, Any]:
+        return {"espeak_voice": self.publish.espeak_voice, "wpm": self.publish.words_per_minute}
+
+    def generate_from_text(self, text: str, target: Path) -> None:
+        publish = self.publish
         with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as handle:
             handle.write(text)
         try:
@@ -120,29 +204,89 @@ def _synthesise(text: str, voice: str, publish: Publish, target: Path) -> None:
             )  # fmt: skip
         finally:
             os.unlink(handle.name)
-    elif voice == "piper":
+
+
+class Piper(SpeechService):
+    """piper-tts (optional): a Piper voice model the lecturer downloaded, `[publish] voice_model`."""
+
+    name = "piper"
+
+    def check(self) -> None:
+        key, publish = "[publish] voice_model", self.publish
+        if not publish.voice_model:
+            raise SeqanimError(f"{key} is empty; set it to a Piper voice's .onnx file (README: Hand out and publish)")
+        path = model_path(publish)
+        if not path.is_file():
+            raise SeqanimError(
+                f"{key} = {publish.voice_model!r}: no such file; download a Piper voice (.onnx and .onnx.json) "
+                "and name its .onnx file"
+            )
+        if not path.with_name(path.name + ".json").is_file():
+            raise SeqanimError(f"{key} = {publish.voice_model!r}: its {path.name}.json is missing; put it beside it")
+
+    def settings(self) -> dict[str, Any]:
+        path = model_path(self.publish)
+        return {"model": _file_digest(path) if path.is_file() else self.publish.voice_model}
+
+    def generate_from_text(self, text: str, target: Path) -> None:
         try:
             from piper import PiperVoice  # type: ignore[import-not-found]
         except ImportError:
             raise ToolMissingError(
-                "[publish] voice = piper needs the piper-tts package; `pip install piper-tts` in the venv"
+                "[publish] voice = piper needs the piper-tts package; `.venv/bin/pip install piper-tts`"
             ) from None
         import wave
 
-        model = PiperVoice.load(str(model_path(publish)))
+        model = PiperVoice.load(str(model_path(self.publish)))
         with wave.open(str(target), "wb") as handle:
             # piper-tts 1.3 calls it synthesize_wav; 1.2 called it synthesize
             speak = getattr(model, "synthesize_wav", None) or model.synthesize
             speak(text, handle)
-    else:
-        raise SeqanimError(f"[publish] voice = {voice!r} cannot synthesise; use espeak or piper")
+
+
+SERVICES: dict[str, type[SpeechService]] = {service.name: service for service in (Hibari, Espeak, Piper)}
+
+
+def service(voice: str, publish: Publish) -> SpeechService:
+    """The speech service of a synthetic voice; one line naming the key and the choices for any other name."""
+    if voice not in SERVICES:
+        raise SeqanimError(
+            f"[publish] voice = {voice!r} cannot synthesise; use one of {', '.join(SERVICES)} (or recorded, none)"
+        )
+    return SERVICES[voice](publish)
+
+
+def check_voice(publish: Publish, *, needs_synthesis: bool = True) -> None:
+    """Fail before anything runs when the configured voice cannot be used (one line: key and fix)."""
+    synthetic = publish.fallback_voice if publish.voice == "recorded" else publish.voice
+    if not needs_synthesis or synthetic == "none":
+        return
+    service(synthetic, publish).check()
+
+
+# --- loudness and the cache ------------------------------------------------------------------------------
+
+
+def _padding(source: Path) -> tuple[str, str]:
+    """The filters before and after loudnorm that let it see at least LOUDNORM_SHORTEST_S of audio."""
+    import wave
+
+    try:
+        seconds = clip_seconds(source)
+    except (wave.Error, EOFError):
+        return "", ""  # not a plain PCM WAV: normalised as it is
+    if seconds >= LOUDNORM_SHORTEST_S:
+        return "", ""
+    return f"apad=whole_dur={LOUDNORM_SHORTEST_S},", f",atrim=duration={seconds:.6f}"
 
 
 def _measure(source: Path, publish: Publish) -> dict[str, Any]:
     """loudnorm's first pass: the clip's integrated loudness, range, true peak and threshold."""
+    pad, _ = _padding(source)
     result = _run(
         ["ffmpeg", "-hide_banner", "-nostats", "-i", str(source), "-af",
-         f"loudnorm=I={publish.loudness_lufs}:TP={publish.true_peak_db}:LRA=11:print_format=json", "-f", "null", "-"],
+         f"{pad}loudnorm=I={publish.loudness_lufs}:TP={publish.true_peak_db}:LRA=11:print_format=json",
+         "-f", "null", "-"],
         f"ffmpeg could not read {current().label(source)}; export it again as WAV, FLAC or MP3",
     )  # fmt: skip
     match = re.search(r"\{[^{}]*\"input_i\"[^{}]*\}", result.stderr)
@@ -157,11 +301,12 @@ def _normalise(source: Path, publish: Publish, target: Path) -> float:
     measured = _measure(source, publish)
     if measured["input_i"] in ("-inf", "inf"):
         raise SeqanimError(f"{current().label(source)} is silent; record or synthesise it again")
+    pad, trim = _padding(source)
     loudnorm = (
-        f"loudnorm=I={publish.loudness_lufs}:TP={publish.true_peak_db}:LRA=11"
+        f"{pad}loudnorm=I={publish.loudness_lufs}:TP={publish.true_peak_db}:LRA=11"
         f":measured_I={measured['input_i']}:measured_TP={measured['input_tp']}"
         f":measured_LRA={measured['input_lra']}:measured_thresh={measured['input_thresh']}"
-        f":offset={measured['target_offset']}:linear=true:print_format=json"
+        f":offset={measured['target_offset']}:linear=true:print_format=json{trim}"
     )
     result = _run(
         ["ffmpeg", "-hide_banner", "-nostats", "-y", "-i", str(source), "-af", loudnorm,
@@ -171,10 +316,6 @@ def _normalise(source: Path, publish: Publish, target: Path) -> float:
     )  # fmt: skip
     match = re.search(r"\{[^{}]*\"output_i\"[^{}]*\}", result.stderr)
     return float(json.loads(match.group(0))["output_i"]) if match else float("nan")
-
-
-def _file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def clip_seconds(path: Path) -> float:
@@ -202,13 +343,9 @@ def clip(text: str, publish: Publish, *, recorded: Path | None = None, voice: st
         source = current().label(recorded)
         identity: dict[str, Any] = {"recorded": _file_digest(recorded)}
     else:
+        speaker = service(voice, publish)
         source = voice
-        identity = {"text": spoken(text), "voice": voice}
-        if voice == "espeak":
-            identity |= {"espeak_voice": publish.espeak_voice, "wpm": publish.words_per_minute}
-        elif voice == "piper":
-            path = model_path(publish)
-            identity |= {"model": _file_digest(path) if path.is_file() else publish.voice_model}
+        identity = {"text": spoken(text), "voice": voice, **speaker.settings()}
     key = digest({**identity, "lufs": settings["loudness_lufs"], "tp": settings["true_peak_db"], "v": VERSION})[:24]
     folder = cache_dir()
     wav, meta = folder / f"{key}.wav", folder / f"{key}.json"
@@ -224,7 +361,7 @@ def clip(text: str, publish: Publish, *, recorded: Path | None = None, voice: st
         if recorded is not None:
             _decode(recorded, raw)
         else:
-            _synthesise(spoken(text), voice, publish, raw)
+            speaker.generate_from_text(spoken(text), raw)
         staged = Path(tmp) / "clip.wav"
         lufs = _normalise(raw, publish, staged)
         seconds = clip_seconds(staged)

@@ -1,11 +1,12 @@
-"""The published lecture against the real tools, with `voice = "espeak"`: ffprobe reads the narrated deck video,
+"""The published lecture against the real tools: ffprobe reads the narrated deck video (the lecture's voice, hibari),
 ffmpeg measures its loudness and finds speech in every slide interval, the captions lie inside their slides,
 Chromium (network blocked) opens the transcript and axe-core checks it, and the HTML deck's C key shows the
 captions.
 
 Most checks read what the session build wrote (tests/conftest.py). What needs a change and a rebuild (one
 note changes, a recorded file, bad input) runs in a tiny workspace of its own: one experiment, one scene of
-four slides, one deck, built by its own `seqanim slides` in a child process.
+four slides, one deck, built by its own `seqanim slides` in a child process, with `voice = "espeak"` (the
+fastest voice; one test there speaks with hibari). tests/test_voice.py tests the voices on their own.
 """
 
 from __future__ import annotations
@@ -359,12 +360,9 @@ class Tiny:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        env = {
-            **os.environ,
-            WORKSPACE_ENV: str(self.root),
-            "PYTHONPATH": os.pathsep.join((str(self.root), str(REPOSITORY))),
-        }
+    def run(self, *args: str, first_on_path: Path | None = None) -> subprocess.CompletedProcess[str]:
+        path = ([str(first_on_path)] if first_on_path else []) + [str(self.root), str(REPOSITORY)]
+        env = {**os.environ, WORKSPACE_ENV: str(self.root), "PYTHONPATH": os.pathsep.join(path)}
         return subprocess.run(
             [sys.executable, "-m", "seqanim.cli", *args], cwd=self.root, env=env, capture_output=True, text=True,
             timeout=600,
@@ -383,7 +381,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Tiny:
     (root / "precompute" / "pulse.py").write_text(EXPERIMENT)
     (root / "scenes" / "__init__.py").write_text("")
     (root / "scenes" / "pulse.py").write_text(SCENE)
-    (root / "lecture.toml").write_text("[pulse]\nheight = 0.5\n")
+    (root / "lecture.toml").write_text('[pulse]\nheight = 0.5\n\n[publish]\nvoice = "espeak"\n')
     for name in ("package.json", "package-lock.json"):
         shutil.copy2(REPOSITORY / name, root / name)
     (root / "node_modules").symlink_to(REPOSITORY / "node_modules")
@@ -465,10 +463,39 @@ def test_a_caption_that_cannot_fit_fails_in_one_line(tiny: Tiny) -> None:
     assert video.read_bytes() == published  # nothing published is overwritten
 
 
+def test_the_default_voice_narrates_the_tiny_deck(tiny: Tiny) -> None:
+    """hibari through the build (its narration stage, on the build's workers), offline like every stage."""
+    espeak = {slide["slide"]: slide for slide in tiny.timing()["slides"]}
+    result = tiny.run("slides", "pulse", "--set", "publish.voice=hibari", "--set", "pulse.height=0.75")
+    assert result.returncode == 0, result.stderr[-3000:]
+    timing = tiny.timing()
+    assert timing["voice"] == "hibari" and [slide["source"] for slide in timing["slides"]] == ["hibari"] * 4
+    for slide in timing["slides"]:
+        assert slide["audio"] != espeak[slide["slide"]]["audio"]
+        assert slide["lufs"] == pytest.approx(Publish().loudness_lufs, abs=1.5)
+        words = len(slide["narration"].split())
+        assert words * 60 / 400 <= slide["speech_seconds"] <= words * 60 / 100 + 1.5, slide
+
+
+def test_a_missing_hibari_fails_in_one_line_naming_the_fix(tiny: Tiny, tmp_path: Path) -> None:
+    hidden = tmp_path / "hidden" / "hibari"  # first on the path: `import hibari` fails as if not installed
+    hidden.mkdir(parents=True)
+    (hidden / "__init__.py").write_text('raise ImportError("hibari-tts is hidden by the test")\n')
+    video = tiny.root / "renders" / QUALITY / "pulse.mp4"
+    published = video.read_bytes()
+    result = tiny.run(
+        "slides", "pulse", "--set", "publish.voice=hibari", "--set", "publish.gap_s=0.7", first_on_path=hidden.parent
+    )
+    assert result.returncode == 2, result.stderr[-3000:]
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "[publish] voice = hibari" in lines[0] and "pip install hibari-tts==" in lines[0], lines
+    assert video.read_bytes() == published
+
+
 def test_voice_none_holds_each_slide_for_its_reading_time(tiny: Tiny) -> None:
     result = tiny.run("slides", "pulse", "--set", "publish.voice=none", "--set", "pulse.height=0.75")
     assert result.returncode == 0, result.stderr[-3000:]
-    timing, defaults = tiny.timing(), Publish()  # the tiny lecture.toml has no [publish] table
+    timing, defaults = tiny.timing(), Publish()  # the tiny lecture.toml's [publish] sets only the voice
     for slide in timing["slides"]:
         assert slide["source"] == "reading time" and slide["audio"] is None
         reading = len(slide["narration"].split()) * 60 / defaults.words_per_minute
