@@ -1,0 +1,191 @@
+"""Benchmark: how intelligible each narration voice is, measured by an offline speech recogniser.
+
+About ten real narration sentences (one per scene, from the built lecture's `renders/low/*.report.json`;
+fixed representative sentences when the lecture is not built) are spoken by each voice through
+`seqanim.voice.clip`, so each clip is the published one: the voice's own synthesis, then the same two-pass
+loudnorm to `[publish] loudness_lufs`. pocketsphinx (its bundled en-us acoustic model, dictionary and
+general language model) transcribes each clip, resampled to 16 kHz mono. Printed per voice: the word error
+rate (word-level Levenshtein distance / reference words, over all sentences), the speaking rate in words per
+minute (reference words / clip seconds, the clip's short leading and trailing silences included) and the
+synthesis speed in x real time (audio seconds / seconds in `generate_from_text`, the model already loaded).
+
+The reference is each sentence as the voice hears it (`seqanim.voice.spoken`), lowercased, punctuation
+stripped, numbers in words. Sentences are kept only when every word is plain (a word, or a whole number):
+symbols, decimals and acronyms read differently by each voice would measure the reference, not the voice.
+Reference words missing from the recogniser's dictionary can never be recognised: the bench counts them.
+
+The clips go to a temporary workspace's voice cache (nothing in this tree's `.seqanim/` is touched), and the
+voices use `[publish]` of lecture.toml (espeak_voice, words_per_minute, hibari_speed).
+
+    .venv/bin/pip install -e ".[bench]"      # pocketsphinx
+    .venv/bin/python bench/publish.py [--voices hibari,espeak] [--sentences 10] [--show]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from seqanim import voice  # noqa: E402
+from seqanim.config import Publish  # noqa: E402
+from seqanim.workspace import WORKSPACE_ENV, current  # noqa: E402
+
+# When renders/low/ has no reports: sentences in the lecture's style, plain words and whole numbers.
+FIXED = [
+    "The network reads the two channels one step at a time, 40 steps in all.",
+    "It must carry the first marked value across 26 steps of distracting values.",
+    "Inside the circle the signal dies, outside it explodes.",
+    "We replay the recurrence by hand to read the gates.",
+    "Change only the query; the memory stays fixed.",
+    "A key is an address; its associated value need not equal the key.",
+    "The additive score is a tiny network comparing decoder state and encoder state.",
+    "Every token emits a query, a key and a value.",
+    "Nearby positions look alike, distant ones less so.",
+    "Removing an item is not the same as reading its weight off the plot.",
+]
+ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen \
+seventeen eighteen nineteen".split()
+TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+PLAIN_WORD = re.compile(r"^[A-Za-z]?[a-z]+(?:['’-][a-z]+)*$|^\d+$")
+
+
+def number_words(value: int) -> str:
+    """A whole number in words, as both voices read it (0..999 999)."""
+    if value < 20:
+        return ONES[value]
+    if value < 100:
+        return TENS[value // 10] + ("" if value % 10 == 0 else " " + ONES[value % 10])
+    if value < 1000:
+        rest = value % 100
+        return ONES[value // 100] + " hundred" + ("" if rest == 0 else " " + number_words(rest))
+    rest = value % 1000
+    return number_words(value // 1000) + " thousand" + ("" if rest == 0 else " " + number_words(rest))
+
+
+def words(text: str) -> list[str]:
+    """Lowercased words without punctuation, numbers spelled out, hyphenated words split."""
+    text = text.lower().replace("’", "'").replace("-", " ")
+    text = re.sub(r"\d+", lambda match: " " + number_words(int(match.group(0))) + " ", text)
+    text = re.sub(r"[^a-z' ]", " ", text)
+    return [word.strip("'") for word in text.split() if word.strip("'")]
+
+
+def plain(sentence: str) -> bool:
+    tokens = [token.strip(",.;:?!") for token in sentence.split()]
+    return 8 <= len(tokens) <= 30 and all(PLAIN_WORD.match(token) for token in tokens)
+
+
+def lecture_sentences(count: int) -> tuple[list[str], str]:
+    """The first plain sentence of each scene's narration, `count` of them spread over the scenes."""
+    per_scene = []
+    for report in sorted((ROOT / "renders" / "low").glob("*.report.json")):
+        narrations = json.loads(report.read_text()).get("narrations") or []
+        sentences = [s for text in narrations for s in re.split(r"(?<=[.?!])\s+", text.strip())]
+        found = next((s for s in sentences if plain(s)), None)
+        if found:
+            per_scene.append(found)
+    if len(per_scene) < count:
+        return FIXED[:count], "fixed sentences (renders/low/*.report.json: too few plain sentences)"
+    step = len(per_scene) / count
+    return [per_scene[int(i * step)] for i in range(count)], f"{len(per_scene)} scenes' narrations in renders/low"
+
+
+def edits(reference: list[str], hypothesis: list[str]) -> int:
+    """Word-level Levenshtein distance."""
+    previous = list(range(len(hypothesis) + 1))
+    for i, ref in enumerate(reference, start=1):
+        row = [i]
+        for j, hyp in enumerate(hypothesis, start=1):
+            row.append(min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ref != hyp)))
+        previous = row
+    return previous[-1]
+
+
+class Recogniser:
+    def __init__(self) -> None:
+        try:
+            from pocketsphinx import Decoder, get_model_path
+        except ImportError:
+            sys.exit('pocketsphinx is missing: .venv/bin/pip install -e ".[bench]"')
+        self.decoder = Decoder(samprate=16000, logfn=os.devnull)
+        dictionary = Path(get_model_path()) / "en-us" / "cmudict-en-us.dict"
+        self.known = {line.split()[0].split("(")[0] for line in dictionary.read_text().splitlines() if line.strip()}
+
+    def __call__(self, path: Path) -> str:
+        raw = subprocess.run(
+            ["ffmpeg", "-hide_banner", "-loglevel", "error", "-i", str(path), "-ar", "16000", "-ac", "1",
+             "-f", "s16le", "-"],
+            capture_output=True, check=True,
+        ).stdout  # fmt: skip
+        self.decoder.start_utt()
+        self.decoder.process_raw(raw, full_utt=True)
+        self.decoder.end_utt()
+        hypothesis = self.decoder.hyp()
+        return hypothesis.hypstr if hypothesis else ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--voices", default="hibari,espeak", help="comma-separated synthetic voices")
+    parser.add_argument("--sentences", type=int, default=10)
+    parser.add_argument("--show", action="store_true", help="print every reference and transcript")
+    args = parser.parse_args()
+    voices = args.voices.split(",")
+
+    table = tomllib.loads((ROOT / "lecture.toml").read_text()).get("publish", {})
+    publish = Publish.model_validate(table)
+    sentences, origin = lecture_sentences(args.sentences)
+    recognise = Recogniser()
+    references = [words(voice.spoken(sentence)) for sentence in sentences]
+    total = sum(map(len, references))
+    unknown = sorted({word for ref in references for word in ref if word not in recognise.known})
+    print(f"{len(sentences)} sentences, {total} reference words, from {origin}")
+    print(f"reference words missing from pocketsphinx's dictionary ({len(unknown)}): {' '.join(unknown) or '-'}")
+
+    with tempfile.TemporaryDirectory(prefix="seqanim-bench-publish-") as tmp:
+        os.environ[WORKSPACE_ENV] = tmp  # a fresh voice cache: every clip is synthesised here
+        current.cache_clear()
+        results = {}
+        for name in voices:
+            speaker = voice.service(name, publish)
+            speaker.check()
+            warm = Path(tmp) / f"warm-{name}.wav"
+            started = time.perf_counter()
+            speaker.generate_from_text("Warm up.", warm)  # loads the model (hibari: about a second)
+            load = time.perf_counter() - started
+            errors = synthesis = raw_seconds = clip_seconds = 0.0
+            for sentence, reference in zip(sentences, references):
+                raw = Path(tmp) / f"raw-{name}.wav"
+                started = time.perf_counter()
+                speaker.generate_from_text(voice.spoken(sentence), raw)
+                synthesis += time.perf_counter() - started
+                raw_seconds += voice.clip_seconds(raw)
+                made = voice.clip(sentence, publish, voice=name)  # the published clip: synthesis + loudnorm
+                clip_seconds += made.seconds
+                heard = recognise(made.path)
+                wrong = edits(reference, words(heard))
+                errors += wrong
+                if args.show:
+                    print(f"\n[{name}] WER {wrong / len(reference):.0%} {made.seconds:.1f} s {made.lufs:.1f} LUFS")
+                    print(f"  reference:  {' '.join(reference)}")
+                    print(f"  recognised: {heard}")
+            results[name] = (errors / total, total * 60 / clip_seconds, raw_seconds / synthesis, load, clip_seconds)
+
+    print(f"\n{'voice':8} {'WER':>6} {'words/min':>10} {'x real time':>12} {'load s':>7} {'speech s':>9}")
+    for name, (wer, wpm, speed, load, seconds) in results.items():
+        print(f"{name:8} {wer:6.1%} {wpm:10.0f} {speed:12.0f} {load:7.2f} {seconds:9.1f}")
+
+
+if __name__ == "__main__":
+    main()
