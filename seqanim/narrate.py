@@ -3,9 +3,12 @@
 The build runs this once per scene and quality (stage `narration:<q>:<Scene>`), after the scene's render:
 
 - each slide's audio comes from `seqanim.voice` (cached per text and voice: an unchanged slide costs a lookup);
-- pacing: a slide's narration starts with its animation; when it is longer, the slide's last frame holds (a
-  looping slide plays its loop) until it ends plus `[publish] gap_s`. With `voice = "none"` the narration
-  lasts its reading time at `[publish] words_per_minute`;
+- pacing, speech first: a slide written in beats (`LectureSlide.beat`) is cut beat by beat. Each beat's words
+  are spoken while its animations run, slowed down to fill the speech (by at most `MAX_STRETCH`), the last
+  frame holding for what is left of it, then `[publish] gap_s`; animations outside any beat keep their pace.
+  A slide without beats (or with one recording for the whole slide) starts its narration with its animation
+  and holds its last frame (a looping slide plays its loop) until the narration ends plus `gap_s`. With
+  `voice = "none"` a narration lasts its reading time at `[publish] words_per_minute`;
 - `renders/<q>/<Scene>.narrated.mp4`: video, the narration (AAC) and a soft subtitle track;
   `renders/<q>/<Scene>.vtt` / `.srt`: its captions, timed to that cut;
 - `renders/<q>/<Scene>.narration.json`: every slide's interval, narration, alt text and clip (decks join
@@ -24,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import wave
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +73,49 @@ def recorded_inputs(scene: str) -> dict[str, str]:
         for path in sorted(folder.iterdir())
         if path.suffix.lower() in voice.RECORDED_SUFFIXES
     }
+
+
+# A beat's animation is slowed to fill its speech by at most this factor; a longer speech holds the last frame
+# for the rest. Up to about 3x, a slowed manim animation still reads as motion (at 60 fps: 20 distinct frames a
+# second); beyond it the frames stutter, and a held frame is the honest choice.
+MAX_STRETCH = 3.0
+
+
+@dataclass
+class Segment:
+    """A stretch of a slide's video in the cut: frames [first, last) played `stretch` times slower, then the
+    last one held, `frames` frames in all."""
+
+    first: int
+    last: int
+    stretch: float
+    frames: int
+
+
+@dataclass
+class Paced:
+    """One slide in the cut: its video segments, its audio pieces (clip or silence, seconds, words) and cues."""
+
+    segments: list[Segment] = field(default_factory=list)
+    pieces: list[tuple[voice.Clip | None, float, str]] = field(default_factory=list)
+    cues: list[captions.Cue] = field(default_factory=list)
+    speech: float = 0.0
+
+    @property
+    def frames(self) -> int:
+        return sum(segment.frames for segment in self.segments)
+
+
+# The bottom share of the published frame kept for captions: two lines of a player's subtitles.
+CAPTION_BAND = 0.14
+
+
+def background_hex(lecture: Lecture) -> str:
+    """The lecture's background colour (the caption band's), as ffmpeg reads a colour: 0xRRGGBB."""
+    from seqanim.kit import theme
+
+    theme.configure(**lecture.theme.model_dump())
+    return "0x" + theme.background().to_hex()[1:7]
 
 
 def reading_seconds(text: str, words_per_minute: int) -> float:
@@ -134,6 +181,62 @@ def _write_wav(path: Path, pieces: list[tuple[Path | None, float]]) -> None:
             written = target
 
 
+def _speech(clip: voice.Clip | None, text: str, publish: Publish) -> float:
+    return clip.seconds if clip else reading_seconds(text, publish.words_per_minute)
+
+
+def _pace_slide(
+    scene: str, number: int, text: str, loop: bool, video_frames: int, fps: float, start: float,
+    publish: Publish, warnings: list[str],
+) -> Paced:  # fmt: skip
+    """A slide narrated as one piece: its narration starts with its animation, and its last frame holds (or its
+    loop plays on) until the narration has ended, plus the gap."""
+    clip = _audio_for(scene, number, text, publish, warnings)
+    speech = _speech(clip, text, publish)
+    frames = max(video_frames, math.ceil((speech + publish.gap_s) * fps - 1e-6))
+    cues = captions.slide_cues(
+        text, start, speech, start + frames / fps, publish.caption_chars, f"{scene} slide {number}"
+    )
+    stretch = 0.0 if loop else 1.0  # 0: the loop plays again instead of holding
+    return Paced([Segment(0, video_frames, stretch, frames)], [(clip, frames / fps, text)], cues, speech)
+
+
+def _pace_beats(
+    scene: str, number: int, beats: list[dict[str, Any]], video_frames: int, fps: float, start: float,
+    publish: Publish, warnings: list[str],
+) -> Paced:  # fmt: skip
+    """A slide narrated beat by beat: each beat's animations play slowed to its speech (at most MAX_STRETCH
+    times), its last frame holding for the rest and the gap; what lies between beats plays at its pace."""
+    paced, at = Paced(), 0
+    where = f"{scene} slide {number}"
+
+    def between(first: int, last: int) -> None:  # animations outside any beat: silent, at their own pace
+        if last > first:
+            paced.segments.append(Segment(first, last, 1.0, last - first))
+            paced.pieces.append((None, (last - first) / fps, ""))
+
+    for beat in beats:
+        first, last = round(beat["start"] * fps), round(beat["end"] * fps)
+        between(at, first)
+        clip = _audio_for(scene, number, beat["said"], publish, warnings)
+        speech = _speech(clip, beat["said"], publish)
+        frames = max(last - first, math.ceil((speech + publish.gap_s) * fps - 1e-6))
+        if last > first:
+            stretch = min(frames / (last - first), MAX_STRETCH)
+        else:  # a beat with no animation of its own holds the frame on screen when it starts
+            first, last, stretch = max(first - 1, 0), max(first, 1), 1.0
+        cue_start = start + sum(segment.frames for segment in paced.segments) / fps
+        paced.cues += captions.slide_cues(
+            beat["said"], cue_start, speech, cue_start + frames / fps, publish.caption_chars, where
+        )
+        paced.segments.append(Segment(first, last, stretch, frames))
+        paced.pieces.append((clip, frames / fps, beat["said"]))
+        paced.speech += speech
+        at = max(at, round(beat["end"] * fps))
+    between(at, video_frames)
+    return paced
+
+
 def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
     """Make the scene's narrated cut, captions, timing and stills; return the timing record."""
     if shutil.which("ffmpeg") is None:
@@ -158,19 +261,25 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
     pieces: list[tuple[Path | None, float]] = []
     made: list[int] = []  # slides whose clip this run synthesised (not found in the voice cache)
     start = 0.0
-    for number, (slide, path, text, alt) in enumerate(zip(slides, files, narrations, alts), start=1):
+    beats_of = report.get("beats") or [[] for _ in slides]
+    for number, (slide, path, text, alt, beats) in enumerate(zip(slides, files, narrations, alts, beats_of), 1):
         where = f"{scene} slide {number}"
         if not text.strip():
             raise SeqanimError(f"{where}: the narration formats to an empty string; give next_slide a narration=...")
-        clip = _audio_for(scene, number, text, publish, warnings)
-        speech = clip.seconds if clip else reading_seconds(text, publish.words_per_minute)
         video = _video_seconds(path)
-        slot = max(video, speech + publish.gap_s)
-        slot = math.ceil(slot * fps - 1e-6) / fps  # whole frames, so video, audio and cues share one clock
-        end = start + slot
-        cues += captions.slide_cues(text, start, speech, end, publish.caption_chars, where)
-        pieces.append((clip.path if clip else None, slot))
-        if clip and clip.synthesised:
+        video_frames = round(video * fps)
+        recorded = publish.voice == "recorded" and voice.recorded_file(scene, number) is not None
+        if beats and not slide.get("loop") and not recorded:
+            paced = _pace_beats(scene, number, beats, video_frames, fps, start, publish, warnings)
+        else:
+            paced = _pace_slide(
+                scene, number, text, bool(slide.get("loop")), video_frames, fps, start, publish, warnings
+            )
+        end = start + paced.frames / fps
+        cues += paced.cues
+        pieces += [(clip.path if clip else None, seconds) for clip, seconds, _ in paced.pieces]
+        clips = [clip for clip, _, _ in paced.pieces if clip]
+        if any(clip.synthesised for clip in clips):
             made.append(number)
         records.append(
             {
@@ -178,13 +287,16 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
                 "start": round(start, 3),
                 "end": round(end, 3),
                 "animation_seconds": round(video, 3),
-                "speech_seconds": round(speech, 3),
+                "speech_seconds": round(paced.speech, 3),
                 "loop": bool(slide.get("loop")),
                 "narration": text,
                 "alt": alt,
-                "audio": clip.path.name if clip else None,  # in the voice cache (seqanim.voice.cache_dir)
-                "source": clip.source if clip else "reading time",
-                "lufs": clip.lufs if clip else None,
+                # The slide's audio, in order: [clip in the voice cache or None for silence, seconds, words].
+                "pieces": [[clip.path.name if clip else None, round(sec, 4), said] for clip, sec, said in paced.pieces],
+                "audio": clips[0].path.name if clips else None,  # the first (for a slide in one piece, the) clip
+                "source": clips[0].source if clips else "reading time",
+                "lufs": clips[0].lufs if clips else None,
+                "segments": [[seg.first, seg.last, round(seg.stretch, 4), seg.frames] for seg in paced.segments],
                 "still": f"stills/{scene}/{number}.png",
                 "video": workspace.label(path),
             }
@@ -201,7 +313,11 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
         if has_audio:
             _write_wav(audio, pieces)
         staged = folder / "narrated.mp4"
-        encode(records, fps, audio if has_audio else None, srt, publish.language, staged, quality)
+        width, height = report["resolution"]
+        encode(
+            records, fps, audio if has_audio else None, srt, publish.language, staged, quality, (width, height),
+            background_hex(lecture),
+        )  # fmt: skip
         stills = folder / "stills"
         stills.mkdir()
         for record in records:
@@ -241,24 +357,38 @@ def encode(
     srt: Path,
     language: str,
     target: Path,
-    quality: str = "low",
+    quality: str,
+    size: tuple[int, int],
+    band: str,
 ) -> None:
-    """The paced video: each slide's animation, then its hold (last frame, or the loop again) to its slot's
-    end; with the narration track and the captions as a mov_text stream. One ffmpeg run, one encode."""
+    """The paced video: each slide's segments (a stretch of its video, slowed, then its last frame held; or
+    its loop again) to its slot's end, the picture above a caption band; with the narration track and the
+    captions as a mov_text stream. One ffmpeg run, one encode."""
     command = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"]
     filters: list[str] = []
-    for index, record in enumerate(records):
-        frames = round((record["end"] - record["start"]) * fps)
-        if record["loop"]:
-            command += ["-stream_loop", "-1"]
-            hold = ""
-        else:
-            hold = f"tpad=stop_mode=clone:stop_duration={frames / fps + 1:.3f},"
-        command += ["-i", str(current().root / record["video"])]
-        filters.append(f"[{index}:v]fps={fps:g},{hold}trim=end_frame={frames},setpts=PTS-STARTPTS[v{index}]")
-    joined = "".join(f"[v{index}]" for index in range(len(records)))
-    filters.append(f"{joined}concat=n={len(records)}:v=1:a=0[video]")
-    inputs = len(records)
+    inputs = 0
+    for record in records:
+        for first, last, stretch, frames in record["segments"]:
+            if stretch == 0:  # a loop plays again until its slot ends
+                command += ["-stream_loop", "-1"]
+                play = f"fps={fps:g}"
+            else:
+                play = (
+                    f"trim=start_frame={first}:end_frame={last},setpts=(PTS-STARTPTS)*{stretch:.4f},fps={fps:g},"
+                    f"tpad=stop_mode=clone:stop_duration={frames / fps + 1:.3f}"
+                )
+            command += ["-i", str(current().root / record["video"])]
+            filters.append(f"[{inputs}:v]{play},trim=end_frame={frames},setpts=PTS-STARTPTS[v{inputs}]")
+            inputs += 1
+    joined = "".join(f"[v{index}]" for index in range(inputs))
+    filters.append(f"{joined}concat=n={inputs}:v=1:a=0[cut]")
+    # The caption band: the picture shrinks to leave the bottom CAPTION_BAND of the frame to the captions (a
+    # player draws soft subtitles at the bottom), so no caption ever covers what a scene draws there.
+    width, height = size
+    picture = (2 * round(width * (1 - CAPTION_BAND) / 2), 2 * round(height * (1 - CAPTION_BAND) / 2))
+    filters.append(
+        f"[cut]scale={picture[0]}:{picture[1]},pad={width}:{height}:{(width - picture[0]) // 2}:0:color={band}[video]"
+    )
     maps = ["-map", "[video]"]
     if audio is not None:
         command += ["-i", str(audio)]

@@ -14,7 +14,6 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -160,7 +159,7 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
         "slides": len(slides_json["slides"]),
         "notes": scene.notes,
         "narrations": scene.narrations,  # what the published video says and captions, per slide
-        "beats": [[asdict(beat) for beat in beats] for beats in scene.beats],  # per slide: words and times
+        "beats": beat_times(scene, fps),  # per slide: each beat's words, and where its animations run
         "alts": scene.alts,  # alt text of each slide's last frame, written from the data on screen
         "layout_violations": [str(v) for v in scene.layout_violations] + paused_violations,
         "paused_frame_shares": paused,  # per slide: share of pixels off its final state (None: a loop)
@@ -187,6 +186,35 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
 # on all 20 scenes: 0 on every finished slide; 0.11 % to 0.34 % on slides whose last animation had not finished
 # (SoftmaxNormalization's counting bars, ReverseAlignment's growing rows).
 PAUSED_FRAME_TOLERANCE = 0.0002
+
+
+def beat_times(scene: Any, fps: float) -> list[list[dict[str, Any]]]:
+    """Per slide, its beats with the seconds of the slide's video in which their animations run. Counted in
+    frames from manim's movie of each animation, as manim-slides joins them into the slide's video (a render
+    from manim's cache skips the drawing but not the movie, so its clock is not a reliable count)."""
+    frames = [_frame_count(Path(path)) if path else 0 for path in scene.renderer.file_writer.partial_movie_files]
+    starts = [slide.start_animation for slide in scene._slides]  # manim-slides' record of each slide's animations
+    timed = []
+    for start, beats in zip(starts, scene.beats):
+        timed.append(
+            [
+                {
+                    "said": beat.said,
+                    "start": round(sum(frames[start : start + beat.first]) / fps, 4),
+                    "end": round(sum(frames[start : start + beat.last]) / fps, 4),
+                }
+                for beat in beats
+            ]
+        )
+    return timed
+
+
+def _frame_count(movie: Path) -> int:
+    import av
+
+    with av.open(str(movie)) as container:
+        stream = container.streams.video[0]
+        return stream.frames or round(float(stream.duration * stream.time_base) * float(stream.average_rate))
 
 
 def paused_frame_shares(files: Path, slides: list[dict[str, Any]], final_frames: list[Any]) -> list[float | None]:

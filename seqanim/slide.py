@@ -36,11 +36,12 @@ from seqanim.kit.lean import drop_svg_paths
 
 @dataclass
 class Beat:
-    """One beat of a slide: what the listener hears, and when its animations run in the slide's video."""
+    """One beat of a slide: what the listener hears, and the animations it accompanies (manim-slides' animation
+    numbers, the slide's first being 0: the beat runs from animation `first` up to, not including, `last`)."""
 
     said: str
-    start: float  # seconds from the start of the slide's video
-    end: float = 0.0
+    first: int
+    last: int = 0
 
 
 class LectureSlide(Slide):
@@ -62,7 +63,6 @@ class LectureSlide(Slide):
         # the notes where a slide has neither).
         self.narrations: list[str] = []
         self.beats: list[list[Beat]] = []  # per slide
-        self._slide_start = 0.0
         # Per slide, the alt text of its last frame: described data mobjects on screen, or the slide's `alt=`.
         self.alts: list[str] = []
         self._alt_override: list[str | None] = []
@@ -115,7 +115,6 @@ class LectureSlide(Slide):
         self.beats.append([])
         self._alt_override.append(alt.strip() if alt and alt.strip() else None)
         super().next_slide(*args, notes=notes.strip(), **kwargs)
-        self._slide_start = self.renderer.time
 
     @contextmanager
     def beat(self, said: str) -> Iterator[Beat]:
@@ -129,11 +128,11 @@ class LectureSlide(Slide):
                 f"{type(self).__name__} slide {len(self.notes)}: a beat's words format to an empty string; "
                 "give every beat something to say"
             )
-        beat = Beat(" ".join(said.split()), self.renderer.time - self._slide_start)
+        beat = Beat(" ".join(said.split()), self._current_animation - self._start_animation)
         if not self.beats[-1]:  # the slide's first beat: its words replace the notes as the narration
             self.narrations[-1] = ""
         yield beat
-        beat.end = self.renderer.time - self._slide_start
+        beat.last = self._current_animation - self._start_animation
         self.beats[-1].append(beat)
         self.narrations[-1] = " ".join(filter(None, [self.narrations[-1], beat.said]))
 

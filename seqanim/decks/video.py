@@ -52,18 +52,18 @@ def clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
-def _clip_path(record: dict[str, Any], scene: str, lecture: Lecture) -> Path | None:
-    """A slide's normalised clip; made again (same key) when the voice cache lost it."""
-    if record["audio"] is None:
+def _clip_path(audio: str | None, said: str, record: dict[str, Any], scene: str, lecture: Lecture) -> Path | None:
+    """A slide's (or beat's) normalised clip; made again (same key) when the voice cache lost it."""
+    if audio is None:
         return None
     from seqanim.voice import cache_dir
 
-    path = cache_dir() / record["audio"]
+    path = cache_dir() / audio
     if path.is_file():
         return path
     from seqanim.narrate import _audio_for
 
-    clip = _audio_for(scene, record["slide"], record["narration"], lecture.publish, [])
+    clip = _audio_for(scene, record["slide"], said, lecture.publish, [])
     return clip.path if clip else None
 
 
@@ -105,7 +105,11 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
         ]  # fmt: skip
         chapters.append(f"{clock(start)} {humanise(scene)}")
         cues += captions.shifted([captions.Cue(a, b, tuple(text)) for a, b, text in timing["cues"]], start)
-        pieces += [(_clip_path(record, scene, lecture), record["end"] - record["start"]) for record in timing["slides"]]
+        pieces += [
+            (_clip_path(audio, said, record, scene, lecture), seconds)
+            for record in timing["slides"]
+            for audio, seconds, said in record["pieces"]
+        ]
         start = end
     has_audio = any(clip is not None for clip, _ in pieces)
     with tempfile.TemporaryDirectory(prefix=f".{plan.deck}-video-", dir=folder) as tmp:
