@@ -2,13 +2,15 @@
 
 `new experiment NAME` writes precompute/NAME.py (a parameter model, a tiny seeded computation, `run`),
 its table in lecture.toml and its test. `new scene NAME --data EXPERIMENT --part PART` computes the
-experiment if its data is missing, then writes a scene at the end of scenes/PART.py (so it joins that
-part's deck) that plots one of the experiment's arrays and formats its notes from the metrics, and its
-test. Nothing is overwritten: a name that exists already is an error.
+experiment if its data is missing, then writes scenes/PART/<name>.py and adds it last to the part's scenes
+(so it joins that part's deck): a scene that plots one of the experiment's arrays, with its words beside it
+(notes formatted from the metrics, narration for the listener in two beats), and its test. Nothing is
+overwritten: a name that exists already is an error.
 """
 
 from __future__ import annotations
 
+import ast
 import keyword
 import re
 import subprocess
@@ -78,44 +80,78 @@ def test_{name}_is_deterministic() -> None:
     assert all(np.array_equal(first[key], second[key]) for key in first)
 '''
 
-SCENE_TEMPLATE = '''
+SCENE_TEMPLATE = '''\
+"""{name}: one slide that draws `{array}` from data/{experiment}.npz. Say here what it shows and which notebook
+cell it comes from."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, Create, FadeIn
+
+from seqanim import spoken
+from seqanim.contract import Artifact
+from seqanim.kit import theme
+from seqanim.kit.plots import Plot, nice_range
+from seqanim.slide import LectureSlide
+
+# --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
+
+
+def curve_notes(art: Artifact) -> str:
+    """The speaker notes, formatted from the experiment's metrics."""
+    return {notes_text}
+
+
+def curve_said(art: Artifact) -> tuple[str, str]:
+    """What the listener hears while the plot appears, then while its curve is drawn."""
+    values = art["{array}"]
+    return (
+        "This plot shows {array_words}, computed by the {experiment_words} experiment.",
+        f"Its {{spoken.count(len(values), 'value')}} run from {{spoken.number(float(values.min()))}} "
+        f"to {{spoken.number(float(values.max()))}}.",
+    )
+
+
+# --- the scene ----------------------------------------------------------------------------------------------
+
 
 class {name}(LectureSlide):
-    """{experiment}: one slide that draws `{array}` from data/{experiment}.npz. Say here what it shows."""
+    """{experiment}: `{array}` as a curve."""
 
     data = ("{experiment}",)
 
     def construct(self) -> None:
-        art = self.load("{experiment}")
-        values = art["{array}"]
-        self.next_slide(notes={notes_function}(art))
-        self.title("{title}")
+        self.art = self.load("{experiment}")
+        self.curve()
+
+    def curve(self) -> None:
+        values = self.art["{array}"]
+        appears, drawn = curve_said(self.art)
+        self.next_slide(notes=curve_notes(self.art))
         plot = Plot(
             (0, len(values) - 1, max(1, (len(values) - 1) // 4)),
             nice_range(float(values.min()), float(values.max())),
             width=7.5, height=3.8, x_label="index", y_label="{array}",
         )  # fmt: skip
         plot.move_to(0.2 * DOWN)  # between the title and the caption
-        self.play(FadeIn(plot), run_time=0.6)
-        self.play(Create(plot.curve(np.arange(len(values)), values, theme.highlight())), run_time=2)
-        self.say({caption})
-
-
-def {notes_function}(art: Artifact) -> str:
-    """The speaker notes of {name}, formatted from the experiment's metrics."""
-    return {notes_text}
+        with self.beat(appears):
+            self.title("{title}", along=[FadeIn(plot)], run_time=0.6)
+        with self.beat(drawn):
+            self.play(Create(plot.curve(np.arange(len(values)), values, theme.highlight())), run_time=2)
+            self.say({caption})
 '''
 
 SCENE_TEST_TEMPLATE = '''\
-"""{name} (scenes/{module}.py): what it says is what data/{experiment}.npz holds."""
+"""{name} (scenes/{part}/{snake}.py): what it says is what data/{experiment}.npz holds, in words a listener hears."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from scenes.{module} import {notes_function}
-from seqanim import contract
+from scenes.{part}.{snake} import curve_notes, curve_said
+from seqanim import contract, spoken
 
 
 def test_{snake}_renders_one_clean_slide(scene_report: Callable[[str], dict[str, Any]]) -> None:
@@ -126,16 +162,15 @@ def test_{snake}_renders_one_clean_slide(scene_report: Callable[[str], dict[str,
 
 def test_{snake}_notes_come_from_the_data(scene_report: Callable[[str], dict[str, Any]]) -> None:
     art = contract.load("{experiment}")
-    assert scene_report("{name}")["notes"] == [{notes_function}(art)]
-{metric_asserts}'''
+    assert scene_report("{name}")["notes"] == [curve_notes(art)]
+{metric_asserts}
 
-SCENE_IMPORTS = (
-    "import numpy as np",
-    "from manim import DOWN, Create, FadeIn",
-    "from seqanim.contract import Artifact",
-    "from seqanim.kit import theme",
-    "from seqanim.kit.plots import Plot, nice_range",
-)
+def test_{snake}_narration_is_heard_and_quotes_the_data() -> None:
+    art = contract.load("{experiment}")
+    said = curve_said(art)
+    assert all(spoken.unheard(beat) == [] for beat in said)
+    assert spoken.number(float(art["{array}"].max())) in said[-1]
+'''
 
 
 def _identifier(name: str, what: str, pattern: str) -> str:
@@ -201,12 +236,6 @@ def _first_curve(workspace: Workspace, experiment: str) -> str:
     raise ConfigError(f"data/{experiment}.npz has no 1-D array to plot; write the scene by hand (docs/authoring.md)")
 
 
-def _with_imports(source: str) -> str:
-    """The module's source with the new scene's imports added; `_tidy` merges and sorts them."""
-    lines = "".join(f"{line}\n" for line in SCENE_IMPORTS)
-    return source.replace("from __future__ import annotations\n", "from __future__ import annotations\n\n" + lines, 1)
-
-
 def _tidy(*paths: Path) -> None:
     """Sort and merge imports and format, as `make test`'s lint expects (ruff is in the test extras)."""
     files = [str(path) for path in paths]
@@ -216,22 +245,42 @@ def _tidy(*paths: Path) -> None:
     subprocess.run([sys.executable, "-m", "ruff", "format", "--quiet", *files], capture_output=True)
 
 
+def _add_to_part(init: Path, module: str) -> str:
+    """The part's __init__.py with `module` added last to `PART = Part(..., scenes=(...))`."""
+    source = init.read_text()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Part":
+            scenes = next((arg.value for arg in node.keywords if arg.arg == "scenes"), None)
+            if isinstance(scenes, ast.Tuple):
+                lines = source.splitlines(keepends=True)
+                offset = sum(len(line) for line in lines[: scenes.end_lineno - 1]) + scenes.end_col_offset - 1
+                before = source[:offset].rstrip()
+                joint = "" if before.endswith(("(", ",")) else ", "
+                return f"{before}{joint}{module!r},{source[offset:]}"
+    raise ConfigError(f"{init.name}: PART = Part(title, order, scenes=(...)) not found; add '{module}' by hand")
+
+
 def new_scene(workspace: Workspace, name: str, experiment: str, part: str) -> list[Path]:
-    """A scene appended to scenes/PART.py, reading EXPERIMENT; and tests/test_scene_<name>.py."""
+    """scenes/PART/<name>.py, a scene reading EXPERIMENT with its words beside it, added last to PART's scenes;
+    and tests/test_scene_<name>.py."""
     _identifier(name, "scene", r"[A-Z][A-Za-z0-9]*")
     registry.experiment(experiment)
     parts = registry.parts()
     if part not in parts:
-        raise ConfigError(f"unknown part '{part}'; known: {', '.join(parts)} (one per module of scenes/)")
+        raise ConfigError(f"unknown part '{part}'; known: {', '.join(parts)} (one per folder of scenes/)")
     if name in registry.scenes():
         raise ConfigError(
-            f"a scene named {name} exists already ({registry.scene(name).source.name}); pick another name"
+            f"a scene named {name} exists already ({workspace.label(registry.scene(name).source)}); pick another name"
         )
-    module = parts[part].source
+    init = parts[part].source
+    if init.name != "__init__.py":
+        raise ConfigError(f"{workspace.label(init)} is a part in one file; make it a folder (docs/authoring.md)")
     snake = _snake(name)
+    module = init.parent / f"{snake}.py"
     test = workspace.root / "tests" / f"test_scene_{snake}.py"
-    if test.exists():
-        raise ConfigError(f"{workspace.label(test)} exists already; pick another name")
+    for path in (module, test):
+        if path.exists():
+            raise ConfigError(f"{workspace.label(path)} exists already; pick another name")
     array = _first_curve(workspace, experiment)
     metrics = [
         key
@@ -239,23 +288,26 @@ def new_scene(workspace: Workspace, name: str, experiment: str, part: str) -> li
         if isinstance(value, (int, float)) and not isinstance(value, bool)
     ]
     metrics = [key for key in metrics if key != "seconds"]  # the run time is no fact of the lecture
-    notes_function = f"{snake}_notes"
     readouts = ' + ", " + '.join(f'f"{key} = {{art.metrics[{key!r}]:.3g}}"' for key in metrics) or '"no metrics"'
     notes_text = f'f"{name} plots {array} from data/{experiment}.npz ({{len(art[{array!r}])}} values). " + {readouts}'
     caption = f'f"{array}: {{len(values)}} values from data/{experiment}.npz"'
-    scene = SCENE_TEMPLATE.format(
-        name=name, experiment=experiment, array=array, title=_title(name), notes_function=notes_function,
-        notes_text=notes_text, caption=caption,
-    )  # fmt: skip
-    source = _with_imports(module.read_text()).rstrip("\n") + "\n" + scene
-    metric_asserts = "".join(
-        f'    assert f"{key} = {{art.metrics[{key!r}]:.3g}}" in {notes_function}(art)\n' for key in metrics
-    )
-    atomic_write_text(module, source)
-    atomic_write_text(test, SCENE_TEST_TEMPLATE.format(
-        name=name, module=module.stem, experiment=experiment, notes_function=notes_function, snake=snake,
-        metric_asserts=metric_asserts,
+    words = {"array_words": _words(array), "experiment_words": _words(experiment)}
+    atomic_write_text(module, SCENE_TEMPLATE.format(
+        name=name, experiment=experiment, array=array, title=_title(name), notes_text=notes_text, caption=caption,
+        **words,
     ))  # fmt: skip
-    _tidy(module, test)
+    metric_asserts = "".join(
+        f'    assert f"{key} = {{art.metrics[{key!r}]:.3g}}" in curve_notes(art)\n' for key in metrics
+    )
+    atomic_write_text(test, SCENE_TEST_TEMPLATE.format(
+        name=name, part=init.parent.name, experiment=experiment, snake=snake, metric_asserts=metric_asserts,
+    ))  # fmt: skip
+    atomic_write_text(init, _add_to_part(init, snake))
+    _tidy(module, test, init)
     registry.forget()
-    return [module, test]
+    return [module, init, test]
+
+
+def _words(name: str) -> str:
+    """An identifier as words a voice can say: loss_curve2 -> "loss curve"."""
+    return " ".join(re.sub(r"[^A-Za-z]+", " ", name).split()) or "its values"

@@ -44,7 +44,7 @@ def _free_names() -> tuple[str, str]:
     for suffix in ["", *map(str, range(2, 100))]:
         experiment, scene = f"demo_exp{suffix}", f"DemoScene{suffix}"
         taken = (REPOSITORY / "precompute" / f"{experiment}.py").exists() or any(
-            f"class {scene}(" in path.read_text() for path in (REPOSITORY / "scenes").glob("*.py")
+            f"class {scene}(" in path.read_text() for path in (REPOSITORY / "scenes").rglob("*.py")
         )
         if not taken:
             return experiment, scene
@@ -66,7 +66,8 @@ def authored(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_new_files_are_where_the_guide_says(authored: Path) -> None:
     assert (authored / "precompute" / f"{EXPERIMENT}.py").is_file()
-    assert f"class {SCENE}(LectureSlide):" in (authored / "scenes" / "rnn.py").read_text()
+    assert f"class {SCENE}(LectureSlide):" in (authored / "scenes" / "rnn" / f"{SNAKE}.py").read_text()
+    assert f"{SNAKE!r}" in (authored / "scenes" / "rnn" / "__init__.py").read_text()  # last in the part's order
     assert (authored / "tests" / f"test_precompute_{EXPERIMENT}.py").is_file()
     assert (authored / "tests" / f"test_scene_{SNAKE}.py").is_file()
     assert f"[{EXPERIMENT}]" in (authored / "lecture.toml").read_text()
@@ -96,8 +97,8 @@ def test_the_new_scene_joins_its_part_deck(authored: Path) -> None:
 def test_generated_tests_pass_and_lint_clean(authored: Path) -> None:
     generated = [f"tests/test_precompute_{EXPERIMENT}.py", f"tests/test_scene_{SNAKE}.py"]
     result = _run(authored, "-m", "pytest", "-q", "-p", "no:cacheprovider", *generated)
-    assert "4 passed" in result.stdout
-    sources = [f"precompute/{EXPERIMENT}.py", "scenes/rnn.py", *generated]
+    assert "5 passed" in result.stdout
+    sources = [f"precompute/{EXPERIMENT}.py", f"scenes/rnn/{SNAKE}.py", "scenes/rnn/__init__.py", *generated]
     _run(authored, "-m", "ruff", "check", "--no-cache", *sources)
     _run(authored, "-m", "ruff", "format", "--check", "--no-cache", *sources)
 
