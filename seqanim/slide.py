@@ -138,7 +138,11 @@ class LectureSlide(Slide):
 
     def tear_down(self) -> None:
         # manim-slides holds a frame when a slide closes (wait_time_between_slides); the last one closes here.
-        if self._current_animation > self._start_animation and not self._base_slide_config.loop:
+        if (
+            self._current_animation > self._start_animation
+            and not self._base_slide_config.loop
+            and self.wait_time_between_slides > 0
+        ):
             self.wait(self.wait_time_between_slides)
         self._check_layout()
         super().tear_down()

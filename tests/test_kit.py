@@ -4,7 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from manim import DOWN, LEFT, RIGHT, UP, DecimalNumber, MathTex, Scene, Square, Text, VGroup, config, tempconfig
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    DecimalNumber,
+    MathTex,
+    Rectangle,
+    Scene,
+    Square,
+    Text,
+    VGroup,
+    config,
+    tempconfig,
+)
 
 from seqanim.kit import layout, theme
 from seqanim.kit.bars import Bars
@@ -371,3 +385,14 @@ def test_angle_arc_keeps_its_size_while_both_phasors_turn() -> None:
         start, end = angles()
         assert np.isclose((end - start) % (2 * np.pi), 0.8)  # the angle between them holds
         assert np.isclose(np.angle(np.exp(1j * (start - 0.3 - by))), 0.0, atol=1e-9)  # and turns with them
+
+
+def test_an_opaque_shape_drawn_over_a_text_is_caught_but_one_drawn_under_it_is_not() -> None:
+    label = Text("s = 0.71", font_size=theme.BODY_SIZE)
+    bar = Rectangle(width=0.4, height=2.0, fill_opacity=1.0).move_to(label.get_left())  # over its first glyph
+    assert [v.rule for v in layout.check([label, bar], 1)] == ["text covered"]
+    assert layout.check([bar, label], 1) == []  # drawn first: the text lies on top
+    outline = Rectangle(width=0.4, height=2.0, fill_opacity=0.0).move_to(label.get_left())
+    assert layout.check([label, outline], 1) == []  # a frame around a glyph hides nothing
+    bar.set_z_index(-1)  # manim draws by z_index first: the bar goes under
+    assert layout.check([label, bar], 1) == []
