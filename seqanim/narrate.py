@@ -97,7 +97,7 @@ class Paced:
     """One slide in the cut: its video segments, its audio pieces (clip or silence, seconds, words) and cues."""
 
     segments: list[Segment] = field(default_factory=list)
-    pieces: list[tuple[voice.Clip | None, float, str]] = field(default_factory=list)
+    pieces: list[tuple[voice.Clip | None, float, str, float]] = field(default_factory=list)  # + speech seconds
     cues: list[captions.Cue] = field(default_factory=list)
     speech: float = 0.0
 
@@ -198,7 +198,7 @@ def _pace_slide(
         text, start, speech, start + frames / fps, publish.caption_chars, f"{scene} slide {number}"
     )
     stretch = 0.0 if loop else 1.0  # 0: the loop plays again instead of holding
-    return Paced([Segment(0, video_frames, stretch, frames)], [(clip, frames / fps, text)], cues, speech)
+    return Paced([Segment(0, video_frames, stretch, frames)], [(clip, frames / fps, text, speech)], cues, speech)
 
 
 def _pace_beats(
@@ -213,7 +213,7 @@ def _pace_beats(
     def between(first: int, last: int) -> None:  # animations outside any beat: silent, at their own pace
         if last > first:
             paced.segments.append(Segment(first, last, 1.0, last - first))
-            paced.pieces.append((None, (last - first) / fps, ""))
+            paced.pieces.append((None, (last - first) / fps, "", 0.0))
 
     for beat in beats:
         first, last = round(beat["start"] * fps), round(beat["end"] * fps)
@@ -230,7 +230,7 @@ def _pace_beats(
             beat["said"], cue_start, speech, cue_start + frames / fps, publish.caption_chars, where
         )
         paced.segments.append(Segment(first, last, stretch, frames))
-        paced.pieces.append((clip, frames / fps, beat["said"]))
+        paced.pieces.append((clip, frames / fps, beat["said"], speech))
         paced.speech += speech
         at = max(at, round(beat["end"] * fps))
     between(at, video_frames)
@@ -277,8 +277,8 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
             )
         end = start + paced.frames / fps
         cues += paced.cues
-        pieces += [(clip.path if clip else None, seconds) for clip, seconds, _ in paced.pieces]
-        clips = [clip for clip, _, _ in paced.pieces if clip]
+        pieces += [(clip.path if clip else None, seconds) for clip, seconds, _, _ in paced.pieces]
+        clips = [clip for clip, _, _, _ in paced.pieces if clip]
         if any(clip.synthesised for clip in clips):
             made.append(number)
         records.append(
@@ -291,8 +291,12 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
                 "loop": bool(slide.get("loop")),
                 "narration": text,
                 "alt": alt,
-                # The slide's audio, in order: [clip in the voice cache or None for silence, seconds, words].
-                "pieces": [[clip.path.name if clip else None, round(sec, 4), said] for clip, sec, said in paced.pieces],
+                # The slide's audio, in order: [clip in the voice cache or None for silence, seconds, words,
+                # seconds of speech at its start].
+                "pieces": [
+                    [clip.path.name if clip else None, round(seconds, 4), said, round(speech, 4)]
+                    for clip, seconds, said, speech in paced.pieces
+                ],
                 "audio": clips[0].path.name if clips else None,  # the first (for a slide in one piece, the) clip
                 "source": clips[0].source if clips else "reading time",
                 "lufs": clips[0].lufs if clips else None,

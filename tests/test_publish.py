@@ -102,15 +102,35 @@ def test_deck_video_has_one_video_one_audio_one_subtitle_and_a_chapter_per_scene
         assert minutes * 60 + seconds == int(float(chapter["start_time"]))
 
 
-def test_pacing_holds_each_slide_until_its_narration_ends(lecture_built: Path) -> None:
+def test_speech_paces_the_cut_beat_by_beat(lecture_built: Path) -> None:
+    """Every frame of every slide is shown, in order; each beat lasts at least its speech and the gap, and its
+    animations run during it (slowed at most MAX_STRETCH times); every caption cue lies inside the speech of
+    the beat that says its words."""
+    from seqanim.narrate import MAX_STRETCH
+
     gap = load().publish.gap_s
     for scene in _deck_scenes():
         timing = json.loads((current().renders(QUALITY) / f"{scene}.narration.json").read_text())
+        fps = timing["fps"]
+        spoken: list[tuple[float, float, str]] = []  # (start, end of speech, words) of every piece
         for slide in timing["slides"]:
-            length = slide["end"] - slide["start"]
-            assert length >= slide["animation_seconds"] - 1e-3
-            assert length >= slide["speech_seconds"] + gap - 1e-3
-            assert length <= max(slide["animation_seconds"], slide["speech_seconds"] + gap) + 1 / timing["fps"] + 1e-3
+            segments = slide["segments"]
+            assert slide["end"] - slide["start"] == pytest.approx(sum(s[3] for s in segments) / fps, abs=2e-3)
+            if not slide["loop"]:
+                shown = [frame for first, last, _, _ in segments for frame in range(first, last)]
+                assert sorted(set(shown)) == list(range(round(slide["animation_seconds"] * fps))), slide["slide"]
+            at = slide["start"]
+            for (audio, seconds, said, speech), (first, last, stretch, frames) in zip(slide["pieces"], segments):
+                assert frames / fps == pytest.approx(seconds, abs=2e-3)
+                if said:
+                    assert seconds >= speech + gap - 1e-3
+                    assert 1.0 <= stretch <= MAX_STRETCH
+                    assert frames >= (last - first) * stretch - 1  # the animation runs inside its beat
+                    spoken.append((at, at + speech, " ".join(said.split())))
+                at += seconds
+        for start, end, lines in timing["cues"]:
+            words = " ".join(lines)
+            assert any(a - 1e-3 <= start and end <= b + 1e-3 and words in said for a, b, said in spoken), (scene, words)
         video = _probe(current().renders(QUALITY) / f"{scene}.narrated.mp4")
         assert float(video["format"]["duration"]) == pytest.approx(timing["duration"], abs=0.15)
 

@@ -108,7 +108,7 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
         pieces += [
             (_clip_path(audio, said, record, scene, lecture), seconds)
             for record in timing["slides"]
-            for audio, seconds, said in record["pieces"]
+            for audio, seconds, said, _ in record["pieces"]
         ]
         start = end
     has_audio = any(clip is not None for clip, _ in pieces)
