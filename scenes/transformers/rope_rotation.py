@@ -1,0 +1,424 @@
+"""RopeRotation, notebook cell tf10: rotary positional encoding. RoPE turns each dimension pair of q and k by
+position x frequency; the wheels of three pairs, the query spinning, q and k together, both shifted at once,
+the score matrix constant along its diagonals, and one query's scores at two absolute positions."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    DashedVMobject,
+    FadeIn,
+    FadeOut,
+    MathTex,
+    ValueTracker,
+    VGroup,
+    linear,
+    smooth,
+)
+
+from scenes.transformers.shared import TICK_SIZE, diagonal_line, significant
+from seqanim.contract import Artifact
+from seqanim.kit import theme
+from seqanim.kit.heatmap import Heatmap, colour_for
+from seqanim.kit.plots import Plot
+from seqanim.kit.readout import Readout
+from seqanim.kit.rotation import PhasorCircle
+from seqanim.slide import LectureSlide
+from seqanim.spoken import count, integer
+
+# --- the words ----------------------------------------------------------------------------------------
+
+
+def circles_notes(run: Artifact) -> str:
+    freqs = run["freqs"]
+    second = min(1, len(freqs) - 1)  # pair 0 always turns 1 rad per position; quote the next one
+    return (
+        "Instead of adding a position vector, "
+        "RoPE rotates each pair of dimensions of q and k by position x frequency. "
+        f"With d = {len(run['query'])}, pair i turns by {freqs[second]:.4f} rad per position for i = {second} "
+        f"and only {freqs[-1]:.6f} for i = {len(freqs) - 1}: low pairs spin fast, high pairs slowly."
+    )
+
+
+def circles_said(run: Artifact) -> tuple[str, str, str]:
+    pairs, freqs = run["pairs"], run["freqs"]
+    fastest = int(pairs[0])
+    return (
+        "Rotary encoding marks position another way: it turns pairs of dimensions, like clock hands.",
+        f"{count(len(pairs), 'pair').capitalize()} of the query's dimensions, each an arrow, at position zero.",
+        f"Each position step turns a pair by its own angle: {significant(freqs[fastest])} radians for "
+        f"pair {integer(fastest)}, far less for higher pairs.",
+    )
+
+
+def spin_notes(run: Artifact) -> str:
+    last = float(run["positions"][-1])
+    turns = run["pair_angles"][:, -1] / (2 * np.pi)
+    described = ", ".join(f"pair {p}: {t:.2f} turns" for p, t in zip(run["pairs"], turns))
+    return (
+        f"Move the query from position 0 to {last:.0f}. Each pair turns by m x omega: {described}. "
+        "The dots mark the integer positions."
+    )
+
+
+def spin_said(run: Artifact) -> tuple[str]:
+    pairs, last = run["pairs"], int(run["positions"][-1])
+    turns = run["pair_angles"][:, -1] / (2 * np.pi)
+    return (
+        f"As the query moves from position zero to {integer(last)}, pair {integer(int(pairs[0]))} makes "
+        f"{significant(turns[0])} turns, while pair {integer(int(pairs[-1]))} turns only "
+        f"{significant(turns[-1])} of a turn.",
+    )
+
+
+def both_positions_notes(run: Artifact) -> str:
+    offset = int(run.params["offset"])
+    return (
+        f"Now the key too: q at position m = 0, k at n = {offset}. "
+        f"The score is <R_m q, R_n k> = {run['sweep_scores'][0]:.4f}; "
+        "each pair adds |q_i||k_i| cos(angle between them)."
+    )
+
+
+def both_positions_said(run: Artifact) -> tuple[str, str, str]:
+    offset = int(run.params["offset"])
+    return (
+        "The query goes back to position zero.",
+        f"A key joins it at position {integer(offset)}. Each arc shows the angle between query and key in one pair.",
+        "The score adds up, pair by pair, the two lengths times the cosine of that angle; here it is "
+        f"{significant(run['sweep_scores'][0])}.",
+    )
+
+
+def shift_both_notes(run: Artifact) -> str:
+    shift, scores = int(run.params["shift"]), run["sweep_scores"]
+    return (
+        f"Shift both positions by the same amount, 0 to {shift}: "
+        "every arrow turns, but q and k in a pair turn together, so the angle between them stays. "
+        f"The score stays {scores[0]:.4f}: over the sweep it moves by at most "
+        f"{run.metrics['sweep_max_deviation']:.1e}."
+    )
+
+
+def shift_both_said(run: Artifact) -> tuple[str, str]:
+    shift = int(run.params["shift"])
+    return (
+        f"Now shift both positions together, by up to {integer(shift)}: every arrow turns, but query and key "
+        "turn as one.",
+        f"The angles never change, so the score stays at {significant(run['sweep_scores'][0])}.",
+    )
+
+
+def score_matrix_notes(run: Artifact) -> str:
+    scores, offset = run["scores"], int(run.params["offset"])
+    return (
+        "All query positions m against all key positions n: "
+        "the score matrix is constant along each diagonal "
+        f"(largest spread {run.metrics['diagonal_max_deviation']:.1e}). "
+        f"The highlighted diagonal n - m = {offset} holds {scores[0, offset]:.4f} everywhere."
+    )
+
+
+def score_matrix_said(run: Artifact) -> tuple[str, str]:
+    scores, offset = run["scores"], int(run.params["offset"])
+    return (
+        "Here is the score of every query position against every key position.",
+        "Each diagonal is constant: with the key "
+        f"{count(offset, 'position')} after the query, the score is always {significant(scores[0, offset])}.",
+    )
+
+
+def relative_rows_notes(run: Artifact) -> str:
+    offsets, row_at_0 = run["offsets"], run["row_at_0"]
+    shift = int(run.params["shift"])
+    return (
+        "The same q and k placed at different absolute positions: "
+        f"the query at 0 and at {shift}, scored against keys at offsets 0 to {offsets[-1]}. "
+        f"The two curves coincide (largest difference {run.metrics['row_max_difference']:.1e}); "
+        f"e.g. offset 0 gives {row_at_0[0]:.4f} both times. RoPE scores depend only on the relative offset."
+    )
+
+
+def relative_rows_said(run: Artifact) -> tuple[str, str]:
+    shift = int(run.params["shift"])
+    return (
+        "This curve scores a query at position zero against keys further and further ahead.",
+        f"Move the query to position {integer(shift)} and its dashed curve lies exactly on top: rotary scores "
+        "depend only on the relative offset.",
+    )
+
+
+# --- the scene ----------------------------------------------------------------------------------------
+
+
+class RopeRotation(LectureSlide):
+    """tf10: RoPE turns each dimension pair by position x frequency; scores depend only on m - n."""
+
+    data = ("rope",)
+
+    def construct(self) -> None:
+        self.run = self.load("rope")
+        self.circles()
+        self.spin()
+        self.both_positions()
+        self.shift_both()
+        self.score_matrix()
+        self.relative_rows()
+
+    # Angles: the unrotated pair angle plus the rotation at (fractional) position, interpolated from data.
+    def _rotation(self, index: int, position: float) -> float:
+        return float(np.interp(position, self.run["positions"], self.run["pair_angles"][index]))
+
+    def circles(self) -> None:
+        run = self.run
+        pairs, freqs = run["pairs"], run["freqs"]
+        self.next_slide(notes=circles_notes(run))
+        clock, arrows_said, legend_said = circles_said(run)
+        self.query_position = ValueTracker(0.0)
+        self.key_position = ValueTracker(0.0)
+        speeds = ["fast", "medium", "slow", "slowest"]
+        self.wheels = VGroup()
+        titles = VGroup()
+        for index, pair in enumerate(pairs):
+            wheel = PhasorCircle(radius=1.25)
+            self.wheels.add(wheel)
+        self.wheels.arrange(RIGHT, buff=1.9).shift(0.15 * DOWN)
+        colormap = theme.heatmap_colormap()
+        positions = run["positions"]
+        self.query_arrows, self.trails = [], VGroup()
+        for index, (pair, wheel) in enumerate(zip(pairs, self.wheels)):
+            title = (
+                VGroup(
+                    theme.text(
+                        f"pair {pair} ({speeds[min(index, 3)] if len(pairs) > 1 else 'drawn'})", theme.LABEL_SIZE
+                    ),
+                    MathTex(
+                        rf"\omega_{{{pair}}} = {freqs[pair]:.4f}",
+                        font_size=theme.tex_size(theme.LABEL_SIZE),
+                        color=theme.foreground(),
+                    ),
+                )
+                .arrange(DOWN, buff=0.12)
+                .next_to(wheel, UP, buff=0.25)
+            )
+            titles.add(title)
+            q_pair = run["query_pairs"][index]
+            q_angle, q_norm = float(np.arctan2(q_pair[1], q_pair[0])), float(np.hypot(*q_pair))
+            k_pair = run["key_pairs"][index]
+            k_norm = float(np.hypot(*k_pair))
+            scale = max(q_norm, k_norm)
+            trail_colours = [colour_for(p, positions[0], positions[-1], colormap) for p in positions]
+            trail = wheel.trail(
+                q_angle + run["pair_angles"][index],
+                self.query_position.get_value,
+                trail_colours,
+                fraction=q_norm / scale,
+                radius=0.05,
+            )
+            self.trails.add(trail)
+            arrow = wheel.phasor(
+                lambda i=index, a=q_angle: a + self._rotation(i, self.query_position.get_value()),
+                theme.query_colour(),
+                length=q_norm / scale,
+            )
+            self.query_arrows.append(arrow)
+        self.add(*self.trails)  # the wheels are never added whole; their trails need the scene to run updaters
+        self.wheel_titles = titles
+        position_text = Readout("position $m =$", 0.0, 1, theme.query_colour(), theme.BODY_SIZE)
+        position_text.next_to(self.wheels, DOWN, buff=0.55)
+        position_text.follow(self.query_position.get_value)
+        self.position_number = position_text.number
+        self.position_text = position_text
+        q_legend = theme.label(r"$q$ pair, rotated by $m\,\omega$", theme.LABEL_SIZE, theme.query_colour())
+        with self.beat(clock):
+            self.header = self.title("Rotary positional encoding (RoPE)")
+            self.play(FadeIn(titles), *[Create(wheel.ring) for wheel in self.wheels], run_time=0.8)
+            self.wait(0.5)
+        with self.beat(arrows_said):
+            self.play(*[FadeIn(arrow) for arrow in self.query_arrows], FadeIn(position_text), run_time=0.6)
+            self.wait(0.9)
+        q_legend.to_edge(DOWN, buff=0.3)
+        with self.beat(legend_said):
+            self.play(FadeIn(q_legend))
+            self.wait(1.5)
+        self.q_legend = q_legend
+
+    def spin(self) -> None:
+        last = float(self.run["positions"][-1])
+        self.next_slide(notes=spin_notes(self.run))
+        (said,) = spin_said(self.run)
+        self.backdrop(self.header, self.wheel_titles, *[wheel.ring for wheel in self.wheels], self.q_legend)
+        with self.beat(said):
+            self.play(self.query_position.animate.set_value(last), run_time=7, rate_func=linear)
+
+    def both_positions(self) -> None:
+        run = self.run
+        offset = int(run.params["offset"])
+        self.next_slide(notes=both_positions_notes(run))
+        back_to_zero, key_joins, score_said = both_positions_said(run)
+        for trail in self.trails:
+            trail.clear_updaters()
+        with self.beat(back_to_zero):
+            self.play(FadeOut(self.trails), self.query_position.animate.set_value(0.0), run_time=1.0)
+        self.key_position.set_value(float(offset))
+        key_arrows = []
+        for index, wheel in enumerate(self.wheels):
+            k_pair, q_pair = run["key_pairs"][index], run["query_pairs"][index]
+            k_angle = float(np.arctan2(k_pair[1], k_pair[0]))
+            scale = max(float(np.hypot(*q_pair)), float(np.hypot(*k_pair)))
+            key_arrows.append(
+                wheel.phasor(
+                    lambda i=index, a=k_angle: a + self._rotation(i, self.key_position.get_value()),
+                    theme.key_colour(),
+                    length=float(np.hypot(*k_pair)) / scale,
+                )
+            )
+        # The angle between q and k in each pair: it alone sets the pair's share of the score.
+        self.angle_arcs = [
+            wheel.angle_arc(query_arrow_angle, key_arrow_angle, theme.highlight())
+            for wheel, query_arrow_angle, key_arrow_angle in zip(
+                self.wheels,
+                [lambda a=arrow: a.current_angle for arrow in self.query_arrows],
+                [lambda a=arrow: a.current_angle for arrow in key_arrows],
+            )
+        ]
+        key_text = Readout("key $n =$", float(offset), 1, theme.key_colour(), theme.BODY_SIZE)
+        key_text.follow(self.key_position.get_value)
+        self.readout_numbers = (self.position_number, key_text.number)
+        score_text = Readout("score $=$", float(run["sweep_scores"][0]), 4, theme.highlight(), theme.BODY_SIZE)
+        self.score_number = score_text.number
+        readouts = VGroup(self.position_text, key_text, score_text)
+        targets = (
+            VGroup(self.position_text.copy(), key_text.copy(), score_text.copy())
+            .arrange(RIGHT, buff=0.8)
+            .next_to(self.wheels, DOWN, buff=0.55)
+        )
+        key_text.move_to(targets[1])
+        score_text.move_to(targets[2])
+        legend = (
+            VGroup(
+                theme.text("q pair at m", theme.LABEL_SIZE, theme.query_colour()),
+                theme.text("k pair at n", theme.LABEL_SIZE, theme.key_colour()),
+                theme.text("arc: the angle between them", theme.LABEL_SIZE, theme.highlight()),
+            )
+            .arrange(RIGHT, buff=0.6)
+            .to_edge(DOWN, buff=0.3)
+        )
+        with self.beat(key_joins):
+            self.play(
+                self.position_text.animate.move_to(targets[0]),
+                *[FadeIn(arrow) for arrow in key_arrows],
+                *[FadeIn(arc) for arc in self.angle_arcs],
+                FadeIn(key_text),
+                FadeIn(score_text),
+                FadeOut(self.q_legend),
+                FadeIn(legend),
+                run_time=1.0,
+            )
+            self.wait(1.0)
+        with self.beat(score_said):
+            self.wait(2.6)
+        self.key_arrows, self.readouts, self.legend = key_arrows, readouts, legend
+
+    def shift_both(self) -> None:
+        run = self.run
+        shift, offset = int(run.params["shift"]), int(run.params["offset"])
+        shifts, scores = run["sweep_shift"], run["sweep_scores"]
+        self.next_slide(loop=True, notes=shift_both_notes(run))
+        shifting, steady = shift_both_said(run)
+        shared = ValueTracker(0.0)
+        self.backdrop(self.header, self.wheel_titles, *[wheel.ring for wheel in self.wheels], self.legend)
+        self.query_position.add_updater(lambda t: t.set_value(shared.get_value()))
+        self.key_position.add_updater(lambda t: t.set_value(shared.get_value() + offset))
+        self.score_number.add_updater(lambda n: n.set_value(float(np.interp(shared.get_value(), shifts, scores))))
+        self.add(self.query_position, self.key_position)
+        with self.beat(shifting):
+            self.play(shared.animate.set_value(float(shift)), run_time=3.5, rate_func=smooth)
+        with self.beat(steady):
+            self.play(shared.animate.set_value(0.0), run_time=3.5, rate_func=smooth)
+        # Freeze every readout: a live one that re-renders (say 0.0 as -0.0) changes its glyph count mid-fade.
+        for mobject in (self.query_position, self.key_position, self.score_number, *self.readout_numbers):
+            mobject.clear_updaters()
+
+    def score_matrix(self) -> None:
+        scores, offset = self.run["scores"], int(self.run.params["offset"])
+        self.next_slide(notes=score_matrix_notes(self.run))
+        every_pair, constant = score_matrix_said(self.run)
+        size = scores.shape[0]
+        ticks = [str(p) if p % 8 == 0 else "" for p in range(size)]
+        self.matrix = Heatmap(
+            scores,
+            row_labels=ticks,
+            col_labels=ticks,
+            row_title="query position $m$",
+            col_title="key position $n$",
+            cell_size=0.135,
+            cell_stroke=0.0,
+            fmt="{:.1f}",
+            dense=True,
+            # Signed scores on the signed ramp, zero at its neutral middle (as PE's values are drawn).
+            vmin=-float(np.abs(scores).max()),
+            vmax=float(np.abs(scores).max()),
+            colormap=theme.diverging_colormap(),
+        )
+        self.matrix.to_edge(LEFT, buff=0.45).shift(0.4 * DOWN)
+        line = diagonal_line(self.matrix, offset, theme.highlight())
+        tag = theme.label(f"$n - m = {offset}$", theme.LABEL_SIZE, theme.highlight()).next_to(
+            self.matrix.cell(0, offset), UP, buff=0.12
+        )
+        with self.beat(every_pair):
+            self.play(
+                FadeOut(self.wheels),
+                FadeOut(self.wheel_titles),
+                FadeOut(self.readouts),
+                FadeOut(self.legend),
+                run_time=0.6,
+            )
+            for arrow in [*self.query_arrows, *self.key_arrows, *self.angle_arcs]:
+                arrow.clear_updaters()
+            self.play(FadeIn(self.matrix), run_time=0.8)
+        with self.beat(constant):
+            self.play(Create(line), FadeIn(tag), run_time=0.8)
+            self.wait(1.4)
+
+    def relative_rows(self) -> None:
+        run = self.run
+        offsets, row_at_0, row_at_shift = run["offsets"], run["row_at_0"], run["row_at_shift"]
+        shift = int(run.params["shift"])
+        self.next_slide(notes=relative_rows_notes(run))
+        at_zero, at_shift = relative_rows_said(run)
+        low, high = np.floor(min(row_at_0.min(), row_at_shift.min())), np.ceil(max(row_at_0.max(), row_at_shift.max()))
+        plot = Plot(
+            (0, offsets[-1], 4),
+            (low, high, 2),
+            width=5.3,
+            height=2.9,
+            x_label="relative offset $n - m$",
+            y_label="score",
+            tick_size=TICK_SIZE,
+            x_numbers_below=True,
+        )
+        plot.to_edge(RIGHT, buff=0.45).align_to(self.matrix.cells, DOWN).shift(0.35 * UP)
+        first = plot.curve(offsets, row_at_0, theme.query_colour(), stroke_width=9)
+        # Both are the query's scores (one role, one colour); the shifted one is a thin dashed line over the
+        # thick solid one, in the foreground colour so that it shows where the two coincide.
+        second = DashedVMobject(plot.curve(offsets, row_at_shift, theme.foreground(), stroke_width=3.5), num_dashes=45)
+        legend = (
+            VGroup(
+                theme.text("solid: query at position 0", theme.SMALL_SIZE, theme.query_colour()),
+                theme.text(f"dashed: query at position {shift}", theme.SMALL_SIZE, theme.foreground()),
+            )
+            .arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+            .next_to(plot, UP, buff=0.15)
+        )
+        with self.beat(at_zero):
+            self.play(Create(plot), FadeIn(legend[0]), run_time=0.8)
+            self.play(Create(first), run_time=1.2)
+        with self.beat(at_shift):
+            self.play(FadeIn(legend[1]), Create(second), run_time=1.5)
+            self.wait(1.0)

@@ -1,0 +1,276 @@
+"""SelfAttentionLookup, notebook cell tf2: self-attention is content-based lookup. A trained one-head layer
+answers "which value has key k?" with a near one-hot attention row: the tokens, the attention matrix, the
+query's row, that row as bars, and the value read off the matching item."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, TransformFromCopy, VGroup
+
+from seqanim.contract import Artifact
+from seqanim.kit import theme
+from seqanim.kit.alignment import token_box
+from seqanim.kit.bars import Bars
+from seqanim.kit.heatmap import Heatmap
+from seqanim.kit.motion import Travel
+from seqanim.slide import LectureSlide
+from seqanim.spoken import count, integer, percent
+
+# --- the words ----------------------------------------------------------------------------------------
+
+
+def _labels(run: Artifact) -> list[str]:
+    return [str(label) for label in run["labels"]]
+
+
+def _match(run: Artifact) -> int:
+    return int(run["match_index"])
+
+
+def tokens_notes(run: Artifact) -> str:
+    items = len(_labels(run)) - 1
+    return (
+        "Every token emits a query, a key and a value. "
+        f"Here {items} item tokens each carry a key and a value, "
+        f"and the last token carries only the query key k{int(run['query_key'])}. "
+        "One layer, one head, trained only to output the matching value; "
+        f"it answers {run.metrics['accuracy']:.1%} of held-out lookups correctly."
+    )
+
+
+def tokens_said(run: Artifact) -> tuple[str, str, str]:
+    items, key = len(_labels(run)) - 1, integer(int(run["query_key"]))
+    return (
+        f"Self-attention can act as a lookup. Here are {count(items, 'item token')} and one query.",
+        f"Each item holds a key and a value; the query holds only key {key}.",
+        f"One attention layer, one head, must output the value stored under key {key}.",
+    )
+
+
+def matrix_notes(run: Artifact) -> str:
+    diagonal = float(np.mean(np.diagonal(run["attention"])[:-1]))
+    return (
+        "The full attention matrix: each row is the token doing the attending (the query), "
+        "each column an attended token (the key). "
+        f"Every item row keeps its weight on itself: on average {diagonal:.3f} on the diagonal."
+    )
+
+
+def matrix_said(run: Artifact) -> tuple[str, str]:
+    diagonal = float(np.mean(np.diagonal(run["attention"])[:-1]))
+    return (
+        "Each row of this matrix is one token asking a question; each column is a token it can look at.",
+        f"Item rows keep their weight on themselves: {percent(diagonal, 0)}, on average, sits on the diagonal.",
+    )
+
+
+def query_row_notes(run: Artifact) -> str:
+    labels, match = _labels(run), _match(run)
+    weight = float(run["attention"][-1, match])
+    return (
+        f"The bottom row is the query '{labels[-1]}'. "
+        f"It puts {weight:.3f} of its weight on item #{match} ({labels[match]}), "
+        "the one item whose key matches: a near one-hot row."
+    )
+
+
+def query_row_said(run: Artifact) -> tuple[str]:
+    weight = float(run["attention"][-1, _match(run)])
+    return (f"The bottom row is the query. It puts {percent(weight, 1)} of its weight on the one matching item.",)
+
+
+def bars_notes(run: Artifact) -> str:
+    row, match = run["attention"][-1], _match(run)
+    return (
+        f"The query row on its own: one tall bar of {row[match]:.3f} on the matching item; "
+        f"the other {len(row) - 1} weights add up to {1 - row[match]:.4f}."
+    )
+
+
+def bars_said(run: Artifact) -> tuple[str, str]:
+    row, match = run["attention"][-1], _match(run)
+    return (
+        "As bars, the query's row is one tall bar on the matching item.",
+        f"The other {integer(len(row) - 1)} weights share just {percent(1 - float(row[match]), 1)}.",
+    )
+
+
+def read_out_notes(run: Artifact) -> str:
+    prediction, answer = int(run["prediction"]), int(run["answer"])
+    return (
+        f"The value is read off the attended item: predicted v{prediction}, true v{answer}. "
+        f"Over {run.params['test_size']} held-out lookups the accuracy is {run.metrics['accuracy']:.1%}, "
+        f"and the query row puts {run.metrics['query_match_mass']:.3f} of its weight "
+        "on the matching item on average."
+    )
+
+
+def read_out_said(run: Artifact) -> tuple[str, str]:
+    prediction, answer = int(run["prediction"]), int(run["answer"])
+    stored = int(run["values"][_match(run)])
+    verdict = "the right answer" if prediction == answer else f"wrong: the answer was value {integer(answer)}"
+    return (
+        f"So the layer reads the value stored in that item, value {integer(stored)}.",
+        f"It predicts value {integer(prediction)}, {verdict}. On {integer(int(run.params['test_size']))} new "
+        f"lookups it is right {percent(run.metrics['accuracy'], 1)} of the time.",
+    )
+
+
+# --- the scene ----------------------------------------------------------------------------------------
+
+
+class SelfAttentionLookup(LectureSlide):
+    """tf2: a trained one-head layer answers "which value has key k?" with a near one-hot attention row."""
+
+    data = ("lookup",)
+
+    def construct(self) -> None:
+        self.run = self.load("lookup")
+        self.labels = _labels(self.run)
+        self.match = _match(self.run)
+        self.attention = self.run["attention"]
+        self.tokens()
+        self.matrix()
+        self.query_row()
+        self.bars()
+        self.read_out()
+
+    def tokens(self) -> None:
+        run, items = self.run, len(self.labels) - 1
+        self.next_slide(notes=tokens_notes(run))
+        opening, kinds_said, task_said = tokens_said(run)
+        heading = self.heading("Self-attention is content-based lookup")
+        colours = [theme.key_colour()] * items + [theme.query_colour()]
+        self.token_row = VGroup(
+            *[token_box(label, colour, width=1.35) for label, colour in zip(self.labels, colours)]
+        ).arrange(RIGHT, buff=0.25)
+        self.token_row.next_to(heading, DOWN, buff=0.8)
+        kinds = VGroup(
+            theme.text("items: key + value", theme.LABEL_SIZE, theme.key_colour()).next_to(
+                self.token_row[:items], DOWN, buff=0.3
+            ),
+            theme.text("query: key only", theme.LABEL_SIZE, theme.query_colour()).next_to(
+                self.token_row[-1], DOWN, buff=0.3
+            ),
+        )
+        task = theme.text(f"task: output the value stored under key k{int(run['query_key'])}", theme.BODY_SIZE)
+        layer = theme.text(
+            f"one self-attention layer, one head, width {run.params['d']}", theme.LABEL_SIZE, theme.muted()
+        )
+        VGroup(layer, task).arrange(DOWN, buff=0.35).next_to(kinds, DOWN, buff=0.9)
+        with self.beat(opening):
+            self.title(heading)
+            self.play(FadeIn(self.token_row, lag_ratio=0.1), run_time=1.2)
+        with self.beat(kinds_said):
+            self.play(FadeIn(kinds))
+            self.wait(0.5)
+        with self.beat(task_said):
+            self.play(FadeIn(layer), FadeIn(task, shift=0.2 * UP))
+            self.wait(0.5)
+        self.kinds = VGroup(kinds, layer, task)
+
+    def matrix(self) -> None:
+        self.next_slide(notes=matrix_notes(self.run))
+        rows_and_columns, diagonal = matrix_said(self.run)
+        two_line = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
+        self.heatmap = Heatmap(
+            self.attention,
+            row_labels=self.labels,
+            col_labels=two_line,
+            row_title="query",
+            col_title="key",
+            cell_size=0.76,  # wide enough that "query k0" under the last column clears "k4 v3"
+            vmin=0.0,
+            vmax=1.0,
+            annotate=True,
+            fmt="{:.2f}",
+            annotation_size=theme.SMALL_SIZE,
+            annotate_from=0.005,  # a weight that rounds to 0.00 shows as colour only, not as 49 "0.00" labels
+        )
+        self.heatmap.to_edge(LEFT, buff=0.3).shift(0.05 * DOWN)
+        # Each token travels to become its row (as the query) and its column (as the key) of the matrix.
+        travels = [
+            Travel(token[1], label)
+            for labels in (self.heatmap.row_labels, self.heatmap.col_labels)
+            for token, label in zip(self.token_row, labels)
+        ]
+        with self.beat(rows_and_columns):
+            self.play(FadeOut(self.kinds), *[FadeOut(token[0]) for token in self.token_row], run_time=0.5)
+            self.play(FadeIn(self.heatmap), *[FadeOut(token[1]) for token in self.token_row], *travels, run_time=1.4)
+            self.wait(0.3)
+        with self.beat(diagonal):
+            self.wait(1.8)
+
+    def query_row(self) -> None:
+        self.next_slide(notes=query_row_notes(self.run))
+        (said,) = query_row_said(self.run)
+        self.box = self.heatmap.row_box(len(self.labels) - 1, theme.query_colour())
+        with self.beat(said):
+            self.play(Create(self.box))
+            self.wait(1.3)
+
+    def bars(self) -> None:
+        row = self.attention[-1]
+        self.next_slide(notes=bars_notes(self.run))
+        one_bar, the_rest = bars_said(self.run)
+        colours = [theme.query_colour() if j == self.match else theme.key_colour() for j in range(len(row))]
+        short = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
+        self.chart = Bars(
+            row,
+            short,
+            max_value=1.0,
+            height=2.6,
+            bar_width=0.5,
+            spacing=0.26,
+            colours=colours,
+            decimals=3,
+            label_size=theme.SMALL_SIZE,
+            value_size=theme.tex_size(theme.SMALL_SIZE),
+        )
+        self.chart.next_to(self.heatmap, RIGHT, buff=0.4).align_to(self.heatmap.cells, DOWN).shift(0.3 * UP)
+        for readout, weight in zip(self.chart.readouts, row):
+            if weight < 0.01:  # only the weights that matter carry a number; the bars show the rest
+                readout.set_opacity(0)
+        axis = theme.text("attention weight of the query row", theme.LABEL_SIZE, theme.muted()).next_to(
+            self.chart, UP, buff=0.35
+        )
+        with self.beat(one_bar):
+            self.play(
+                TransformFromCopy(self.heatmap.row(len(row) - 1), self.chart.bars),
+                FadeIn(self.chart.baseline),
+                FadeIn(self.chart.labels),
+                run_time=1.2,
+            )
+            self.wait(0.3)
+        with self.beat(the_rest):
+            self.play(FadeIn(self.chart.readouts), FadeIn(axis))
+            self.wait(0.2)
+        self.chart_title = axis
+
+    def read_out(self) -> None:
+        run = self.run
+        prediction, answer = int(run["prediction"]), int(run["answer"])
+        self.next_slide(notes=read_out_notes(run))
+        read_said, verdict_said = read_out_said(run)
+        verdict = "correct" if prediction == answer else "wrong"
+        read = theme.text(
+            f"read the value of {self.labels[self.match]}: v{int(run['values'][self.match])}",
+            theme.LABEL_SIZE,
+            theme.value_colour(),
+        )
+        mark, colour = ("✓", theme.allowed_colour()) if verdict == "correct" else ("✗", theme.error_colour())
+        result = theme.text(f"{mark} predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE, colour)
+        lines = VGroup(read, result).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
+        lines.next_to(self.chart, UP, buff=0.6).align_to(self.chart, LEFT)
+        if lines.get_right()[0] > 6.9:
+            lines.shift((6.9 - lines.get_right()[0]) * RIGHT)
+        start = self.chart.readouts[self.match].get_top()
+        arrow = Arrow(
+            start, [start[0], lines.get_bottom()[1], 0], buff=0.08, color=theme.value_colour(), stroke_width=4
+        )
+        with self.beat(read_said):
+            self.play(FadeOut(self.chart_title), run_time=0.3)
+            self.play(Create(arrow), FadeIn(read, shift=0.2 * UP))
+        with self.beat(verdict_said):
+            self.play(FadeIn(result, shift=0.2 * UP))
+            self.wait(1.5)

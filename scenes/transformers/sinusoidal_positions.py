@@ -1,0 +1,364 @@
+"""SinusoidalPositions, notebook cell tf4: sinusoidal positional encoding. Sine and cosine waves of
+geometrically growing wavelengths build the encoding PE; the dot products PE_i . PE_j are constant along
+every diagonal, so they depend only on the offset between two positions."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    FadeOut,
+    Line,
+    MathTex,
+    Rectangle,
+    SurroundingRectangle,
+    ValueTracker,
+    VGroup,
+    linear,
+)
+
+from scenes.transformers.shared import TICK_SIZE, diagonal_line, significant
+from seqanim.contract import Artifact
+from seqanim.kit import theme
+from seqanim.kit.heatmap import Heatmap
+from seqanim.kit.plots import Plot, nice_range
+from seqanim.kit.readout import Readout
+from seqanim.slide import LectureSlide
+from seqanim.spoken import integer
+
+# --- the words ----------------------------------------------------------------------------------------
+
+
+def _offset(run: Artifact) -> int:
+    """The diagonal walked: a sixth of the way across the Gram matrix."""
+    return max(1, run["pe_gram"].shape[0] // 6)
+
+
+def _probe(run: Artifact) -> int:
+    """A nearby offset to quote."""
+    return min(10, len(run["kernel"]) - 1)
+
+
+def waves_notes(run: Artifact) -> str:
+    lengths = run["wavelengths"]
+    return (
+        "Self-attention is permutation-invariant, so a Transformer adds a positional signal to every token. "
+        "Dimension pair i holds sin and cos of position x w_i, with wavelengths growing geometrically from "
+        f"{lengths[0]:.2f} to {lengths[-1]:.0f} positions over d_model = {run['pe'].shape[1]} dimensions."
+    )
+
+
+def waves_said(run: Artifact) -> tuple[str, str]:
+    lengths = run["wavelengths"]
+    return (
+        "Attention alone ignores word order, so every token gets a position signal added to it.",
+        "Each pair of dimensions holds a sine and a cosine of the position, with wavelengths growing from "
+        f"{significant(lengths[0])} to {significant(lengths[-1])} positions.",
+    )
+
+
+def build_encoding_notes(run: Artifact) -> str:
+    pe = run["pe"]
+    return (
+        "Sweeping along the positions writes one column per position into PE "
+        f"({pe.shape[0]} positions x {pe.shape[1]} dimensions, red positive, blue negative): "
+        "the first dimensions flip every few positions, the last ones barely move "
+        f"(dimension {pe.shape[1] - 2} only reaches {pe[-1, -2]:.4f} by position {pe.shape[0] - 1})."
+    )
+
+
+def build_encoding_said(run: Artifact) -> tuple[str, str, str]:
+    pe = run["pe"]
+    return (
+        "Now the whole encoding, as a grid.",
+        "Sweeping along, each position writes its column, red for positive and blue for negative. "
+        "The first dimensions flip every few positions, while the last ones barely change.",
+        f"By position {integer(pe.shape[0] - 1)}, the second to last dimension has only reached "
+        f"{significant(pe[-1, -2])}.",
+    )
+
+
+def gram_notes(run: Artifact) -> str:
+    return (
+        "Now the dot product of every pair of encodings, PE PE^T. "
+        f"Its diagonal is {run.metrics['gram_diagonal']:.1f} = d_model/2 (sin^2 + cos^2 per pair), "
+        "and it is constant along every diagonal: the largest spread along a diagonal is "
+        f"{run.metrics['toeplitz_max_deviation']:.1e}, float64 rounding."
+    )
+
+
+def gram_said(run: Artifact) -> tuple[str, str, str]:
+    return (
+        "Next, compare every position's encoding with every other one.",
+        "This grid holds the dot product of each pair of positions.",
+        f"On its main diagonal it is {significant(run.metrics['gram_diagonal'])}, half of the "
+        f"{integer(run['pe'].shape[1])} dimensions, and along every other diagonal it stays constant too.",
+    )
+
+
+def diagonal_notes(run: Artifact) -> str:
+    offset = _offset(run)
+    values = np.diagonal(run["pe_gram"], offset)
+    return (
+        f"Walk along one diagonal, j = i + {offset}: "
+        f"every cell holds {values[0]:.4f} (spread {np.ptp(values):.1e}). "
+        "So PE_i . PE_j depends only on the offset |i - j|, never on where the pair sits."
+    )
+
+
+def diagonal_said(run: Artifact) -> tuple[str, str, str]:
+    offset = _offset(run)
+    values = np.diagonal(run["pe_gram"], offset)
+    return (
+        f"Take the diagonal of pairs {integer(offset)} positions apart.",
+        "A box marks one cell, with its value below.",
+        f"Walking along, every cell holds the same {significant(values[0])}: the product depends only on how far "
+        "apart two positions are, never on where they sit.",
+    )
+
+
+def kernel_notes(run: Artifact) -> str:
+    kernel, offsets = run["kernel"], run["offsets"]
+    probe = _probe(run)
+    return (
+        "That one value per offset is the whole matrix: "
+        f"PE_0 . PE_k falls from {kernel[0]:.1f} at k = 0 to {kernel[probe]:.2f} at k = {offsets[probe]}, "
+        f"not monotonically; its smallest value is {run.metrics['kernel_min']:.2f} at "
+        f"k = {run.metrics['kernel_min_offset']}. Nearby positions look alike, distant ones less so."
+    )
+
+
+def kernel_said(run: Artifact) -> tuple[str, str, str]:
+    return (
+        "So a single value per offset describes the whole grid.",
+        f"It falls, with some wiggles, from {significant(run['kernel'][0])} for a position with itself to "
+        f"{significant(run.metrics['kernel_min'])} at {integer(int(run.metrics['kernel_min_offset']))} "
+        "positions apart.",
+        "Nearby positions look alike; distant ones, less so.",
+    )
+
+
+# --- the scene ----------------------------------------------------------------------------------------
+
+
+class SinusoidalPositions(LectureSlide):
+    """tf4: sin/cos waves of geometric wavelengths build PE; PE_i . PE_j depends only on the offset."""
+
+    data = ("positional",)
+
+    def construct(self) -> None:
+        self.run = self.load("positional")
+        self.waves()
+        self.build_encoding()
+        self.gram()
+        self.diagonal()
+        self.kernel()
+
+    def waves(self) -> None:
+        run = self.run
+        pairs, lengths = list(run.params["wave_pairs"]), run["wavelengths"]
+        self.next_slide(notes=waves_notes(run))
+        why, sines = waves_said(run)
+        length = len(run["positions"])
+        self.panels = VGroup()
+        self.panel_labels = VGroup()
+        curves = VGroup()
+        xs = run["wave_positions"]
+        for index, pair in enumerate(pairs):
+            last = index == len(pairs) - 1
+            # The shared position numbers go under the bottom panel, clear of the waves.
+            plot = Plot(
+                (0, length - 1, 10),
+                (-1, 1, 1),
+                width=6.0,
+                height=1.05,
+                tick_size=TICK_SIZE,
+                x_numbers=last,
+                x_numbers_below=last,
+            )
+            self.panels.add(plot)
+        self.panels.arrange(DOWN, buff=0.45).to_edge(LEFT, buff=0.7).shift(0.35 * DOWN)
+        for index, (pair, plot) in enumerate(zip(pairs, self.panels)):
+            label = theme.text(
+                f"dims {2 * pair}, {2 * pair + 1}: wavelength {lengths[pair]:.1f}", theme.SMALL_SIZE, theme.muted()
+            )
+            label.next_to(plot.axes, UP, buff=0.08).align_to(plot.axes, LEFT).shift(0.3 * RIGHT)
+            self.panel_labels.add(label)
+            curves.add(plot.curve(xs, run["waves"][2 * index], theme.item_colour(0), stroke_width=3))
+            curves.add(plot.curve(xs, run["waves"][2 * index + 1], theme.item_colour(1), stroke_width=3))
+        legend = VGroup(
+            theme.text("sin", theme.SMALL_SIZE, theme.item_colour(0)),
+            theme.text("cos", theme.SMALL_SIZE, theme.item_colour(1)),
+        ).arrange(RIGHT, buff=0.3)
+        legend.next_to(self.panels[0].axes, UP, buff=0.08).align_to(self.panels[0].axes, RIGHT)
+        self.legend = legend
+        self.curves = curves
+        with self.beat(why):
+            self.title("Sinusoidal positional encoding")
+            self.play(FadeIn(self.panels), FadeIn(self.panel_labels), FadeIn(legend), run_time=0.6)
+            self.wait(0.8)
+        with self.beat(sines):
+            self.play(Create(curves, lag_ratio=0.15), run_time=2.0)
+            self.wait(0.8)
+
+    def build_encoding(self) -> None:
+        run = self.run
+        pe = run["pe"]
+        self.next_slide(notes=build_encoding_notes(run))
+        grid, sweep_said, last_dimension = build_encoding_said(run)
+        self.encoding = Heatmap(
+            pe.T,
+            row_title="dimension",
+            col_title="position",
+            cell_size=0.07,
+            vmin=-1.0,
+            vmax=1.0,
+            colormap=theme.diverging_colormap(),
+            cell_stroke=0.0,
+            dense=True,
+        )
+        self.encoding.to_edge(RIGHT, buff=0.5).shift(0.45 * DOWN)
+        # Mark the rows of the drawn waves at the heatmap's left edge.
+        marks = VGroup()
+        for index, pair in enumerate(run.params["wave_pairs"]):
+            for offset, colour in ((0, theme.item_colour(0)), (1, theme.item_colour(1))):
+                cell = self.encoding.cell(2 * pair + offset, 0)
+                marks.add(
+                    Line(cell.get_left() + 0.22 * LEFT, cell.get_left() + 0.04 * LEFT, color=colour, stroke_width=3)
+                )
+        cells = self.encoding.cells
+        mask = Rectangle(
+            width=cells.width + 0.04,
+            height=cells.height + 0.04,
+            stroke_width=0,
+            fill_color=theme.background(),
+            fill_opacity=1,
+        ).move_to(cells)
+        # Cells start hidden under a background-coloured mask that the sweep pulls away, one column per position.
+        furniture = VGroup(self.encoding.row_title, self.encoding.col_title, self.encoding.colourbar)
+        self.add(cells, mask)
+        with self.beat(grid):
+            self.play(FadeIn(furniture), FadeIn(marks), run_time=0.6)
+            self.wait(0.4)
+        position = ValueTracker(0.0)
+        length = pe.shape[0]
+        right_edge = cells.get_right()[0] + 0.02
+        column = cells.width / length
+
+        def uncover(rect: Rectangle) -> None:
+            shown = min(position.get_value() + 1, length) * column
+            rect.stretch_to_fit_width(max(cells.width + 0.02 - shown, 1e-4))
+            rect.move_to([right_edge - rect.width / 2, cells.get_center()[1], 0])
+
+        mask.add_updater(uncover)
+        top, bottom = self.panels[0].axes.get_top()[1], self.panels[-1].axes.get_bottom()[1]
+        sweep = Line([0, top, 0], [0, bottom, 0], color=theme.highlight(), stroke_width=3)
+        sweep.add_updater(lambda line: line.set_x(self.panels[0].axes.c2p(position.get_value(), 0)[0]))
+        self.add(sweep)
+        with self.beat(sweep_said):
+            self.play(position.animate.set_value(length - 1), run_time=5, rate_func=linear)
+        mask.clear_updaters()
+        sweep.clear_updaters()
+        self.remove(mask, cells, furniture)
+        self.add(self.encoding)  # whole again, so it moves as one mobject
+        with self.beat(last_dimension):
+            self.play(FadeOut(sweep), run_time=0.3)
+            self.wait(1.7)
+        self.marks = marks
+
+    def gram(self) -> None:
+        gram = self.run["pe_gram"]
+        self.next_slide(notes=gram_notes(self.run))
+        compare, grid, constant = gram_said(self.run)
+        with self.beat(compare):
+            self.play(
+                FadeOut(self.panels),
+                FadeOut(self.panel_labels),
+                FadeOut(self.curves),
+                FadeOut(self.legend),
+                FadeOut(self.marks),
+                run_time=0.6,
+            )
+            self.play(self.encoding.animate.to_edge(LEFT, buff=0.5), run_time=0.8)
+        self.gram_map = Heatmap(
+            gram,
+            row_title="position i",
+            col_title="position j",
+            cell_size=0.07,
+            cell_stroke=0.0,
+            dense=True,
+        )
+        self.gram_map.to_edge(RIGHT, buff=0.6).align_to(self.encoding.cells, DOWN)
+        formula = MathTex(
+            r"PE_i \cdot PE_j", font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground()
+        ).next_to(self.gram_map.cells, UP, buff=0.2)
+        with self.beat(grid):
+            self.play(FadeIn(self.gram_map), FadeIn(formula), run_time=1.0)
+            self.wait(0.5)
+        with self.beat(constant):
+            self.wait(2.5)
+        self.formula = formula
+
+    def diagonal(self) -> None:
+        gram = self.run["pe_gram"]
+        offset = _offset(self.run)
+        values = np.diagonal(gram, offset)
+        self.next_slide(notes=diagonal_notes(self.run))
+        take, boxed, walk = diagonal_said(self.run)
+        line = diagonal_line(self.gram_map, offset, theme.highlight())
+        with self.beat(take):
+            self.play(Create(line), run_time=0.8)
+            self.wait(0.4)
+        walker = ValueTracker(0.0)
+        box = SurroundingRectangle(self.gram_map.cell(0, offset), buff=0.03, color=theme.foreground(), stroke_width=3)
+        box.add_updater(
+            lambda b: b.move_to(
+                self.gram_map.cell(int(round(walker.get_value())), int(round(walker.get_value())) + offset)
+            )
+        )
+        index = Readout("$i =$", 0, 0).follow(lambda: int(round(walker.get_value())))
+        product = Readout(rf"$PE_i \cdot PE_{{i+{offset}}} =$", float(values[0]), 4, theme.highlight())
+        product.follow(lambda: float(values[int(round(walker.get_value()))]))
+        readouts = VGroup(index, product).arrange(RIGHT, buff=0.5)
+        readouts.next_to(self.gram_map.col_title, DOWN, buff=0.15).set_x(0)
+        if readouts.get_bottom()[1] < -3.85:
+            readouts.shift((-3.85 - readouts.get_bottom()[1]) * UP)
+        with self.beat(boxed):
+            self.play(FadeIn(box), FadeIn(readouts))
+        with self.beat(walk):
+            self.play(walker.animate.set_value(len(values) - 1), run_time=4, rate_func=linear)
+        box.clear_updaters()
+        index.freeze()
+        product.freeze()
+        self.diagonal_group = VGroup(line, box, readouts)
+
+    def kernel(self) -> None:
+        kernel, offsets = self.run["kernel"], self.run["offsets"]
+        self.next_slide(notes=kernel_notes(self.run))
+        one_value, falls, alike = kernel_said(self.run)
+        low, high, step = nice_range(min(0.0, float(kernel.min())), float(kernel.max()))
+        plot = Plot(
+            (0, offsets[-1], 10),
+            (low, high, step),
+            width=5.4,
+            height=3.4,
+            x_label="offset $k = j - i$",
+            y_label=r"$PE_i \cdot PE_{i+k}$",
+            tick_size=TICK_SIZE,
+            x_numbers_below=low < 0,
+        )
+        plot.to_edge(LEFT, buff=0.7).align_to(self.gram_map.cells, DOWN).shift(0.3 * UP)
+        curve = plot.curve(offsets, kernel, theme.highlight(), stroke_width=4)
+        with self.beat(one_value):
+            self.play(FadeOut(self.encoding), FadeOut(self.diagonal_group[1:]), run_time=0.6)
+            self.play(Create(plot), run_time=0.8)
+        with self.beat(falls):
+            self.play(Create(curve), run_time=1.5)
+            self.wait(1.0)
+        with self.beat(alike):
+            self.wait(1.0)

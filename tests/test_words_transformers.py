@@ -1,0 +1,176 @@
+"""The words of the five Transformer scenes, from the real artifacts in data/, without rendering: every beat is
+fit to be heard (`seqanim.spoken.unheard`), and each slide's narration says its key numbers in spoken form
+(expected phrases are built here from data/ with seqanim.spoken)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import re
+from collections.abc import Callable
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from seqanim.contract import Artifact
+from seqanim.spoken import count, integer, number, percent, unheard
+
+# scene -> (its module under scenes.transformers, the artifact it reads, its slides in order)
+SCENES = {
+    "SelfAttentionLookup": (
+        "self_attention_lookup",
+        "lookup",
+        ("tokens", "matrix", "query_row", "bars", "read_out"),
+    ),
+    "AttentionPooling": ("attention_pooling", "groupby", ("tokens", "matrix", "blocks", "outputs")),
+    "SinusoidalPositions": (
+        "sinusoidal_positions",
+        "positional",
+        ("waves", "build_encoding", "gram", "diagonal", "kernel"),
+    ),
+    "RopeRotation": (
+        "rope_rotation",
+        "rope",
+        ("circles", "spin", "both_positions", "shift_both", "score_matrix", "relative_rows"),
+    ),
+    "ScaledDotProduct": ("scaled_dot_product", "scaling", ("setup_views", "grow_d", "conclude")),
+}
+
+
+def module_of(scene: str) -> ModuleType:
+    return importlib.import_module(f"scenes.transformers.{SCENES[scene][0]}")
+
+
+def significant(value: float, digits: int = 2) -> str:
+    """`value` rounded to `digits` significant digits, spoken."""
+    place = digits - 1 - math.floor(math.log10(abs(float(value))))
+    return number(round(float(value), place), max(place, 0))
+
+
+def expected_phrases(scene: str, run: Artifact) -> list[list[str]]:
+    """Per slide, the data's key numbers as a listener hears them."""
+    if scene == "SelfAttentionLookup":
+        attention, match = run["attention"], int(run["match_index"])
+        return [
+            [count(len(run["labels"]) - 1, "item token"), f"key {integer(int(run['query_key']))}"],
+            [percent(float(np.mean(np.diagonal(attention)[:-1])), 0)],
+            [percent(float(attention[-1, match]), 1)],
+            [integer(attention.shape[1] - 1), percent(1 - float(attention[-1, match]), 1)],
+            [
+                f"value {integer(int(run['prediction']))}",
+                integer(int(run.params["test_size"])),
+                percent(run.metrics["accuracy"], 1),
+            ],
+        ]
+    if scene == "AttentionPooling":
+        keys, attention = run["keys"].astype(int), run["attention"]
+        group = max((np.flatnonzero(keys == key) for key in np.unique(keys)), key=len)
+        ratio = run.metrics["sequence_mean_mse"] / run.metrics["mse"]
+        return [
+            [count(len(keys), "token"), significant(run["target"][0])],
+            [percent(run.metrics["example_within_group_mass"], 1)],
+            [f"group of {integer(len(group))}", significant(attention[group[0], group].mean())],
+            [
+                count(len(run["target"]), "position"),
+                significant(run.metrics["example_max_abs_error"]),
+                integer(int(round(ratio, 1 - math.floor(math.log10(ratio))))),
+            ],
+        ]
+    if scene == "SinusoidalPositions":
+        gram, pe, kernel = run["pe_gram"], run["pe"], run["kernel"]
+        offset = max(1, gram.shape[0] // 6)
+        return [
+            [significant(run["wavelengths"][0]), significant(run["wavelengths"][-1])],
+            [integer(pe.shape[0] - 1), significant(pe[-1, -2])],
+            [significant(run.metrics["gram_diagonal"]), integer(pe.shape[1])],
+            [integer(offset), significant(np.diagonal(gram, offset)[0])],
+            [
+                significant(kernel[0]),
+                significant(run.metrics["kernel_min"]),
+                integer(int(run.metrics["kernel_min_offset"])),
+            ],
+        ]
+    if scene == "RopeRotation":
+        pairs, offset, shift = run["pairs"], int(run.params["offset"]), int(run.params["shift"])
+        turns = run["pair_angles"][:, -1] / (2 * np.pi)
+        score = significant(run["sweep_scores"][0])
+        return [
+            [count(len(pairs), "pair"), significant(run["freqs"][int(pairs[0])])],
+            [integer(int(run["positions"][-1])), significant(turns[0]), significant(turns[-1])],
+            [f"position {integer(offset)}", score],
+            [integer(shift), score],
+            [count(offset, "position"), significant(run["scores"][0, offset])],
+            [f"position {integer(shift)}"],
+        ]
+    if scene == "ScaledDotProduct":
+        dims, spread, entropy = run["dims"], run["logit_std"], run["entropy_unscaled"]
+        return [
+            [count(run["sample_logits"].shape[1], "key")],
+            [
+                significant(spread[0]),
+                significant(spread[-1]),
+                integer(int(dims[-1])),
+                significant(run["sample_weights_unscaled"][-1].max()),
+            ],
+            [
+                significant(entropy[0]),
+                significant(entropy[-1]),
+                number(math.floor(run.metrics["entropy_scaled_min"] * 100) / 100, 2),
+            ],
+        ]
+    raise KeyError(scene)
+
+
+def slide_words(scene: str, run: Artifact) -> list[tuple[str, ...]]:
+    module, slides = module_of(scene), SCENES[scene][2]
+    return [getattr(module, f"{slide}_said")(run) for slide in slides]
+
+
+@pytest.mark.parametrize("scene", list(SCENES))
+def test_every_slide_has_notes_and_words(scene: str, artifact: Callable[[str], Artifact]) -> None:
+    module, run = module_of(scene), artifact(SCENES[scene][1])
+    functions = {name for name, value in vars(module).items() if inspect.isfunction(value)}
+    stems = {name.rsplit("_", 1)[0] for name in functions if name.endswith(("_notes", "_said"))}
+    assert stems == set(SCENES[scene][2]), f"{scene}: words for {sorted(stems)}"
+    for slide in SCENES[scene][2]:
+        notes = getattr(module, f"{slide}_notes")(run)
+        assert isinstance(notes, str) and notes.strip(), f"{scene}.{slide}: empty notes"
+
+
+@pytest.mark.parametrize("scene", list(SCENES))
+def test_every_beat_is_fit_to_be_heard(scene: str, artifact: Callable[[str], Artifact]) -> None:
+    for slide, beats in zip(SCENES[scene][2], slide_words(scene, artifact(SCENES[scene][1])), strict=True):
+        assert isinstance(beats, tuple) and 1 <= len(beats) <= 4, f"{scene}.{slide}: {len(beats)} beats"
+        for said in beats:
+            assert said.strip(), f"{scene}.{slide}: an empty beat"
+            assert unheard(said) == [], f"{scene}.{slide}: {unheard(said)} in {said!r}"
+            sentences = [part for part in re.split(r"[.?!](?:\s|$)", said) if part.strip()]
+            assert len(sentences) <= 2, f"{scene}.{slide}: {len(sentences)} sentences in one beat: {said!r}"
+            assert not re.search(r"\b(pause|checkpoint|practice|exercise)\b", said, re.I), said
+
+
+@pytest.mark.parametrize("scene", list(SCENES))
+def test_narration_says_the_data(scene: str, artifact: Callable[[str], Artifact]) -> None:
+    run = artifact(SCENES[scene][1])
+    words = slide_words(scene, run)
+    for slide, beats, phrases in zip(SCENES[scene][2], words, expected_phrases(scene, run), strict=True):
+        narration = " ".join(beats).lower()
+        for phrase in phrases:
+            assert phrase.lower() in narration, f"{scene}.{slide}: expected {phrase!r} in {narration!r}"
+
+
+def test_claims_hold_in_the_data(artifact: Callable[[str], Artifact]) -> None:
+    """What the narration states as fact, checked against the numbers it rounds."""
+    lookup = artifact("lookup")
+    verdict = slide_words("SelfAttentionLookup", lookup)[4][1]
+    right = int(lookup["prediction"]) == int(lookup["answer"])
+    assert ("the right answer" in verdict) == right
+    scaling = artifact("scaling")
+    floor = math.floor(scaling.metrics["entropy_scaled_min"] * 100) / 100
+    assert scaling["entropy_scaled"].min() >= floor  # "never drops below"
+    rope = artifact("rope")
+    offset = int(rope.params["offset"])
+    diagonal = np.diagonal(rope["scores"], offset)
+    assert significant(diagonal.min()) == significant(diagonal.max())  # "always" the same score
