@@ -35,8 +35,10 @@ def test_reverse_notes_quote_the_data(scene_report, artifact) -> None:
     notes = scene_report("ReverseAlignment")["notes"]
     run = artifact("seq2seq_reverse")
     attention, metrics = run["attention"], run.metrics
+    # The recipe: the notebook's Adam steps, then `settle` more with the rate falling to zero (0: the notebook's).
+    recipe = [f"{run.params['iters']} Adam steps and then {run.params['settle']} more"] if run.params["settle"] else []
     expected = [
-        [_words(run["source"]), _words(run["target"])],
+        [_words(run["source"]), _words(run["target"]), *recipe],
         *[
             [f"{attention[t].max():.2f} on position {int(attention[t].argmax())}", f"{run['energies'][t].max():.1f}"]
             for t in range(3)

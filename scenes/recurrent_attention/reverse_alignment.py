@@ -1,0 +1,411 @@
+"""ReverseAlignment (seed 000, cell at2): a GRU encoder-decoder with additive attention, trained to reverse a
+sequence, decodes the notebook's example step by step. At every step the additive scores become softmax
+weights, drawn as a fan of lines and written into a row of the alignment matrix; the finished matrix is then
+compared with the mirror anti-diagonal the notebook expects, and the trained model turns out to look one step
+late. Everything drawn is the trained model's real attention from data/seq2seq_reverse."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, Create, FadeIn, FadeOut, LaggedStart, VGroup
+
+from scenes.recurrent_attention.shared import (
+    AlignmentBuildUp,
+    mistakes_noted,
+    mistakes_said,
+    symbols,
+    wrong_steps,
+)
+from seqanim.contract import Artifact
+from seqanim.kit import theme
+from seqanim.kit.alignment import cell_outlines
+from seqanim.spoken import count, integer, percent
+
+DETAILED = 3  # the first decoder steps, one slide each; the rest run fast on one slide
+
+# --- the words -------------------------------------------------------------------------------------
+
+
+def _mirror(run: Artifact) -> np.ndarray:
+    """Step t's mirror position L-1-t, where the symbol to emit sits."""
+    length = len(run["source"])
+    return length - 1 - np.arange(length)
+
+
+def _late_steps(run: Artifact) -> list[int]:
+    """One step late: the peak sits where the previous output's source symbol is (L-t), not on the mirror."""
+    peaks, shifted, mirror = run["attention_argmax"], run["shifted_position"], _mirror(run)
+    return [t for t in range(len(peaks)) if peaks[t] == shifted[t] != mirror[t]]
+
+
+def _mirror_steps(run: Artifact) -> list[int]:
+    peaks, mirror = run["attention_argmax"], _mirror(run)
+    return [t for t in range(len(peaks)) if peaks[t] == mirror[t]]
+
+
+def _looks_late(run: Artifact) -> bool:
+    return run.metrics["held_out_argmax_on_shifted"] > run.metrics["held_out_argmax_on_mirror"]
+
+
+def _steps(steps: list[int]) -> str:
+    """'no step', 'step 0', 'steps 0 and 3', 'steps 0, 2 and 5'."""
+    if not steps:
+        return "no step"
+    if len(steps) == 1:
+        return f"step {steps[0]}"
+    return "steps " + ", ".join(map(str, steps[:-1])) + f" and {steps[-1]}"
+
+
+def _walk(positions: np.ndarray) -> str:
+    """How a sequence of peak positions moves: 'walks from right to left', ... (from the data, not assumed)."""
+    moves = np.diff(positions)
+    if np.all(moves <= 0):
+        return "walks from right to left"
+    if np.all(moves >= 0):
+        return "walks from left to right"
+    return "jumps around"
+
+
+def _share(weight: float) -> str:
+    """A weight as heard: 'ninety-eight percent', or 'almost all' where the percentage would round to all."""
+    return "almost all" if weight >= 0.995 else percent(weight, 0)
+
+
+def stage_notes(run: Artifact) -> str:
+    source, params = run["source"], run.params
+    notes = (
+        "A GRU encoder-decoder with additive (Bahdanau) attention, trained to REVERSE a sequence of "
+        f"{len(source)} symbols. The notebook's example input is {symbols(source)}; "
+        f"the target is {symbols(run['target'])}. "
+        "On the left the mechanism, on the right the alignment matrix, empty for now."
+    )
+    if params["settle"] > 0:
+        notes += (
+            f" Unlike the notebook's recipe, the model trains the notebook's {params['iters']} Adam steps and then "
+            f"{params['settle']} more with the learning rate falling linearly to zero: at {params['iters']} steps "
+            "the result depends on which CPU kernels torch picks. With settle = 0 it is the notebook's recipe."
+        )
+    return notes
+
+
+def stage_said(run: Artifact) -> tuple[str, str]:
+    length = len(run["source"])
+    return (
+        f"A recurrent encoder reads {count(length, 'symbol')}, from left to right.",
+        "A decoder must write them in reverse; the matrix shows where it looks.",
+    )
+
+
+def step_notes(run: Artifact, step: int) -> str:
+    source, energies, mirror = run["source"], run["energies"], int(_mirror(run)[step])
+    where, weight = int(run["attention_argmax"][step]), run["attention"][step].max()
+    note = (
+        f"Decoder step {step}: the decoder state s_{step} scores every encoder state, "
+        f"e = v^T tanh(W_k h_j + W_q s_{step}); the scores run from {energies[step].min():.1f} to "
+        f"{energies[step].max():.1f}. "
+        f"The softmax turns them into weights: {weight:.2f} on position {where}, so the line there is thick. "
+        f"It emits {run['prediction'][step]}."
+    )
+    if step == 0:
+        note = "The additive score is a tiny network comparing decoder state and encoder state. " + note
+    if where == mirror:
+        note += f" That is the mirror position L-1-t = {mirror}, where the target symbol {source[mirror]} sits."
+    elif step in _late_steps(run):
+        note += (
+            f" Note: the mirror position would be {mirror} (symbol {source[mirror]}, the target); it looks at "
+            f"position {where} instead, one step later, where the previous target {source[where]} sits."
+        )
+    else:
+        note += (
+            f" Note: the mirror position would be {mirror} (symbol {source[mirror]}, the target); it looks elsewhere."
+        )
+    return note
+
+
+def step_caption(run: Artifact, step: int) -> str:
+    where, weight = int(run["attention_argmax"][step]), run["attention"][step].max()
+    return f"step {step}: {weight:.1%} of the weight on source position {where} (symbol {run['source'][where]})"
+
+
+def step_said(run: Artifact, step: int) -> tuple[str, str, str]:
+    source, target, prediction = run["source"], run["target"], run["prediction"]
+    where, weight = int(run["attention_argmax"][step]), float(run["attention"][step].max())
+    mirror, seen, wrote = int(_mirror(run)[step]), integer(int(source[where])), integer(int(prediction[step]))
+    if step == 0:
+        scores = "Step zero: a tiny network scores every source symbol against the decoder state."
+        weights = f"Softmax turns scores into weights: {_share(weight)} on symbol {seen}"
+    else:
+        scores = f"Step {integer(step)}: a new decoder state, so new scores."
+        weights = f"{_share(weight).capitalize()} of the weight is on symbol {seen}"
+    if where == mirror:
+        weights += ", the symbol due now."
+    elif step in _late_steps(run):
+        written = int(prediction[step - 1]) == int(source[where])
+        weights += ", written a step ago." if written else ", the symbol due a step ago."
+    else:
+        weights += f", not on the {integer(int(source[mirror]))} due now."
+    landing = f"Out comes {wrote}"
+    if int(prediction[step]) != int(target[step]):
+        landing += f", but {integer(int(target[step]))} was due."
+    elif where == mirror:
+        landing += ", the symbol it looked at."
+    elif where == mirror + 1:
+        landing += ", just left of where it looked."
+    else:
+        landing += ", which is right."
+    return scores, weights, landing
+
+
+def rest_notes(run: Artifact) -> str:
+    attention, peaks, prediction = run["attention"], run["attention_argmax"], run["prediction"]
+    length = len(peaks)
+    notes = (
+        f"The remaining steps, faster. Watch the bright cell: over all {length} steps it {_walk(peaks)}. "
+        + "; ".join(f"step {t} -> position {int(peaks[t])} ({attention[t].max():.2f})" for t in range(DETAILED, length))
+        + f". Output {symbols(prediction)}: example correct = {run.metrics['example_correct']}."
+    )
+    if wrong_steps(prediction, run["target"]):
+        notes += f" Where it errs: {mistakes_noted(prediction, run['target'])}."
+    return notes
+
+
+def rest_caption(run: Artifact) -> str:
+    return f"the remaining steps: the bright cell {_walk(run['attention_argmax'])}"
+
+
+def rest_said(run: Artifact) -> tuple[str, str]:
+    length, prediction, target = len(run["source"]), run["prediction"], run["target"]
+    others = max(length - DETAILED, 0)
+    first = f"The other {count(others, 'step')} run faster. Watch the bright cell: it {_walk(run['attention_argmax'])}."
+    if wrong_steps(prediction, target):
+        second = (
+            f"Read down the rows: the output is the input reversed, except that {mistakes_said(prediction, target)}."
+        )
+    else:
+        second = f"Read down the rows: the output is the input reversed, all {count(length, 'symbol')} in place."
+    return first, second
+
+
+def mirror_notes(run: Artifact) -> str:
+    metrics = run.metrics
+    return (
+        "The notebook expects a clean anti-diagonal: output t attends to its mirror image, "
+        "position L-1-t (dashed squares). "
+        f"On the mirror the trained model puts {metrics['example_mirror_mass']:.1%} of the weight in this "
+        f"example and {metrics['held_out_mirror_mass']:.1%} on {run.params['test_size']} held-out sequences; "
+        f"on position L-t (the previous output's source position) {metrics['example_shifted_mass']:.1%} here "
+        f"and {metrics['held_out_shifted_mass']:.1%} held out. "
+        f"The argmax is on L-t for {metrics['held_out_argmax_on_shifted']:.1%} of held-out steps and on the "
+        f"mirror for {metrics['held_out_argmax_on_mirror']:.1%}. "
+        f"In this example the peak is on the mirror at {_steps(_mirror_steps(run))} and one step late at "
+        f"{_steps(_late_steps(run))}."
+        + (
+            " So the model does not quite draw the notebook's anti-diagonal: it looks one step late."
+            if _looks_late(run)
+            else ""
+        )
+    )
+
+
+def mirror_caption(run: Artifact) -> str:
+    late, length = len(_late_steps(run)), len(run["source"])
+    return f"peak on the mirror at {_steps(_mirror_steps(run))}, on L-t at {late} of {length} steps"
+
+
+def mirror_board(run: Artifact) -> tuple[str, ...]:
+    """The lines beside the matrix: the weight on the mirror and on L-t, here and held out, and the verdict."""
+    metrics, late, length = run.metrics, len(_late_steps(run)), len(run["source"])
+    return (
+        "dashed: the mirror position L-1-t",
+        f"weight on the mirror: {metrics['example_mirror_mass']:.0%}",
+        f"({metrics['held_out_mirror_mass']:.0%} on held-out sequences)",
+        f"weight on position L-t: {metrics['example_shifted_mass']:.0%}",
+        f"({metrics['held_out_shifted_mass']:.0%} on held-out sequences)",
+        "the model looks one step late" if late == length - 1 else f"one step late at {late} of {length} steps",
+    )
+
+
+def mirror_said(run: Artifact) -> tuple[str, str]:
+    metrics = run.metrics
+    on_mirror, late = percent(metrics["example_mirror_mass"], 0), percent(metrics["example_shifted_mass"], 0)
+    first = "Dashed squares mark the mirror image, where the notebook expects each step to look."
+    if _looks_late(run):
+        second = (
+            f"Only {on_mirror} of the weight sits there; {late} sits one square right: "
+            "one step late, on held-out sequences too."
+        )
+    else:
+        second = (
+            f"{on_mirror.capitalize()} of the weight sits there, and {late} one square to the right; "
+            "on held-out sequences the mirror wins."
+        )
+    return first, second
+
+
+def explain_notes(run: Artifact) -> str:
+    metrics, prediction = run.metrics, run["greedy_prediction"]
+    both = {
+        (True, True): "right both ways",
+        (True, False): "right teacher-forced only",
+        (False, True): "right greedily only",
+        (False, False): "wrong both ways",
+    }[(metrics["example_correct"], metrics["example_greedy_correct"])]
+    if _looks_late(run):
+        reason = (
+            "Why one step late? The encoder GRU reads left to right, so its state at position L-t has just read "
+            "x_(L-t) and still remembers x_(L-1-t), the symbol to emit now. "
+            "The decoder was just fed its previous output x_(L-t), so finding where that symbol sits is an easy "
+            "content match; reading one step back comes free from the recurrence. "
+            "Either position would do; training settled on this one. "
+        )
+    else:
+        reason = "Held out, the peak sits on the mirror more often than on L-t: the notebook's anti-diagonal. "
+    notes = (
+        reason + f"Held-out token accuracy: {metrics['token_accuracy']:.1%} teacher-forced (as the notebook), "
+        f"{metrics['greedy_token_accuracy']:.1%} when the decoder is fed its own outputs; "
+        f"the example is {both} (teacher-forced correct = {metrics['example_correct']}, "
+        f"greedy correct = {metrics['example_greedy_correct']})."
+    )
+    if wrong_steps(prediction, run["target"]):
+        notes += f" Decoding greedily, {mistakes_noted(prediction, run['target'])}."
+    return notes
+
+
+def explain_board(run: Artifact) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The reason (three lines) and the held-out accuracy (a heading and two lines)."""
+    metrics = run.metrics
+    if _looks_late(run):
+        reason = (
+            "the encoder reads left to right:",
+            "its state at L-t still remembers",
+            "x at L-1-t, the symbol to emit now",
+        )
+    else:
+        reason = ("held out, the peak sits on", "the mirror more often than on L-t", "the notebook's anti-diagonal")
+    accuracy = (
+        "held-out token accuracy:",
+        f"{metrics['token_accuracy']:.1%} teacher-forced",
+        f"{metrics['greedy_token_accuracy']:.1%} decoding greedily",
+    )
+    return reason, accuracy
+
+
+EXPLAIN_CAPTION = "attention learned an alignment: a position, found anew at every step"
+
+
+def explain_said(run: Artifact) -> tuple[str, str]:
+    metrics, greedy, target = run.metrics, run["greedy_prediction"], run["target"]
+    if _looks_late(run):
+        first = "Why late? Each encoder state still remembers the symbol just before it, the one due now."
+    else:
+        first = "Held out, the peak sits on the mirror more often than one step late: the notebook's anti-diagonal."
+    first += f" Overall, {percent(metrics['token_accuracy'], 0)} of held-out symbols come out right."
+    second = f"Fed its own outputs, it still gets {percent(metrics['greedy_token_accuracy'], 0)}."
+    if wrong_steps(greedy, target):
+        second += f" On this example, {mistakes_said(greedy, target)}."
+    return first, second + " Attention has learned an alignment."
+
+
+# --- the scene -------------------------------------------------------------------------------------
+
+
+class ReverseAlignment(AlignmentBuildUp):
+    """at2: trained to reverse, attention lines each output up with a source position."""
+
+    data = ("seq2seq_reverse",)
+
+    def construct(self) -> None:
+        self.run = self.load("seq2seq_reverse")
+        self.stage()
+        for step in range(min(DETAILED, len(self.source))):
+            self.step(step)
+        self.rest()
+        self.compare_with_mirror()
+        self.explain()
+
+    def stage(self) -> None:
+        self.build_stage(
+            self.run,
+            cell_size=0.42,
+            col_title="source symbol",
+            encoder_text="source symbols $x_j$, read into encoder states $h_j$",
+        )
+        self.next_slide(notes=stage_notes(self.run))
+        encoder, decoder = stage_said(self.run)
+        with self.beat(encoder):
+            self.title("Seq2seq attention learns to align")
+            self.show_encoder()
+            self.wait(1.0)
+        with self.beat(decoder):
+            self.show_decoder()
+            self.wait(1.5)
+
+    def step(self, step: int) -> None:
+        self.next_slide(notes=step_notes(self.run, step))
+        scores, weights, landing = step_said(self.run, step)
+        introduce = step == 0
+        with self.beat(scores):
+            self.say(step_caption(self.run, step), theme.caption_colour())
+            self.point(step, detailed=True)
+            self.score(step, detailed=True, introduce=introduce)
+        with self.beat(weights):
+            self.weigh(step, detailed=True, introduce=introduce)
+            self.wait(1.0)
+        with self.beat(landing):
+            self.land(step, detailed=True)
+            self.wait(0.8)
+
+    def rest(self) -> None:
+        self.next_slide(notes=rest_notes(self.run))
+        faster, result = rest_said(self.run)
+        steps = list(range(DETAILED, len(self.source)))
+        half = len(steps) // 2
+        with self.beat(faster):
+            self.say(rest_caption(self.run))
+            for step in steps[:half]:
+                self.decode_step(step, detailed=False)
+        with self.beat(result):
+            for step in steps[half:]:
+                self.decode_step(step, detailed=False)
+            self.finish_decoding()
+
+    @staticmethod
+    def board(*rows: tuple[str, object]) -> VGroup:
+        """Left-aligned lines of text, each with its own colour."""
+        return VGroup(*[theme.text(text, theme.LABEL_SIZE, colour) for text, colour in rows]).arrange(
+            DOWN, aligned_edge=LEFT, buff=0.22
+        )
+
+    def compare_with_mirror(self) -> None:
+        self.next_slide(notes=mirror_notes(self.run))
+        dashed, weights = mirror_said(self.run)
+        mirror = _mirror(self.run)
+        outlines = cell_outlines(self.heatmap, [(t, int(mirror[t])) for t in range(len(mirror))])
+        plain, aside, stress = theme.foreground(), theme.muted(), theme.highlight()
+        colours = (plain, plain, aside, stress, aside, stress)
+        lines = self.board(*zip(mirror_board(self.run), colours)).move_to([-3.6, 0.2, 0])
+        with self.beat(dashed):
+            self.clear_mechanism()
+            self.say(mirror_caption(self.run))
+            self.play(Create(outlines), run_time=1.2)
+            self.wait(0.6)
+        with self.beat(weights):
+            self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in lines], lag_ratio=0.25), run_time=1.8)
+            self.wait(1.8)
+        self.mirror_lines = lines
+
+    def explain(self) -> None:
+        self.next_slide(notes=explain_notes(self.run))
+        why, aligned = explain_said(self.run)
+        reason, accuracy = explain_board(self.run)
+        colours = (theme.muted(), theme.value_colour(), theme.value_colour())
+        board = self.board(*[(line, theme.foreground()) for line in reason], *zip(accuracy, colours))
+        board.move_to([-3.6, 0.2, 0])
+        board[3:].shift(0.3 * DOWN)  # a gap between the reason and the accuracy
+        with self.beat(why):
+            self.play(FadeOut(self.mirror_lines), run_time=0.5)
+            self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in board], lag_ratio=0.25), run_time=1.8)
+            self.wait(3.0)
+        with self.beat(aligned):
+            self.say(EXPLAIN_CAPTION, theme.caption_colour())
+            self.wait(2.5)

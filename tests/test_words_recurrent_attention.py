@@ -1,0 +1,186 @@
+"""The words of recurrent attention, computed from data/ without rendering: every beat of the narration is fit
+to be heard (`unheard` finds nothing), says the data's key numbers in spoken form, and the notes say what the
+slides need them to (the reversal's training recipe, the example's mistakes)."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scenes.recurrent_attention import PART
+from scenes.recurrent_attention import reverse_alignment as reverse_words
+from scenes.recurrent_attention import sort_alignment as sort_words
+from seqanim.contract import Artifact
+from seqanim.spoken import count, integer, percent, unheard
+
+PART_FOLDER = Path(__file__).resolve().parents[1] / "scenes" / "recurrent_attention"
+
+
+def reverse_beats(run: Artifact) -> list[tuple[str, ...]]:
+    """Every slide's beats of ReverseAlignment, in the order the slides play."""
+    return [
+        reverse_words.stage_said(run),
+        *[reverse_words.step_said(run, t) for t in range(min(reverse_words.DETAILED, len(run["source"])))],
+        reverse_words.rest_said(run),
+        reverse_words.mirror_said(run),
+        reverse_words.explain_said(run),
+    ]
+
+
+def sort_beats(run: Artifact, reverse: Artifact) -> list[tuple[str, ...]]:
+    """Every slide's beats of SortAlignment, in the order the slides play."""
+    return [
+        sort_words.stage_said(run),
+        *[sort_words.step_said(run, t) for t in range(min(sort_words.DETAILED, len(run["source"])))],
+        sort_words.rest_said(run),
+        sort_words.contrast_said(run, reverse),
+        sort_words.other_inputs_said(run),
+        sort_words.summary_said(run, reverse),
+    ]
+
+
+def _assert_heard(slides: list[tuple[str, ...]]) -> None:
+    for number, beats in enumerate(slides, start=1):
+        assert 1 <= len(beats) <= 4, f"slide {number} has {len(beats)} beats"
+        for beat in beats:
+            assert beat.strip(), f"slide {number}: an empty beat"
+            assert unheard(beat) == [], f"slide {number}: {unheard(beat)} in {beat!r}"
+
+
+def _with(run: Artifact, **arrays: np.ndarray) -> Artifact:
+    return dataclasses.replace(run, arrays={**run.arrays, **arrays})
+
+
+# --- the part's layout -------------------------------------------------------------------------------
+
+
+def test_the_part_lists_one_file_per_scene_without_importing_them() -> None:
+    assert PART.title == "Recurrent attention" and PART.order == 2
+    assert PART.scenes == ("reverse_alignment", "sort_alignment")
+    init = ast.parse((PART_FOLDER / "__init__.py").read_text())
+    imported = [node.module for node in ast.walk(init) if isinstance(node, ast.ImportFrom)]
+    assert imported == ["seqanim.declare"]
+    for stem in PART.scenes:
+        tree = ast.parse((PART_FOLDER / f"{stem}.py").read_text())
+        scenes = [
+            node.name
+            for node in tree.body
+            if isinstance(node, ast.ClassDef) and any(getattr(item, "name", "") == "construct" for item in node.body)
+        ]
+        assert len(scenes) == 1, f"{stem}.py defines {scenes}"
+        assert "".join(f"_{c.lower()}" if c.isupper() else c for c in scenes[0]).lstrip("_") == stem
+        modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert "scenes.recurrent_attention" not in modules  # the scenes import shared helpers, never the package
+
+
+# --- ReverseAlignment --------------------------------------------------------------------------------
+
+
+def test_reverse_narration_is_heard_and_says_the_data(artifact) -> None:
+    run = artifact("seq2seq_reverse")
+    slides = reverse_beats(run)
+    _assert_heard(slides)
+    source, prediction, attention, metrics = run["source"], run["prediction"], run["attention"], run.metrics
+    assert count(len(source), "symbol") in slides[0][0]
+    for step in range(reverse_words.DETAILED):
+        _, weights, landing = slides[1 + step]
+        where = int(attention[step].argmax())
+        assert f"symbol {integer(int(source[where]))}" in weights
+        if attention[step].max() < 0.995:  # a share that rounds to all is said as "almost all"
+            assert percent(float(attention[step].max()), 0) in weights
+        assert integer(int(prediction[step])) in landing
+    rest = " ".join(slides[1 + reverse_words.DETAILED])
+    assert count(len(source) - reverse_words.DETAILED, "step") in rest
+    mirror = " ".join(slides[2 + reverse_words.DETAILED])
+    assert percent(metrics["example_mirror_mass"], 0) in mirror
+    assert percent(metrics["example_shifted_mass"], 0) in mirror
+    explain = " ".join(slides[3 + reverse_words.DETAILED])
+    assert percent(metrics["token_accuracy"], 0) in explain
+    assert percent(metrics["greedy_token_accuracy"], 0) in explain
+
+
+def test_reverse_notes_say_how_the_recipe_differs_from_the_notebook(artifact) -> None:
+    run = artifact("seq2seq_reverse")
+    iters, settle = run.params["iters"], run.params["settle"]
+    notes = reverse_words.stage_notes(run)
+    if settle > 0:
+        assert f"the notebook's {iters} Adam steps and then {settle} more" in notes
+        assert "falling linearly to zero" in notes and "CPU kernels" in notes
+    notebook = dataclasses.replace(run, params={**run.params, "settle": 0})
+    assert "CPU kernels" not in reverse_words.stage_notes(notebook)
+
+
+def test_reverse_says_where_the_example_goes_wrong(artifact) -> None:
+    run = artifact("seq2seq_reverse")
+    target, step = run["target"], len(run["target"]) - 2
+    wrong = target.copy()
+    wrong[step] = next(s for s in run["source"] if s != target[step])
+    teacher_forced = _with(run, prediction=wrong)
+    spoken = f"step {integer(step)} it writes {integer(int(wrong[step]))} instead of {integer(int(target[step]))}"
+    assert spoken in reverse_words.rest_said(teacher_forced)[1]
+    assert f"step {step} emits {wrong[step]} where the target is {target[step]}" in reverse_words.rest_notes(
+        teacher_forced
+    )
+    greedy = _with(run, greedy_prediction=wrong)
+    assert spoken in " ".join(reverse_words.explain_said(greedy))
+    assert f"step {step} emits {wrong[step]}" in reverse_words.explain_notes(greedy)
+    _assert_heard([reverse_words.rest_said(teacher_forced), reverse_words.explain_said(greedy)])
+    # As stored in data/: a mistake is named exactly when the example has one.
+    mistaken = np.any(run["prediction"] != target) or np.any(run["greedy_prediction"] != target)
+    assert ("instead of" in " ".join(" ".join(beats) for beats in reverse_beats(run))) == bool(mistaken)
+
+
+# --- SortAlignment -----------------------------------------------------------------------------------
+
+
+def test_sort_narration_is_heard_and_says_the_data(artifact) -> None:
+    run, reverse = artifact("seq2seq_sort"), artifact("seq2seq_reverse")
+    slides = sort_beats(run, reverse)
+    _assert_heard(slides)
+    source, attention, metrics = run["source"], run["attention"], run.metrics
+    position, ordered = np.argsort(source), np.sort(source)
+    assert count(len(source), "value") in slides[0][0]
+    for step in range(sort_words.DETAILED):
+        scores, weights, landing = slides[1 + step]
+        assert integer(int(ordered[step])) in scores
+        assert percent(float(attention[step, position[step]]), 0) in weights.lower()
+        assert integer(int(run["prediction"][step])) in landing
+    rest = " ".join(slides[1 + sort_words.DETAILED])
+    if np.array_equal(run["prediction"], ordered):
+        assert count(len(source), "value") in rest
+    contrast = " ".join(slides[2 + sort_words.DETAILED])
+    assert percent(reverse.metrics["held_out_argmax_on_shifted"], 0) in contrast
+    others = slides[3 + sort_words.DETAILED]
+    assert len(others) == len(run["more_sources"])
+    assert integer(len(run["more_sources"])) in others[-1].lower()
+    summary = " ".join(slides[4 + sort_words.DETAILED])
+    assert percent(metrics["held_out_argmax_on_target"], 0) in summary
+    assert percent(metrics["held_out_target_mass"], 0) in summary
+
+
+def test_sort_says_where_an_input_goes_wrong(artifact) -> None:
+    run = artifact("seq2seq_sort")
+    ordered = np.sort(run["source"])
+    wrong = ordered.copy()
+    wrong[[0, 1]] = wrong[[1, 0]]
+    said = sort_words.rest_said(_with(run, prediction=wrong))[1]
+    assert f"step {integer(0)} it writes {integer(int(ordered[1]))} instead of {integer(int(ordered[0]))}" in said
+    more = run["more_predictions"].copy()
+    more[0][[0, 1]] = more[0][[1, 0]]
+    slipped = sort_words.other_inputs_said(_with(run, more_predictions=more))
+    assert "slips" in slipped[0]
+    _assert_heard([(said,), slipped])
+
+
+@pytest.mark.parametrize("scene", ["reverse_alignment", "sort_alignment"])
+def test_every_slide_has_notes_and_words(scene: str) -> None:
+    """Each `<slide>_said` has its `<slide>_notes` beside it in the scene's file."""
+    module = reverse_words if scene == "reverse_alignment" else sort_words
+    own = [name for name, value in vars(module).items() if getattr(value, "__module__", None) == module.__name__]
+    said = {name.removesuffix("_said") for name in own if name.endswith("_said") and not name.startswith("_")}
+    notes = {name.removesuffix("_notes") for name in own if name.endswith("_notes")}
+    assert said == notes and len(said) >= 5
