@@ -18,7 +18,10 @@ The clips go to a temporary workspace's voice cache (nothing in this tree's `.se
 voices use `[publish]` of lecture.toml (espeak_voice, words_per_minute, hibari_speed).
 
     .venv/bin/pip install -e ".[bench]"      # pocketsphinx
-    .venv/bin/python bench/publish.py [--voices hibari,espeak] [--sentences 10] [--show]
+    .venv/bin/python bench/publish.py [--voices hibari,espeak] [--sentences 10] [--fixed] [--show]
+
+The lecture's narrations change as it is written: --fixed takes the fixed sentences, for figures that
+compare across revisions.
 """
 
 from __future__ import annotations
@@ -139,13 +142,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--voices", default="hibari,espeak", help="comma-separated synthetic voices")
     parser.add_argument("--sentences", type=int, default=10)
+    parser.add_argument("--fixed", action="store_true", help="the fixed sentences, not the lecture's")
     parser.add_argument("--show", action="store_true", help="print every reference and transcript")
     args = parser.parse_args()
     voices = args.voices.split(",")
 
     table = tomllib.loads((ROOT / "lecture.toml").read_text()).get("publish", {})
     publish = Publish.model_validate(table)
-    sentences, origin = lecture_sentences(args.sentences)
+    if args.fixed:
+        sentences, origin = FIXED[: args.sentences], "the fixed sentences (--fixed)"
+    else:
+        sentences, origin = lecture_sentences(args.sentences)
     recognise = Recogniser()
     references = [words(voice.spoken(sentence)) for sentence in sentences]
     total = sum(map(len, references))
