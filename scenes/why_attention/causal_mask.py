@@ -1,0 +1,254 @@
+"""CausalMask (seed 003, cells 20-22): self-scores of three positions; the causal mask slides over them (the
+future becomes minus infinity) before the softmax, and each row renormalises over its past. Then the wrong
+order, softmax first and mask after, whose rows no longer sum to 1."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Indicate, LaggedStart, MathTex, VGroup, Write
+
+from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, position_labels
+from seqanim.contract import Artifact
+from seqanim.kit import theme
+from seqanim.kit.formula import WEIGHTS, formula
+from seqanim.kit.matrix import MatrixTable, number_format
+from seqanim.kit.motion import roll
+from seqanim.spoken import count, listing, number
+
+# --- the words -----------------------------------------------------------------------------------------
+
+
+def scores_notes(art: Artifact) -> str:
+    K, self_scores = art["K"], art["self_scores"]
+    return (
+        "Self-attention derives Q, K and V from one sequence; here the three vectors "
+        f"{', '.join(fmt_g(k) for k in K)} are positions 0..{len(K) - 1}, so S = X X^T / sqrt(d_k) is square: "
+        f"rows are receiving queries, columns are source keys. Row 0 reads {fmt_row(self_scores[0])}. "
+        "Practice 5: cross-attention would take Q from one stream and K, V from another."
+    )
+
+
+def scores_said(art: Artifact) -> tuple[str, ...]:
+    return (
+        f"In self-attention, {count(len(art['K']), 'position')} of one sequence score each other: "
+        "each row asks, each column answers.",
+    )
+
+
+def mask_notes(art: Artifact) -> str:
+    return (
+        "Position t may access positions <= t, including itself. "
+        "The mask M is 0 where allowed and -inf for the future; it is added to S before the softmax. "
+        f"Row 0 becomes {fmt_row(art['causal_scores'][0])}."
+    )
+
+
+def mask_said(art: Artifact) -> tuple[str, ...]:
+    blocked = int((~art["causal_allowed"]).sum())
+    return (
+        "The causal mask: zero where a position may look, minus infinity for its future.",
+        f"Its {count(blocked, 'blocked cell')} slide onto the scores.",
+        "Adding the mask turns every future score into minus infinity.",
+    )
+
+
+def softmax_notes(art: Artifact) -> str:
+    causal_weights = art["causal_weights"]
+    return (
+        "Now the softmax, row by row over the allowed keys: "
+        "exp(-inf) = 0, so the future gets exactly zero weight and each row renormalises. "
+        f"Checkpoint: the first row must be {fmt_g(causal_weights[0])}. "
+        f"Rows: {'; '.join(fmt_row(r) for r in causal_weights)}; row sums {fmt_row(causal_weights.sum(axis=-1))}."
+    )
+
+
+def softmax_said(art: Artifact) -> tuple[str, ...]:
+    first = ", ".join(number(float(w), 2) for w in art["causal_weights"][0])
+    return (
+        "Now the softmax runs row by row, over the allowed keys only.",
+        "Minus infinity becomes exactly zero: the future gets no weight, and the past shares it.",
+        f"Every row sums to {number(float(art['causal_weights'].sum(axis=-1)[0]), 2)}.",
+        f"The first row is {first}: position zero sees only itself.",
+    )
+
+
+def contrast_notes(art: Artifact) -> str:
+    return (
+        "The wrong order: softmax over every key first, then zero the future. The rows no longer sum to 1: "
+        f"row sums {fmt_row(art['softmax_then_mask_sums'])}. "
+        "Mask BEFORE the softmax, and keep rows = queries, columns = keys."
+    )
+
+
+def contrast_said(art: Artifact) -> tuple[str, ...]:
+    short = [number(float(s), 1) for s in art["softmax_then_mask_sums"] if not np.isclose(s, 1.0)]
+    return (
+        "The wrong order: softmax over every key first, then zero the future.",
+        f"Now rows sum to only {listing(short)}.",
+        "So the mask must come before the softmax.",
+    )
+
+
+# --- the scene -------------------------------------------------------------------------------------------
+
+
+class CausalMask(WhyAttentionSlide):
+    """Self-scores, the causal mask slides over them (future -> -inf) before the softmax; rows renormalise."""
+
+    data = ("qkv_walkthrough",)
+
+    def construct(self) -> None:
+        self.positions = position_labels(len(self.art["K"]))
+        self.self_scores()
+        self.mask()
+        self.softmax()
+        self.contrast()
+
+    def self_scores(self) -> None:
+        art = self.art
+        self.next_slide(notes=scores_notes(art))
+        (said,) = scores_said(art)
+        heading = self.heading("Causal mask: no peeking ahead")
+        equation = formula(WEIGHTS, size=theme.BODY_SIZE + 6).next_to(heading, DOWN, buff=0.25)
+        self.scores = MatrixTable(
+            art["self_scores"],
+            row_labels=self.positions,
+            col_labels=self.positions,
+            row_title="query (rows)",
+            col_title="key (columns)",
+            cell_width=1.24,
+            cell_height=0.6,
+            entry_size=theme.SMALL_SIZE,
+        )
+        self.scores.to_edge(LEFT, buff=0.35).shift(0.4 * DOWN)
+        self.s_label = MathTex("S", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).next_to(
+            self.scores, DOWN, buff=0.2
+        )
+        with self.beat(said):
+            self.title(heading, along=[Write(equation), FadeIn(self.scores), FadeIn(self.s_label)], run_time=1.0)
+            self.wait(2.0)
+
+    def mask(self) -> None:
+        art = self.art
+        self.next_slide(notes=mask_notes(art))
+        mask_said_, slide, added = mask_said(art)
+        self.mask_table, m_label, self.tiles = self.mask_parts()
+        with self.beat(mask_said_):
+            self.play(FadeIn(self.mask_table), FadeIn(m_label), FadeIn(self.tiles), run_time=0.8)
+            self.wait(1.2)
+        self.m_label = m_label
+        with self.beat(slide):
+            shift = self.scores.cells.get_center() - self.mask_table.cells.get_center()
+            self.play(self.tiles.animate.shift(shift), run_time=1.5)
+        new_label = MathTex("S + M", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(self.s_label)
+        with self.beat(added):
+            self.play(self.scores.transform_entries(art["causal_scores"]), roll(self.s_label, new_label), run_time=1.0)
+            self.s_label = new_label
+            self.play(self.tiles.animate.set_fill(theme.muted(), opacity=0.2), run_time=0.5)
+            self.wait(0.5)
+
+    def softmax(self) -> None:
+        art = self.art
+        causal_weights, scores = art["causal_weights"], self.scores
+        self.next_slide(notes=softmax_notes(art))
+        row_by_row, zero, sums_said, first_row = softmax_said(art)
+        scores.fmt = number_format(4, exact_zero=True)  # masked weights are exactly 0
+        a_label = MathTex("A", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(self.s_label)
+        running = scores.row_box(0)
+        with self.beat(row_by_row):
+            self.play(FadeOut(self.mask_table), FadeOut(self.m_label), run_time=0.5)
+            self.play(roll(self.s_label, a_label), FadeOut(self.tiles), run_time=0.6)
+            self.play(Create(running), run_time=0.4)
+        self.s_label = a_label
+        # The softmax runs one query row at a time, the first slowly, then faster: each allowed score counts
+        # to its weight as its cells fill, a masked -inf rolls to an exact 0.
+        with self.beat(zero):
+            for animations, run_time in scores.rows_in_turn(causal_weights, art["causal_allowed"], running, first=1.8):
+                self.play(*animations, run_time=run_time)
+        sums = scores.row_sums(causal_weights.sum(axis=-1))
+        with self.beat(sums_said):
+            self.play(FadeIn(sums), run_time=0.6)
+            self.wait(0.3)
+        # The running box goes back to the first row: its weights are the checkpoint.
+        with self.beat(first_row):
+            self.play(running.animate.move_to(scores.row_box(0)), run_time=0.6)
+            self.say(self.first_row_caption(), colour=theme.caption_colour(), size=CAPTION_SIZE)
+            self.wait(1.0)
+        self.correct = VGroup(scores, self.s_label, sums, running)
+
+    def contrast(self) -> None:
+        art = self.art
+        self.next_slide(notes=contrast_notes(art))
+        wrong_said, sums_said, rule = contrast_said(art)
+        table, sums = self.wrong_table()
+        with self.beat(wrong_said):
+            self.play(FadeIn(table, shift=0.3 * LEFT), run_time=0.8)
+            self.wait(0.8)
+        wrong_sums = art["softmax_then_mask_sums"]
+        bad = VGroup(*[sums[r] for r in range(len(wrong_sums)) if not np.isclose(wrong_sums[r], 1.0)])
+        with self.beat(sums_said):
+            self.play(LaggedStart(*[FadeIn(s) for s in sums], lag_ratio=0.3), run_time=1.0)
+            self.play(*[Indicate(s, color=theme.error_colour()) for s in bad], run_time=0.8)
+        with self.beat(rule):
+            self.say(
+                "mask before softmax: otherwise rows no longer sum to 1",
+                colour=theme.caption_colour(),
+                size=CAPTION_SIZE,
+            )
+            self.wait(0.8)
+
+    # --- drawing ---------------------------------------------------------------------------------------
+
+    def mask_parts(self) -> tuple[MatrixTable, MathTex, VGroup]:
+        """The mask M (0 allowed, -inf blocked) right of S, its label, and a tile over each blocked cell."""
+        allowed, count_ = self.art["causal_allowed"], len(self.art["K"])
+        mask = MatrixTable(
+            np.where(allowed, 0.0, -np.inf),
+            row_labels=self.positions,
+            col_labels=self.positions,
+            fmt=number_format(0),
+            cell_width=1.24,
+            cell_height=0.6,
+            entry_size=theme.SMALL_SIZE,
+        )
+        scores = self.scores
+        mask.to_edge(RIGHT, buff=0.9).match_y(scores.cells).shift((scores.cells.get_y() - mask.cells.get_y()) * UP)
+        m_label = (
+            MathTex("M", font_size=theme.BODY_SIZE + 6, color=theme.foreground())
+            .next_to(mask, DOWN, buff=0.2)
+            .match_y(self.s_label)
+        )
+        tiles = VGroup(
+            *[
+                mask.cell(r, c).copy().set_fill(theme.highlight(), opacity=0.35)
+                for r in range(count_)
+                for c in range(count_)
+                if not allowed[r, c]
+            ]
+        )
+        return mask, m_label, tiles
+
+    def first_row_caption(self) -> str:
+        return f"first row = {fmt_g(self.art['causal_weights'][0])}: position 0 sees only itself"
+
+    def wrong_table(self) -> tuple[MatrixTable, VGroup]:
+        """Softmax over every key, then the future zeroed: the weights and their row sums (not yet shown)."""
+        art = self.art
+        wrong, wrong_sums = art["softmax_then_mask"], art["softmax_then_mask_sums"]
+        table = MatrixTable(
+            wrong,
+            col_labels=self.positions,
+            col_title="✗ softmax, then mask (wrong)",
+            fmt=number_format(4, exact_zero=True),
+            cell_width=1.24,
+            cell_height=0.6,
+            entry_size=theme.SMALL_SIZE,
+        )
+        table.col_title.set_color(theme.error_colour())
+        table.fill_cells(np.where(art["causal_allowed"], wrong, -np.inf), animate=False)
+        table.shift((self.correct[0].cells.get_y() - table.cells.get_y()) * UP)
+        sums = table.row_sums(
+            wrong_sums, [theme.foreground() if np.isclose(s, 1.0) else theme.error_colour() for s in wrong_sums]
+        )
+        VGroup(table, sums).to_edge(RIGHT, buff=0.3)
+        return table, sums

@@ -1,0 +1,457 @@
+"""QueryAndTemperature (seed 003, cells 17-19 and practice 1): the memory stays and the query turns, the weight
+heatmap filling row by row; then the query stays and the softmax temperature turns on a dial, the bars
+sharpening and softening with it."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    DecimalNumber,
+    Dot,
+    FadeIn,
+    FadeOut,
+    GrowArrow,
+    MathTex,
+    NumberLine,
+    Text,
+    Transform,
+    ValueTracker,
+    VGroup,
+    Write,
+    smooth,
+)
+
+from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
+from seqanim.contract import Artifact
+from seqanim.kit import theme
+from seqanim.kit.bars import Bars
+from seqanim.kit.heatmap import Heatmap
+from seqanim.kit.motion import roll
+from seqanim.kit.vectors import VectorDiagram
+from seqanim.spoken import count, listing, number, sentence
+
+# --- the words -----------------------------------------------------------------------------------------
+
+
+def _spoken(value: float) -> str:
+    return number(float(value), 2)
+
+
+def _vector(values: np.ndarray) -> str:
+    return ", ".join(_spoken(v) for v in values)
+
+
+def _shares(labels: list[str], weights: np.ndarray) -> list[tuple[str, list[str]]]:
+    """The weights as heard, each with the keys that have it, largest first."""
+    groups: dict[str, list[str]] = {}
+    for index in np.argsort(-weights, kind="stable"):
+        groups.setdefault(_spoken(weights[index]), []).append(labels[index])
+    return list(groups.items())
+
+
+def _weigh(names: list[str]) -> str:
+    return "weighs" if len(names) == 1 else "weigh"
+
+
+def _then(parts: list[str]) -> str:
+    """Clauses that each hold an "and" of their own, joined so they stay apart: "A and C weigh x, and B y"."""
+    return ", and ".join(parts) if len(parts) == 2 else listing(parts)
+
+
+def _queries(art: Artifact) -> str:
+    return count(len(art["queries"]), "query", "queries")
+
+
+def start_temperature(art: Artifact) -> int:
+    """The index of the walkthrough's own temperature among the swept ones (the first when it is not one)."""
+    temps, base = art["temperatures"], float(art["temperature"])
+    return int(np.argmin(np.abs(temps - base))) if np.any(np.isclose(temps, base)) else 0
+
+
+def temperature_stops(art: Artifact) -> list[int]:
+    """The temperatures the dial stops at: the others from low to high, then back to the start."""
+    start = start_temperature(art)
+    return [int(i) for i in np.argsort(art["temperatures"]) if i != start] + [start]
+
+
+def first_query_notes(art: Artifact) -> str:
+    queries, query_weights, query_contexts = art["queries"], art["query_weights"], art["query_contexts"]
+    return (
+        f"Change only the query; the memory stays fixed. Predict the ranking before each step. "
+        f"q = {fmt_g(queries[0])}: weights {fmt_row(query_weights[0])}, context {fmt_row(query_contexts[0])}."
+    )
+
+
+def first_query_said(art: Artifact) -> tuple[str, ...]:
+    labels, weights = key_labels(art), art["query_weights"][0]
+    shares = [f"{listing(names)} {_weigh(names)} {value}" for value, names in _shares(labels, weights)]
+    return (
+        "Now the memory stays fixed, and only the query changes.",
+        f"The query arrow, and a table with one row of weights for each of {_queries(art)}.",
+        f"For the query {_vector(art['queries'][0])}, {_then(shares)}.",
+    )
+
+
+def query_notes(art: Artifact, index: int) -> str:
+    labels, queries, query_weights = key_labels(art), art["queries"], art["query_weights"]
+    lower = [labels[i] for i in np.argsort(query_weights[index])[:2]]
+    if queries[index][0] < 0:
+        pairs = ", ".join(f"{label}: {w:.4f}" for label, w in zip(labels, query_weights[index]))
+        tail = (
+            " Checkpoint: a query with negative first coordinate "
+            "reduces the weights of keys with positive first coordinate "
+            f"({pairs}). "
+            "Retrieval depends on the query, not on one universal ranking."
+        )
+    else:
+        tail = f" The ranking changes with the query: {' and '.join(lower)} now weigh least."
+    return (
+        f"q = {fmt_g(queries[index])}: weights {fmt_row(query_weights[index])}, "
+        f"context {fmt_row(art['query_contexts'][index])}." + tail
+    )
+
+
+def query_said(art: Artifact, index: int) -> tuple[str, ...]:
+    """The query turns, its row fills; after the last query, the lesson of the three rows."""
+    labels, weights = key_labels(art), art["query_weights"][index]
+    shares = [f"{listing(names)} {_weigh(names)} {value}" for value, names in _shares(labels, weights)]
+    said = (f"The query turns to {_vector(art['queries'][index])}.", sentence(f"now {_then(shares)}."))
+    if index == len(art["queries"]) - 1:
+        rankings = count(len(art["queries"]), "ranking")
+        said += (f"One memory, {_queries(art)}, {rankings}: retrieval depends on the query.",)
+    return said
+
+
+def temperature_notes(art: Artifact) -> str:
+    temps, weights_at, start = art["temperatures"], art["temperature_weights"], start_temperature(art)
+    others = " and ".join(f"T = {t:g}" for t in temps if not np.isclose(t, temps[start]))
+    return (
+        "Temperature divides the scores before the softmax: A = softmax(S / T). "
+        f"Keep Q, K, V fixed (q = {fmt_g(art['Q'][0])}). "
+        f"At T = {temps[start]:g} the weights are {fmt_row(weights_at[start])}. "
+        f"Practice 1: predict the sharpness at {others} before you watch."
+    )
+
+
+def temperature_said(art: Artifact) -> tuple[str, ...]:
+    start = art["temperatures"][start_temperature(art)]
+    return (
+        "Next, keep the query and change only the temperature.",
+        f"The scores are divided by a temperature before the softmax; the dial starts at {_spoken(start)}.",
+    )
+
+
+def stop_notes(art: Artifact, stop: int) -> str:
+    temps, weights_at, start = art["temperatures"], art["temperature_weights"], start_temperature(art)
+    sweep_t, sweep_w, t = art["sweep_temperatures"], art["sweep_weights"], temps[stop]
+    if stop == start:
+        return (
+            f"Sweep the whole dial, T = {sweep_t[0]:g} to {sweep_t[-1]:g}: the weights run from "
+            f"{fmt_row(sweep_w[0])} (sharp: the top scores share almost everything) to "
+            f"{fmt_row(sweep_w[-1])} (soft: toward uniform). "
+            f"Back to T = {t:g}: standard scaled dot-product attention uses temperature 1; "
+            f"weights {fmt_row(weights_at[stop])}."
+        )
+    if t < temps[start]:
+        effect = "Temperature below 1 sharpens the distribution: the larger scores take more weight."
+    else:
+        effect = "Temperature above 1 softens it: the weights move toward uniform."
+    return f"T = {t:g}: weights {fmt_row(weights_at[stop])}. " + effect
+
+
+def stop_said(art: Artifact, stop: int) -> tuple[str, ...]:
+    labels, temps, start = key_labels(art), art["temperatures"], start_temperature(art)
+    weights_at, t = art["temperature_weights"], temps[stop]
+    if stop == start:
+        sweep_t, sweep_w = art["sweep_temperatures"], art["sweep_weights"]
+        low = sweep_w[0]
+        top = [labels[i] for i in range(len(low)) if np.isclose(low[i], low.max())]
+        least = labels[int(np.argmin(low))]
+        return (
+            f"Sweep the whole dial: up at {_spoken(sweep_t[-1])}, the weights become nearly uniform.",
+            f"Down at {_spoken(sweep_t[0])}, {least} keeps only {_spoken(low.min())}; {listing(top)} take the rest.",
+            f"Back at {_spoken(t)}: the temperature of standard attention.",
+        )
+    sharper = t < temps[start]
+    turn = (
+        f"Down to {_spoken(t)}: a lower temperature sharpens the weights."
+        if sharper
+        else f"Up to {_spoken(t)}: a higher temperature softens them toward uniform."
+    )
+    moves = []
+    for value, names in _shares(labels, weights_at[stop]):
+        before = weights_at[start][labels.index(names[0])]
+        verb = "rises" if weights_at[stop][labels.index(names[0])] > before else "falls"
+        verb = verb if len(names) == 1 else verb[:-1]
+        moves.append(f"{listing(names)} {verb} to {value}")
+    return turn, sentence("; ".join(moves) + ".")
+
+
+# --- the scene -------------------------------------------------------------------------------------------
+
+
+class QueryAndTemperature(WhyAttentionSlide):
+    """The memory stays, the query turns: the weight heatmap fills row by row. Then the temperature sweeps."""
+
+    data = ("qkv_walkthrough",)
+
+    def construct(self) -> None:
+        self.first_query()
+        for index in range(1, len(self.art["queries"])):
+            self.next_query(index)
+        self.temperature()
+        for stop in temperature_stops(self.art):
+            self.temperature_stop(stop)
+
+    def first_query(self) -> None:
+        art = self.art
+        self.next_slide(notes=first_query_notes(art))
+        fixed, table, weights = first_query_said(art)
+        self.heading_text = self.heading("Change only the query")
+        self.query_plane()
+        self.weight_table()
+        with self.beat(fixed):
+            self.title(self.heading_text, along=[Create(self.diagram), FadeIn(self.points)], run_time=0.8)
+            self.wait(0.5)
+        with self.beat(table):
+            self.play(GrowArrow(self.arrow), FadeIn(self.query_label), FadeIn(self.heatmap), run_time=0.8)
+            self.wait(1.5)
+        with self.beat(weights):
+            self.fill_row(0)
+            self.wait(1.0)
+
+    def next_query(self, index: int) -> None:
+        art = self.art
+        self.next_slide(notes=query_notes(art, index))
+        turns, weights, *lesson = query_said(art, index)
+        with self.beat(turns):
+            self.turn_query(index)
+        with self.beat(weights):
+            self.fill_row(index)
+            self.wait(1.5)
+        if lesson:
+            self.arrow.clear_updaters()
+            with self.beat(lesson[0]):
+                self.say(
+                    "one memory, three rankings: retrieval depends on the query",
+                    colour=theme.caption_colour(),
+                    size=CAPTION_SIZE,
+                )
+                self.wait(1.0)
+
+    def temperature(self) -> None:
+        art = self.art
+        self.next_slide(notes=temperature_notes(art))
+        change, dial = temperature_said(art)
+        start = start_temperature(art)
+        self.log_t = ValueTracker(float(np.log(art["temperatures"][start])))
+        self.temperature_bars()
+        self.temperature_dial()
+        self.into_temperature(change, dial)
+        self.bars.add_updater(lambda m: m.set_values(self.weights_now()))
+
+    def temperature_stop(self, stop: int) -> None:
+        art = self.art
+        t, start = float(art["temperatures"][stop]), start_temperature(art)
+        self.next_slide(notes=stop_notes(art, stop))
+        if stop == start:  # the dial's whole range, where the bars change most, before settling at T = 1
+            up, down, back = stop_said(art, stop)
+            sweep_t = art["sweep_temperatures"]
+            with self.beat(up):
+                self.say(self.sweep_caption(), colour=theme.muted(), size=CAPTION_SIZE)
+                self.turn_dial(float(sweep_t[-1]), 1.5)
+            with self.beat(down):
+                self.turn_dial(float(sweep_t[0]), 3.0)
+            with self.beat(back):
+                self.turn_dial(t, 2.0)
+                self.say(f"T = {t:g}: standard attention", colour=theme.foreground(), size=CAPTION_SIZE)
+                self.wait(0.5)
+            self.bars.clear_updaters()
+            return
+        turn, moves = stop_said(art, stop)
+        with self.beat(turn):
+            self.turn_dial(t, 2.0)
+        with self.beat(moves):
+            self.say(self.stop_caption(stop), colour=theme.caption_colour(), size=CAPTION_SIZE)
+            self.wait(1.5)
+
+    # --- the query -------------------------------------------------------------------------------------
+
+    def query_plane(self) -> None:
+        """The keys as points and the query as an arrow that turns with two trackers (angle and length)."""
+        queries, K = self.art["queries"], self.art["K"]
+        self.diagram = (
+            VectorDiagram((-1.5, 1.5, 0.5), (-1.5, 1.5, 0.5), width=4.8).to_edge(LEFT, buff=0.8).shift(0.45 * DOWN)
+        )
+        self.points = VGroup(
+            *[self.diagram.point(k, c, label) for k, c, label in zip(K, self.colours, self.labels)]
+        ).set_z_index(2)
+        self.angle = ValueTracker(float(np.arctan2(queries[0][1], queries[0][0])))
+        self.length = ValueTracker(float(np.linalg.norm(queries[0])))
+        self.arrow = self.diagram.arrow(queries[0], theme.query_colour())
+        self.arrow.add_updater(lambda m: m.become(self.diagram.arrow(self.query_now(), theme.query_colour())))
+        self.row_labels = [f"q = {fmt_g(q)}" for q in queries]
+        self.query_label = theme.text(self.row_labels[0], theme.LABEL_SIZE, theme.query_colour()).next_to(
+            self.diagram, UP, buff=0.15
+        )
+
+    def query_now(self) -> np.ndarray:
+        angle = self.angle.get_value()
+        return self.length.get_value() * np.array([np.cos(angle), np.sin(angle)])
+
+    def weight_table(self) -> None:
+        """The weight heatmap, one row per query, blank until each row fills."""
+        self.heatmap = Heatmap(
+            self.art["query_weights"],
+            row_labels=self.row_labels,
+            col_labels=self.labels,
+            vmin=0.0,
+            vmax=1.0,
+            annotate=True,
+            fmt="{:.4f}",
+            cell_size=1.35,
+            label_size=theme.SMALL_SIZE,
+            col_labels_on_top=True,
+        )
+        for label, colour in zip(self.heatmap.col_labels, self.colours):
+            label.set_color(colour)
+        self.heatmap.blank().to_edge(RIGHT, buff=0.5).shift(0.45 * DOWN)
+        # animate_values re-adds the cells on top; keep the numbers above them
+        self.heatmap.annotations.set_z_index(1)
+
+    def turn_query(self, index: int) -> None:
+        query = self.art["queries"][index]
+        new_label = theme.text(self.row_labels[index], theme.LABEL_SIZE, theme.query_colour()).move_to(self.query_label)
+        self.play(
+            self.angle.animate.set_value(float(np.arctan2(query[1], query[0]))),
+            self.length.animate.set_value(float(np.linalg.norm(query))),
+            roll(self.query_label, new_label),
+            run_time=1.2,
+        )
+        self.query_label = new_label
+
+    def fill_row(self, row: int) -> None:
+        weights, heatmap = self.art["query_weights"], self.heatmap
+        cols = weights.shape[1]
+        labels = [heatmap.annotations[row * cols + c] for c in range(cols)]
+        self.play(
+            heatmap.animate_values(weights, rows=[row]),
+            *[label.animate.set_opacity(1) for label in labels],
+            run_time=0.8,
+        )
+
+    # --- the temperature -------------------------------------------------------------------------------
+
+    def weights_now(self) -> np.ndarray:
+        """The weights at the dial's temperature: the precomputed sweep interpolated in log T (a geometric
+        grid)."""
+        sweep_t, sweep_w = self.art["sweep_temperatures"], self.art["sweep_weights"]
+        log_t = self.log_t.get_value()
+        return np.array([np.interp(log_t, np.log(sweep_t), sweep_w[:, k]) for k in range(sweep_w.shape[1])])
+
+    def temperature_bars(self) -> None:
+        sweep_w = self.art["sweep_weights"]
+        self.bars = Bars(
+            self.weights_now(),
+            self.labels,
+            max_value=float(np.ceil(sweep_w.max() * 10) / 10),
+            height=4.0,
+            colours=self.colours,
+            bar_width=1.0,
+            spacing=0.6,
+            value_size=theme.tex_size(theme.LABEL_SIZE),
+        )
+        self.bars.to_edge(LEFT, buff=1.4)
+        self.bars.shift((-2.1 - self.bars.baseline.get_y()) * UP)  # tall bars down to just above the caption
+
+    def temperature_dial(self) -> None:
+        """The formula, and under it a log-scale dial of T with its knob and readout."""
+        temps, sweep_t = self.art["temperatures"], self.art["sweep_temperatures"]
+        start = start_temperature(self.art)
+        self.equation = MathTex(
+            r"A = \operatorname{softmax}\!\left(\frac{S}{T}\right)",
+            font_size=theme.BODY_SIZE + 10,
+            color=theme.foreground(),
+        )
+        self.equation.to_edge(RIGHT, buff=1.2).shift(1.6 * UP)
+        dial = NumberLine(
+            x_range=[np.log2(sweep_t[0]), np.log2(sweep_t[-1]), 1],
+            length=5.0,
+            color=theme.muted(),
+            include_numbers=False,
+        )
+        dial.next_to(self.equation, DOWN, buff=1.3)
+        ticks = VGroup(
+            *[
+                theme.text(f"{2.0**x:g}", theme.SMALL_SIZE, theme.muted()).next_to(dial.n2p(x), DOWN, buff=0.2)
+                for x in np.arange(np.ceil(np.log2(sweep_t[0])), np.floor(np.log2(sweep_t[-1])) + 1)
+            ]
+        )
+        marks = VGroup(*[Dot(dial.n2p(np.log2(t)), radius=0.06, color=theme.foreground()) for t in temps])
+        dial_title = theme.text("temperature T (log scale)", theme.LABEL_SIZE, theme.muted()).next_to(
+            ticks, DOWN, buff=0.2
+        )
+        knob = Dot(radius=0.13, color=theme.highlight()).add_updater(
+            lambda m: m.move_to(dial.n2p(self.log_t.get_value() / np.log(2)))
+        )
+        readout = VGroup(
+            MathTex("T =", font_size=theme.BODY_SIZE + 6, color=theme.highlight()),
+            DecimalNumber(temps[start], num_decimal_places=2, font_size=theme.BODY_SIZE + 6, color=theme.highlight()),
+        ).arrange(RIGHT, buff=0.15)
+        readout.next_to(dial, UP, buff=0.4)
+        readout[1].add_updater(lambda m: m.set_value(float(np.exp(self.log_t.get_value()))))
+        self.dial = VGroup(dial, ticks, marks, dial_title, knob, readout)
+
+    def into_temperature(self, change: str, dial: str) -> None:
+        """The layouts ease into each other: the heatmap row of this very query (its weights at T = 1) turns
+        into the bars while the rest of the first layout fades; then the dial comes in."""
+        art, bars = self.art, self.bars
+        temps, start = art["temperatures"], start_temperature(art)
+        source = next((r for r, q in enumerate(art["queries"]) if np.allclose(q, art["Q"][0])), None)
+        new_heading: Text = theme.text("Then change only the temperature", theme.TITLE_SIZE, weight="BOLD")
+        new_heading.move_to(self.heading_text)
+        previous = VGroup(self.diagram, self.points, self.arrow, self.query_label)
+        leaving = [
+            FadeOut(previous, shift=0.4 * LEFT),
+            FadeOut(self.heatmap),
+            roll(self.heading_text, new_heading, distance=0.6),
+        ]
+        if self._caption is not None:
+            leaving.append(FadeOut(self._caption))
+            self._caption = None
+        if source is not None and np.isclose(temps[start], float(art["temperature"])):
+            ghosts = VGroup(*[cell.copy() for cell in self.heatmap.row(source)])
+            self.add(ghosts)
+            with self.beat(change):
+                self.play(*leaving, *[Transform(g, bar.copy()) for g, bar in zip(ghosts, bars.bars)], run_time=1.4)
+            self.remove(ghosts)
+            self.add(bars.bars)
+            rest = VGroup(bars.baseline, bars.labels, bars.readouts)
+            with self.beat(dial):
+                self.play(FadeIn(rest), Write(self.equation), FadeIn(self.dial, shift=0.2 * LEFT), run_time=1.0)
+                self.wait(1.0)
+            self.remove(bars.bars, rest)
+            self.add(bars)  # one chart again, whole
+        else:  # no heatmap row holds these weights: the first layout leaves, then the second comes
+            with self.beat(change):
+                self.play(*leaving, run_time=0.8)
+            with self.beat(dial):
+                self.play(FadeIn(bars), Write(self.equation), FadeIn(self.dial), run_time=1.0)
+                self.wait(1.0)
+
+    def turn_dial(self, t: float, run_time: float) -> None:
+        self.play(self.log_t.animate.set_value(float(np.log(t))), run_time=run_time, rate_func=smooth)
+
+    def sweep_caption(self) -> str:
+        sweep_t = self.art["sweep_temperatures"]
+        return f"the whole dial, T = {sweep_t[0]:g} to {sweep_t[-1]:g}: from sharp to nearly uniform"
+
+    def stop_caption(self, stop: int) -> str:
+        t, start = self.art["temperatures"][stop], start_temperature(self.art)
+        effect = "sharpens" if t < self.art["temperatures"][start] else "softens"
+        return f"T = {t:g} {effect}: {fmt_row(self.art['temperature_weights'][stop])}"

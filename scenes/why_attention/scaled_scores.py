@@ -1,0 +1,337 @@
+"""ScaledScores (seed 003, cells 8-10): each q.k_i computed in view, entry by entry, and divided by sqrt(d_k):
+the score row S fills one key at a time; another query of the walkthrough shows that scores can be negative."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    FadeOut,
+    LaggedStart,
+    MathTex,
+    SurroundingRectangle,
+    VGroup,
+    Write,
+)
+
+from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
+from seqanim.contract import Artifact
+from seqanim.kit import theme
+from seqanim.kit.formula import SCORES, formula
+from seqanim.kit.matrix import MatrixTable, number_format
+from seqanim.kit.motion import roll
+from seqanim.spoken import integer, number
+
+# --- the words -----------------------------------------------------------------------------------------
+
+
+def negative_scores(art: Artifact) -> tuple[np.ndarray, np.ndarray] | None:
+    """The first query of the walkthrough with a negative scaled score, and its scores."""
+    for query, scores in zip(art["queries"], art["query_scores"]):
+        if scores.min() < 0:
+            return query, scores
+    return None
+
+
+def _root(d_k: int) -> str:
+    return f"the square root of {integer(d_k)}"
+
+
+def operands_notes(art: Artifact) -> str:
+    Q, K, d_k = art["Q"], art["K"], int(art["d_k"])
+    return (
+        "For each query compute its dot product with every key, then divide by "
+        f"sqrt(d_k) = sqrt({d_k}) = {np.sqrt(d_k):.4f}. "
+        "This controls the score scale as the key dimension grows (unit-variance coordinates); "
+        "it does not normalise vector lengths. "
+        f"Q is {Q.shape[0]}x{Q.shape[1]}, K^T is {K.shape[1]}x{K.shape[0]}: "
+        "S has one row per query, one column per key."
+    )
+
+
+def operands_said(art: Artifact) -> tuple[str, ...]:
+    d_k = int(art["d_k"])
+    return (
+        f"Each score is q dot k, divided by the square root of the key size, {integer(d_k)}.",
+        "The query, the keys as columns, and an empty row for the scores.",
+    )
+
+
+def _key_notes(art: Artifact, index: int) -> str:
+    Q, K, d_k = art["Q"], art["K"], int(art["d_k"])
+    raw, scores, label = art["raw_scores"][0], art["scores"][0], key_labels(art)[index]
+    products = " + ".join(f"{q:g}*{k:g}" for q, k in zip(Q[0], K[index]))
+    return (
+        f"Key {label}: q.k_{label} = {products} = {raw[index]:g}; "
+        f"scaled: {raw[index]:g} / sqrt({d_k}) = {scores[index]:.4f}."
+    )
+
+
+def first_key_notes(art: Artifact) -> str:
+    return _key_notes(art, 0)
+
+
+def first_key_said(art: Artifact) -> tuple[str, ...]:
+    label, raw, score = key_labels(art)[0], art["raw_scores"][0, 0], art["scores"][0, 0]
+    return (
+        f"The query stands beside key {label}.",
+        f"Multiply entry by entry and add: {number(float(raw), 2)}.",
+        f"Divided by {_root(int(art['d_k']))}: {number(float(score), 2)}.",
+        f"That score fills {label}'s cell.",
+    )
+
+
+def other_keys_notes(art: Artifact) -> str:
+    labels, scores = key_labels(art), art["scores"][0]
+    rest = ", ".join(f"{name}: {s:.4f}" for name, s in zip(labels[2:], scores[2:]))
+    return _key_notes(art, 1) + f" The same for the rest: {rest}."
+
+
+def other_keys_said(art: Artifact) -> tuple[str, ...]:
+    labels, raw, scores = key_labels(art), art["raw_scores"][0], art["scores"][0]
+    return tuple(
+        f"Key {labels[i]}: the products add up to {number(float(raw[i]), 2)}, a score of {number(float(scores[i]), 2)}."
+        for i in range(1, len(labels))
+    )
+
+
+def summary_notes(art: Artifact) -> str:
+    scores, raw = art["scores"][0], art["raw_scores"][0]
+    negative = negative_scores(art)
+    example = "" if negative is None else f": with q = {fmt_g(negative[0])} they are {fmt_row(negative[1])}"
+    return (
+        f"Checkpoint: the scaled score row is approximately {fmt_row(scores)}. "
+        f"Raw dot products {fmt_g(raw)}. "
+        f"Scores are not yet probabilities and may be negative{example}."
+    )
+
+
+def summary_said(art: Artifact) -> tuple[str, ...]:
+    negative = negative_scores(art)
+    if negative is None:
+        closing = "These are scores, not yet probabilities: a softmax will turn them into weights."
+    else:
+        query = ", ".join(number(float(v), 2) for v in negative[0])
+        closing = f"These are scores, not probabilities: the query {query} gets negative ones."
+    return (f"The whole row: each dot product over {_root(int(art['d_k']))}.", closing)
+
+
+# --- the scene -------------------------------------------------------------------------------------------
+
+
+class ScaledScores(WhyAttentionSlide):
+    """Each q.k_i computed in view and divided by sqrt(d_k): the score row, entry by entry."""
+
+    data = ("qkv_walkthrough",)
+
+    def construct(self) -> None:
+        self.operands()
+        self.first_key()
+        self.other_keys()
+        self.summary()
+
+    def operands(self) -> None:
+        art = self.art
+        self.next_slide(notes=operands_notes(art))
+        formula_said, tables_said = operands_said(art)
+        heading = self.heading("Scaled scores")
+        equation = formula(SCORES, size=theme.BODY_SIZE + 6).next_to(heading, DOWN, buff=0.3)
+        with self.beat(formula_said):
+            self.title(heading, along=[Write(equation)], run_time=1.0)
+            self.wait(1.5)
+        operands = self.operand_tables(equation)
+        self.row = self.score_row(operands)
+        with self.beat(tables_said):
+            self.play(FadeIn(operands), run_time=0.8)
+            self.play(FadeIn(self.row), run_time=0.6)
+            self.wait(0.8)
+        # q, stood up as a column, slides over K^T: at each column its entries meet the key's, and the score
+        # appears as it passes.
+        self.slider = self.query.row_entries(0).copy().set_color(theme.query_colour())
+
+    def first_key(self) -> None:
+        self.next_slide(notes=first_key_notes(self.art))
+        beside, dot, scaled, stored = first_key_said(self.art)
+        with self.beat(beside):
+            self.bring_query(0, pace=1.0)
+        with self.beat(dot):
+            self.write_dot(pace=1.0)
+        with self.beat(scaled):
+            self.write_scaled(pace=1.0)
+            self.wait(1.2)
+        with self.beat(stored):
+            self.store_score(0, pace=1.0)
+
+    def other_keys(self) -> None:
+        self.next_slide(notes=other_keys_notes(self.art))
+        for index, said in enumerate(other_keys_said(self.art), start=1):
+            pace = (1.0, 0.7, 0.45)[min(index, 2)]
+            with self.beat(said):
+                self.bring_query(index, pace)
+                self.write_dot(pace)
+                self.write_scaled(pace)
+                self.store_score(index, pace)
+
+    def summary(self) -> None:
+        art = self.art
+        self.next_slide(notes=summary_notes(art))
+        row_said, closing = summary_said(art)
+        summary = self.summary_formula().move_to(self.work)
+        box = SurroundingRectangle(self.row.entries, buff=0.12, color=theme.highlight())
+        with self.beat(row_said):
+            self.play(roll(self.work, summary), Create(box), FadeOut(self.slider), run_time=1.0)
+            self.wait(1.0)
+        # The caption's claim is shown, not asserted: this query's scores are all >= 0, so another query of
+        # the walkthrough (from the data) shows negative ones.
+        negative = negative_scores(art)
+        with self.beat(closing):
+            if negative is not None:
+                line = self.negative_line(*negative).next_to(summary, DOWN, buff=0.45)
+                self.play(FadeIn(line, shift=0.2 * UP), run_time=0.8)
+                self.say("scores, not yet probabilities: another query gives negative ones", size=CAPTION_SIZE)
+            else:
+                self.say("scores, not yet probabilities: a softmax turns them into weights", size=CAPTION_SIZE)
+            self.wait(0.8)
+
+    # --- drawing ---------------------------------------------------------------------------------------
+
+    def operand_tables(self, equation: MathTex) -> VGroup:
+        """Q and K^T side by side under the formula (K^T's wide columns leave room for q beside each key)."""
+        Q, K = self.art["Q"], self.art["K"]
+        big = dict(entry_size=theme.BODY_SIZE, label_size=theme.LABEL_SIZE, cell_height=0.62)
+        self.query = MatrixTable(
+            Q,
+            row_labels=["q"],
+            row_label_colours=[theme.query_colour()],
+            col_title="Q",
+            fmt=number_format(0),
+            cell_width=0.7,
+            **big,
+        )
+        self.keys_t = MatrixTable(
+            K.T,
+            col_labels=self.labels,
+            col_label_colours=self.colours,
+            col_title=r"$K^\top$ (columns = keys)",
+            fmt=number_format(0),
+            cell_width=1.25,
+            **big,
+        )
+        self.query.col_title.set_color(theme.query_colour())
+        self.keys_t.col_title.set_color(theme.key_colour())
+        return (
+            VGroup(self.query, self.keys_t)
+            .arrange(RIGHT, buff=0.6, aligned_edge=DOWN)
+            .next_to(equation, DOWN, buff=0.45)
+            .to_edge(LEFT, buff=0.5)
+        )
+
+    def score_row(self, operands: VGroup) -> MatrixTable:
+        """The row of S, empty, right of the operands."""
+        big = dict(entry_size=theme.BODY_SIZE, label_size=theme.LABEL_SIZE, cell_height=0.62)
+        row = MatrixTable(
+            np.full((1, len(self.labels)), np.nan),
+            row_labels=["q"],
+            row_label_colours=[theme.query_colour()],
+            col_labels=self.labels,
+            col_label_colours=self.colours,
+            col_title="S (scaled scores)",
+            cell_width=1.6,
+            **big,
+        )
+        row.entries.set_opacity(0)
+        row.next_to(operands, RIGHT, buff=0.7).align_to(self.keys_t.cells, DOWN)
+        return row
+
+    def bring_query(self, index: int, pace: float) -> None:
+        """q's column moves beside key column `index` (boxed), the multiplication dots between the pairs.
+        `pace` < 1 runs it faster (the first key slowly, then quicker)."""
+        keys_t, size = self.keys_t, theme.BODY_SIZE + 12
+        query = self.art["Q"][0]
+        # q's i-th entry sits left of the key's i-th entry, in the left part of the wide cell.
+        places = [keys_t.cell(r, index).get_center() + 0.36 * keys_t.cell_width * LEFT for r in range(len(query))]
+        # A multiplication dot between each pair, so "1 1" reads as 1 times 1.
+        times = VGroup(
+            *[
+                MathTex(r"\cdot", font_size=size, color=theme.muted()).move_to(
+                    (place + keys_t.cell(r, index).get_center()) / 2
+                )
+                for r, place in enumerate(places)
+            ]
+        )
+        self.column = VGroup(keys_t.column_box(index, self.colours[index]), times)
+        if hasattr(self, "work"):
+            self.play(FadeOut(self.work), run_time=0.3 * pace)
+        if index == 0:  # q leaves its row and stands up beside the first key column
+            moves = [entry.animate.move_to(place) for entry, place in zip(self.slider, places)]
+            self.add(self.slider)
+            self.play(LaggedStart(*moves, lag_ratio=0.15), Create(self.column), run_time=1.2)
+        else:
+            self.play(
+                *[entry.animate.move_to(place) for entry, place in zip(self.slider, places)],
+                Create(self.column),
+                run_time=0.7 * pace,
+            )
+        self.entry_index = index
+
+    def write_dot(self, pace: float) -> None:
+        """q·k_X = q1·k1 + q2·k2 = raw, written under the tables."""
+        index = self.entry_index
+        query, key, raw = self.art["Q"][0], self.art["K"][index], self.art["raw_scores"][0, index]
+        terms = " + ".join(rf"{q:g}\cdot{k:g}" for q, k in zip(query, key))
+        label = rf"q\cdot k_{{{self.labels[index]}}}"
+        dot = MathTex(label, "=", terms, "=", f"{raw:g}", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
+        dot[0].set_color(self.colours[index])
+        self.scaled = self.scaled_formula(index)
+        VGroup(dot, self.scaled).arrange(RIGHT, buff=0.8).move_to(1.55 * DOWN)
+        self.play(Write(dot), run_time=1.0 * pace)
+        self.work = VGroup(dot, self.scaled)
+
+    def scaled_formula(self, index: int) -> MathTex:
+        raw, score, d_k = self.art["raw_scores"][0, index], self.art["scores"][0, index], int(self.art["d_k"])
+        fraction = rf"\frac{{{raw:g}}}{{\sqrt{{{d_k}}}}}"
+        scaled = MathTex(fraction, "=", f"{score:.4f}", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
+        scaled[2].set_color(self.colours[index])
+        return scaled
+
+    def write_scaled(self, pace: float) -> None:
+        self.play(Write(self.scaled), run_time=0.8 * pace)
+
+    def store_score(self, index: int, pace: float) -> None:
+        """The computed number travels into its cell of S (moved, not morphed), where the table's entry takes
+        over; the column box goes."""
+        target = self.row.entry_target(0, index, float(self.art["scores"][0, index]), self.colours[index])
+        travelling = self.scaled[2].copy()
+        self.play(travelling.animate.scale_to_fit_height(target.height).move_to(target), run_time=0.8 * pace)
+        self.row.entries[index].become(target)
+        self.remove(travelling)
+        self.add(self.row)
+        self.play(FadeOut(self.column), run_time=0.3 * pace)
+
+    def summary_formula(self) -> MathTex:
+        """S = 1/sqrt(d) [raw] = [scores], the scores highlighted."""
+        raw, scores, d_k = self.art["raw_scores"][0], self.art["scores"][0], int(self.art["d_k"])
+        summary = MathTex(
+            r"S = \frac{1}{\sqrt{" + f"{d_k}" + "}}",
+            rf"\left[{', '.join(f'{r:g}' for r in raw)}\right]",
+            "=",
+            rf"\left[{', '.join(f'{s:.4f}' for s in scores)}\right]",
+            font_size=theme.BODY_SIZE + 12,
+            color=theme.foreground(),
+        )
+        summary[3].set_color(theme.highlight())
+        return summary
+
+    @staticmethod
+    def negative_line(query: np.ndarray, query_scores: np.ndarray) -> MathTex:
+        entries = ", ".join(f"{v:.4f}" for v in query_scores)
+        return MathTex(
+            rf"q = {fmt_g(query)}:\quad S = \left[{entries}\right]",
+            font_size=theme.tex_size(theme.LABEL_SIZE),
+            color=theme.muted(),
+        )

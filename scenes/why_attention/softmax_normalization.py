@@ -1,0 +1,240 @@
+"""SoftmaxNormalization (seed 003, cells 11-13): the score bars go through subtract-the-max, exponentiate and
+divide-by-the-sum, the formula of each step beside them: a row of weights that sums to 1, with no key at 0."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, Indicate, MathTex, SurroundingRectangle, Text, VGroup
+
+from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_row, key_labels
+from seqanim.contract import Artifact
+from seqanim.kit import theme
+from seqanim.kit.bars import Bars
+from seqanim.kit.motion import roll
+from seqanim.spoken import listing, number
+
+# --- the words -----------------------------------------------------------------------------------------
+
+
+def _spoken(value: float) -> str:
+    return number(float(value), 2)
+
+
+def _by_value(labels: list[str], values: np.ndarray) -> list[tuple[str, list[str]]]:
+    """The values as heard, each with the keys that have it, largest first: [("zero point four", ["A", "C"])]."""
+    groups: dict[str, list[str]] = {}
+    for index in np.argsort(-values, kind="stable"):
+        groups.setdefault(_spoken(values[index]), []).append(labels[index])
+    return list(groups.items())
+
+
+def start_notes(art: Artifact) -> str:
+    return (
+        f"Softmax turns the score row {fmt_row(art['scores'][0])} into weights in three steps: "
+        "subtract the row maximum, exponentiate, divide by the row sum. "
+        "Each query row must sum to 1 over the available keys."
+    )
+
+
+def start_said(art: Artifact) -> tuple[str, ...]:
+    labels, scores = key_labels(art), art["scores"][0]
+    top = [labels[i] for i in range(len(scores)) if np.isclose(scores[i], scores.max())]
+    return (
+        "Softmax turns scores into weights, in three steps.",
+        f"The bars are the scores; the highest, {_spoken(scores.max())}, belongs to {listing(top)}.",
+    )
+
+
+def shift_notes(art: Artifact) -> str:
+    scores, shifted = art["scores"][0], art["shifted"][0]
+    return (
+        f"Step 1, subtract the row maximum {scores.max():.4f}: the row becomes {fmt_row(shifted)}. "
+        "Subtracting a shared constant changes no probability: "
+        f"softmax of either row is {fmt_row(art['weights_from_shifted'][0])}. It only keeps exp from overflowing."
+    )
+
+
+def shift_said(art: Artifact) -> tuple[str, ...]:
+    shifted = _by_value(key_labels(art), art["shifted"][0])
+    moves = [f"{listing(names)} to {value}" for value, names in shifted]
+    return (
+        "Step one: subtract the largest score from every score.",
+        f"The bars move down: {listing(moves)}.",
+        "Shifting every score alike changes no weight; it only keeps the exponentials small.",
+    )
+
+
+def exponentiate_notes(art: Artifact) -> str:
+    exp, exp_sum = art["exp"][0], float(art["exp_sum"][0])
+    return f"Step 2, exponentiate: {fmt_row(exp)}. Every entry is now positive; the row sum is {exp_sum:.4f}."
+
+
+def exponentiate_said(art: Artifact) -> tuple[str, ...]:
+    return (
+        "Step two: raise e to the power of each shifted score.",
+        f"Every bar is now positive, and together they add up to {_spoken(art['exp_sum'][0])}.",
+    )
+
+
+def divide_notes(art: Artifact) -> str:
+    labels, scores, weights = key_labels(art), art["scores"][0], art["weights"][0]
+    exp_sum, lowest = float(art["exp_sum"][0]), int(np.argmin(scores))
+    return (
+        f"Step 3, divide by the sum {exp_sum:.4f}. "
+        f"Checkpoint: the weights are approximately {fmt_row(weights)}, sum {weights.sum():.4f}. "
+        f"{labels[lowest]} still has positive weight {weights[lowest]:.4f} even though its score is "
+        f"{scores[lowest]:.4f}, the lowest: softmax never gives exactly zero to an allowed key."
+    )
+
+
+def divide_said(art: Artifact) -> tuple[str, ...]:
+    labels, scores, weights = key_labels(art), art["scores"][0], art["weights"][0]
+    shares = [f"{value} on {listing(names)}" for value, names in _by_value(labels, weights)]
+    lowest = labels[int(np.argmin(scores))]
+    return (
+        "Step three: divide every bar by that sum.",
+        f"The weights: {listing(shares)}. Together they make {_spoken(weights.sum())}.",
+        f"{lowest} had the lowest score, yet keeps a positive weight: softmax never gives exactly zero.",
+    )
+
+
+# --- the scene -------------------------------------------------------------------------------------------
+
+
+class SoftmaxNormalization(WhyAttentionSlide):
+    """Score bars through subtract-the-max, exponentiate, divide by the sum: a row of weights that sums to 1."""
+
+    data = ("qkv_walkthrough",)
+
+    def construct(self) -> None:
+        self.start()
+        self.shift()
+        self.exponentiate()
+        self.divide()
+
+    def start(self) -> None:
+        art = self.art
+        self.next_slide(notes=start_notes(art))
+        steps_said, bars_said = start_said(art)
+        heading = self.heading("Softmax: scores become weights")
+        self.bars = self.score_bars()
+        self.bars_caption = theme.text("scores s", theme.LABEL_SIZE, theme.muted())
+        self.bars_caption.next_to(self.bars.labels, DOWN, buff=0.2)
+        with self.beat(steps_said):
+            self.title(heading, along=[FadeIn(self.bars), FadeIn(self.bars_caption)], run_time=0.8)
+            self.wait(0.6)
+        self.steps = self.step_lines().to_edge(RIGHT, buff=0.6).shift(0.2 * DOWN)
+        with self.beat(bars_said):
+            self.play(FadeIn(self.steps[0]), run_time=0.6)
+            self.wait(1.0)
+
+    def shift(self) -> None:
+        art = self.art
+        self.next_slide(notes=shift_notes(art))
+        subtract, bars_said, same = shift_said(art)
+        with self.beat(subtract):
+            self.advance(1, "s \u2212 max s")
+        with self.beat(bars_said):
+            self.play(self.bars.morph(art["shifted"][0]), run_time=1.4)
+            self.wait(1.2)
+        with self.beat(same):
+            self.play(FadeIn(self.steps[2], shift=0.2 * UP), run_time=0.6)
+            self.wait(1.0)
+
+    def exponentiate(self) -> None:
+        art = self.art
+        self.next_slide(notes=exponentiate_notes(art))
+        step, bars_said = exponentiate_said(art)
+        with self.beat(step):
+            self.advance(3, "exp(s \u2212 max s)")
+            self.wait(0.5)
+        with self.beat(bars_said):
+            self.play(self.bars.morph(art["exp"][0]), run_time=1.4)
+            self.wait(0.5)
+
+    def divide(self) -> None:
+        art = self.art
+        scores, weights = art["scores"][0], art["weights"][0]
+        lowest = int(np.argmin(scores))  # the lowest-scoring key still keeps some weight
+        self.next_slide(notes=divide_notes(art))
+        step, bars_said, never_zero = divide_said(art)
+        with self.beat(step):
+            self.advance(4, "weights w")
+        with self.beat(bars_said):
+            self.play(self.bars.morph(weights), run_time=1.4)
+            self.wait(1.2)
+        bars = self.bars
+        box = SurroundingRectangle(
+            VGroup(bars.bars[lowest], bars.readouts[lowest], bars.labels[lowest]), buff=0.1, color=theme.highlight()
+        )
+        with self.beat(never_zero):
+            self.play(Create(box), run_time=0.6)
+            self.say(self.lowest_caption(lowest), colour=theme.caption_colour(), size=CAPTION_SIZE)
+            self.wait(0.8)
+
+    def lowest_caption(self, lowest: int) -> str:
+        score, weight = self.art["scores"][0, lowest], self.art["weights"][0, lowest]
+        return f"{self.labels[lowest]}: score {score:.4f}, yet weight {weight:.4f} > 0"
+
+    # --- drawing ---------------------------------------------------------------------------------------
+
+    def score_bars(self) -> Bars:
+        """The score row as bars, on a scale that fits every later step (weights of 1 above, the shifted
+        row below), left of the step formulas and clear of them."""
+        scores, shifted = self.art["scores"][0], self.art["shifted"][0]
+        bars = Bars(
+            scores,
+            self.labels,
+            max_value=1.0,
+            height=2.6,
+            colours=self.colours,
+            min_value=float(min(shifted.min(), 0.0)),
+            bar_width=0.95,
+            spacing=0.55,
+            value_size=theme.tex_size(theme.LABEL_SIZE),
+        )
+        bars.to_edge(LEFT, buff=0.6)
+        bars.shift((-0.1 - bars.baseline.get_y()) * UP)  # room above for bars of 1, below for the shifted row
+        return bars
+
+    def step_lines(self) -> VGroup:
+        art = self.art
+        scores, shifted, exp, weights = art["scores"][0], art["shifted"][0], art["exp"][0], art["weights"][0]
+        exp_sum = float(art["exp_sum"][0])
+
+        def row(values: np.ndarray) -> str:
+            return r"\left[" + ", ".join(f"{v:.4f}" for v in values) + r"\right]"
+
+        size = theme.tex_size(theme.SMALL_SIZE)
+        lines = VGroup(
+            MathTex(r"s = ", row(scores), font_size=size),
+            MathTex(r"s - \max s = ", row(shifted), font_size=size),
+            MathTex(r"\operatorname{softmax}(s) = \operatorname{softmax}(s - \max s)", font_size=size),
+            MathTex(r"e^{\,s - \max s} = ", row(exp), rf"\quad \Sigma = {exp_sum:.4f}", font_size=size),
+            MathTex(
+                r"w = \frac{e^{\,s - \max s}}{\Sigma} = ",
+                row(weights),
+                rf"\quad \Sigma w = {weights.sum():.4f}",
+                font_size=size,
+            ),
+        )
+        lines.set_color(theme.foreground())
+        lines[2].set_color(theme.muted())
+        lines.arrange(DOWN, aligned_edge=LEFT, buff=0.42)
+        lines[2].shift(0.2 * UP + 0.3 * RIGHT)
+        return lines
+
+    def advance(self, index: int, caption: str) -> None:
+        """Dim the steps done, reveal the next one, and retitle the bars."""
+        steps = self.steps
+        done = [steps[i] for i in range(index) if i != 2]
+        new_caption: Text = theme.text(caption, theme.LABEL_SIZE, theme.muted()).move_to(self.bars_caption)
+        self.play(
+            *[line.animate.set_opacity(0.45) for line in done],
+            FadeIn(steps[index], shift=0.2 * UP),
+            roll(self.bars_caption, new_caption),
+            run_time=0.7,
+        )
+        formula = steps[index][1] if len(steps[index]) > 1 else steps[index]
+        self.play(Indicate(formula, color=theme.highlight(), scale_factor=1.05), run_time=0.6)
+        self.bars_caption = new_caption

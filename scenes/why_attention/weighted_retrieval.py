@@ -1,0 +1,220 @@
+"""WeightedRetrieval (seed 003, cells 14-16): C = AV. Every value arrow is scaled by its weight and the pieces
+add up tip to tail into the context; no argmax picks one value."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, GrowArrow, LaggedStart, MathTex, VGroup, Write
+
+from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
+from seqanim.contract import Artifact
+from seqanim.kit import theme
+from seqanim.kit.formula import CONTEXT, formula
+from seqanim.kit.vectors import VectorDiagram
+from seqanim.spoken import count, number
+
+# --- the words -----------------------------------------------------------------------------------------
+
+
+def values_notes(art: Artifact) -> str:
+    V, weights, labels = art["V"], art["weights"][0], key_labels(art)
+    return (
+        f"The output is weights @ V. The weights {fmt_row(weights)} scale the values "
+        f"{', '.join(f'v_{label} = {fmt_g(v)}' for label, v in zip(labels, V))}; "
+        "each output coordinate combines the same weights with that coordinate of every value."
+    )
+
+
+def values_said(art: Artifact) -> tuple[str, ...]:
+    return (
+        "The output of attention is a weighted sum of the values.",
+        f"The {count(len(art['V']), 'value')} appear as faint arrows in their own plane.",
+    )
+
+
+def chain_notes(art: Artifact) -> str:
+    contributions, labels = art["contributions"], key_labels(art)
+    pieces = "; ".join(f"w_{label} v_{label} = {fmt_row(c)}" for label, c in zip(labels, contributions))
+    return (
+        f"Each value shrinks to w_i v_i and joins the chain tip to tail: {pieces}. "
+        "There is no argmax selection: every value contributes."
+    )
+
+
+def chain_said(art: Artifact) -> tuple[str, ...]:
+    """One beat per value, in order."""
+    weights, contributions, labels = art["weights"][0], art["contributions"], key_labels(art)
+    said, started = [], False
+    for label, weight, contribution in zip(labels, weights, contributions):
+        if np.linalg.norm(contribution) < 1e-9:
+            said.append(f"{label}'s weight times its value adds nothing.")
+        elif not started:
+            said.append(f"{label}'s value shrinks to {number(float(weight), 2)} of its length and starts the chain.")
+            started = True
+        else:
+            said.append(f"{label}'s value, scaled by {number(float(weight), 2)}, joins tip to tail.")
+    return tuple(said)
+
+
+def context_notes(art: Artifact) -> str:
+    contributions, labels, context = art["contributions"], key_labels(art), art["context"][0]
+
+    def sources(axis: int) -> tuple[str, str]:
+        used = [(label, c[axis]) for label, c in zip(labels, contributions) if abs(c[axis]) > 1e-9]
+        return " and ".join(label for label, _ in used), " + ".join(f"{value:.4f}" for _, value in used)
+
+    first, second = sources(0), sources(1)
+    return (
+        f"Checkpoint: the context is approximately {fmt_row(context)}. "
+        f"Coordinate 1 comes from {first[0]} ({first[1]}); coordinate 2 from {second[0]} ({second[1]})."
+    )
+
+
+def context_said(art: Artifact) -> tuple[str, ...]:
+    context = art["context"][0]
+    return (
+        f"The chain ends at the context, about {number(float(context[0]), 1)} across "
+        f"and {number(float(context[1]), 1)} up.",
+        "No single value is picked: every value contributes to the context.",
+    )
+
+
+# --- the scene -------------------------------------------------------------------------------------------
+
+
+class WeightedRetrieval(WhyAttentionSlide):
+    """C = AV: every value is scaled by its weight and the pieces add up tip to tail. No argmax."""
+
+    data = ("qkv_walkthrough",)
+
+    def construct(self) -> None:
+        self.values()
+        self.chain()
+        self.context()
+
+    def values(self) -> None:
+        art = self.art
+        self.next_slide(notes=values_notes(art))
+        sum_said, arrows_said = values_said(art)
+        heading = self.heading("Retrieve: a weighted sum of values")
+        self.equation = formula(CONTEXT, size=theme.BODY_SIZE + 8).to_edge(LEFT, buff=0.9).shift(1.9 * UP)
+        self.diagram = self.value_plane(art["V"])
+        self.value_arrows = VGroup(
+            *[self.diagram.arrow(v, c, stroke_width=3).set_opacity(0.35) for v, c in zip(art["V"], self.colours)]
+        )
+        with self.beat(sum_said):
+            self.title(heading, along=[Write(self.equation), Create(self.diagram)], run_time=1.0)
+            self.wait(0.5)
+        with self.beat(arrows_said):
+            self.play(
+                LaggedStart(*[GrowArrow(a) for a in self.value_arrows], lag_ratio=0.3),
+                FadeIn(self.value_labels()),
+                run_time=1.2,
+            )
+            self.wait(0.6)
+
+    def chain(self) -> None:
+        art = self.art
+        self.next_slide(notes=chain_notes(art))
+        self.lines, self.total = self.sum_lines()
+        self.tip, self.pieces = np.zeros(2), VGroup()
+        for index, said in enumerate(chain_said(art)):
+            with self.beat(said):
+                self.add_piece(index)
+
+    def context(self) -> None:
+        art = self.art
+        self.next_slide(notes=context_notes(art))
+        ends, every = context_said(art)
+        context = art["context"][0]
+        result = self.diagram.arrow(context, theme.highlight(), stroke_width=7)
+        result_label = theme.text(f"c = {fmt_row(context)}", theme.LABEL_SIZE, theme.highlight()).next_to(
+            result.get_end(), UP, buff=0.2
+        )
+        result_label.shift(min(0.0, self.diagram.get_right()[0] - result_label.get_right()[0]) * RIGHT)
+        self.pieces.set_z_index(2)  # the chain stays on top of the sum it builds
+        with self.beat(ends):
+            self.play(FadeIn(self.total, shift=0.2 * RIGHT), GrowArrow(result), run_time=1.2)
+            self.wait(0.5)
+        with self.beat(every):
+            self.play(FadeIn(result_label), run_time=0.5)
+            caption = "no argmax: every value contributes to the context"
+            self.say(caption, colour=theme.caption_colour(), size=CAPTION_SIZE)
+            self.wait(1.0)
+
+    # --- drawing ---------------------------------------------------------------------------------------
+
+    def value_plane(self, V: np.ndarray) -> VectorDiagram:
+        top = float(np.ceil(max(V.max(), 1.0))) + 1.5
+        low = min(-1.0, float(V.min()) - 1.0)
+        diagram = VectorDiagram((low, top, 2), (low, top, 2), width=4.9)
+        diagram.to_edge(RIGHT, buff=0.8).shift(0.25 * DOWN)
+        diagram.add(theme.text("value dim 1", theme.SMALL_SIZE, theme.muted()).next_to(diagram, DOWN, buff=0.08))
+        diagram.add(
+            theme.text("value dim 2", theme.SMALL_SIZE, theme.muted())
+            .rotate(np.pi / 2)
+            .next_to(diagram, LEFT, buff=0.08)
+        )
+        return diagram
+
+    def value_labels(self) -> VGroup:
+        return VGroup(
+            *[
+                theme.text(f"v_{label}", theme.LABEL_SIZE, c).next_to(
+                    self.diagram.to_point(v), UP if v[1] >= v[0] else RIGHT, buff=0.1
+                )
+                for v, c, label in zip(self.art["V"], self.colours, self.labels)
+            ]
+        )
+
+    def sum_lines(self) -> tuple[VGroup, MathTex]:
+        """w_X v_X = w × v = [..] per value, and their sum c, under the formula (not yet shown)."""
+        V, weights, contributions, context = (
+            self.art["V"],
+            self.art["weights"][0],
+            self.art["contributions"],
+            self.art["context"][0],
+        )
+        lines = VGroup(
+            *[
+                MathTex(
+                    rf"w_{{{label}}}\,v_{{{label}}} = {w:.4f}\times{fmt_g(v)} = ",
+                    rf"[{c[0]:.4f}, {c[1]:.4f}]",
+                    font_size=theme.tex_size(theme.SMALL_SIZE),
+                )
+                for label, w, v, c in zip(self.labels, weights, V, contributions)
+            ]
+        )
+        for line, colour in zip(lines, self.colours):
+            line.set_color(colour)
+        total = MathTex(
+            r"c = \sum_i w_i v_i = ",
+            rf"[{context[0]:.4f}, {context[1]:.4f}]",
+            font_size=theme.BODY_SIZE + 6,
+            color=theme.highlight(),
+        )
+        VGroup(*lines, total).arrange(DOWN, aligned_edge=LEFT, buff=0.32).next_to(
+            self.equation, DOWN, buff=0.5
+        ).align_to(self.equation, LEFT)
+        total.shift(0.15 * DOWN)
+        return lines, total
+
+    def add_piece(self, index: int) -> None:
+        """Value `index` shrinks to w_i v_i beside its line of the sum, then joins the chain tip to tail."""
+        contribution, colour = self.art["contributions"][index], self.colours[index]
+        if np.linalg.norm(contribution) < 1e-9:
+            self.play(FadeIn(self.lines[index]), run_time=0.5)
+            return
+        piece = self.value_arrows[index].copy().set_opacity(1)
+        self.play(
+            FadeIn(self.lines[index], shift=0.2 * RIGHT),
+            piece.animate.become(self.diagram.arrow(contribution, colour, stroke_width=5)),
+            run_time=1.0,
+        )
+        tip = self.tip
+        self.play(
+            piece.animate.become(self.diagram.arrow(tip + contribution, colour, start=tip, stroke_width=5)),
+            run_time=0.9,
+        )
+        self.pieces.add(piece)
+        self.tip = tip + contribution

@@ -1,0 +1,343 @@
+"""WhatAttentionExplains (seed 003, cells 29-31, then 26-28): two interventions on weights x values = context.
+Change one value (the weights stay, the output moves); remove a key (the rest renormalise). Then PyTorch's
+scaled_dot_product_attention checks the arithmetic, and the scene ends on what an attention plot supports."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, MathTex, SurroundingRectangle, VGroup
+
+from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
+from seqanim.contract import Artifact
+from seqanim.kit import theme
+from seqanim.kit.matrix import MatrixTable, number_format
+from seqanim.spoken import listing, number
+
+# --- the words -----------------------------------------------------------------------------------------
+
+
+def changed_index(art: Artifact) -> int:
+    return int(np.flatnonzero(np.any(art["changed_V"] != art["V"], axis=1))[0])
+
+
+def removed_keys(art: Artifact) -> list[int]:
+    allowed = art["removed_allowed"]
+    return [i for i in range(allowed.shape[1]) if not allowed[0, i]]
+
+
+def _pair(values: np.ndarray, decimals: int = 0) -> str:
+    return ", ".join(number(float(v), decimals) for v in values)
+
+
+def _within(difference: float) -> str:
+    """A tiny difference as a bound a listener can hold: "a millionth"."""
+    for bound, name in ((1e-9, "a billionth"), (1e-6, "a millionth"), (1e-3, "a thousandth")):
+        if difference < bound:
+            return name
+    return number(difference, 2)
+
+
+def layout_notes(art: Artifact) -> str:
+    return (
+        "Weights describe a computation; causal importance needs an intervention. "
+        f"Hold Q and K fixed: weights {fmt_row(art['weights'][0])}, context {fmt_row(art['context'][0])}."
+    )
+
+
+def layout_said(art: Artifact) -> tuple[str, ...]:
+    return ("Weights times values give the context, with the query and the keys held fixed.",)
+
+
+def change_notes(art: Artifact) -> str:
+    index = changed_index(art)
+    same = bool(np.array_equal(art["changed_weights"], art["weights"]))
+    return (
+        f"Intervention 1: change only v_{key_labels(art)[index]} to {fmt_g(art['changed_V'][index])}. "
+        f"The weights stay {fmt_row(art['changed_weights'][0])} ({'identical' if same else 'changed'}), "
+        f"yet the context moves from {fmt_row(art['context'][0])} to {fmt_row(art['changed_context'][0])}. "
+        "Practice 3: a very large value can change the output greatly with no change to the attention weights."
+    )
+
+
+def change_said(art: Artifact) -> tuple[str, ...]:
+    index = changed_index(art)
+    same = bool(np.array_equal(art["changed_weights"], art["weights"]))
+    return (
+        f"First intervention: change only {key_labels(art)[index]}'s value, to {_pair(art['changed_V'][index])}.",
+        "The weights stay exactly the same." if same else "The weights change too.",
+        f"Yet the context jumps from about {_pair(art['context'][0])} to about {_pair(art['changed_context'][0])}.",
+    )
+
+
+def remove_notes(art: Artifact) -> str:
+    labels, removed = key_labels(art), removed_keys(art)
+    return (
+        f"Intervention 2: restore V and remove memory {', '.join(labels[i] for i in removed)} by "
+        f"masking it. Normalisation changes too: the remaining weights renormalise to "
+        f"{fmt_row(art['removed_weights'][0])} and the context becomes {fmt_row(art['removed_context'][0])}. "
+        "Removing an item is not the same as reading its weight off the plot."
+    )
+
+
+def remove_said(art: Artifact) -> tuple[str, ...]:
+    labels, removed, weights = key_labels(art), removed_keys(art), art["removed_weights"][0]
+    kept = [i for i in range(len(weights)) if i not in removed]
+    shares = sorted({number(float(weights[i]), 2) for i in kept})
+    each = f"{shares[0]} each" if len(shares) == 1 else listing([number(float(weights[i]), 2) for i in kept])
+    return (
+        "Second intervention: first restore the original values.",
+        f"Then remove item {listing([labels[i] for i in removed])} by masking its key.",
+        f"The remaining weights renormalise: {listing([labels[i] for i in kept])} now get {each}.",
+        f"The context becomes {_pair(art['removed_context'][0])}. "
+        "Removing an item is not the same as reading its weight off the plot.",
+    )
+
+
+def parity_notes(art: Artifact) -> str:
+    diff, masked_diff = art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"]
+    return (
+        "Verify the same calculation with PyTorch: "
+        "F.scaled_dot_product_attention(q, k, v, dropout_p=0.0) in float32 gives "
+        f"{fmt_row(art['sdpa_context'][0])} against NumPy's {fmt_row(art['context'][0])}: "
+        f"max abs difference {diff:.2e}. "
+        "With the combined causal+padding Boolean mask (True = allowed in SDPA) "
+        f"the difference is {masked_diff:.2e}. "
+        "Other PyTorch APIs use other mask conventions: read the API you call. "
+        "This is an implementation check, not evidence that attention learned language."
+    )
+
+
+def parity_said(art: Artifact) -> tuple[str, ...]:
+    worst = max(art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"])
+    return (
+        "Now an implementation check: the same calculation in PyTorch.",
+        f"Its built-in attention agrees with ours to within {_within(worst)}, with and without the masks.",
+        "That checks the code; it is no evidence that attention learned language.",
+    )
+
+
+def closing_notes(art: Artifact) -> str:
+    return (
+        "State exactly what the heatmap supports: where the chosen computation routes information "
+        f"(here weights {fmt_row(art['weights'][0])}). "
+        "It does not prove why a real-world outcome occurred; "
+        "causal claims need interventions like the two before the check."
+    )
+
+
+def closing_said(art: Artifact) -> tuple[str, ...]:
+    return (
+        "So attention weights show routing: where this computation sends information.",
+        "They are not causal importance: that takes an intervention, like changing a value or removing a key.",
+    )
+
+
+# --- the scene -------------------------------------------------------------------------------------------
+
+
+class WhatAttentionExplains(WhyAttentionSlide):
+    """Interventions: change one value (weights fixed, output moves); remove a key (the rest renormalise).
+    SDPA parity."""
+
+    data = ("qkv_walkthrough",)
+
+    def construct(self) -> None:
+        self.layout()
+        self.change_value()
+        self.remove_key()
+        self.parity()
+        self.closing()  # the scene ends on its claim
+
+    def layout(self) -> None:
+        art = self.art
+        self.next_slide(notes=layout_notes(art))
+        (said,) = layout_said(art)
+        heading = self.heading("What an attention plot can explain")
+        self.equation = self.product_tables()
+        with self.beat(said):
+            self.title(heading, along=[FadeIn(self.equation)], run_time=1.0)
+            self.wait(1.5)
+
+    def change_value(self) -> None:
+        art = self.art
+        w_table, v_table, c_table = self.tables
+        index = changed_index(art)
+        same = bool(np.array_equal(art["changed_weights"], art["weights"]))
+        self.next_slide(notes=change_notes(art))
+        change, weights_said, context_said = change_said(art)
+        highlighted = {(index, c): theme.highlight() for c in range(art["V"].shape[1])}
+        with self.beat(change):
+            self.play(
+                v_table.transform_entries(art["changed_V"], highlighted), Create(v_table.row_box(index)), run_time=1.0
+            )
+            self.wait(0.8)
+        verdict = theme.text("unchanged" if same else "changed", theme.LABEL_SIZE, theme.value_colour()).next_to(
+            w_table, DOWN, buff=0.3
+        )
+        with self.beat(weights_said):
+            self.play(Create(w_table.row_box(0, theme.value_colour())), FadeIn(verdict), run_time=0.7)
+            self.wait(0.5)
+        both = {(0, 0): theme.highlight(), (0, 1): theme.highlight()}
+        with self.beat(context_said):
+            self.play(c_table.count_entries(art["changed_context"], both), run_time=1.4)
+            self.say(self.change_caption(), colour=theme.caption_colour(), size=CAPTION_SIZE)
+            self.wait(0.8)
+        self.intervention_marks = VGroup(verdict, *[m for m in self.mobjects if isinstance(m, SurroundingRectangle)])
+
+    def remove_key(self) -> None:
+        art = self.art
+        w_table, v_table, c_table = self.tables
+        removed, rw = removed_keys(art), art["removed_weights"][0]
+        self.next_slide(notes=remove_notes(art))
+        restore, remove, renormalise, context_said = remove_said(art)
+        with self.beat(restore):
+            self.play(
+                FadeOut(self.intervention_marks),
+                v_table.transform_entries(art["V"]),
+                c_table.count_entries(art["context"]),
+                run_time=1.0,
+            )
+        crosses = VGroup(
+            *[v_table.row_box(i, theme.blocked_colour()) for i in removed],
+            *[w_table.cell_box(0, i, theme.blocked_colour()) for i in removed],
+        )
+        with self.beat(remove):
+            self.play(
+                Create(crosses), *[v_table.row_entries(i).animate.set_opacity(0.3) for i in removed], run_time=0.7
+            )
+            self.wait(0.5)
+        self.marks = crosses
+        kept = {(0, i): theme.highlight() for i in range(len(rw)) if i not in removed}
+        with self.beat(renormalise):
+            self.play(w_table.count_entries(art["removed_weights"], kept), run_time=1.2)
+            self.wait(0.6)
+        both = {(0, 0): theme.highlight(), (0, 1): theme.highlight()}
+        with self.beat(context_said):
+            self.play(c_table.count_entries(art["removed_context"], both), run_time=1.2)
+            self.say(self.remove_caption(), colour=theme.caption_colour(), size=CAPTION_SIZE)
+            self.wait(1.0)
+
+    def parity(self) -> None:
+        art = self.art
+        self.next_slide(notes=parity_notes(art))
+        check, agrees, not_evidence = parity_said(art)
+        header, rows = self.parity_table()
+        with self.beat(check):
+            self.play(FadeOut(self.equation), FadeOut(self.marks), FadeOut(self._caption), run_time=0.6)
+            self._caption = None
+            self.play(FadeIn(header), run_time=0.6)
+        with self.beat(agrees):
+            self.play(LaggedStart(*[FadeIn(r, shift=0.2 * UP) for r in rows], lag_ratio=0.3), run_time=1.5)
+            self.wait(0.5)
+        with self.beat(not_evidence):
+            self.say(
+                "an implementation check, not evidence that attention learned language",
+                colour=theme.muted(),
+                size=CAPTION_SIZE,
+            )
+            self.wait(1.0)
+        self.check = VGroup(header, rows)
+
+    def closing(self) -> None:
+        art = self.art
+        self.next_slide(notes=closing_notes(art))
+        routing, causal = closing_said(art)
+        # The claim the scene ends on, large, in the middle of the frame: nothing else stays on screen.
+        first = theme.text("Attention weights show routing:", theme.BODY_SIZE + 8, theme.foreground(), weight="BOLD")
+        second = theme.text("where this computation sends information.", theme.BODY_SIZE + 2, theme.foreground())
+        third = theme.text("They are not causal importance:", theme.BODY_SIZE + 8, theme.highlight(), weight="BOLD")
+        fourth = theme.text(
+            "that takes an intervention (change a value, remove a key).", theme.BODY_SIZE + 2, theme.foreground()
+        )
+        VGroup(first, second, third, fourth).arrange(DOWN, buff=0.32).shift(0.2 * DOWN)
+        VGroup(third, fourth).shift(0.3 * DOWN)
+        with self.beat(routing):
+            self.play(FadeOut(self.check), FadeOut(self._caption), run_time=0.6)
+            self._caption = None
+            self.play(FadeIn(VGroup(first, second), shift=0.2 * UP), run_time=0.8)
+            self.wait(0.5)
+        with self.beat(causal):
+            self.play(FadeIn(VGroup(third, fourth), shift=0.2 * UP), run_time=0.8)
+            self.wait(1.5)
+
+    # --- drawing ---------------------------------------------------------------------------------------
+
+    def product_tables(self) -> VGroup:
+        """weights × values = context, three tables in a row, their cells on one line (sets self.tables)."""
+        art = self.art
+        w_table = MatrixTable(
+            art["weights"],
+            row_labels=["w"],
+            col_labels=self.labels,
+            col_label_colours=self.colours,
+            col_title="weights (fixed Q, K)",
+            fmt=number_format(4, exact_zero=True),
+            cell_width=1.35,
+            cell_height=0.75,
+            entry_size=theme.LABEL_SIZE,
+            label_size=theme.LABEL_SIZE,
+        )
+        v_table = MatrixTable(
+            art["V"],
+            row_labels=self.labels,
+            row_label_colours=self.colours,
+            col_title="values V",
+            fmt="{:g}",
+            cell_width=0.95,
+            cell_height=0.75,
+            entry_size=theme.LABEL_SIZE,
+            label_size=theme.LABEL_SIZE,
+        )
+        v_table.col_title.set_color(theme.value_colour())
+        c_table = MatrixTable(
+            art["context"],
+            col_title="context c",
+            cell_width=1.7,  # room for a context of 27.7998 beside 23.7887
+            cell_height=0.75,
+            entry_size=theme.LABEL_SIZE,
+            label_size=theme.LABEL_SIZE,
+        )
+        c_table.col_title.set_color(theme.highlight())
+        times = MathTex(r"\times", font_size=theme.BODY_SIZE + 8, color=theme.foreground())
+        equals = MathTex("=", font_size=theme.BODY_SIZE + 8, color=theme.foreground())
+        layout = VGroup(w_table, times, v_table, equals, c_table).arrange(RIGHT, buff=0.35).shift(0.3 * DOWN)
+        for side in (w_table, times, equals, c_table):
+            side_y = side.cells.get_y() if isinstance(side, MatrixTable) else side.get_y()
+            side.shift((v_table.cells.get_y() - side_y) * UP)
+        self.tables = (w_table, v_table, c_table)
+        return layout
+
+    def change_caption(self) -> str:
+        before, after = fmt_row(self.art["context"][0]), fmt_row(self.art["changed_context"][0])
+        return f"same weights, context {before} \u2192 {after}"
+
+    def remove_caption(self) -> str:
+        removed, rw = removed_keys(self.art), self.art["removed_weights"][0]
+        names = ", ".join(self.labels[i] for i in removed)
+        rest = fmt_row([w for i, w in enumerate(rw) if i not in removed])
+        return f"remove {names}: the rest renormalise to {rest}"
+
+    def parity_table(self) -> tuple[VGroup, VGroup]:
+        """A header and a two-column table: names right-aligned, values left-aligned, one row per line."""
+        art = self.art
+        diff, masked_diff = art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"]
+        header = theme.text(
+            "NumPy vs torch.nn.functional.scaled_dot_product_attention", theme.BODY_SIZE, theme.foreground()
+        ).shift(2.1 * UP)
+        pairs = (
+            ("NumPy (float64)", fmt_row(art["context"][0]), theme.foreground()),
+            ("SDPA (float32)", fmt_row(art["sdpa_context"][0]), theme.foreground()),
+            ("max |difference|", f"{diff:.2e}", theme.value_colour()),
+            ("with causal+padding mask", f"{masked_diff:.2e}", theme.value_colour()),
+        )
+        rows = VGroup(
+            *[
+                VGroup(theme.text(name, theme.LABEL_SIZE, theme.muted()), theme.text(value, theme.BODY_SIZE, colour))
+                for name, value, colour in pairs
+            ]
+        )
+        VGroup(*[pair[0] for pair in rows], *[pair[1] for pair in rows]).arrange_in_grid(
+            rows=len(rows), cols=2, buff=(0.5, 0.35), col_alignments="rl", flow_order="dr"
+        )
+        rows.next_to(header, DOWN, buff=0.6)
+        return header, rows

@@ -1,0 +1,253 @@
+"""The words of the seed-003 scenes, from the real data/qkv_walkthrough and without rendering: every beat of the
+narration can be heard (no digits, notation or cues to the room), says the data's key numbers in spoken form,
+and the speaker notes still quote the numbers the render tests expect."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scenes.why_attention import (
+    causal_mask,
+    padding_mask,
+    query_and_temperature,
+    query_key_value,
+    scaled_scores,
+    softmax_normalization,
+    weighted_retrieval,
+    what_attention_explains,
+)
+from seqanim.spoken import integer, listing, number, unheard
+from tests.test_scenes_why_attention import SLIDES, expected_numbers
+
+ARTIFACT = "qkv_walkthrough"
+
+
+def said(art) -> dict[str, list[tuple[str, ...]]]:  # type: ignore[no-untyped-def]
+    """Every scene's narration, slide by slide, as its scene calls the words functions."""
+    qt = query_and_temperature
+    return {
+        "QueryKeyValue": [
+            query_key_value.query_said(art),
+            query_key_value.values_said(art),
+            query_key_value.scores_said(art),
+        ],
+        "ScaledScores": [
+            scaled_scores.operands_said(art),
+            scaled_scores.first_key_said(art),
+            scaled_scores.other_keys_said(art),
+            scaled_scores.summary_said(art),
+        ],
+        "SoftmaxNormalization": [
+            softmax_normalization.start_said(art),
+            softmax_normalization.shift_said(art),
+            softmax_normalization.exponentiate_said(art),
+            softmax_normalization.divide_said(art),
+        ],
+        "WeightedRetrieval": [
+            weighted_retrieval.values_said(art),
+            weighted_retrieval.chain_said(art),
+            weighted_retrieval.context_said(art),
+        ],
+        "QueryAndTemperature": [
+            qt.first_query_said(art),
+            *[qt.query_said(art, index) for index in range(1, len(art["queries"]))],
+            qt.temperature_said(art),
+            *[qt.stop_said(art, stop) for stop in qt.temperature_stops(art)],
+        ],
+        "CausalMask": [
+            causal_mask.scores_said(art),
+            causal_mask.mask_said(art),
+            causal_mask.softmax_said(art),
+            causal_mask.contrast_said(art),
+        ],
+        "PaddingMask": [
+            padding_mask.combine_said(art),
+            padding_mask.weights_said(art),
+            padding_mask.all_masked_said(art),
+        ],
+        "WhatAttentionExplains": [
+            what_attention_explains.layout_said(art),
+            what_attention_explains.change_said(art),
+            what_attention_explains.remove_said(art),
+            what_attention_explains.parity_said(art),
+            what_attention_explains.closing_said(art),
+        ],
+    }
+
+
+def notes(art) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
+    """Every scene's speaker notes, slide by slide."""
+    qt = query_and_temperature
+    return {
+        "QueryKeyValue": [
+            query_key_value.query_notes(art),
+            query_key_value.values_notes(art),
+            query_key_value.scores_notes(art),
+        ],
+        "ScaledScores": [
+            scaled_scores.operands_notes(art),
+            scaled_scores.first_key_notes(art),
+            scaled_scores.other_keys_notes(art),
+            scaled_scores.summary_notes(art),
+        ],
+        "SoftmaxNormalization": [
+            softmax_normalization.start_notes(art),
+            softmax_normalization.shift_notes(art),
+            softmax_normalization.exponentiate_notes(art),
+            softmax_normalization.divide_notes(art),
+        ],
+        "WeightedRetrieval": [
+            weighted_retrieval.values_notes(art),
+            weighted_retrieval.chain_notes(art),
+            weighted_retrieval.context_notes(art),
+        ],
+        "QueryAndTemperature": [
+            qt.first_query_notes(art),
+            *[qt.query_notes(art, index) for index in range(1, len(art["queries"]))],
+            qt.temperature_notes(art),
+            *[qt.stop_notes(art, stop) for stop in qt.temperature_stops(art)],
+        ],
+        "CausalMask": [
+            causal_mask.scores_notes(art),
+            causal_mask.mask_notes(art),
+            causal_mask.softmax_notes(art),
+            causal_mask.contrast_notes(art),
+        ],
+        "PaddingMask": [
+            padding_mask.combine_notes(art),
+            padding_mask.weights_notes(art),
+            padding_mask.all_masked_notes(art),
+        ],
+        "WhatAttentionExplains": [
+            what_attention_explains.layout_notes(art),
+            what_attention_explains.change_notes(art),
+            what_attention_explains.remove_notes(art),
+            what_attention_explains.parity_notes(art),
+            what_attention_explains.closing_notes(art),
+        ],
+    }
+
+
+def spoken(values, decimals: int = 2) -> list[str]:  # type: ignore[no-untyped-def]
+    return [number(float(v), decimals) for v in np.ravel(values)]
+
+
+def within(difference: float) -> str:
+    """The smallest power of a thousand below one that bounds `difference`, as heard: "a millionth"."""
+    names = {3: "thousandth", 6: "millionth", 9: "billionth"}
+    exponent = max(e for e in names if difference < 10.0**-e)
+    return f"a {names[exponent]}"
+
+
+def key_phrases(art) -> dict[str, list[list[str]]]:  # type: ignore[no-untyped-def]
+    """Per scene and slide, numbers of the data the narration must say, in spoken form (from data/, not typed)."""
+    labels = [str(label) for label in art["labels"]]
+    scores, weights, context = art["scores"][0], art["weights"][0], art["context"][0]
+    temps, tw, start = art["temperatures"], art["temperature_weights"], query_and_temperature.start_temperature(art)
+    stops = query_and_temperature.temperature_stops(art)
+    padded = [i for i, real in enumerate(art["is_real_key"]) if not real]
+    removed = [i for i in range(art["removed_allowed"].shape[1]) if not art["removed_allowed"][0, i]]
+    kept = [i for i in range(len(labels)) if i not in removed]
+    changed = int(np.flatnonzero(np.any(art["changed_V"] != art["V"], axis=1))[0])
+    return {
+        "QueryKeyValue": [
+            [listing(labels), ", ".join(spoken(art["Q"][0]))],
+            [", ".join(spoken(art["K"][0])), ", ".join(spoken(art["V"][0]))],
+            spoken(art["raw_scores"][0]),
+        ],
+        "ScaledScores": [
+            [integer(int(art["d_k"]))],
+            [number(float(scores[0]), 2), number(float(art["raw_scores"][0, 0]), 2)],
+            spoken(scores[1:]),
+            [integer(int(art["d_k"]))],
+        ],
+        "SoftmaxNormalization": [
+            [number(float(scores.max()), 2)],
+            spoken(art["shifted"][0]),
+            [number(float(art["exp_sum"][0]), 2)],
+            [*spoken(weights), number(float(weights.sum()), 2)],
+        ],
+        "WeightedRetrieval": [
+            [integer(len(art["V"]))],
+            spoken(weights),
+            spoken(context, 1),
+        ],
+        "QueryAndTemperature": [
+            [", ".join(spoken(art["queries"][0])), *spoken(art["query_weights"][0])],
+            *[
+                [", ".join(spoken(art["queries"][index])), *spoken(art["query_weights"][index])]
+                for index in range(1, len(art["queries"]))
+            ],
+            [number(float(temps[start]), 2)],
+            *[
+                [number(float(temps[stop]), 2)]
+                + (
+                    [*spoken(art["sweep_temperatures"][[0, -1]]), number(float(art["sweep_weights"][0].min()), 2)]
+                    if stop == start
+                    else spoken(tw[stop])
+                )
+                for stop in stops
+            ],
+        ],
+        "CausalMask": [
+            [integer(len(art["K"]))],
+            [integer(int((~art["causal_allowed"]).sum()))],
+            [", ".join(spoken(art["causal_weights"][0]))],
+            [number(float(s), 1) for s in art["softmax_then_mask_sums"] if not np.isclose(s, 1.0)],
+        ],
+        "PaddingMask": [
+            [*[integer(i) for i in padded], listing([integer(int(r.sum())) for r in art["padding_allowed"]])],
+            [number(float(art["padding_weights"][:, padded[0]].max()), 2)],
+            [integer(r) for r, row in enumerate(art["all_masked_allowed"]) if not row.any()],
+        ],
+        "WhatAttentionExplains": [
+            [],
+            [
+                labels[changed],
+                ", ".join(spoken(art["changed_V"][changed], 0)),
+                ", ".join(spoken(context, 0)),
+                ", ".join(spoken(art["changed_context"][0], 0)),
+            ],
+            [
+                *[labels[i] for i in removed],
+                *spoken(art["removed_weights"][0, kept]),
+                ", ".join(spoken(art["removed_context"][0], 0)),
+            ],
+            [within(max(art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"]))],
+            [],
+        ],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("scene", list(SLIDES))
+def test_every_beat_can_be_heard(scene: str, artifact) -> None:  # type: ignore[no-untyped-def]
+    slides = said(artifact(ARTIFACT))[scene]
+    assert len(slides) == SLIDES[scene]
+    for index, beats in enumerate(slides, start=1):
+        assert 1 <= len(beats) <= 4, f"{scene} slide {index}: {len(beats)} beats"
+        for beat in beats:
+            assert beat.strip() and beat[0].isupper(), f"{scene} slide {index}: {beat!r}"
+            assert unheard(beat) == [], f"{scene} slide {index}: {unheard(beat)} in {beat!r}"
+            assert 3 <= len(beat.split()) <= 30, f"{scene} slide {index}: {beat!r}"
+
+
+@pytest.mark.parametrize("scene", list(SLIDES))
+def test_narration_says_the_data(scene: str, artifact) -> None:  # type: ignore[no-untyped-def]
+    art = artifact(ARTIFACT)
+    slides, phrases = said(art)[scene], key_phrases(art)[scene]
+    assert len(phrases) == len(slides)
+    for index, (beats, wanted) in enumerate(zip(slides, phrases), start=1):
+        text = " ".join(beats)
+        for phrase in wanted:
+            assert phrase in text, f"{scene} slide {index}: {phrase!r} not in {text!r}"
+
+
+@pytest.mark.parametrize("scene", list(SLIDES))
+def test_notes_quote_the_data(scene: str, artifact) -> None:  # type: ignore[no-untyped-def]
+    """The notes functions give what the render tests read from the report (there, from a render)."""
+    art = artifact(ARTIFACT)
+    slides = notes(art)[scene]
+    assert len(slides) == SLIDES[scene]
+    for index, (note, wanted) in enumerate(zip(slides, expected_numbers(art)[scene]), start=1):
+        assert wanted in note, f"{scene} slide {index}: {wanted!r} not in {note!r}"
