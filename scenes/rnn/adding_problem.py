@@ -1,0 +1,227 @@
+"""AddingProblem (notebook cell rnn4): the adding problem on one example sequence. Two input channels, a stream
+of values and a marker that is on at two steps; the target is the sum of the two marked values, read only after
+the last step, and predicting the mean is the baseline to beat."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, RIGHT, UP, Create, DoubleArrow, FadeIn, TransformFromCopy, VGroup
+
+from seqanim import spoken
+from seqanim.kit import theme
+from seqanim.kit.formula import maths
+from seqanim.kit.stream import Stream
+from seqanim.slide import LectureSlide
+
+
+def markers(marks: np.ndarray) -> tuple[int, int]:
+    """The two marked steps of a sequence."""
+    first, second = (int(i) for i in np.flatnonzero(marks > 0.5))
+    return first, second
+
+
+# --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
+
+
+def task_notes(length: int) -> str:
+    return (
+        "The adding problem, Hochreiter and Schmidhuber's classic LSTM benchmark. "
+        f"Each sequence has T = {length} steps and two input channels: "
+        "a value in [0, 1) and a marker that is 1 at exactly two steps, one in each half."
+    )
+
+
+def task_said(length: int) -> tuple[str]:
+    """While the title and the empty channels appear."""
+    return (
+        f"The adding problem, a classic test of long memory: {spoken.integer(length)} steps, "
+        "each with a value between zero and one and a marker.",
+    )
+
+
+def stream_notes(length: int, seed: int, marks: np.ndarray) -> str:
+    first, second = markers(marks)
+    return (
+        f"The network reads the two channels one step at a time, {length} steps in all. "
+        f"Here is one example sequence (seed {seed}); its markers sit at t = {first} and t = {second}."
+    )
+
+
+def stream_said(marks: np.ndarray) -> tuple[str]:
+    """While the example sequence appears, step by step."""
+    first, second = markers(marks)
+    return (
+        "The network reads the two channels one step at a time. "
+        f"The marker is on at exactly two steps: here, steps {spoken.integer(first)} and {spoken.integer(second)}.",
+    )
+
+
+def marked_notes(values: np.ndarray, marks: np.ndarray) -> str:
+    first, second = markers(marks)
+    return (
+        f"The two marked values are {values[first]:.2f} at t = {first} and {values[second]:.2f} at "
+        f"t = {second}: {second - first} steps apart."
+    )
+
+
+def marked_said(values: np.ndarray, marks: np.ndarray) -> tuple[str, str]:
+    """While the marked values light up, then while the gap between them is drawn."""
+    first, second = markers(marks)
+    one, other = (spoken.number(float(values[step]), 2) for step in (first, second))
+    return f"The marked values are {one} and {other}.", f"They sit {spoken.integer(second - first)} steps apart."
+
+
+def target_notes(values: np.ndarray, marks: np.ndarray, target: float) -> str:
+    first, second = markers(marks)
+    return f"The target is the sum of the two marked values: {values[first]:.2f} + {values[second]:.2f} = {target:.2f}."
+
+
+def target_said(values: np.ndarray, marks: np.ndarray, target: float) -> tuple[str]:
+    """While the two values travel into the sum."""
+    one, other = (spoken.number(float(values[step]), 2) for step in markers(marks))
+    return (f"The target is their sum: {one} plus {other} makes {spoken.number(target, 2)}.",)
+
+
+def hard_notes(values: np.ndarray, marks: np.ndarray, baseline: float) -> str:
+    first, _ = markers(marks)
+    length = len(values)
+    return (
+        f"Why it is hard: at t = {first} the net sees {values[first]:.2f} but the answer is read only after "
+        f"the last step, t = {length - 1}. "
+        f"It must carry the first marked value across {length - 1 - first} steps of distracting values. "
+        f"Predicting the mean sum, 1, already gives MSE 1/6 = {baseline:.3f}: that is the baseline to beat."
+    )
+
+
+def hard_said(values: np.ndarray, marks: np.ndarray, baseline: float) -> tuple[str, str]:
+    """While the reasons appear, then while they stay."""
+    first, _ = markers(marks)
+    carried = len(values) - 1 - first
+    return (
+        "What makes it hard: the network must carry the first value across "
+        f"{spoken.integer(carried)} steps of distracting numbers before it answers.",
+        "Always guessing the average sum already scores a mean squared error of "
+        f"{spoken.number(baseline, 2)}: that is the baseline to beat.",
+    )
+
+
+# --- the scene ----------------------------------------------------------------------------------------------
+
+
+class AddingProblem(LectureSlide):
+    """rnn4: two channels, a stream of values and two markers; the target is the sum of the marked values."""
+
+    data = ("adding",)
+
+    def construct(self) -> None:
+        self.run = self.load("adding")
+        self.values, self.marks = self.run["example_values"], self.run["example_marks"]
+        self.target = float(self.run["example_target"])
+        self.baseline = float(self.run["baseline"])
+        self.first, self.second = markers(self.marks)
+        self.task()
+        self.sequence()
+        self.marked()
+        self.total()
+        self.why_hard()
+
+    # --- the slides -------------------------------------------------------------------------------------
+
+    def task(self) -> None:
+        self.next_slide(notes=task_notes(len(self.values)))
+        (said,) = task_said(len(self.values))
+        self.stream = Stream(
+            self.values,
+            self.marks,
+            width=11.0,
+            height=2.3,
+            value_label="value",
+            marker_label="marker",
+            label_size=theme.SMALL_SIZE,
+            tick_every=5,
+        )
+        self.stream.move_to(0.35 * UP).shift(0.45 * RIGHT)
+        self.stream.hide()
+        time_label = theme.text("time step", theme.SMALL_SIZE, theme.muted())
+        time_label.next_to(self.stream.ticks, DOWN, buff=0.1)
+        with self.beat(said):
+            self.title("A long-memory task: the adding problem")
+            self.play(
+                Create(self.stream.baseline),
+                FadeIn(self.stream.channel_labels),
+                FadeIn(self.stream.ticks),
+                FadeIn(time_label),
+                run_time=0.8,
+            )
+            self.wait(1.0)
+
+    def sequence(self) -> None:
+        self.next_slide(notes=stream_notes(len(self.values), self.run.params["example_seed"], self.marks))
+        (said,) = stream_said(self.marks)
+        with self.beat(said):
+            self.play(self.stream.appear(run_time_per_step=0.1))
+
+    def marked(self) -> None:
+        self.next_slide(notes=marked_notes(self.values, self.marks))
+        lit, apart = marked_said(self.values, self.marks)
+        self.labels = VGroup()
+        for index in (self.first, self.second):
+            label = theme.text(f"{self.values[index]:.2f}", theme.LABEL_SIZE, theme.highlight())
+            self.labels.add(label.next_to(self.stream.top(index), UP, buff=0.15))
+        gap_arrow, gap_label = self.gap()
+        with self.beat(lit):
+            self.play(
+                self.stream.light([self.first, self.second], theme.highlight()),
+                FadeIn(self.labels, shift=0.1 * UP),
+                run_time=1.0,
+            )
+        with self.beat(apart):
+            self.play(Create(gap_arrow), FadeIn(gap_label), run_time=0.8)
+
+    def total(self) -> None:
+        self.next_slide(notes=target_notes(self.values, self.marks, self.target))
+        (said,) = target_said(self.values, self.marks, self.target)
+        first, second = self.values[self.first], self.values[self.second]
+        sum_tex = rf"y = {first:.2f} + {second:.2f} = {self.target:.2f}"
+        self.equation = maths(sum_tex, theme.BODY_SIZE, theme.highlight())
+        self.equation.move_to(2.1 * DOWN)
+        with self.beat(said):
+            self.play(TransformFromCopy(self.labels, self.equation[0]), run_time=1.2)
+            self.wait(0.5)
+
+    def why_hard(self) -> None:
+        self.next_slide(notes=hard_notes(self.values, self.marks, self.baseline))
+        carried, baseline = hard_said(self.values, self.marks, self.baseline)
+        why = self.reasons()
+        with self.beat(carried):
+            self.play(FadeIn(why, shift=0.1 * UP), run_time=0.8)
+            self.wait(1.0)
+        with self.beat(baseline):
+            self.wait(2.0)
+
+    # --- drawing ------------------------------------------------------------------------------------------
+
+    def gap(self) -> tuple[DoubleArrow, VGroup]:
+        """A double arrow over the stream from the first marked step to the second, and its label."""
+        height = self.stream.get_top()[1] + 0.35
+        gap_arrow = DoubleArrow(
+            [self.stream.x_of(self.first), height, 0],
+            [self.stream.x_of(self.second), height, 0],
+            buff=0,
+            color=theme.highlight(),
+            stroke_width=3,
+            tip_length=0.18,
+        )
+        gap_label = theme.text(f"{self.second - self.first} steps apart", theme.SMALL_SIZE, theme.highlight())
+        return gap_arrow, gap_label.next_to(gap_arrow, UP, buff=0.08)
+
+    def reasons(self) -> VGroup:
+        """Three lines under the sum: what the net must carry, how far, and the baseline."""
+        last = len(self.values) - 1
+        read = f"the net reads {self.values[self.first]:.2f} at t = {self.first} but answers only after t = {last}:"
+        why = VGroup(
+            theme.text(read, theme.LABEL_SIZE),
+            theme.text(f"it must carry that value across {last - self.first} steps;", theme.LABEL_SIZE),
+            theme.text(f"baseline (predict the mean): MSE {self.baseline:.3f}", theme.LABEL_SIZE, theme.muted()),
+        ).arrange(DOWN, buff=0.15)
+        return why.next_to(self.equation, DOWN, buff=0.3)

@@ -1,0 +1,271 @@
+"""EchoOfAPulse (notebook cell rnn2): one pulse h_0 = (1, 0) through a 2-D rotation by 2 pi/n scaled by rho,
+for three values of rho side by side. The echo spirals in, circles or spirals out, and its radius |h_t| is
+traced under each panel on one shared log scale."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from manim import (
+    DOWN,
+    UP,
+    Create,
+    DashedVMobject,
+    Dot,
+    FadeIn,
+    FadeOut,
+    MathTex,
+    ValueTracker,
+    VMobject,
+    Write,
+    linear,
+)
+
+from scenes.rnn.shared import about, change, regime, rho_colour
+from seqanim import spoken
+from seqanim.kit import theme
+from seqanim.kit.formula import maths
+from seqanim.kit.plots import Plot
+from seqanim.kit.vectors import VectorDiagram
+from seqanim.slide import LectureSlide
+
+LIMIT = 2.0  # the spirals' shared scale, so the three radii compare directly
+
+
+def exit_step(radii: np.ndarray) -> int | None:
+    """The first step at which the echo lies beyond the panel's edge, or None when it stays inside."""
+    outside = np.flatnonzero(radii > LIMIT)
+    return int(outside[0]) if outside.size else None
+
+
+# --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
+
+MOTION = {"forgetting": "spirals in and fades", "stable memory": "circles without end", "exploding": "spirals out"}
+VERB = {"forgetting": "fades", "stable memory": "holds", "exploding": "grows"}
+
+
+def opening_notes(divisor: int, steps: int) -> str:
+    return (
+        f"A 2-D rotation by 2 pi/{divisor} scaled by rho makes the echo of one input pulse visible. "
+        f"The pulse h_0 = (1, 0) enters once; after that the state only rotates and scales for {steps} steps."
+    )
+
+
+def opening_said(rhos: np.ndarray) -> tuple[str, str]:
+    """While the formula is written, then while the three panels appear."""
+    values = spoken.listing([spoken.number(float(rho), 2) for rho in rhos])
+    return (
+        "One pulse enters a two-dimensional network, once; "
+        "then each step turns the state by a fixed angle and scales it by rho.",
+        f"Three panels, for rho of {values}; under each, the length of the state on a shared log scale.",
+    )
+
+
+def echo_notes(rho: float, divisor: int, radii: np.ndarray) -> str:
+    steps, leaves = len(radii) - 1, exit_step(radii)
+    exit_note = ""
+    if leaves is not None:
+        exit_note = f" It leaves the panel at t = {leaves} (|h| = {radii[leaves]:.2f})"
+        exit_note += f"{' and keeps growing' if rho > 1 else ''}."
+    return (
+        f"rho = {rho:g}, {regime(rho)}: each turn multiplies the radius by {rho**divisor:.3g}. "
+        "Its radius |h_t|, traced below on a log scale shared by the three, reaches "
+        f"|h_{steps}| = {radii[-1]:.3g}.{exit_note}"
+    )
+
+
+def echo_said(rho: float, divisor: int, radii: np.ndarray) -> tuple[str, ...]:
+    """While the echo is traced; then, if it leaves its panel, while the exit is marked."""
+    steps, leaves, name = len(radii) - 1, exit_step(radii), regime(rho)
+    turn = f"every full turn of {spoken.integer(divisor)} steps"
+    effect = f"multiplies its radius by {about(rho**divisor)}"
+    if name == "stable memory":
+        effect = "brings it back to radius one"
+    traced = (
+        f"With rho at {spoken.number(rho, 2)}, {turn} {effect}: the echo {MOTION[name]}, "
+        f"and after {spoken.integer(steps)} steps it {change(float(radii[-1] / radii[0]))}."
+    )
+    if leaves is None:
+        return (traced,)
+    return traced, f"It leaves the panel at step {spoken.integer(leaves)}{', and keeps growing' if rho > 1 else ''}."
+
+
+def replay_notes(rhos: np.ndarray, radii: np.ndarray) -> str:
+    steps = radii.shape[1] - 1
+    finals = "; ".join(f"rho = {rho:g}: |h_{steps}| = {radius:.3g}" for rho, radius in zip(rhos, radii[:, -1]))
+    return f"All three echoes again, side by side: same rotation, only the radius rho differs. {finals}."
+
+
+def replay_said(rhos: np.ndarray) -> tuple[str]:
+    """While the echoes are traced again, together."""
+    verbs = spoken.listing([VERB[regime(float(rho))] for rho in rhos], "or")
+    return (f"Side by side, the same rotation with only rho changed: the echo {verbs}.",)
+
+
+def verdict_notes(rhos: np.ndarray, radii: np.ndarray) -> str:
+    steps = radii.shape[1] - 1
+    sizes = ", ".join(f"{radius:.3g} (rho = {rho:g})" for rho, radius in zip(rhos, radii[:, -1]))
+    return f"Damped, sustained or growing: the radius rho alone decides. After {steps} steps the echo has size {sizes}."
+
+
+def verdict_said() -> tuple[str]:
+    """While the closing claim replaces the axis note."""
+    return ("So rho alone decides: only a rho of exactly one keeps the echo; smaller forgets it, larger explodes.",)
+
+
+# --- the scene ----------------------------------------------------------------------------------------------
+
+
+class EchoOfAPulse(LectureSlide):
+    """rnn2: one pulse through a 2-D rotation scaled by rho spirals in, circles, or spirals out."""
+
+    data = ("linear_rnn",)
+
+    def construct(self) -> None:
+        run = self.load("linear_rnn")
+        self.states, self.echo_rhos = run["echo_states"], run["echo_rhos"]
+        self.angle = float(run["echo_angle"])
+        self.steps = self.states.shape[1] - 1
+        self.radii = np.linalg.norm(self.states, axis=-1)
+        self.divisor = round(2 * math.pi / self.angle)
+        self.opening()
+        for index in range(len(self.echo_rhos)):
+            self.echo(index)
+        self.replay()
+        self.verdict()
+
+    # --- the slides -------------------------------------------------------------------------------------
+
+    def opening(self) -> None:
+        self.next_slide(notes=opening_notes(self.divisor, self.steps))
+        written, panels = opening_said(self.echo_rhos)
+        formula = maths(
+            rf"h_t = \rho\,R\!\left(\tfrac{{2\pi}}{{{self.divisor}}}\right) h_{{t-1}},\qquad h_0 = (1,\,0)",
+            theme.BODY_SIZE,
+        )
+        formula.move_to(2.7 * UP)
+        with self.beat(written):
+            self.title("The echo of a single pulse")
+            self.play(Write(formula), run_time=1.0)
+            self.wait(0.7)
+        with self.beat(panels):
+            self.play(*self.build_columns(), run_time=1.2)
+            self.wait(1.0)
+        self.trackers = [ValueTracker(0.0) for _ in self.echo_rhos]
+
+    def echo(self, index: int) -> None:
+        rho = float(self.echo_rhos[index])
+        self.next_slide(notes=echo_notes(rho, self.divisor, self.radii[index]))
+        traced, *leaves = echo_said(rho, self.divisor, self.radii[index])
+        with self.beat(traced):
+            self.trace(index)
+        for said in leaves:
+            with self.beat(said):
+                self.mark_exit(index)
+                self.wait(0.6)
+
+    def replay(self) -> None:
+        self.next_slide(loop=True, notes=replay_notes(self.echo_rhos, self.radii))
+        (together,) = replay_said(self.echo_rhos)
+        for tracker in self.trackers:
+            tracker.set_value(0)
+        with self.beat(together):
+            self.play(
+                *[tracker.animate.set_value(self.steps) for tracker in self.trackers], run_time=4.0, rate_func=linear
+            )
+
+    def verdict(self) -> None:
+        self.next_slide(notes=verdict_notes(self.echo_rhos, self.radii))
+        (claim,) = verdict_said()
+        with self.beat(claim):
+            self.play(FadeOut(self.axis_note), run_time=0.3)  # the claim takes the bottom line
+            self.say("only ρ = 1 keeps the echo: smaller forgets, larger explodes", colour=theme.caption_colour())
+            self.wait(1.0)
+
+    # --- drawing ------------------------------------------------------------------------------------------
+
+    def build_columns(self) -> list:
+        """One column per rho: its header, its spiral's plane and the log trace of its radius; the animations
+        that bring them in."""
+        self.columns = []
+        xs = np.linspace(-4.5, 4.5, len(self.echo_rhos))
+        low = int(np.floor(np.log10(self.radii.min())))
+        high = int(np.ceil(np.log10(self.radii.max())))
+        step = max(1, int(np.ceil((high - low) / 2)))  # three labelled decades at most: legible at 480p
+        high = low + step * int(np.ceil((high - low) / step))
+        animations = []
+        for rho, x in zip(self.echo_rhos, xs):
+            colour = rho_colour(rho)
+            header = theme.text(f"ρ = {rho:g}: {regime(rho)}", theme.LABEL_SIZE, colour).move_to([x, 2.0, 0])
+            plane = VectorDiagram((-LIMIT, LIMIT, 1), (-LIMIT, LIMIT, 1), width=2.6).move_to([x, 0.45, 0])
+            unit = DashedVMobject(plane.circle(1.0, theme.muted()), num_dashes=30)
+            # One log axis for all three: on a linear +-peak scale the exploding echo looked flatter than the
+            # damped one; in decades, shrinking, holding and growing read as falling, flat and rising lines.
+            trace = Plot(
+                (0, self.steps, 20),
+                (low, high, step),
+                width=3.4,
+                height=1.35,
+                x_label="",
+                y_label="",
+                log_y=True,
+            )
+            trace.move_to([x + 0.25, -1.95, 0])
+            unit_radius = trace.hline(1.0, dashed=False).set_stroke(opacity=0.4)
+            self.columns.append((plane, trace, colour))
+            animations += [FadeIn(header), Create(plane), Create(unit), Create(trace), Create(unit_radius)]
+        self.axis_note = MathTex(
+            r"\|h_t\|\ \text{against}\ t\ \text{(log scale)}",
+            font_size=theme.tex_size(theme.SMALL_SIZE),
+            color=theme.muted(),
+        ).move_to([0, -3.2, 0])
+        return [*animations, FadeIn(self.axis_note)]
+
+    def last_inside(self, index: int) -> int:
+        leaves = exit_step(self.radii[index])
+        return leaves - 1 if leaves is not None else self.steps
+
+    def trace(self, index: int) -> None:
+        plane, trace, colour = self.columns[index]
+        tracker = self.trackers[index]
+        last_inside = self.last_inside(index)
+        points = np.array([plane.to_point(p) for p in self.states[index, : last_inside + 1]])
+        spiral = VMobject(stroke_color=colour, stroke_width=3)
+
+        def grow(mobject: VMobject) -> None:
+            now = min(tracker.get_value(), last_inside)
+            count = int(now) + 1
+            visible = points[:count]
+            if count <= last_inside:
+                visible = np.vstack(
+                    [visible, points[count - 1] + (now - count + 1) * (points[count] - points[count - 1])]
+                )
+            if len(visible) == 1:
+                visible = np.vstack([visible, visible])
+            mobject.set_points_as_corners(visible)
+
+        head = Dot(radius=0.07, color=colour)
+
+        def move_head(dot: Dot) -> None:
+            now = tracker.get_value()
+            dot.set_opacity(1 if now <= last_inside else 0)
+            step = min(int(now), last_inside)
+            following = min(step + 1, last_inside)
+            dot.move_to(points[step] + (min(now, last_inside) - step) * (points[following] - points[step]))
+
+        grow(spiral)
+        move_head(head)
+        spiral.add_updater(grow)
+        head.add_updater(move_head)
+        curve = trace.live_curve(np.arange(self.steps + 1), self.radii[index], tracker, colour, stroke_width=3)
+        self.add(spiral, head, curve)
+        self.play(tracker.animate.set_value(self.steps), run_time=3.5, rate_func=linear)
+
+    def mark_exit(self, index: int) -> None:
+        """Where the echo left its panel: a dot at its last point inside, and the step it left at."""
+        plane, _, colour = self.columns[index]
+        arrow_end = plane.to_point(self.states[index, self.last_inside(index)] * 1.0)
+        note = theme.text(f"leaves at t = {exit_step(self.radii[index])}", theme.SMALL_SIZE, colour)
+        note.next_to(plane, DOWN, buff=0.08)
+        self.play(FadeIn(note), Create(Dot(arrow_end, radius=0.05, color=colour)), run_time=0.4)

@@ -1,0 +1,426 @@
+"""HiddenStateDynamics (notebook cell rnn2): a linear RNN h_t = W h_(t-1) with W = rho Q iterated from a unit
+state. Its length ||h_t|| = rho^t on a log plot, the ring of W's eigenvalues and the state h_t as an arrow on
+log rings: the spectral radius decides whether the signal forgets, holds or explodes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    ORIGIN,
+    RIGHT,
+    UL,
+    UP,
+    UR,
+    AnimationGroup,
+    Arrow,
+    Circle,
+    Create,
+    DashedVMobject,
+    DecimalNumber,
+    Dot,
+    FadeIn,
+    FadeOut,
+    Integer,
+    ManimColor,
+    UpdateFromFunc,
+    ValueTracker,
+    VGroup,
+    VMobject,
+    Write,
+    linear,
+    smooth,
+)
+
+from scenes.rnn.shared import change, regime, rho_colour
+from seqanim import spoken
+from seqanim.kit import theme
+from seqanim.kit.formula import maths
+from seqanim.kit.plots import Plot
+from seqanim.kit.vectors import VectorDiagram
+from seqanim.slide import LectureSlide
+
+# --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
+
+REGIMES = ("forgetting", "stable memory", "exploding")
+WHERE = {"forgetting": "inside", "stable memory": "on", "exploding": "outside"}
+OUTCOME = {"forgetting": "The network forgets.", "stable memory": "The memory holds.", "exploding": "It explodes."}
+
+
+def regimes(rhos: np.ndarray) -> list[tuple[str, list[int]]]:
+    """The regimes the spectral radii fall in, in order (forgetting, stable, exploding), each with its rhos."""
+    groups = [(name, [i for i, rho in enumerate(rhos) if regime(float(rho)) == name]) for name in REGIMES]
+    return [(name, indices) for name, indices in groups if indices]
+
+
+def stage_notes(rhos: np.ndarray, steps: int, size: int) -> str:
+    return (
+        "A linear RNN h_t = W h_(t-1) is just a dynamical system. "
+        f"Take W = rho Q with Q a random orthogonal {size}x{size} matrix: "
+        "every eigenvalue of W has modulus rho, and ||h_t|| = rho^t. "
+        f"We iterate {steps} steps from a unit-norm h_0 for rho in {', '.join(f'{r:.2f}' for r in rhos)}."
+    )
+
+
+def stage_said(steps: int, size: int) -> tuple[str, str, str]:
+    """While the formula is written, the plot drawn, then the eigenvalues and the state appear."""
+    return (
+        "A linear recurrent network multiplies its state by the same matrix at every step: a rotation, scaled by rho.",
+        f"On the left, the length of the state over {spoken.integer(steps)} steps, on a log scale.",
+        f"In the middle, the matrix's {spoken.integer(size)} eigenvalues, all on a circle of radius rho; "
+        "on the right, the state as an arrow.",
+    )
+
+
+def regime_notes(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[int]) -> str:
+    steps = norms.shape[1] - 1
+    finals = "; ".join(f"rho = {rhos[i]:.2f}: ||h_{steps}|| = {norms[i, -1]:.3g}" for i in indices)
+    return f"{name.capitalize()}: eigenvalues {WHERE[name]} the unit circle. {finals}."
+
+
+def regime_said(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[int]) -> tuple[str, ...]:
+    """One beat per spectral radius of the regime, while its curve is traced."""
+    steps = norms.shape[1] - 1
+    said = []
+    for place, index in enumerate(indices):
+        rho = spoken.number(float(rhos[index]), 2)
+        grown = change(float(norms[index, -1] / norms[index, 0]))
+        if place == 0:
+            said.append(
+                f"With rho at {rho}, every eigenvalue lies {WHERE[name]} the unit circle, "
+                f"and after {spoken.integer(steps)} steps the state {grown}."
+            )
+        else:
+            said.append(f"At rho {rho}, the state {grown}.")
+    said[-1] += " " + OUTCOME[name]
+    return tuple(said)
+
+
+def sweep_notes(rhos: np.ndarray) -> str:
+    return (
+        f"Sweep rho from {rhos.min():.2f} to {rhos.max():.2f}: "
+        "the ring of eigenvalues breathes through the unit circle, and the curve of the nearest rho lights up. "
+        "Inside the circle the signal dies, outside it explodes."
+    )
+
+
+def sweep_said(rhos: np.ndarray) -> tuple[str, str]:
+    """While rho grows from its smallest to its largest value, then while it shrinks back."""
+    return (
+        f"Now rho sweeps from {spoken.number(float(rhos.min()), 2)} up to {spoken.number(float(rhos.max()), 2)}, "
+        "and the ring of eigenvalues grows through the unit circle.",
+        "The curve of the nearest rho lights up: inside the circle the signal dies, outside it explodes.",
+    )
+
+
+def verdict_notes(norms: np.ndarray) -> str:
+    steps, finals = norms.shape[1] - 1, norms[:, -1]
+    return (
+        "The spectral radius rho = max|eig(W)| decides: "
+        f"after {steps} steps the norm ranges from {finals.min():.2g} to {finals.max():.3g}. "
+        "Only rho = 1 keeps the signal; this is why plain RNNs forget or explode, "
+        "and why gated cells were invented."
+    )
+
+
+def verdict_said(norms: np.ndarray) -> tuple[str, str]:
+    """While the closing claim appears, then while it stays."""
+    steps, finals = norms.shape[1] - 1, norms[:, -1]
+    decades = round(math.log10(finals.max() / finals.min()))
+    return (
+        "So the spectral radius, the size of the largest eigenvalue, decides what happens to the signal.",
+        f"After {spoken.integer(steps)} steps the lengths span about {spoken.count(decades, 'power')} of ten; "
+        "only a radius of exactly one keeps the signal. That is why gated cells were invented.",
+    )
+
+
+# --- the scene ----------------------------------------------------------------------------------------------
+
+
+class HiddenStateDynamics(LectureSlide):
+    """rnn2: ||h_t|| = rho^t; the spectral radius decides whether the signal forgets, holds or explodes."""
+
+    data = ("linear_rnn",)
+
+    def construct(self) -> None:
+        run = self.load("linear_rnn")
+        self.rhos, self.norms, self.first_two = run["rhos"], run["norms"], run["first_two"]
+        self.angles = run["eigen_angles"]
+        self.steps = self.norms.shape[1] - 1
+        self.low, self.high = float(np.floor(np.log10(self.norms.min()))), float(np.ceil(np.log10(self.norms.max())))
+        self.stage()
+        for name, indices in regimes(self.rhos):
+            self.regime(name, indices)
+        self.sweep()
+        self.verdict()
+
+    # --- the slides -------------------------------------------------------------------------------------
+
+    def stage(self) -> None:
+        self.next_slide(notes=stage_notes(self.rhos, self.steps, len(self.angles)))
+        written, plotted, diagrams = stage_said(self.steps, len(self.angles))
+        formula, furniture = self.build_stage()
+        with self.beat(written):
+            self.title("A linear RNN is a dynamical system")
+            self.play(Write(formula), run_time=1.0)
+            self.wait(0.5)
+        with self.beat(plotted):
+            self.play(Create(self.plot), Create(self.unit_line), run_time=1.0)
+            self.wait(0.5)
+        with self.beat(diagrams):
+            self.play(*furniture, run_time=1.2)
+            self.wait(0.8)
+        self.trail = VGroup()
+
+    def regime(self, name: str, indices: list[int]) -> None:
+        self.next_slide(notes=regime_notes(name, self.rhos, self.norms, indices))
+        for index, said in zip(indices, regime_said(name, self.rhos, self.norms, indices)):
+            with self.beat(said):
+                self.run_rho(index)
+
+    def sweep(self) -> None:
+        """The loop: rho breathes from its smallest to its largest value and back."""
+        self.next_slide(loop=True, notes=sweep_notes(self.rhos))
+        growing, shrinking = sweep_said(self.rhos)
+        start = float(self.rhos.min())
+        curves = VGroup(*self.curves)
+
+        def spotlight(group: VGroup) -> None:
+            nearest = int(np.argmin(np.abs(self.rhos - self.rho.get_value())))
+            for index, curve in enumerate(group):
+                curve.set_stroke(width=8 if index == nearest else 3, opacity=1 if index == nearest else 0.45)
+
+        self.backdrop(*self.still, *self.curve_labels)
+        with self.beat(growing):
+            self.play(self.set_rho(start), FadeOut(self.trail), FadeOut(self.state_arrow), run_time=0.5)
+            curves.add_updater(spotlight)
+            self.play(self.set_rho(float(self.rhos.max()), rate_func=smooth), run_time=3.0)
+        with self.beat(shrinking):
+            self.play(self.set_rho(start, rate_func=smooth), run_time=3.0)
+            curves.remove_updater(spotlight)
+            self.play(*[curve.animate.set_stroke(width=4, opacity=1) for curve in self.curves], run_time=0.3)
+
+    def verdict(self) -> None:
+        self.next_slide(notes=verdict_notes(self.norms))
+        claim, why = verdict_said(self.norms)
+        with self.beat(claim):
+            self.say(
+                "the spectral radius ρ = max|eig(W)| decides: < 1 forgets, > 1 explodes",
+                colour=theme.caption_colour(),
+            )
+            self.wait(1.0)
+        with self.beat(why):
+            self.wait(2.5)
+
+    # --- the stage: plot of ||h_t||, eigenvalues of W, the state h_t ------------------------------------
+
+    def build_stage(self) -> tuple[VMobject, list]:
+        """The formula, the plot and its unit line (on self), and the animations that bring in the rest."""
+        formula = maths(r"h_t = W\,h_{t-1},\quad W = \rho\,Q,\quad \|h_t\| = \rho^{\,t}\,\|h_0\|", theme.BODY_SIZE)
+        formula.move_to(2.65 * UP)
+        self.plot = Plot(
+            (0, self.steps, 10),
+            (self.low, self.high, 1),
+            width=4.9,
+            height=3.9,
+            x_label="time step $t$",
+            y_label=r"$\|h_t\|$ (log scale)",
+            log_y=True,
+            tick_size=theme.tex_size(theme.SMALL_SIZE),
+        )
+        self.plot.to_edge(LEFT, buff=0.4)
+        self.plot.shift((-3.05 - self.plot.get_bottom()[1]) * UP)  # clear of the closing caption
+        self.curves: list[VMobject] = []
+        self.unit_line = self.plot.hline(1.0)
+
+        self.rho = ValueTracker(float(self.rhos[0]))
+        self.eigen = VectorDiagram((-1.3, 1.3, 0.5), (-1.3, 1.3, 0.5), width=2.7, grid=False).move_to([2.6, -0.25, 0])
+        unit_circle = DashedVMobject(self.eigen.circle(1.0, theme.muted()), num_dashes=40)
+        self.eigen_dots = VGroup(*[Dot(radius=0.035) for _ in self.angles])
+        self.place_eigenvalues(self.eigen_dots)
+        eigen_title = theme.text(f"{len(self.angles)} eigenvalues of W", theme.LABEL_SIZE).next_to(
+            self.eigen, UP, buff=0.15
+        )
+        unit_label = theme.label(r"$|\lambda| = 1$", theme.SMALL_SIZE, theme.muted()).next_to(
+            self.eigen, DOWN, buff=0.1
+        )
+        self.state = VectorDiagram((-1, 1, 0.5), (-1, 1, 0.5), width=2.7, grid=False).move_to([5.6, -0.25, 0])
+        self.state.plane.background_lines.set_opacity(0)
+        self.state.plane.axes.set_opacity(0.35)
+        self.ring_radius = self.state.to_point((1, 0))[0] - self.state.to_point((0, 0))[0]
+        rings, ring_labels = self.log_rings()
+        state_title = theme.label("state $h_t$", theme.LABEL_SIZE).next_to(self.state, UP, buff=0.15)
+        state_help = theme.label(r"$\|h_t\|$ on log rings", theme.SMALL_SIZE, theme.muted()).next_to(
+            self.state, DOWN, buff=0.1
+        )
+        self.state_arrow = Arrow(ORIGIN, RIGHT, buff=0, stroke_width=5, max_tip_length_to_length_ratio=0.25)
+        self.clock = ValueTracker(0.0)
+        readout = self.readout()
+        # Still from here on: drawn once per animation, under the curves, dots and readouts that move.
+        self.still = [
+            formula,
+            self.plot,
+            self.unit_line,
+            self.eigen,
+            unit_circle,
+            eigen_title,
+            unit_label,
+            self.state,
+            rings,
+            ring_labels,
+            state_title,
+            state_help,
+        ]
+        self.curve_labels: list[VMobject] = []
+        furniture = [
+            Create(self.eigen),
+            Create(unit_circle),
+            FadeIn(eigen_title),
+            FadeIn(unit_label),
+            FadeIn(self.eigen_dots),
+            Create(self.state),
+            Create(rings),
+            FadeIn(ring_labels),
+            FadeIn(state_title),
+            FadeIn(state_help),
+            FadeIn(readout),
+        ]
+        return formula, furniture
+
+    def log_rings(self) -> tuple[VGroup, VGroup]:
+        """A ring per shown decade of ||h_t||, each labelled on the side the arrow does not end on: the
+        label would otherwise lie under the arrow's tip at the end of a run (every run ends pointing the
+        same way; the runs differ only in length)."""
+        ends = self.first_two[:, -1] / np.maximum(np.linalg.norm(self.first_two[:, -1], axis=1, keepdims=True), 1e-12)
+        # Upper right or upper left (under the rings sits their caption): the farther from every arrow's end.
+        sides = ((np.pi / 3, UR), (2 * np.pi / 3, UL))
+        angle, side = max(sides, key=lambda side: float(np.min(1 - ends @ [np.cos(side[0]), np.sin(side[0])])))
+        rings, labels = VGroup(), VGroup()
+        for decade in range(int(self.low) + 1, int(self.high) + 1, 4 if self.high - self.low > 6 else 2):
+            ring = Circle(radius=self.radius_of(10.0**decade), color=theme.muted(), stroke_width=1.5 if decade else 2.5)
+            ring.move_to(self.state.to_point((0, 0))).set_stroke(opacity=0.9 if decade == 0 else 0.45)
+            rings.add(ring)
+            label = theme.text(f"1e{decade}" if decade else "1", theme.SMALL_SIZE, theme.muted())
+            labels.add(label.next_to(ring.point_at_angle(angle), side, buff=0.02))
+        return rings, labels
+
+    def readout(self) -> VGroup:
+        """rho and t as numbers, and the regime's word: forgets, holds or explodes."""
+        rho_label = maths(r"\rho =", theme.BODY_SIZE)
+        rho_value = DecimalNumber(
+            self.rho.get_value(),
+            num_decimal_places=2,
+            font_size=theme.tex_size(theme.BODY_SIZE),
+            color=theme.foreground(),
+        )
+        # The numbers are rebuilt (LaTeX glyphs copied) only when what they show changes, not on every frame.
+        rho_value.add_updater(lambda m: self.show_rho(m))
+        t_label = maths("t =", theme.BODY_SIZE)
+        t_value = Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
+        t_value.add_updater(
+            lambda m: m.set_value(int(self.clock.get_value())) if m.get_value() != int(self.clock.get_value()) else m
+        )
+        readout = VGroup(
+            VGroup(rho_label, rho_value).arrange(RIGHT, buff=0.15), VGroup(t_label, t_value).arrange(RIGHT, buff=0.15)
+        )
+        readout.arrange(RIGHT, buff=0.7)
+        words = VGroup(
+            *[theme.text(word, theme.LABEL_SIZE, theme.muted()) for word in ("forgets", "holds", "explodes")]
+        )
+        words.next_to(readout, RIGHT, buff=0.6)
+        for word in words[1:]:
+            word.move_to(words[0], aligned_edge=LEFT)
+        readout.add(words)  # the group itself: its updater must be on screen to run
+
+        def show_regime(group: VGroup) -> None:
+            rho = self.rho.get_value()
+            now = 1 if abs(rho - 1) < 0.01 else (0 if rho < 1 else 2)
+            for index, word in enumerate(group):
+                word.set_opacity(1 if index == now else 0)
+
+        words.add_updater(show_regime)
+        show_regime(words)
+        return readout.move_to([4.1, -2.5, 0])
+
+    def radius_of(self, norm: float) -> float:
+        """Screen radius of a norm on the log rings: 10^low at the centre, 10^high at the rim."""
+        fraction = (np.log10(max(norm, 10**self.low)) - self.low) / (self.high - self.low)
+        return float(fraction * self.ring_radius)
+
+    def show_rho(self, number: DecimalNumber) -> DecimalNumber:
+        rho = self.rho.get_value()
+        if getattr(number, "shown_rho", None) == round(rho, 2):
+            return number
+        number.shown_rho = round(rho, 2)
+        return number.set_value(rho).set_color(self.colour_of_rho(rho))
+
+    def colour_of_rho(self, rho: float) -> ManimColor:
+        return rho_colour(float(self.rhos[int(np.argmin(np.abs(self.rhos - rho)))]))
+
+    def set_rho(self, rho: float, **kwargs: object) -> AnimationGroup:
+        """Move rho, and the ring of eigenvalues with it (the dots move only while rho does: while they
+        stand still they are drawn once per animation, not on every frame)."""
+        return AnimationGroup(
+            self.rho.animate(**kwargs).set_value(rho),
+            # a closure: bound methods would deep-copy the scene
+            UpdateFromFunc(self.eigen_dots, lambda dots: self.place_eigenvalues(dots)),
+            group=self.eigen_dots,  # on screen already: manim adds no Group of tracker and dots to the scene
+        )
+
+    def place_eigenvalues(self, dots: VGroup) -> None:
+        rho = self.rho.get_value()
+        if getattr(dots, "placed_at", None) == rho:
+            return  # rho unchanged: nothing to move (most frames)
+        dots.placed_at = rho
+        # The plane maps (x, y) to the screen affinely: place all the dots at once, recolour only on a change.
+        centre = self.eigen.to_point((0, 0))
+        right, up = self.eigen.to_point((1, 0)) - centre, self.eigen.to_point((0, 1)) - centre
+        targets = centre + rho * (np.cos(self.angles)[:, None] * right + np.sin(self.angles)[:, None] * up)
+        for dot, target in zip(dots, targets):
+            dot.shift(target - dot.get_center())
+        colour = self.colour_of_rho(rho)
+        if getattr(dots, "coloured", None) != colour.to_hex():
+            dots.coloured = colour.to_hex()
+            dots.set_color(colour)
+
+    # --- one run: h_t traced for one rho ------------------------------------------------------------------
+
+    def tip(self, index: int, step: int) -> np.ndarray:
+        """Where h_step's arrow ends: direction of its first two coordinates, length ||h_step|| on log rings."""
+        direction = self.first_two[index, step] / (np.linalg.norm(self.first_two[index, step]) or 1.0)
+        return self.state.to_point((0, 0)) + self.radius_of(self.norms[index, step]) * np.array([*direction, 0.0])
+
+    def run_rho(self, index: int) -> None:
+        colour = rho_colour(float(self.rhos[index]))
+        self.backdrop(*self.still, *self.curves, *self.curve_labels)
+        self.play(self.set_rho(float(self.rhos[index])), FadeOut(self.trail), run_time=0.8)
+        self.clock.set_value(0)
+        curve = self.plot.live_curve(np.arange(self.steps + 1), self.norms[index], self.clock, colour)
+        label = theme.text(f"ρ = {self.rhos[index]:.2f}", theme.SMALL_SIZE, colour)
+        label.next_to(self.plot.axes.c2p(self.steps, self.norms[index, -1]), RIGHT, buff=0.1)
+        tips = [self.tip(index, step) for step in range(self.steps + 1)]
+        self.trail = VGroup(*[Dot(point, radius=0.03, color=colour).set_opacity(0) for point in tips])
+        self.state_arrow.set_color(colour).put_start_and_end_on(self.state.to_point((0, 0)), tips[0])
+
+        shown = [-1]  # the last step drawn; the trail changes only when the step does
+
+        def follow(arrow: Arrow) -> None:
+            step = int(self.clock.get_value())
+            if step == shown[0]:
+                return
+            shown[0] = step
+            arrow.put_start_and_end_on(self.state.to_point((0, 0)), tips[step] + 1e-3 * RIGHT)
+            for past, dot in enumerate(self.trail):
+                dot.set_opacity(0.6 if past <= step else 0)
+
+        self.state_arrow.add_updater(follow)
+        self.curves.append(curve)
+        self.add(curve, self.trail, self.state_arrow)
+        self.play(self.clock.animate.set_value(self.steps), run_time=3.0, rate_func=linear)
+        self.state_arrow.remove_updater(follow)
+        curve.clear_updaters()
+        self.play(FadeIn(label), run_time=0.3)
+        self.curve_labels.append(label)

@@ -1,0 +1,408 @@
+"""InsideTheLSTM (notebook cell rnn8): the LSTM trained on the adding problem, run on one example with the
+recurrence replayed by hand. On one time axis: what each step writes ||i_t * c~_t||, what the cell holds ||c_t||
+and the running guess fc(h_t) against the true running sum; then the forget, input and output gates of every
+hidden unit. It writes at the markers and holds the sum in its cell in between."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    DashedVMobject,
+    Dot,
+    FadeIn,
+    FadeOut,
+    Integer,
+    LaggedStart,
+    Line,
+    ValueTracker,
+    VGroup,
+    linear,
+)
+
+from scenes.rnn.shared import about
+from seqanim import spoken
+from seqanim.contract import Artifact
+from seqanim.kit import theme
+from seqanim.kit.heatmap import Heatmap
+from seqanim.kit.plots import Plot
+from seqanim.kit.stream import Stream
+from seqanim.slide import LectureSlide
+
+GATES = (("forget_gate", r"forget $f_t$"), ("input_gate", r"input $i_t$"), ("output_gate", r"output $o_t$"))
+
+
+def markers(run: Artifact) -> tuple[int, int]:
+    first, second = (int(m) for m in run["markers"])
+    return first, second
+
+
+def change_at_markers(gate: np.ndarray, markers: tuple[int, int]) -> tuple[float, float]:
+    """Mean |gate_t - gate_(t-1)| over units at the marked steps and the step after, and its median elsewhere."""
+    length = len(gate)
+    change = np.abs(np.diff(gate, axis=0)).mean(axis=1)  # change[t - 1]: into step t
+    switching = sorted({t for m in markers for t in (m, m + 1) if 1 <= t < length})
+    others = [t for t in range(1, length) if t not in switching]
+    return float(change[[t - 1 for t in switching]].mean()), float(np.median(change[[t - 1 for t in others]]))
+
+
+# --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
+
+
+def opening_notes(run: Artifact) -> str:
+    (first, second), values = markers(run), run["values"]
+    return (
+        f"Open up the trained LSTM and run it on one sequence with markers at t = {first} and t = {second}: "
+        f"{values[first]:.2f} + {values[second]:.2f}, target {float(run['target']):.2f}. "
+        "We replay the recurrence by hand to read the gates."
+    )
+
+
+def opening_said(run: Artifact) -> tuple[str, str, str]:
+    """While the input's axis appears, while its values appear and the marked ones light up, while the panels
+    are drawn."""
+    (first, second), values = markers(run), run["values"]
+    return (
+        "Now we open up the trained LSTM on one sequence.",
+        f"Its markers sit at steps {spoken.integer(first)} and {spoken.integer(second)}, "
+        f"on the values {spoken.number(float(values[first]), 2)} and {spoken.number(float(values[second]), 2)}.",
+        "Three panels follow: what the cell writes, what its memory holds, and its guess of the sum, "
+        f"against a target of {spoken.number(float(run['target']), 2)}.",
+    )
+
+
+def first_marker_notes(run: Artifact) -> str:
+    first, _ = markers(run)
+    write, guess = run["write_norm"], run["running_guess"]
+    return (
+        f"Before the first marker the write ||i * c~|| stays at or below {write[:first].max():.2f}, "
+        f"then jumps to {write[first]:.2f} at t = {first}, the first marked step. "
+        f"The guess fc(h_t) rises from {guess[first - 1]:.2f} to {guess[first]:.2f}."
+    )
+
+
+def first_marker_said(run: Artifact) -> tuple[str]:
+    """While time runs up to the first marker."""
+    first, _ = markers(run)
+    write, guess = run["write_norm"], run["running_guess"]
+    return (
+        f"At the first marker, step {spoken.integer(first)}, the write jumps to {about(float(write[first]))} "
+        f"and the guess rises to {spoken.number(float(guess[first]), 2)}.",
+    )
+
+
+def holding_notes(run: Artifact) -> str:
+    first, second = markers(run)
+    between, guess = run["cell_norm"][first + 1 : second], run["running_guess"]
+    return (
+        f"Between the markers the memory holds: ||c_t|| stays between {between.min():.2f} and "
+        f"{between.max():.2f} from t = {first + 1} to t = {second - 1}, "
+        f"while the guess drifts from {guess[first]:.2f} to {guess[second - 1]:.2f}; "
+        f"the true running sum is {run['true_running_sum'][first]:.2f}."
+    )
+
+
+def holding_said(run: Artifact) -> tuple[str]:
+    """While time runs between the markers."""
+    first, second = markers(run)
+    between = run["cell_norm"][first + 1 : second]
+    low, high = about(float(between.min())), about(float(between.max()))
+    return (
+        f"Between the markers the memory holds, between {low} and {high}, "
+        f"while the guess drifts to {spoken.number(float(run['running_guess'][second - 1]), 2)}; "
+        f"the true sum stays {spoken.number(float(run['true_running_sum'][first]), 2)}.",
+    )
+
+
+def second_marker_notes(run: Artifact) -> str:
+    _, second = markers(run)
+    write, guess = run["write_norm"], run["running_guess"]
+    largest = (
+        ", the largest of the sequence"
+        if int(np.argmax(write)) == second
+        else f" (the largest write, {write.max():.2f}, is at t = {int(np.argmax(write))})"
+    )
+    return (
+        f"At the second marker the write spikes again to {write[second]:.2f}{largest}; "
+        f"the guess jumps from {guess[second - 1]:.2f} to {guess[second]:.2f}."
+    )
+
+
+def second_marker_said(run: Artifact) -> tuple[str]:
+    """While time steps onto the second marker."""
+    _, second = markers(run)
+    write = run["write_norm"]
+    largest = ", its largest," if int(np.argmax(write)) == second else ""
+    return (
+        f"At the second marker the write spikes again{largest} "
+        f"and the guess jumps to {spoken.number(float(run['running_guess'][second]), 2)}.",
+    )
+
+
+def answer_notes(run: Artifact) -> str:
+    guess, target = run["running_guess"], float(run["target"])
+    return (
+        f"After the last step the readout gives fc(h_{len(guess) - 1}) = {guess[-1]:.3f} against the "
+        f"target {target:.3f}: error {abs(guess[-1] - target):.3f}. "
+        "The LSTM writes at the markers and holds in between; "
+        "it was trained only on the final step, so the running guess before it is not exact."
+    )
+
+
+def answer_said(run: Artifact) -> tuple[str, str]:
+    """While time runs to the last step, then while the final guess is marked."""
+    guess, target = float(run["running_guess"][-1]), float(run["target"])
+    return (
+        f"After the last step the guess is {spoken.number(guess, 2)}, against a target of {spoken.number(target, 2)}.",
+        f"An error of {spoken.number(abs(guess - target), 2)}. "
+        "Trained only on its final answer, the network's guess along the way is rough.",
+    )
+
+
+def gates_notes(run: Artifact) -> str:
+    changes = {name: change_at_markers(run[name], markers(run)) for name, _ in GATES}
+    at, elsewhere = changes["input_gate"]
+    each = "; ".join(
+        f"the {label} gate changes by {changes[name][0]:.3f} per unit on average at the markers and "
+        f"the step after, {changes[name][1]:.3f} (median) at the other steps"
+        for name, label in (("forget_gate", "forget"), ("input_gate", "input"), ("output_gate", "output"))
+    )
+    return (
+        "Behind the curves, the gates of every hidden unit: rows are the "
+        f"{run['input_gate'].shape[1]} hidden units, columns the {len(run['values'])} time steps, "
+        f"on the same time axis as the input. {each}. "
+        f"The gates switch at the markers and hold in between: the input gate moves {at / elsewhere:.0f}x more there."
+    )
+
+
+def gates_said(run: Artifact) -> tuple[str, str]:
+    """While the gate heatmaps replace the curves, then while the claim appears."""
+    at, elsewhere = change_at_markers(run["input_gate"], markers(run))
+    return (
+        f"Behind these curves are the gates of all {spoken.integer(run['input_gate'].shape[1])} hidden units: "
+        "forget, input and output, one row per unit and one column per step.",
+        "They switch at the markers and hold in between: "
+        f"there the input gate moves about {about(at / elsewhere)} times more than elsewhere.",
+    )
+
+
+# --- the scene ----------------------------------------------------------------------------------------------
+
+
+class InsideTheLSTM(LectureSlide):
+    """rnn8: the trained LSTM on one example: it writes at the markers and holds the sum in its cell."""
+
+    data = ("lstm_inside",)
+
+    def construct(self) -> None:
+        self.run = self.load("lstm_inside")
+        self.values, self.marks = self.run["values"], self.run["marks"]
+        self.write, self.cell = self.run["write_norm"], self.run["cell_norm"]
+        self.guess, self.running = self.run["running_guess"], self.run["true_running_sum"]
+        self.target = float(self.run["target"])
+        self.markers = list(markers(self.run))
+        self.length = len(self.values)
+        self.opening()
+        self.first_marker()
+        self.holding()
+        self.second_marker()
+        self.answer()
+        self.gates()
+
+    # --- the slides -------------------------------------------------------------------------------------
+
+    def opening(self) -> None:
+        self.next_slide(notes=opening_notes(self.run))
+        axis, values, panels = opening_said(self.run)
+        self.build_panels()
+        with self.beat(axis):
+            self.title("What the trained LSTM actually does")
+            self.play(FadeIn(self.stream_label), Create(self.stream.baseline), run_time=0.6)
+        with self.beat(values):
+            self.play(self.stream.appear(run_time_per_step=0.03), run_time=1.2)
+            self.play(self.stream.light(self.markers, theme.highlight()), run_time=0.5)
+        with self.beat(panels):
+            self.play(
+                Create(self.write_plot),
+                Create(self.memory),
+                Create(self.readout),
+                FadeIn(self.legends),
+                Create(self.marker_lines),
+                Create(self.target_line),
+                FadeIn(self.target_label),
+                run_time=1.2,
+            )
+            self.wait(1.0)
+        self.cursor_time = ValueTracker(0.0)
+        self.start_live()
+
+    def first_marker(self) -> None:
+        self.next_slide(notes=first_marker_notes(self.run))
+        (said,) = first_marker_said(self.run)
+        with self.beat(said):
+            self.walk_to(self.markers[0], 2.0)
+
+    def holding(self) -> None:
+        self.next_slide(notes=holding_notes(self.run))
+        (said,) = holding_said(self.run)
+        with self.beat(said):
+            self.walk_to(self.markers[1] - 1, 3.0)
+
+    def second_marker(self) -> None:
+        self.next_slide(notes=second_marker_notes(self.run))
+        (said,) = second_marker_said(self.run)
+        with self.beat(said):
+            self.walk_to(self.markers[1], 1.0)
+            self.wait(0.8)
+
+    def answer(self) -> None:
+        self.next_slide(notes=answer_notes(self.run))
+        reached, error = answer_said(self.run)
+        with self.beat(reached):
+            self.walk_to(self.length - 1, 1.5)
+        with self.beat(error):
+            self.finish()
+            self.wait(1.5)
+
+    def gates(self) -> None:
+        self.next_slide(notes=gates_notes(self.run))
+        shown, switching = gates_said(self.run)
+        at, elsewhere = change_at_markers(self.run["input_gate"], markers(self.run))
+        with self.beat(shown):
+            self.show_gates()
+        with self.beat(switching):
+            self.say(
+                f"the gates switch at the markers and hold in between (input gate: {at / elsewhere:.0f}× the change)",
+                theme.caption_colour(),
+            )
+            self.wait(1.5)
+
+    # --- layout -----------------------------------------------------------------------------------------
+
+    def build_panels(self) -> None:
+        length = self.length
+        left, width = -4.9, 9.1
+        self.stream = Stream(
+            self.values, self.marks, width=width * length / (length - 1), height=0.9, tick_every=0, dot_radius=0.045
+        )
+        self.stream.move_to([left + width / 2, 2.3, 0])
+        self.stream_label = theme.text("input", theme.LABEL_SIZE).next_to(self.stream, LEFT, buff=0.35)
+
+        # Three panels on one time axis: what a step writes, what the cell holds (its own panel), the guess.
+        write_top = float(np.ceil(self.write.max() * 2) / 2)
+        cell_top = float(np.ceil(self.cell.max()))
+        guess_top = float(np.ceil(max(self.guess.max(), self.running.max()) * 2) / 2)
+        self.write_plot = Plot(
+            (0, length - 1, 5), (0, write_top, write_top / 2), width=width, height=0.85, x_numbers=False
+        )
+        self.memory = Plot((0, length - 1, 5), (0, cell_top, cell_top / 2), width=width, height=0.85, x_numbers=False)
+        self.readout = Plot(
+            (0, length - 1, 5),
+            (0, guess_top, guess_top / 2),
+            width=width,
+            height=0.85,
+            x_label="time step $t$",
+            label_size=theme.SMALL_SIZE,
+        )
+        for plot, y in ((self.write_plot, 0.8), (self.memory, -0.65), (self.readout, -2.1)):
+            plot.shift([self.stream.x_of(0) - plot.axes.c2p(0, 0)[0], y - plot.axes.get_center()[1], 0])
+
+        def legend(plot: Plot, *labels: VGroup) -> VGroup:
+            group = VGroup(*labels).arrange(RIGHT, buff=0.4)
+            return group.next_to(plot.axes, UP, buff=0.02).align_to(plot.axes, LEFT).shift(0.3 * RIGHT)
+
+        self.legends = VGroup(
+            legend(
+                self.write_plot,
+                theme.label(r"write $\|i_t \odot \tilde c_t\|$", theme.SMALL_SIZE, theme.value_colour()),
+            ),
+            legend(self.memory, theme.label(r"cell memory $\|c_t\|$", theme.SMALL_SIZE, theme.model_colour("LSTM"))),
+            legend(
+                self.readout,
+                theme.label(r"guess $\mathrm{fc}(h_t)$", theme.SMALL_SIZE, theme.output_colour()),
+                theme.text("true running sum", theme.SMALL_SIZE, theme.muted()),
+            ),
+        )
+
+        self.marker_lines = VGroup()
+        for marker in self.markers:
+            x = self.stream.x_of(marker)
+            self.marker_lines.add(
+                DashedVMobject(
+                    Line([x, self.readout.axes.get_bottom()[1], 0], [x, self.write_plot.axes.get_top()[1], 0]),
+                    num_dashes=30,
+                ).set_stroke(theme.highlight(), width=1.5, opacity=0.6)
+            )
+        self.target_line = self.readout.hline(self.target, theme.highlight())
+        self.target_label = theme.text(f"target {self.target:.2f}", theme.SMALL_SIZE, theme.highlight())
+        self.target_label.next_to(self.target_line, RIGHT, buff=0.1)
+
+    def start_live(self) -> None:
+        steps = np.arange(self.length)
+        time = self.cursor_time
+        self.live = VGroup(
+            self.write_plot.series(steps, self.write, theme.value_colour(), tracker=time, stroke_width=3),
+            self.memory.series(steps, self.cell, theme.model_colour("LSTM"), tracker=time, stroke_width=3),
+            self.readout.series(steps, self.running, theme.muted(), tracker=time, step=True, stroke_width=2.5),
+            self.readout.series(steps, self.guess, theme.output_colour(), tracker=time, stroke_width=3),
+        )
+        cursor = self.stream.cursor(
+            time, theme.foreground(), extend_down=self.stream.get_bottom()[1] - self.readout.axes.get_bottom()[1]
+        )
+        cursor.set_stroke(opacity=0.7)
+        stamp = VGroup(
+            theme.text("t =", theme.LABEL_SIZE),
+            Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground()),
+        ).arrange(RIGHT, buff=0.1)
+        stamp.add_updater(lambda m: m[1].set_value(round(time.get_value())))
+        stamp.move_to([5.9, 2.25, 0])
+        self.add(self.live, cursor, stamp)
+        self.cursor = cursor
+
+    def show_gates(self) -> None:
+        """The T x H gate heatmaps: forget, input and output gate per time step (columns) and unit (rows)."""
+        panels = VGroup(
+            self.write_plot,
+            self.memory,
+            self.readout,
+            self.legends,
+            self.target_line,
+            self.target_label,
+            self.marker_lines,
+        )
+        self.play(FadeOut(panels), FadeOut(self.live), FadeOut(self.final), FadeOut(self.cursor), run_time=0.6)
+        maps = VGroup()
+        for (name, label), y in zip(GATES, (0.95, -0.4, -1.75)):
+            values = self.run[name].T  # (hidden units, time steps)
+            heatmap = Heatmap(
+                values,
+                cell_size=self.stream.step,
+                cell_height=1.15 / values.shape[0],
+                vmin=0.0,
+                vmax=1.0,
+                dense=True,
+                cell_stroke=0,
+                colourbar=name == "input_gate",
+                titles=False,
+            )
+            heatmap.shift([self.stream.x_of(0) - heatmap.cell(0, 0).get_center()[0], y - heatmap.cells.get_y(), 0])
+            name_label = theme.label(label, theme.SMALL_SIZE).next_to(heatmap.cells, LEFT, buff=0.2)
+            maps.add(VGroup(heatmap, name_label))
+        axis = theme.text(f"rows: {self.run[GATES[0][0]].shape[1]} hidden units", theme.SMALL_SIZE, theme.muted())
+        axis.next_to(maps, DOWN, buff=0.15).align_to(maps[0][0].cells, LEFT)
+        # The marked steps are the lit input boxes right above their columns.
+        self.play(LaggedStart(*[FadeIn(m) for m in maps], lag_ratio=0.35), FadeIn(axis), run_time=1.6)
+
+    def walk_to(self, step: int, run_time: float) -> None:
+        self.play(self.cursor_time.animate.set_value(float(step)), run_time=run_time, rate_func=linear)
+
+    def finish(self) -> None:
+        end = self.readout.axes.c2p(self.length - 1, self.guess[-1])
+        final = theme.text(f"final guess {self.guess[-1]:.2f}", theme.SMALL_SIZE, theme.output_colour())
+        final.next_to(self.target_label, DOWN, buff=0.12).align_to(self.target_label, LEFT)
+        self.final = VGroup(final, Dot(end, radius=0.06, color=theme.output_colour()))
+        self.play(FadeIn(final), Create(self.final[1]), run_time=0.6)

@@ -1,0 +1,267 @@
+"""TrainingRace (notebook cell rnn6): a vanilla RNN, an LSTM and a GRU, each with one linear readout, trained
+on the adding problem. Their test MSE on a log plot as they train, against the predict-the-mean baseline, and
+which of them solve the task (an MSE under a tenth of the baseline)."""
+
+from __future__ import annotations
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Integer, Tex, ValueTracker, VGroup, linear
+
+from scenes.rnn.shared import about
+from seqanim import spoken
+from seqanim.kit import theme
+from seqanim.kit.plots import Plot
+from seqanim.slide import LectureSlide
+
+# --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
+
+
+def verdict(kinds: list[str], finals: np.ndarray, baseline: float) -> tuple[list[str], list[str]]:
+    """The cells that solve the task (a final MSE under a tenth of the baseline), and those that do not."""
+    solved = [kind for kind, final in zip(kinds, finals) if final < baseline / 10]
+    return solved, [kind for kind in kinds if kind not in solved]
+
+
+def near_the_mean(kinds: list[str], finals: np.ndarray, baseline: float, failed: list[str]) -> bool:
+    """Whether the cells that fail all stay above half the baseline: they learned little more than the mean."""
+    return min(finals[kinds.index(kind)] for kind in failed) > baseline / 2
+
+
+def the(kinds: list[str]) -> str:
+    """The cells' names with their article, as said: "the LSTM and the GRU"."""
+    return spoken.listing([f"the {kind}" for kind in kinds])
+
+
+def setup_notes(kinds: list[str], params: dict, baseline: float) -> str:
+    return (
+        f"One linear readout on three recurrent cells ({', '.join(kinds)}), "
+        f"each with {params['hidden']} hidden units, trained {params['iters']} Adam steps (lr {params['lr']:g}, "
+        f"batch {params['batch']}, gradient clip {params['clip']:g}) on T = {params['T']}. "
+        f"The dashed line is the predict-the-mean baseline, MSE {baseline:.3f}."
+    )
+
+
+def setup_said(kinds: list[str], hidden: int, baseline: float) -> tuple[str, str]:
+    """While the empty plot is drawn, then while the baseline is."""
+    return (
+        f"{spoken.sentence(spoken.count(len(kinds), 'recurrent cell'))}, {spoken.listing(kinds)}, "
+        f"each with {spoken.integer(hidden)} hidden units, now train on the adding problem.",
+        f"The dashed line is the error of always predicting the mean: {spoken.number(baseline, 2)}.",
+    )
+
+
+def race_notes(kinds: list[str], mse: np.ndarray, params: dict) -> str:
+    starts = "; ".join(f"{kind} starts at {mse[i, 0]:.3f}" for i, kind in enumerate(kinds))
+    return f"Test MSE on {params['test_size']} held-out sequences, every {params['eval_every']} steps. {starts}."
+
+
+def race_said(kinds: list[str], mse: np.ndarray, baseline: float, params: dict) -> tuple[str]:
+    """While the legend appears and the curves run."""
+    solved, failed = verdict(kinds, mse[:, -1], baseline)
+    said = (
+        f"Here is each cell's test error on {spoken.integer(params['test_size'])} held-out sequences, "
+        f"over {spoken.integer(params['iters'])} training steps."
+    )
+    if (mse[:, 0] > baseline).all():
+        said += f" All {spoken.integer(len(kinds))} start above the baseline."
+    if solved:
+        said += f" Then {the(solved)} {'plunges' if len(solved) == 1 else 'plunge'}"
+        said += "." if not failed else ","
+    if failed:
+        near = near_the_mean(kinds, mse[:, -1], baseline, failed)
+        where = "near the baseline" if near else "above a tenth of the baseline"
+        said += f" {'while ' if solved else ''}{the(failed)} {'stays' if len(failed) == 1 else 'stay'} {where}."
+    return (said,)
+
+
+def finals_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
+    ends = "; ".join(f"{kind} {finals[i]:.3g}" for i, kind in enumerate(kinds))
+    return f"Final held-out MSE: {ends} (baseline {baseline:.3f})."
+
+
+def finals_said(kinds: list[str], finals: np.ndarray, baseline: float) -> tuple[str]:
+    """While each curve's final MSE is labelled."""
+    ends = []
+    for kind, final in zip(kinds, finals):
+        if final < baseline / 10:
+            ends.append(f"the {kind} about {about(baseline / final)} times under the baseline")
+        else:
+            ends.append(f"the {kind} at {spoken.number(float(final), 2)}")
+    return (f"Final errors: {spoken.listing(ends)}.",)
+
+
+def verdict_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
+    solved, failed = verdict(kinds, finals, baseline)
+    threshold = baseline / 10
+    parts = []
+    if solved:
+        ends = ", ".join(f"{finals[kinds.index(kind)]:.3g}" for kind in solved)
+        parts.append(
+            f"{' and '.join(solved)} fall{'s' if len(solved) == 1 else ''} far below the baseline ({ends}, "
+            f"under {threshold:.4f}, a tenth of {baseline:.3f}): "
+            "the gates carry the first value across the gap"
+        )
+    if failed:
+        ends = [finals[kinds.index(kind)] for kind in failed]
+        near = near_the_mean(kinds, finals, baseline, failed)
+        where = "near the baseline" if near else "above a tenth of the baseline"
+        meaning = "learned little more than the mean" if near else "did not solve the task"
+        parts.append(
+            f"{' and '.join(failed)} stay{'s' if len(failed) == 1 else ''} {where} "
+            f"({', '.join(f'{end:.3f}' for end in ends)}): {'it' if len(failed) == 1 else 'they'} {meaning}"
+        )
+    return "; ".join(parts) + "."
+
+
+def verdict_said(kinds: list[str], finals: np.ndarray, baseline: float) -> tuple[str, str]:
+    """While the solved line and the verdict appear, then while they stay."""
+    solved, failed = verdict(kinds, finals, baseline)
+    one = len(solved) == 1
+    claim = "Solved means under a tenth of the baseline: "
+    if solved:
+        claim += f"{the(solved)} {'gets' if one else 'get'} there, {'its' if one else 'their'} gates carrying "
+        claim += "the first value across."
+    else:
+        claim += "none of the cells gets there."
+    if not failed:
+        return claim, "Every cell solves the task."
+    one = len(failed) == 1
+    near = near_the_mean(kinds, finals, baseline, failed)
+    meaning = "learned little more than the mean" if near else "stayed above a tenth of the baseline"
+    return claim, f"{spoken.sentence(the(failed))} {'does' if one else 'do'} not: {'it' if one else 'they'} {meaning}."
+
+
+# --- the scene ----------------------------------------------------------------------------------------------
+
+
+class TrainingRace(LectureSlide):
+    """rnn6: test MSE of vanilla RNN, LSTM and GRU while they train on the adding problem."""
+
+    data = ("adding",)
+
+    def construct(self) -> None:
+        run = self.load("adding")
+        self.kinds = [str(kind) for kind in run["kinds"]]
+        self.iters, self.mse = run["curve_iters"], run["test_mse"]
+        self.baseline = float(run["baseline"])
+        self.finals = self.mse[:, -1]
+        self.params = run.params  # the parameters that produced these curves
+        self.lineup()
+        self.race()
+        self.label_finals()
+        self.verdict()
+
+    # --- the slides -------------------------------------------------------------------------------------
+
+    def lineup(self) -> None:
+        self.next_slide(notes=setup_notes(self.kinds, self.params, self.baseline))
+        plotted, baseline = setup_said(self.kinds, self.params["hidden"], self.baseline)
+        line, label = self.build_plot()
+        with self.beat(plotted):
+            self.title("Vanilla RNN vs LSTM vs GRU")
+            self.play(Create(self.plot), run_time=1.0)
+            self.wait(0.5)
+        with self.beat(baseline):
+            self.play(Create(line), FadeIn(label), run_time=0.8)
+            self.wait(0.5)
+
+    def race(self) -> None:
+        self.next_slide(notes=race_notes(self.kinds, self.mse, self.params))
+        (said,) = race_said(self.kinds, self.mse, self.baseline, self.params)
+        self.step = ValueTracker(0.0)
+        curves, readout = self.build_race()
+        self.add(curves)
+        with self.beat(said):
+            self.play(FadeIn(readout), FadeIn(self.legend), run_time=0.5)
+            self.play(self.step.animate.set_value(float(self.iters[-1])), run_time=6.0, rate_func=linear)
+        for curve in curves:
+            curve.clear_updaters()
+        readout[1].clear_updaters()
+
+    def label_finals(self) -> None:
+        self.next_slide(notes=finals_notes(self.kinds, self.finals, self.baseline))
+        (said,) = finals_said(self.kinds, self.finals, self.baseline)
+        with self.beat(said):
+            self.play(FadeOut(self.legend), FadeIn(self.final_labels()), run_time=0.8)
+            self.wait(2.0)
+
+    def verdict(self) -> None:
+        self.next_slide(notes=verdict_notes(self.kinds, self.finals, self.baseline))
+        claim, rest = verdict_said(self.kinds, self.finals, self.baseline)
+        threshold_line, lines = self.verdict_lines()
+        with self.beat(claim):
+            self.play(Create(threshold_line), FadeIn(lines), run_time=1.0)
+            self.wait(1.0)
+        with self.beat(rest):
+            self.wait(1.5)
+
+    # --- drawing ------------------------------------------------------------------------------------------
+
+    def build_plot(self) -> tuple[VGroup, VGroup]:
+        """The log plot of test MSE against training step (on self), and the baseline's line and label."""
+        low = float(np.floor(np.log10(self.mse.min())))
+        high = float(np.ceil(np.log10(self.mse.max())))
+        total = int(self.iters[-1])
+        self.plot = Plot(
+            (0, total, 100),
+            (low, high, 1),
+            width=8.4,
+            height=4.7,
+            x_label="training step",
+            y_label="test MSE (log)",
+            log_y=True,
+            tick_size=theme.tex_size(theme.SMALL_SIZE),
+        )
+        self.plot.move_to([-1.3, -0.35, 0])
+        baseline = self.plot.hline(self.baseline, theme.muted())
+        label = theme.text(f"predict the mean: {self.baseline:.3f}", theme.SMALL_SIZE, theme.muted())
+        label.next_to(self.plot.axes.c2p(total, self.baseline), UP, buff=0.08).align_to(baseline, RIGHT)
+        return baseline, label
+
+    def build_race(self) -> tuple[VGroup, VGroup]:
+        """The live curves (drawn up to the step tracker), and the step counter; the legend on self."""
+        # The vanilla RNN is drawn last, on top: for its first few hundred steps it runs under LSTM and GRU.
+        order = sorted(range(len(self.kinds)), key=lambda i: self.kinds[i] == "RNN")
+        curves = VGroup(
+            *[
+                self.plot.live_curve(self.iters, self.mse[i], self.step, theme.model_colour(self.kinds[i]))
+                for i in order
+            ]
+        )
+        counter_label = Tex("step", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.muted())
+        counter = Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground())
+        counter.add_updater(lambda m: m.set_value(int(self.step.get_value())))
+        readout = VGroup(counter_label, counter).arrange(RIGHT, buff=0.2).move_to([5.2, 2.2, 0])
+        self.legend = VGroup(*[theme.text(kind, theme.LABEL_SIZE, theme.model_colour(kind)) for kind in self.kinds])
+        self.legend.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(readout, DOWN, buff=0.4).align_to(readout, LEFT)
+        return curves, readout
+
+    def final_labels(self) -> VGroup:
+        """Each curve's final MSE at its end, pushed apart where they would overlap."""
+        ends = [self.plot.axes.c2p(float(self.iters[-1]), float(final))[1] for final in self.finals]
+        placed: list[float] = []
+        labels = VGroup()
+        for index in np.argsort(ends):
+            y = max(ends[index], placed[-1] + 0.38) if placed else ends[index]
+            placed.append(y)
+            kind = self.kinds[index]
+            label = theme.text(f"{kind} {self.finals[index]:.3g}", theme.LABEL_SIZE, theme.model_colour(kind))
+            label.move_to([self.plot.axes.get_right()[0] + 0.2 + label.width / 2, y, 0])
+            labels.add(label)
+        return labels
+
+    def verdict_lines(self) -> tuple[VGroup, VGroup]:
+        """The line at a tenth of the baseline, and the verdict: which cells solve the task."""
+        threshold = self.baseline / 10
+        solved, failed = verdict(self.kinds, self.finals, self.baseline)
+        lines = VGroup()
+        if solved:
+            lines.add(
+                theme.text(
+                    f"✓ solved (MSE < {threshold:.4f}): {', '.join(solved)}", theme.LABEL_SIZE, theme.allowed_colour()
+                )
+            )
+        if failed:
+            lines.add(theme.text(f"✗ not solved: {', '.join(failed)}", theme.LABEL_SIZE, theme.error_colour()))
+        lines.arrange(RIGHT, buff=0.6).to_edge(DOWN, buff=0.3)
+        return self.plot.hline(threshold, theme.muted()), lines
