@@ -62,7 +62,7 @@ test: setup
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 bench: setup
-	$(PY) bench/precompute.py && $(PY) bench/reverse_seeds.py && $(PY) bench/build.py && $(PY) bench/faults.py --kills 2
+	$(PY) bench/precompute.py && $(PY) bench/kernels.py && $(PY) bench/reverse_seeds.py && $(PY) bench/build.py && $(PY) bench/faults.py --kills 2
 	$(MAKE) variant
 
 # The suite on a copy whose lecture.toml has other values (bench/variant.py): tests must read the parameters in force.
