@@ -1,14 +1,18 @@
-"""Benchmark: seq2seq_reverse's held-out token accuracy, the notebook's model against ours, over several seeds.
+"""Benchmark: seq2seq_reverse's held-out token accuracy, the notebook's recipe against the experiment's, over seeds.
 
-At the notebook's 900 Adam steps the reverse model has not settled: its held-out accuracy swings by several
-points from one step to the next (at the default seed here 0.80-0.99 within the last 100 steps), so the final
-value is a draw that any change in float rounding (CPU kernels, torch version) redraws. This shows that spread:
-for each seed s the notebook's at2 cell runs as it is (with `torch.manual_seed(1)` replaced by
-`torch.manual_seed(s)` and a probe after every 10th step from step 600), and so does the experiment's own
-training (precompute.seq2seq_reverse.train_model, the notebook's model and batch stream written out); both are
-scored teacher-forced on seqanim's held-out set. The two should agree seed by seed to float noise (here they are
-the same computation); the spread over seeds and over late training says what one final value can mean.
-Two processes, one thread each.
+At the notebook's 900 Adam steps at a constant rate the reverse model has not settled: its held-out accuracy
+swings by several points from one step to the next, so the final value is a draw that any change in float
+rounding (CPU kernels, torch version) redraws. The experiment therefore no longer stops there: by default it
+trains `seq2seq_reverse.settle` = 1100 more steps on the same batch stream, the learning rate falling linearly
+to 0 (settle = 0 is the notebook's recipe). This shows the spread and what settling does to it: for each seed s
+the notebook's at2 cell runs as it is (with `torch.manual_seed(1)` replaced by `torch.manual_seed(s)`, 900
+steps), and so does the experiment's own training with lecture.toml's recipe (train_model in
+precompute/seq2seq_reverse.py: the notebook's model and batch stream written out, then the settling steps), each
+with a probe after every 10th step from step 600; both are scored teacher-forced on seqanim's held-out set.
+Their first 900 steps are the same computation; "final" compares the notebook's last step with the settled
+model, "late mean" averages each side's own probes from step 610 to its end (the seqanim side's include the
+settling). Two processes, one thread each. bench/kernels.py checks the settled model's claims on every CPU
+kernel path.
 
     .venv/bin/python bench/reverse_seeds.py [--seeds 8]
 """
@@ -97,10 +101,13 @@ def main() -> None:
         notebook = list(pool.map(notebook_curve, seeds))
         ours = list(pool.map(seqanim_curve, seeds))
     print(
-        "seq2seq reverse, held-out token accuracy (teacher-forced): after the last step, "
-        f"and the mean of the {len(ours[0])}"
+        "seq2seq reverse, held-out token accuracy (teacher-forced): after the last step, and the mean of the "
+        f"probes every {PROBE_EVERY} steps from step {PROBE_FROM + PROBE_EVERY} to the end"
     )
-    print(f"probes from step {PROBE_FROM + PROBE_EVERY} to the end; training seed by seed:")
+    print(
+        f"(notebook: {len(notebook[0])} probes, to step {PROBE_FROM + PROBE_EVERY * len(notebook[0])}; "
+        f"seqanim: {len(ours[0])} probes, to step {PROBE_FROM + PROBE_EVERY * len(ours[0])}); training seed by seed:"
+    )
     for seed, theirs, mine in zip(seeds, notebook, ours):
         print(
             f"  seed {seed:2d}:  notebook final {theirs[-1]:.4f}  late mean {statistics.mean(theirs):.4f}   "
