@@ -15,7 +15,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # integrations and the FFmpeg multimedia plugin link against (`ldd` on each; the wheel does not carry them):
 # the xcb-util family (icccm, keysyms, image, render-util, cursor: Qt 6.5+), xkbcommon, X11/GL/EGL, fonts,
 # D-Bus, GLib and PulseAudio. xvfb + xauth (for xvfb-run), xdotool and x11-apps (xwd) drive the presenter
-# test in a real X window. espeak-ng is the default offline voice of the narrated video (`[publish] voice`).
+# test in a real X window. espeak-ng is the fallback offline voice of the narrated video (hibari-tts, from PyPI,
+# is the default: `[publish] voice`).
 APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config texlive-latex-base texlive-latex-extra \
 	texlive-fonts-recommended dvisvgm ffmpeg chromium fonts-dejavu-core \
 	libxcb1 libxcb-cursor0 libxcb-glx0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 \
