@@ -138,13 +138,57 @@ class Recogniser:
         return hypothesis.hypstr if hypothesis else ""
 
 
+FREEZE = "freezedetect=n=0.001:d=1"  # a second or more with no visible change counts as frozen
+
+
+def frozen_seconds(video: Path) -> float:
+    """Seconds of `video` that ffmpeg's freezedetect finds frozen (summed)."""
+    log = subprocess.run(
+        ["ffmpeg", "-hide_banner", "-nostats", "-i", str(video), "-vf", FREEZE, "-map", "0:v", "-f", "null", "-"],
+        capture_output=True, text=True, check=True,
+    ).stderr  # fmt: skip
+    return sum(float(value) for value in re.findall(r"freeze_duration: ([0-9.]+)", log))
+
+
+def published_cut(deck: str, quality: str) -> None:
+    """The published deck video against the goals: frozen share, speaking rate, length against the speech."""
+    sys.path.insert(0, str(ROOT))
+    from seqanim.config import load
+    from seqanim.decks.plan import deck_scenes
+
+    video = ROOT / "renders" / quality / f"{deck}.mp4"
+    if not video.exists():
+        sys.exit(f"{video} is missing: build it first (.venv/bin/seqanim build --quality {quality})")
+    length = float(subprocess.run(
+        ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(video)],
+        capture_output=True, text=True, check=True,
+    ).stdout)  # fmt: skip
+    speech = animation = spoken_words = 0.0
+    for scene in deck_scenes(load(), deck):
+        timing = json.loads((ROOT / "renders" / quality / f"{scene}.narration.json").read_text())
+        for slide in timing["slides"]:
+            animation += slide["animation_seconds"]
+            speech += slide["speech_seconds"]
+            spoken_words += len(slide["narration"].split())
+    frozen = frozen_seconds(video)
+    print(f"{deck}.mp4 ({quality}): {length / 60:.1f} min, of which {animation / 60:.1f} min of live animation")
+    print(f"frozen ({FREEZE}): {frozen:.0f} s = {frozen / length:.1%} of it (goal <= 15 %)")
+    print(f"speech: {speech / 60:.1f} min, {spoken_words:.0f} words, {spoken_words * 60 / speech:.0f} words a minute")
+    print(f"length / speech: {length / speech:.2f} (goal <= 1.20)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cut", metavar="DECK", help="measure the published video of DECK instead (e.g. full)")
+    parser.add_argument("--quality", default="low", help="with --cut: the build quality")
     parser.add_argument("--voices", default="hibari,espeak", help="comma-separated synthetic voices")
     parser.add_argument("--sentences", type=int, default=10)
     parser.add_argument("--fixed", action="store_true", help="the fixed sentences, not the lecture's")
     parser.add_argument("--show", action="store_true", help="print every reference and transcript")
     args = parser.parse_args()
+    if args.cut:
+        published_cut(args.cut, args.quality)
+        return
     voices = args.voices.split(",")
 
     table = tomllib.loads((ROOT / "lecture.toml").read_text()).get("publish", {})

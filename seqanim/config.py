@@ -138,7 +138,7 @@ class Publish(Section):
         165, ge=80, le=400, description="80..400; espeak speaking rate, and with voice none the reading rate"
     )
     gap_s: float = Field(
-        0.6, ge=0.0, le=10.0, description="0..10 s of silence after a narration that outlasts its slide's animation"
+        0.3, ge=0.0, le=10.0, description="0..10 s of silence after each beat's words (a slide's, without beats)"
     )
     loudness_lufs: float = Field(
         -16.0, ge=-30.0, le=-9.0, description="-30..-9 LUFS integrated, two-pass loudnorm (-16: video platforms)"

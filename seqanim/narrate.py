@@ -75,21 +75,25 @@ def recorded_inputs(scene: str) -> dict[str, str]:
     }
 
 
-# A beat's animation is slowed to fill its speech by at most this factor; a longer speech holds the last frame
-# for the rest. Up to about 3x, a slowed manim animation still reads as motion (at 60 fps: 20 distinct frames a
-# second); beyond it the frames stutter, and a held frame is the honest choice.
-MAX_STRETCH = 3.0
+# A beat's moving frames are slowed to fill its speech by at most this factor; a longer speech holds the last
+# frame for the rest. Up to about 4x a slowed manim animation still reads as motion (at 60 fps: 15 distinct
+# frames a second; a 15 fps preview stutters); beyond it a held frame is the honest choice.
+MAX_STRETCH = 4.0
+# A frame "moves" when some pixel's brightness changed by more than this since the frame before (above the
+# noise of the video's encoding).
+MOTION_LEVEL = 8
 
 
 @dataclass
 class Segment:
     """A stretch of a slide's video in the cut: frames [first, last) played `stretch` times slower, then the
-    last one held, `frames` frames in all."""
+    last one held, `frames` frames in all, while audio piece `piece` of the slide plays."""
 
     first: int
     last: int
     stretch: float
     frames: int
+    piece: int
 
 
 @dataclass
@@ -198,21 +202,22 @@ def _pace_slide(
         text, start, speech, start + frames / fps, publish.caption_chars, f"{scene} slide {number}"
     )
     stretch = 0.0 if loop else 1.0  # 0: the loop plays again instead of holding
-    return Paced([Segment(0, video_frames, stretch, frames)], [(clip, frames / fps, text, speech)], cues, speech)
+    return Paced([Segment(0, video_frames, stretch, frames, 0)], [(clip, frames / fps, text, speech)], cues, speech)
 
 
 def _pace_beats(
-    scene: str, number: int, beats: list[dict[str, Any]], video_frames: int, fps: float, start: float,
+    scene: str, number: int, beats: list[dict[str, Any]], moving: list[bool], fps: float, start: float,
     publish: Publish, warnings: list[str],
 ) -> Paced:  # fmt: skip
-    """A slide narrated beat by beat: each beat's animations play slowed to its speech (at most MAX_STRETCH
-    times), its last frame holding for the rest and the gap; what lies between beats plays at its pace."""
+    """A slide narrated beat by beat: while a beat's words are spoken its frames that move play slowed to fill
+    the speech (at most MAX_STRETCH times), its still frames (a pause written into the scene) at their pace, and
+    its last frame holds for the rest and the gap; what lies between beats plays at its pace, silent."""
     paced, at = Paced(), 0
     where = f"{scene} slide {number}"
 
     def between(first: int, last: int) -> None:  # animations outside any beat: silent, at their own pace
         if last > first:
-            paced.segments.append(Segment(first, last, 1.0, last - first))
+            paced.segments.append(Segment(first, last, 1.0, last - first, len(paced.pieces)))
             paced.pieces.append((None, (last - first) / fps, "", 0.0))
 
     for beat in beats:
@@ -221,20 +226,54 @@ def _pace_beats(
         clip = _audio_for(scene, number, beat["said"], publish, warnings)
         speech = _speech(clip, beat["said"], publish)
         frames = max(last - first, math.ceil((speech + publish.gap_s) * fps - 1e-6))
-        if last > first:
-            stretch = min(frames / (last - first), MAX_STRETCH)
-        else:  # a beat with no animation of its own holds the frame on screen when it starts
-            first, last, stretch = max(first - 1, 0), max(first, 1), 1.0
-        cue_start = start + sum(segment.frames for segment in paced.segments) / fps
+        if last == first:  # a beat with no animation of its own holds the frame on screen when it starts
+            first, last = max(first - 1, 0), max(first, 1)
+        segments = _stretched(first, last, moving, frames, len(paced.pieces))
+        cue_start = start + paced.frames / fps
         paced.cues += captions.slide_cues(
             beat["said"], cue_start, speech, cue_start + frames / fps, publish.caption_chars, where
         )
-        paced.segments.append(Segment(first, last, stretch, frames))
+        paced.segments += segments
         paced.pieces.append((clip, frames / fps, beat["said"], speech))
         paced.speech += speech
         at = max(at, round(beat["end"] * fps))
-    between(at, video_frames)
+    between(at, len(moving))
     return paced
+
+
+def _stretched(first: int, last: int, moving: list[bool], frames: int, piece: int) -> list[Segment]:
+    """Frames [first, last) filling `frames`: runs of moving frames slowed alike, still runs as they are, the
+    last frame held for what is left."""
+    runs: list[list[int]] = []  # [first, last, moves]
+    for frame in range(first, last):
+        moves = frame < len(moving) and moving[frame]
+        if runs and runs[-1][2] == moves:
+            runs[-1][1] = frame + 1
+        else:
+            runs.append([frame, frame + 1, moves])
+    moving_frames = sum(b - a for a, b, moves in runs if moves)
+    still_frames = (last - first) - moving_frames
+    stretch = min(max((frames - still_frames) / moving_frames, 1.0), MAX_STRETCH) if moving_frames else 1.0
+    segments = [
+        Segment(a, b, stretch if moves else 1.0, round((b - a) * (stretch if moves else 1.0)), piece)
+        for a, b, moves in runs
+    ]
+    segments[-1].frames += frames - sum(segment.frames for segment in segments)  # the hold (or a rounding frame)
+    return segments
+
+
+def motion(video: Path) -> list[bool]:
+    """Per frame of a slide's video, whether it differs visibly from the frame before (the first always does)."""
+    import av
+    import numpy as np
+
+    flags, previous = [], None
+    with av.open(str(video)) as container:
+        for frame in container.decode(container.streams.video[0]):
+            luma = frame.to_ndarray(format="gray")[::2, ::2].astype(np.int16)
+            flags.append(previous is None or bool(np.abs(luma - previous).max() > MOTION_LEVEL))
+            previous = luma
+    return flags
 
 
 def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
@@ -270,7 +309,7 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
         video_frames = round(video * fps)
         recorded = publish.voice == "recorded" and voice.recorded_file(scene, number) is not None
         if beats and not slide.get("loop") and not recorded:
-            paced = _pace_beats(scene, number, beats, video_frames, fps, start, publish, warnings)
+            paced = _pace_beats(scene, number, beats, motion(path), fps, start, publish, warnings)
         else:
             paced = _pace_slide(
                 scene, number, text, bool(slide.get("loop")), video_frames, fps, start, publish, warnings
@@ -300,7 +339,10 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
                 "audio": clips[0].path.name if clips else None,  # the first (for a slide in one piece, the) clip
                 "source": clips[0].source if clips else "reading time",
                 "lufs": clips[0].lufs if clips else None,
-                "segments": [[seg.first, seg.last, round(seg.stretch, 4), seg.frames] for seg in paced.segments],
+                # Which frames of the slide's video show, how much slowed, for how many frames, over which piece.
+                "segments": [
+                    [seg.first, seg.last, round(seg.stretch, 4), seg.frames, seg.piece] for seg in paced.segments
+                ],
                 "still": f"stills/{scene}/{number}.png",
                 "video": workspace.label(path),
             }
@@ -370,22 +412,28 @@ def encode(
     captions as a mov_text stream. One ffmpeg run, one encode."""
     command = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"]
     filters: list[str] = []
-    inputs = 0
-    for record in records:
-        for first, last, stretch, frames in record["segments"]:
-            if stretch == 0:  # a loop plays again until its slot ends
-                command += ["-stream_loop", "-1"]
+    outputs = 0
+    for inputs, record in enumerate(records):
+        segments = record["segments"]
+        if segments[0][2] == 0:  # a loop plays again until its slot ends
+            command += ["-stream_loop", "-1"]
+        command += ["-i", str(current().root / record["video"])]
+        filters.append(
+            f"[{inputs}:v]split={len(segments)}" + "".join(f"[s{outputs + i}]" for i in range(len(segments)))
+        )
+        for first, last, stretch, frames, _ in segments:
+            if stretch == 0:
                 play = f"fps={fps:g}"
             else:
                 play = (
                     f"trim=start_frame={first}:end_frame={last},setpts=(PTS-STARTPTS)*{stretch:.4f},fps={fps:g},"
                     f"tpad=stop_mode=clone:stop_duration={frames / fps + 1:.3f}"
                 )
-            command += ["-i", str(current().root / record["video"])]
-            filters.append(f"[{inputs}:v]{play},trim=end_frame={frames},setpts=PTS-STARTPTS[v{inputs}]")
-            inputs += 1
-    joined = "".join(f"[v{index}]" for index in range(inputs))
-    filters.append(f"{joined}concat=n={inputs}:v=1:a=0[cut]")
+            filters.append(f"[s{outputs}]{play},trim=end_frame={frames},setpts=PTS-STARTPTS[v{outputs}]")
+            outputs += 1
+    inputs = len(records)
+    joined = "".join(f"[v{index}]" for index in range(outputs))
+    filters.append(f"{joined}concat=n={outputs}:v=1:a=0[cut]")
     # The caption band: the picture shrinks to leave the bottom CAPTION_BAND of the frame to the captions (a
     # player draws soft subtitles at the bottom), so no caption ever covers what a scene draws there.
     width, height = size
