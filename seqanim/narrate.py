@@ -126,14 +126,13 @@ def reading_seconds(text: str, words_per_minute: int) -> float:
     return len(text.split()) * 60.0 / words_per_minute
 
 
-def _video_seconds(path: Path) -> float:
+def _video_frames(path: Path) -> int:
+    """A slide video's frames, counted (its container's average rate can be off a frame rate of 15)."""
     import av
 
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
-        if stream.frames:
-            return stream.frames / float(stream.average_rate)
-        return float(stream.duration * stream.time_base)
+        return stream.frames or sum(1 for _ in container.decode(stream))
 
 
 def language_639_2(tag: str) -> str:
@@ -305,12 +304,13 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
         where = f"{scene} slide {number}"
         if not text.strip():
             raise SeqanimError(f"{where}: the narration formats to an empty string; give next_slide a narration=...")
-        video = _video_seconds(path)
-        video_frames = round(video * fps)
         recorded = publish.voice == "recorded" and voice.recorded_file(scene, number) is not None
         if beats and not slide.get("loop") and not recorded:
-            paced = _pace_beats(scene, number, beats, motion(path), fps, start, publish, warnings)
+            moving = motion(path)
+            video_frames = len(moving)
+            paced = _pace_beats(scene, number, beats, moving, fps, start, publish, warnings)
         else:
+            video_frames = _video_frames(path)
             paced = _pace_slide(
                 scene, number, text, bool(slide.get("loop")), video_frames, fps, start, publish, warnings
             )
@@ -325,7 +325,7 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
                 "slide": number,
                 "start": round(start, 3),
                 "end": round(end, 3),
-                "animation_seconds": round(video, 3),
+                "animation_seconds": round(video_frames / fps, 4),
                 "speech_seconds": round(paced.speech, 3),
                 "loop": bool(slide.get("loop")),
                 "narration": text,

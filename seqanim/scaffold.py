@@ -300,7 +300,8 @@ def new_scene(workspace: Workspace, name: str, experiment: str, part: str) -> li
         f'    assert f"{key} = {{art.metrics[{key!r}]:.3g}}" in curve_notes(art)\n' for key in metrics
     )
     atomic_write_text(test, SCENE_TEST_TEMPLATE.format(
-        name=name, part=init.parent.name, experiment=experiment, snake=snake, metric_asserts=metric_asserts,
+        name=name, part=init.parent.name, experiment=experiment, array=array, snake=snake,
+        metric_asserts=metric_asserts,
     ))  # fmt: skip
     atomic_write_text(init, _add_to_part(init, snake))
     _tidy(module, test, init)

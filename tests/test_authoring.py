@@ -67,7 +67,7 @@ def authored(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_new_files_are_where_the_guide_says(authored: Path) -> None:
     assert (authored / "precompute" / f"{EXPERIMENT}.py").is_file()
     assert f"class {SCENE}(LectureSlide):" in (authored / "scenes" / "rnn" / f"{SNAKE}.py").read_text()
-    assert f"{SNAKE!r}" in (authored / "scenes" / "rnn" / "__init__.py").read_text()  # last in the part's order
+    assert f'"{SNAKE}",\n    ),' in (authored / "scenes" / "rnn" / "__init__.py").read_text()  # last in the order
     assert (authored / "tests" / f"test_precompute_{EXPERIMENT}.py").is_file()
     assert (authored / "tests" / f"test_scene_{SNAKE}.py").is_file()
     assert f"[{EXPERIMENT}]" in (authored / "lecture.toml").read_text()
