@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from seqanim.config import Publish, load
@@ -135,6 +136,29 @@ def test_speech_paces_the_cut_beat_by_beat(lecture_built: Path) -> None:
             assert any(a - 1e-3 <= start and end <= b + 1e-3 and words in said for a, b, said in spoken), (scene, words)
         video = _probe(current().renders(QUALITY) / f"{scene}.narrated.mp4")
         assert float(video["format"]["duration"]) == pytest.approx(timing["duration"], abs=0.15)
+
+
+def test_the_caption_band_is_left_to_the_captions(lecture_built: Path) -> None:
+    """The published picture sits above a band of the background colour where a player draws the captions:
+    in frames across a scene's narrated cut, nothing the scene draws reaches into it, while the picture above
+    it shows the scene."""
+    from seqanim.narrate import CAPTION_BAND
+
+    scene = _deck_scenes()[0]
+    video = current().renders(QUALITY) / f"{scene}.narrated.mp4"
+    length = float(_probe(video)["format"]["duration"])
+    for moment in (0.25 * length, 0.5 * length, 0.75 * length):
+        raw = subprocess.run(
+            ["ffmpeg", "-v", "error", "-ss", f"{moment:.2f}", "-i", str(video), "-frames:v", "1", "-f", "rawvideo",
+             "-pix_fmt", "gray", "-"],
+            capture_output=True, check=True,
+        ).stdout  # fmt: skip
+        width, height = json.loads((current().renders(QUALITY) / f"{scene}.report.json").read_text())["resolution"]
+        frame = np.frombuffer(raw, dtype=np.uint8).reshape(height, width).astype(int)
+        band = frame[round(height * (1 - CAPTION_BAND)) + 2 :]
+        background = int(np.median(band))
+        assert np.abs(band - background).max() <= 12, f"{scene} at {moment:.1f} s draws into the caption band"
+        assert np.abs(frame[: height // 2] - background).max() > 100  # the picture above it shows the scene
 
 
 def test_every_slide_has_a_cue_and_every_cue_lies_inside_its_slide(lecture_built: Path, deck_video: Path) -> None:
