@@ -336,7 +336,11 @@ def test_clean_cache_only_keeps_outputs_and_state(tree: Tree) -> None:
 def test_clean_removes_every_output_and_keeps_the_sources(tree: Tree) -> None:
     sources = {
         path.relative_to(tree.root): path.read_bytes()
-        for path in [tree.root / "lecture.toml", *(tree.root / "precompute").glob("*.py")]
+        for path in [
+            tree.root / "lecture.toml",
+            *(tree.root / "precompute").glob("*.py"),
+            *(tree.root / "scenes").rglob("*.py"),
+        ]
     }
     result = tree.run("clean")
     assert result.returncode == 0, result.stderr
@@ -344,6 +348,6 @@ def test_clean_removes_every_output_and_keeps_the_sources(tree: Tree) -> None:
     for folder in ("data", "renders", "slides"):
         assert [path.name for path in (tree.root / folder).iterdir()] == ["README.md"]
     assert {path: (tree.root / path).read_bytes() for path in sources} == sources
-    assert (tree.root / "scenes" / "rnn.py").exists()
+    assert (tree.root / "scenes" / "rnn" / "__init__.py").exists()
     dry = tree.run("build", "--dry-run")
     assert "never built" in dry.stdout and dry.stdout.strip().endswith("stages would run")
