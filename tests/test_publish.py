@@ -133,6 +133,8 @@ def test_speech_paces_the_cut_beat_by_beat(lecture_built: Path) -> None:
                 at += seconds
         for start, end, lines in timing["cues"]:
             words = " ".join(lines)
+            assert len(words) / (end - start) <= 20, (scene, words)  # readable: at most 20 characters a second
+            assert len(lines) <= 2 and all(len(line) <= load().publish.caption_chars for line in lines)
             assert any(a - 1e-3 <= start and end <= b + 1e-3 and words in said for a, b, said in spoken), (scene, words)
         video = _probe(current().renders(QUALITY) / f"{scene}.narrated.mp4")
         assert float(video["format"]["duration"]) == pytest.approx(timing["duration"], abs=0.15)
