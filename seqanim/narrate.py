@@ -101,7 +101,8 @@ class Paced:
     """One slide in the cut: its video segments, its audio pieces (clip or silence, seconds, words) and cues."""
 
     segments: list[Segment] = field(default_factory=list)
-    pieces: list[tuple[voice.Clip | None, float, str, float]] = field(default_factory=list)  # + speech seconds
+    # (clip or None for silence, seconds, words, seconds of speech, its beat or None for the whole slide)
+    pieces: list[tuple[voice.Clip | None, float, str, float, int | None]] = field(default_factory=list)
     cues: list[captions.Cue] = field(default_factory=list)
     speech: float = 0.0
 
@@ -144,17 +145,20 @@ def language_639_2(tag: str) -> str:
             "uk": "ukr", "he": "heb"}.get(primary, primary if len(primary) == 3 else "und")  # fmt: skip
 
 
-def _audio_for(scene: str, number: int, text: str, publish: Publish, warnings: list[str]) -> voice.Clip | None:
-    """One slide's clip (None with voice none, or a recorded slide's fallback to none)."""
+def _audio_for(
+    scene: str, number: int, text: str, publish: Publish, warnings: list[str], beat: int | None = None
+) -> voice.Clip | None:
+    """One slide's clip, or one beat's (None with voice none, or a recording's fallback to none)."""
     synthetic = publish.voice
     if publish.voice == "recorded":
-        recording = voice.recorded_file(scene, number)
+        recording = voice.recorded_file(scene, number, beat)
         if recording is not None:
             return voice.clip(text, publish, recorded=recording)
         synthetic = publish.fallback_voice
+        which = f"slide {number}" if beat is None else f"slide {number} beat {beat}"
+        name = f"{number}" if beat is None else f"{number}.{beat}"
         warnings.append(
-            f"narration/{scene}/{number}.wav (or .flac/.mp3) is missing: {scene} slide {number} uses the "
-            f"{synthetic} voice"
+            f"narration/{scene}/{name}.wav (or .flac/.mp3) is missing: {scene} {which} uses the {synthetic} voice"
         )
     if synthetic == "none":
         return None
@@ -201,7 +205,8 @@ def _pace_slide(
         text, start, speech, start + frames / fps, publish.caption_chars, f"{scene} slide {number}"
     )
     stretch = 0.0 if loop else 1.0  # 0: the loop plays again instead of holding
-    return Paced([Segment(0, video_frames, stretch, frames, 0)], [(clip, frames / fps, text, speech)], cues, speech)
+    pieces = [(clip, frames / fps, text, speech, None)]
+    return Paced([Segment(0, video_frames, stretch, frames, 0)], pieces, cues, speech)
 
 
 def _pace_beats(
@@ -217,12 +222,12 @@ def _pace_beats(
     def between(first: int, last: int) -> None:  # animations outside any beat: silent, at their own pace
         if last > first:
             paced.segments.append(Segment(first, last, 1.0, last - first, len(paced.pieces)))
-            paced.pieces.append((None, (last - first) / fps, "", 0.0))
+            paced.pieces.append((None, (last - first) / fps, "", 0.0, None))
 
-    for beat in beats:
+    for index, beat in enumerate(beats, start=1):
         first, last = round(beat["start"] * fps), round(beat["end"] * fps)
         between(at, first)
-        clip = _audio_for(scene, number, beat["said"], publish, warnings)
+        clip = _audio_for(scene, number, beat["said"], publish, warnings, index)
         speech = _speech(clip, beat["said"], publish)
         frames = max(last - first, math.ceil((speech + publish.gap_s) * fps - 1e-6))
         if last == first:  # a beat with no animation of its own holds the frame on screen when it starts
@@ -233,7 +238,7 @@ def _pace_beats(
             beat["said"], cue_start, speech, cue_start + frames / fps, publish.caption_chars, where
         )
         paced.segments += segments
-        paced.pieces.append((clip, frames / fps, beat["said"], speech))
+        paced.pieces.append((clip, frames / fps, beat["said"], speech, index))
         paced.speech += speech
         at = max(at, round(beat["end"] * fps))
     between(at, len(moving))
@@ -316,8 +321,8 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
             )
         end = start + paced.frames / fps
         cues += paced.cues
-        pieces += [(clip.path if clip else None, seconds) for clip, seconds, _, _ in paced.pieces]
-        clips = [clip for clip, _, _, _ in paced.pieces if clip]
+        pieces += [(piece[0].path if piece[0] else None, piece[1]) for piece in paced.pieces]
+        clips = [piece[0] for piece in paced.pieces if piece[0]]
         if any(clip.synthesised for clip in clips):
             made.append(number)
         records.append(
@@ -331,10 +336,10 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
                 "narration": text,
                 "alt": alt,
                 # The slide's audio, in order: [clip in the voice cache or None for silence, seconds, words,
-                # seconds of speech at its start].
+                # seconds of speech at its start, its beat (None: the whole slide's narration)].
                 "pieces": [
-                    [clip.path.name if clip else None, round(seconds, 4), said, round(speech, 4)]
-                    for clip, seconds, said, speech in paced.pieces
+                    [clip.path.name if clip else None, round(seconds, 4), said, round(speech, 4), beat]
+                    for clip, seconds, said, speech, beat in paced.pieces
                 ],
                 "audio": clips[0].path.name if clips else None,  # the first (for a slide in one piece, the) clip
                 "source": clips[0].source if clips else "reading time",

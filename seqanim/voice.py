@@ -72,10 +72,12 @@ def spoken(text: str) -> str:
     return " ".join(text.split())
 
 
-def recorded_file(folder: str, slide: int) -> Path | None:
-    """`narration/<folder>/<slide>.wav|flac|mp3`, the lecturer's recording of that slide, if there is one."""
+def recorded_file(folder: str, slide: int, beat: int | None = None) -> Path | None:
+    """`narration/<folder>/<slide>.wav|flac|mp3` (or `<slide>.<beat>.wav`, one beat of it), the lecturer's
+    recording of that slide or beat, if there is one."""
+    stem = f"{slide}" if beat is None else f"{slide}.{beat}"
     for suffix in RECORDED_SUFFIXES:
-        path = current().root / "narration" / folder / f"{slide}{suffix}"
+        path = current().root / "narration" / folder / f"{stem}{suffix}"
         if path.is_file():
             return path
     return None

@@ -121,7 +121,7 @@ def test_speech_paces_the_cut_beat_by_beat(lecture_built: Path) -> None:
                 shown = [frame for first, last, *_ in segments for frame in range(first, last)]
                 assert sorted(set(shown)) == list(range(round(slide["animation_seconds"] * fps))), slide["slide"]
             at = slide["start"]
-            for index, (audio, seconds, said, speech) in enumerate(slide["pieces"]):
+            for index, (audio, seconds, said, speech, _) in enumerate(slide["pieces"]):
                 mine = [segment for segment in segments if segment[4] == index]
                 assert sum(segment[3] for segment in mine) / fps == pytest.approx(seconds, abs=2e-3)
                 if said:
@@ -397,7 +397,10 @@ class PulseScene(LectureSlide):
         self.play(bars.animate.shift(0.1 * UP), run_time=0.4)
         self.play(bars.animate.shift(0.1 * -UP), run_time=0.4)
         self.next_slide(notes="Then it is gone; an encoder-decoder-attention model would remember it.")
-        self.wait(0.5)
+        with self.beat("Then it is gone."):
+            self.play(bars.animate.set_opacity(0.2), run_time=0.5)
+        with self.beat("An encoder-decoder-attention model would remember it."):
+            self.wait(0.5)
 
 
 NARRATION = "What happens next? The pulse ends as suddenly as it began."
@@ -498,6 +501,30 @@ def test_a_recorded_file_replaces_exactly_its_slide(tiny: Tiny) -> None:
     assert len(lines) == 1 and "narration/PulseScene/3.flac cannot be decoded" in lines[0], lines
     assert video.read_bytes() == published
     (folder / "3.flac").unlink()
+
+
+def test_a_recorded_beat_replaces_exactly_its_beat(tiny: Tiny) -> None:
+    """Slide 4 speaks in two beats: narration/PulseScene/4.2.flac replaces the second, the first keeps its voice."""
+    espeak = tiny.timing()["slides"][3]["pieces"]
+    folder = tiny.root / "narration" / "PulseScene"
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=330:duration=1.5",
+         "-af", "volume=0.3", str(folder / "4.2.flac")],
+        check=True,
+    )  # fmt: skip
+    try:
+        result = tiny.run("slides", "pulse", *RECORDED)
+        assert result.returncode == 0, result.stderr[-3000:]
+        timing = tiny.timing()
+        first, second = [piece for piece in timing["slides"][3]["pieces"] if piece[4] is not None]
+        before = {piece[4]: piece for piece in espeak if piece[4] is not None}
+        assert first[0] == before[1][0] and first[2] == "Then it is gone."  # the espeak beat, unchanged
+        assert second[0] != before[2][0] and second[3] == pytest.approx(1.5, abs=0.1)  # the recording
+        assert any("narration/PulseScene/4.1.wav" in warning for warning in timing["warnings"])
+        assert not any("4.2" in warning for warning in timing["warnings"])
+    finally:
+        (folder / "4.2.flac").unlink()
 
 
 def test_a_caption_that_cannot_fit_fails_in_one_line(tiny: Tiny) -> None:

@@ -52,7 +52,9 @@ def clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
-def _clip_path(audio: str | None, said: str, record: dict[str, Any], scene: str, lecture: Lecture) -> Path | None:
+def _clip_path(
+    audio: str | None, said: str, beat: int | None, record: dict[str, Any], scene: str, lecture: Lecture
+) -> Path | None:
     """A slide's (or beat's) normalised clip; made again (same key) when the voice cache lost it."""
     if audio is None:
         return None
@@ -63,7 +65,7 @@ def _clip_path(audio: str | None, said: str, record: dict[str, Any], scene: str,
         return path
     from seqanim.narrate import _audio_for
 
-    clip = _audio_for(scene, record["slide"], said, lecture.publish, [])
+    clip = _audio_for(scene, record["slide"], said, lecture.publish, [], beat)
     return clip.path if clip else None
 
 
@@ -106,9 +108,9 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
         chapters.append(f"{clock(start)} {humanise(scene)}")
         cues += captions.shifted([captions.Cue(a, b, tuple(text)) for a, b, text in timing["cues"]], start)
         pieces += [
-            (_clip_path(audio, said, record, scene, lecture), seconds)
+            (_clip_path(audio, said, beat, record, scene, lecture), seconds)
             for record in timing["slides"]
-            for audio, seconds, said, _ in record["pieces"]
+            for audio, seconds, said, _, beat in record["pieces"]
         ]
         start = end
     has_audio = any(clip is not None for clip, _ in pieces)
