@@ -230,8 +230,6 @@ def _pace_beats(
         clip = _audio_for(scene, number, beat["said"], publish, warnings, index)
         speech = _speech(clip, beat["said"], publish)
         frames = max(last - first, math.ceil((speech + publish.gap_s) * fps - 1e-6))
-        if last == first:  # a beat with no animation of its own holds the frame on screen when it starts
-            first, last = max(first - 1, 0), max(first, 1)
         segments = _stretched(first, last, moving, frames, len(paced.pieces))
         cue_start = start + paced.frames / fps
         paced.cues += captions.slide_cues(
@@ -246,11 +244,13 @@ def _pace_beats(
 
 
 def _stretched(first: int, last: int, moving: list[bool], frames: int, piece: int) -> list[Segment]:
-    """Frames [first, last) filling `frames`: runs of moving frames slowed alike, still runs as they are, the
-    last frame held for what is left."""
+    """Frames [first, last) filling `frames`: runs of moving frames slowed alike, still runs as they are, then
+    the beat's end state held for what is left: frame `last`, the first frame after the beat's animations
+    (manim writes an animation's frames before its end, so its last frame is not yet its end state)."""
+    held = min(first if last == first else last, len(moving) - 1)
     runs: list[list[int]] = []  # [first, last, moves]
     for frame in range(first, last):
-        moves = frame < len(moving) and moving[frame]
+        moves = moving[frame]
         if runs and runs[-1][2] == moves:
             runs[-1][1] = frame + 1
         else:
@@ -258,11 +258,13 @@ def _stretched(first: int, last: int, moving: list[bool], frames: int, piece: in
     moving_frames = sum(b - a for a, b, moves in runs if moves)
     still_frames = (last - first) - moving_frames
     stretch = min(max((frames - still_frames) / moving_frames, 1.0), MAX_STRETCH) if moving_frames else 1.0
-    segments = [
-        Segment(a, b, stretch if moves else 1.0, round((b - a) * (stretch if moves else 1.0)), piece)
-        for a, b, moves in runs
-    ]
-    segments[-1].frames += frames - sum(segment.frames for segment in segments)  # the hold (or a rounding frame)
+    segments, played, shown = [], 0.0, 0
+    for a, b, moves in runs:  # each run gets the frames its slowed length adds to the rounded total (>= 1)
+        played += (b - a) * (stretch if moves else 1.0)
+        segments.append(Segment(a, b, stretch if moves else 1.0, math.floor(played + 0.5) - shown, piece))
+        shown = math.floor(played + 0.5)
+    if frames > shown:
+        segments.append(Segment(held, held + 1, 1.0, frames - shown, piece))
     return segments
 
 

@@ -74,9 +74,9 @@ def _import(module: str) -> Any:
     try:
         return importlib.import_module(module)
     except Exception as error:  # noqa: BLE001 - a broken lecture module is the user's to fix: say which one
-        raise ConfigError(
-            f"{module.replace('.', '/')}.py cannot be imported ({type(error).__name__}: {error})"
-        ) from None
+        path = module.replace(".", "/")
+        label = f"{path}/__init__.py" if (current().root / path).is_dir() else f"{path}.py"
+        raise ConfigError(f"{label} cannot be imported ({type(error).__name__}: {error})") from None
 
 
 def _docstring_title(module: Any) -> str:

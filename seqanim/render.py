@@ -192,8 +192,11 @@ def beat_times(scene: Any, fps: float) -> list[list[dict[str, Any]]]:
     """Per slide, its beats with the seconds of the slide's video in which their animations run. Counted in
     frames from manim's movie of each animation, as manim-slides joins them into the slide's video (a render
     from manim's cache skips the drawing but not the movie, so its clock is not a reliable count)."""
-    frames = [_frame_count(Path(path)) if path else 0 for path in scene.renderer.file_writer.partial_movie_files]
+    # The movies manim-slides joins, in its numbering of animations (a skipped animation has none).
+    frames = [_frame_count(path) for path in scene._partial_movie_files]
     starts = [slide.start_animation for slide in scene._slides]  # manim-slides' record of each slide's animations
+    if len(starts) != len(scene.beats):
+        raise StageFailed(f"{len(starts)} slide videos but {len(scene.beats)} slides opened with notes")
     timed = []
     for start, beats in zip(starts, scene.beats):
         timed.append(
@@ -214,7 +217,7 @@ def _frame_count(movie: Path) -> int:
 
     with av.open(str(movie)) as container:
         stream = container.streams.video[0]
-        return stream.frames or round(float(stream.duration * stream.time_base) * float(stream.average_rate))
+        return stream.frames or sum(1 for _ in container.decode(stream))
 
 
 def paused_frame_shares(files: Path, slides: list[dict[str, Any]], final_frames: list[Any]) -> list[float | None]:

@@ -248,15 +248,20 @@ def _tidy(*paths: Path) -> None:
 def _add_to_part(init: Path, module: str) -> str:
     """The part's __init__.py with `module` added last to `PART = Part(..., scenes=(...))`."""
     source = init.read_text()
+    lines = source.splitlines(keepends=True)
+
+    def offset(line: int, column: int) -> int:  # ast counts columns in UTF-8 bytes
+        return sum(map(len, lines[: line - 1])) + len(lines[line - 1].encode()[:column].decode())
+
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Part":
             scenes = next((arg.value for arg in node.keywords if arg.arg == "scenes"), None)
-            if isinstance(scenes, ast.Tuple):
-                lines = source.splitlines(keepends=True)
-                offset = sum(len(line) for line in lines[: scenes.end_lineno - 1]) + scenes.end_col_offset - 1
-                before = source[:offset].rstrip()
-                joint = "" if before.endswith(("(", ",")) else ", "
-                return f"{before}{joint}{module!r},{source[offset:]}"
+            if isinstance(scenes, ast.Tuple) and scenes.elts:
+                at = offset(scenes.elts[-1].end_lineno, scenes.elts[-1].end_col_offset)
+                return f"{source[:at]}, {module!r}{source[at:]}"
+            if isinstance(scenes, ast.Tuple):  # scenes=(): the first
+                at = offset(scenes.lineno, scenes.col_offset) + 1
+                return f"{source[:at]}{module!r},{source[at:]}"
     raise ConfigError(f"{init.name}: PART = Part(title, order, scenes=(...)) not found; add '{module}' by hand")
 
 
@@ -292,6 +297,7 @@ def new_scene(workspace: Workspace, name: str, experiment: str, part: str) -> li
     notes_text = f'f"{name} plots {array} from data/{experiment}.npz ({{len(art[{array!r}])}} values). " + {readouts}'
     caption = f'f"{array}: {{len(values)}} values from data/{experiment}.npz"'
     words = {"array_words": _words(array), "experiment_words": _words(experiment)}
+    part_source = _add_to_part(init, snake)  # before anything is written: a part it cannot read changes nothing
     atomic_write_text(module, SCENE_TEMPLATE.format(
         name=name, experiment=experiment, array=array, title=_title(name), notes_text=notes_text, caption=caption,
         **words,
@@ -303,7 +309,7 @@ def new_scene(workspace: Workspace, name: str, experiment: str, part: str) -> li
         name=name, part=init.parent.name, experiment=experiment, array=array, snake=snake,
         metric_asserts=metric_asserts,
     ))  # fmt: skip
-    atomic_write_text(init, _add_to_part(init, snake))
+    atomic_write_text(init, part_source)
     _tidy(module, test, init)
     registry.forget()
     return [module, init, test]

@@ -63,6 +63,7 @@ class LectureSlide(Slide):
         # the notes where a slide has neither).
         self.narrations: list[str] = []
         self.beats: list[list[Beat]] = []  # per slide
+        self._in_beat = False
         # Per slide, the alt text of its last frame: described data mobjects on screen, or the slide's `alt=`.
         self.alts: list[str] = []
         self._alt_override: list[str | None] = []
@@ -128,10 +129,19 @@ class LectureSlide(Slide):
                 f"{type(self).__name__} slide {len(self.notes)}: a beat's words format to an empty string; "
                 "give every beat something to say"
             )
+        where = f"{type(self).__name__} slide {len(self.notes)}"
+        if self._in_beat:
+            raise SeqanimError(f"{where}: a beat inside a beat; end the first `with self.beat(...)` block first")
         beat = Beat(" ".join(said.split()), self._current_animation - self._start_animation)
         if not self.beats[-1]:  # the slide's first beat: its words replace the notes as the narration
             self.narrations[-1] = ""
-        yield beat
+        slides, self._in_beat = len(self.beats), True
+        try:
+            yield beat
+        finally:
+            self._in_beat = False
+        if len(self.beats) != slides:
+            raise SeqanimError(f"{where}: a beat holds a next_slide(...); a beat belongs to one slide")
         beat.last = self._current_animation - self._start_animation
         self.beats[-1].append(beat)
         self.narrations[-1] = " ".join(filter(None, [self.narrations[-1], beat.said]))
@@ -144,6 +154,12 @@ class LectureSlide(Slide):
             and self.wait_time_between_slides > 0
         ):
             self.wait(self.wait_time_between_slides)
+        if self._current_animation == self._start_animation and len(self.notes) > len(self.alts):
+            # manim-slides drops a slide with no animation: its notes would land on no slide
+            raise SeqanimError(
+                f"{type(self).__name__} slide {len(self.notes)}: next_slide(...) with nothing played after it; "
+                "animate something on it or remove it"
+            )
         self._check_layout()
         super().tear_down()
 
