@@ -137,6 +137,10 @@ class Publish(Section):
     words_per_minute: int = Field(
         165, ge=80, le=400, description="80..400; espeak speaking rate, and with voice none the reading rate"
     )
+    camera_push: float = Field(
+        0.03, ge=0.0, le=0.1,
+        description="0..0.1: how far the cut's camera leans in while a picture would stand still (0: a still camera)",
+    )  # fmt: skip
     gap_s: float = Field(
         0.3, ge=0.0, le=10.0, description="0..10 s of silence after each beat's words (a slide's, without beats)"
     )

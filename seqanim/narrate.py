@@ -84,16 +84,25 @@ MAX_STRETCH = 4.0
 MOTION_LEVEL = 8
 
 
+# While the picture would stand still (a held frame, a pause, an animation slowed to fill its speech) the cut's
+# camera leans slowly in toward what the beat drew and back out, at this rate of zoom a second: measured with
+# ffmpeg's freezedetect at n=0.001 on a held QueryKeyValue frame, 0.05 %/s still reads as frozen, 0.1 %/s
+# does not; at 0.25 %/s the push is felt rather than seen. Animations at their own pace keep a still camera.
+CAMERA_RATE = 0.0025
+
+
 @dataclass
 class Segment:
     """A stretch of a slide's video in the cut: frames [first, last) played `stretch` times slower, then the
-    last one held, `frames` frames in all, while audio piece `piece` of the slide plays."""
+    last one held, `frames` frames in all, while audio piece `piece` of the slide plays. `camera`: whether the
+    camera moves during it (everything but animation at its own pace)."""
 
     first: int
     last: int
     stretch: float
     frames: int
     piece: int
+    camera: bool = True
 
 
 @dataclass
@@ -204,9 +213,13 @@ def _pace_slide(
     cues = captions.slide_cues(
         text, start, speech, start + frames / fps, publish.caption_chars, f"{scene} slide {number}"
     )
-    stretch = 0.0 if loop else 1.0  # 0: the loop plays again instead of holding
     pieces = [(clip, frames / fps, text, speech, None)]
-    return Paced([Segment(0, video_frames, stretch, frames, 0)], pieces, cues, speech)
+    if loop:  # stretch 0: the loop plays again instead of holding
+        return Paced([Segment(0, video_frames, 0.0, frames, 0, camera=False)], pieces, cues, speech)
+    segments = [Segment(0, video_frames, 1.0, video_frames, 0, camera=False)]
+    if frames > video_frames:  # the last frame (the slide's end state) holds
+        segments.append(Segment(video_frames - 1, video_frames, 1.0, frames - video_frames, 0))
+    return Paced(segments, pieces, cues, speech)
 
 
 def _pace_beats(
@@ -221,7 +234,8 @@ def _pace_beats(
 
     def between(first: int, last: int) -> None:  # animations outside any beat: silent, at their own pace
         if last > first:
-            paced.segments.append(Segment(first, last, 1.0, last - first, len(paced.pieces)))
+            still = not any(moving[first:last])
+            paced.segments.append(Segment(first, last, 1.0, last - first, len(paced.pieces), camera=still))
             paced.pieces.append((None, (last - first) / fps, "", 0.0, None))
 
     for index, beat in enumerate(beats, start=1):
@@ -261,11 +275,59 @@ def _stretched(first: int, last: int, moving: list[bool], frames: int, piece: in
     segments, played, shown = [], 0.0, 0
     for a, b, moves in runs:  # each run gets the frames its slowed length adds to the rounded total (>= 1)
         played += (b - a) * (stretch if moves else 1.0)
-        segments.append(Segment(a, b, stretch if moves else 1.0, math.floor(played + 0.5) - shown, piece))
+        natural = moves and stretch == 1.0  # an animation at its own pace: the camera keeps still
+        segments.append(
+            Segment(a, b, stretch if moves else 1.0, math.floor(played + 0.5) - shown, piece, camera=not natural)
+        )
         shown = math.floor(played + 0.5)
     if frames > shown:
         segments.append(Segment(held, held + 1, 1.0, frames - shown, piece))
     return segments
+
+
+def camera_path(paced: Paced, beats: list[dict[str, Any]], fps: float, push: float) -> dict[str, Any] | None:
+    """The slide's camera: over the camera's time (the frames of its moving segments) it leans in toward a
+    beat's focus and back out, in whole cycles of `period` seconds, by `push` at the peak; each cycle leans
+    toward the focus of the beat whose speech is heard at its peak. None: a still camera."""
+    seconds = sum(segment.frames for segment in paced.segments if segment.camera) / fps
+    if push <= 0 or seconds <= 0:
+        return None
+    cycles = max(1, round(seconds * CAMERA_RATE / (2 * push)))
+    period = seconds / cycles
+    foci, at, peak = [], 0.0, 0
+    for segment in paced.segments:
+        span = segment.frames / fps if segment.camera else 0.0
+        while peak < cycles and at + span >= (peak + 0.5) * period:
+            beat = paced.pieces[segment.piece][4]
+            box = beats[beat - 1].get("focus") if beat else None
+            foci.append([0.5, 0.5] if not box else [round((box[0] + box[2]) / 2, 4), round((box[1] + box[3]) / 2, 4)])
+            peak += 1
+        at += span
+    foci += [[0.5, 0.5]] * (cycles - len(foci))
+    return {"period": round(period, 4), "push": round(min(push, CAMERA_RATE * period / 2), 5), "foci": foci}
+
+
+def perspective(camera: dict[str, Any], start: float, fps: float) -> str:
+    """ffmpeg's perspective filter for a segment starting `start` seconds into the slide's camera time: the zoom
+    rises and falls linearly within each cycle; the picture scales about the cycle's focus (so the view never
+    leaves the frame), and the focus changes only where the zoom is back to 1."""
+    period, push, foci = camera["period"], camera["push"], camera["foci"]
+    time = f"({start:.4f}+in/{fps:g})"
+    zoom = f"(1+{push}*(1-abs(1-2*mod({time}/{period},1))))"
+
+    def by_cycle(axis: int) -> str:  # the cycle's focus: nested ifs on the camera time
+        expression = f"{foci[-1][axis]}"
+        for index in range(len(foci) - 2, -1, -1):
+            expression = f"if(lt({time},{(index + 1) * period:.4f}),{foci[index][axis]},{expression})"
+        return expression
+
+    x, y = by_cycle(0), by_cycle(1)
+    near = {"x": f"W*{x}*(1-1/{zoom})", "y": f"H*{y}*(1-1/{zoom})"}
+    far = {"x": f"W*({x}+(1-{x})/{zoom})", "y": f"H*({y}+(1-{y})/{zoom})"}
+    corners = [("x", near), ("y", near), ("x", far), ("y", near), ("x", near), ("y", far), ("x", far), ("y", far)]
+    names = ["x0", "y0", "x1", "y1", "x2", "y2", "x3", "y3"]
+    options = ":".join(f"{name}='{side[axis]}'" for name, (axis, side) in zip(names, corners))
+    return f"perspective={options}:eval=frame:interpolation=linear"
 
 
 def motion(video: Path) -> list[bool]:
@@ -317,6 +379,7 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
             video_frames = len(moving)
             paced = _pace_beats(scene, number, beats, moving, fps, start, publish, warnings)
         else:
+            beats = []
             video_frames = _video_frames(path)
             paced = _pace_slide(
                 scene, number, text, bool(slide.get("loop")), video_frames, fps, start, publish, warnings
@@ -347,9 +410,13 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
                 "source": clips[0].source if clips else "reading time",
                 "lufs": clips[0].lufs if clips else None,
                 # Which frames of the slide's video show, how much slowed, for how many frames, over which piece.
+                # Which frames of the slide's video show, how much slowed, for how many frames, over which piece,
+                # and whether the camera moves meanwhile; the camera's path (None: still).
                 "segments": [
-                    [seg.first, seg.last, round(seg.stretch, 4), seg.frames, seg.piece] for seg in paced.segments
+                    [seg.first, seg.last, round(seg.stretch, 4), seg.frames, seg.piece, seg.camera]
+                    for seg in paced.segments
                 ],
+                "camera": camera_path(paced, beats, fps, publish.camera_push),
                 "still": f"stills/{scene}/{number}.png",
                 "video": workspace.label(path),
             }
@@ -418,17 +485,22 @@ def encode(
     its loop again) to its slot's end, the picture above a caption band; with the narration track and the
     captions as a mov_text stream. One ffmpeg run, one encode."""
     command = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"]
+    # The caption band: the picture shrinks to leave the bottom CAPTION_BAND of the frame to the captions (a
+    # player draws soft subtitles at the bottom), so no caption ever covers what a scene draws there. Each
+    # segment shrinks before the camera leans: the lean then works on fewer pixels.
+    width, height = size
+    picture = (2 * round(width * (1 - CAPTION_BAND) / 2), 2 * round(height * (1 - CAPTION_BAND) / 2))
     filters: list[str] = []
     outputs = 0
     for inputs, record in enumerate(records):
-        segments = record["segments"]
+        segments, camera, camera_time = record["segments"], record["camera"], 0.0
         if segments[0][2] == 0:  # a loop plays again until its slot ends
             command += ["-stream_loop", "-1"]
         command += ["-i", str(current().root / record["video"])]
         filters.append(
             f"[{inputs}:v]split={len(segments)}" + "".join(f"[s{outputs + i}]" for i in range(len(segments)))
         )
-        for first, last, stretch, frames, _ in segments:
+        for first, last, stretch, frames, _, moves in segments:
             if stretch == 0:
                 play = f"fps={fps:g}"
             else:
@@ -436,18 +508,16 @@ def encode(
                     f"trim=start_frame={first}:end_frame={last},setpts=(PTS-STARTPTS)*{stretch:.4f},fps={fps:g},"
                     f"tpad=stop_mode=clone:stop_duration={frames / fps + 1:.3f}"
                 )
-            filters.append(f"[s{outputs}]{play},trim=end_frame={frames},setpts=PTS-STARTPTS[v{outputs}]")
+            lean = f",scale={picture[0]}:{picture[1]}"
+            if camera and moves:
+                lean += "," + perspective(camera, camera_time, fps)
+                camera_time += frames / fps
+            filters.append(f"[s{outputs}]{play},trim=end_frame={frames},setpts=PTS-STARTPTS{lean}[v{outputs}]")
             outputs += 1
     inputs = len(records)
     joined = "".join(f"[v{index}]" for index in range(outputs))
     filters.append(f"{joined}concat=n={outputs}:v=1:a=0[cut]")
-    # The caption band: the picture shrinks to leave the bottom CAPTION_BAND of the frame to the captions (a
-    # player draws soft subtitles at the bottom), so no caption ever covers what a scene draws there.
-    width, height = size
-    picture = (2 * round(width * (1 - CAPTION_BAND) / 2), 2 * round(height * (1 - CAPTION_BAND) / 2))
-    filters.append(
-        f"[cut]scale={picture[0]}:{picture[1]},pad={width}:{height}:{(width - picture[0]) // 2}:0:color={band}[video]"
-    )
+    filters.append(f"[cut]pad={width}:{height}:{(width - picture[0]) // 2}:0:color={band}[video]")
     maps = ["-map", "[video]"]
     if audio is not None:
         command += ["-i", str(audio)]

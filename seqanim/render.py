@@ -205,6 +205,7 @@ def beat_times(scene: Any, fps: float) -> list[list[dict[str, Any]]]:
                     "said": beat.said,
                     "start": round(sum(frames[start : start + beat.first]) / fps, 4),
                     "end": round(sum(frames[start : start + beat.last]) / fps, 4),
+                    "focus": beat.focus,
                 }
                 for beat in beats
             ]

@@ -42,6 +42,17 @@ class Beat:
     said: str
     first: int
     last: int = 0
+    # Where on screen the beat's animations left their mobjects: (left, top, right, bottom) as shares of the
+    # frame, or None when nothing it animated stays. The published cut's camera leans toward it.
+    focus: tuple[float, float, float, float] | None = None
+
+
+def _animated(animation: Animation) -> list[Mobject]:
+    """The mobjects an animation moves: a group's are its animations' (its own group leaves out what they
+    introduce, such as FadeIn and Create)."""
+    if hasattr(animation, "animations"):
+        return [mobject for inner in animation.animations for mobject in _animated(inner)]
+    return [animation.mobject]
 
 
 class LectureSlide(Slide):
@@ -64,6 +75,7 @@ class LectureSlide(Slide):
         self.narrations: list[str] = []
         self.beats: list[list[Beat]] = []  # per slide
         self._in_beat = False
+        self._beat_mobjects: list[Mobject] = []
         # Per slide, the alt text of its last frame: described data mobjects on screen, or the slide's `alt=`.
         self.alts: list[str] = []
         self._alt_override: list[str | None] = []
@@ -135,7 +147,7 @@ class LectureSlide(Slide):
         beat = Beat(" ".join(said.split()), self._current_animation - self._start_animation)
         if not self.beats[-1]:  # the slide's first beat: its words replace the notes as the narration
             self.narrations[-1] = ""
-        slides, self._in_beat = len(self.beats), True
+        slides, self._in_beat, self._beat_mobjects = len(self.beats), True, []
         try:
             yield beat
         finally:
@@ -143,8 +155,29 @@ class LectureSlide(Slide):
         if len(self.beats) != slides:
             raise SeqanimError(f"{where}: a beat holds a next_slide(...); a beat belongs to one slide")
         beat.last = self._current_animation - self._start_animation
+        beat.focus = self._focus(self._beat_mobjects)
         self.beats[-1].append(beat)
         self.narrations[-1] = " ".join(filter(None, [self.narrations[-1], beat.said]))
+
+    def play(self, *args: Any, **kwargs: Any) -> None:
+        super().play(*args, **kwargs)
+        if self._in_beat:  # manim keeps the animations it just played (Wait included) in self.animations
+            self._beat_mobjects += [mobject for animation in self.animations for mobject in _animated(animation)]
+
+    def _focus(self, mobjects: list[Mobject]) -> tuple[float, float, float, float] | None:
+        """The box around those of `mobjects` still on screen, as shares of the frame (left, top, right, bottom)."""
+        on_screen = set(self.get_mobject_family_members())
+        points = [
+            member.points for mobject in mobjects for member in mobject.get_family()
+            if member in on_screen and len(member.points)
+        ]  # fmt: skip
+        if not points:
+            return None
+        xy = np.concatenate(points)[:, :2]
+        width, height = config.frame_width, config.frame_height
+        left, right = (xy[:, 0].min() + width / 2) / width, (xy[:, 0].max() + width / 2) / width
+        top, bottom = (height / 2 - xy[:, 1].max()) / height, (height / 2 - xy[:, 1].min()) / height
+        return tuple(round(float(np.clip(v, 0.0, 1.0)), 4) for v in (left, top, right, bottom))  # type: ignore[return-value]
 
     def tear_down(self) -> None:
         # manim-slides holds a frame when a slide closes (wait_time_between_slides); the last one closes here.
