@@ -30,7 +30,7 @@ from seqanim.workspace import current as workspace
 
 # Stage processes read the resolved parameters from the file this names, so `--set` reaches them.
 CONFIG_ENV = "SEQANIM_CONFIG_JSON"
-QUALITIES = ("low", "medium", "high", "4k")
+QUALITIES = ("preview", "low", "medium", "high", "4k")
 PARAMS_CACHE_ENTRIES = 256
 
 
@@ -41,8 +41,8 @@ class Section(BaseModel):
 class Render(Section):
     """rendering"""
 
-    quality: Literal["low", "medium", "high", "4k"] = Field(
-        "low", description="low (480p15) | medium (720p30) | high (1080p60) | 4k"
+    quality: Literal["preview", "low", "medium", "high", "4k"] = Field(
+        "low", description="preview (240p10: checks, watch) | low (480p15) | medium (720p30) | high (1080p60) | 4k"
     )
     jobs: int = Field(0, ge=0, le=64, description="stages run at once, one process each; 0 = all cores")
 

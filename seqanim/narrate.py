@@ -35,14 +35,14 @@ from seqanim import captions, voice
 from seqanim.config import Lecture, Publish
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
 from seqanim.files import atomic_write_bytes, atomic_write_text, replace_dir, tool_wrote_to_a_full_disk
-from seqanim.frames import last_frame
+from seqanim.frames import frame_count, last_frame
 from seqanim.workspace import current
 
 # The narrated cut is encoded once per scene, in every build that changes it (CI builds at low quality): at
 # low quality x264's ultrafast preset takes 2.2 s where veryfast takes 5.6 s (CausalMask, 1:53 of video),
 # for files 3x larger; publishing qualities take the smaller files. AAC's fast coder: 3.0 s instead of 12.9 s
 # for 7.5 minutes of speech.
-X264_PRESET = {"low": "ultrafast"}
+X264_PRESET = {"preview": "ultrafast", "low": "ultrafast"}
 AUDIO_CODEC = ["-c:a", "aac", "-aac_coder", "fast", "-b:a", "96k"]
 
 
@@ -136,13 +136,6 @@ def reading_seconds(text: str, words_per_minute: int) -> float:
     return len(text.split()) * 60.0 / words_per_minute
 
 
-def _video_frames(path: Path) -> int:
-    """A slide video's frames, counted (its container's average rate can be off a frame rate of 15)."""
-    import av
-
-    with av.open(str(path)) as container:
-        stream = container.streams.video[0]
-        return stream.frames or sum(1 for _ in container.decode(stream))
 
 
 def language_639_2(tag: str) -> str:
@@ -380,7 +373,7 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
             paced = _pace_beats(scene, number, beats, moving, fps, start, publish, warnings)
         else:
             beats = []
-            video_frames = _video_frames(path)
+            video_frames = frame_count(path)
             paced = _pace_slide(
                 scene, number, text, bool(slide.get("loop")), video_frames, fps, start, publish, warnings
             )

@@ -1,8 +1,9 @@
 """Render one scene in this process: video, slide files, thumbnail and a report, each written atomically.
 
-The build runs one `python -m seqanim.render SCENE --quality Q` process per scene, so scenes render in
-parallel and a crash in one cannot corrupt another's outputs. Everything is rendered into a staging
-folder first and moved into `renders/<q>/` and `slides/<q>/` only when the scene has finished.
+The build renders each scene as a stage of its own (`seqanim.worker scene NAME`, in a process of its own:
+manim's configuration is global). Everything is rendered into a staging folder first and moved into
+`renders/<q>/` and `slides/<q>/` only when the scene has finished; the report says what the checks found
+(layout, paused frames) and where each beat runs. `python -m seqanim.render SCENE` renders one by hand.
 """
 
 from __future__ import annotations
@@ -21,11 +22,19 @@ import click
 
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
 from seqanim.files import FULL, atomic_write_text, disk_full, naming_a_full_disk, replace_dir
-from seqanim.frames import differing_share, last_frame
+from seqanim.frames import differing_share, frame_count, last_frame, video_seconds
 from seqanim.registry import scene as scene_spec
 from seqanim.workspace import current
 
-MANIM_QUALITY = {"low": "low_quality", "medium": "medium_quality", "high": "high_quality", "4k": "fourk_quality"}
+# manim's settings per quality. `preview` (240p10) renders every scene's real code, layout check included,
+# for the test suite and `seqanim watch`: about a third of low's pixels and two thirds of its frames.
+MANIM_QUALITY: dict[str, dict[str, Any]] = {
+    "preview": {"quality": "low_quality", "pixel_width": 426, "pixel_height": 240, "frame_rate": 10},
+    "low": {"quality": "low_quality"},
+    "medium": {"quality": "medium_quality"},
+    "high": {"quality": "high_quality"},
+    "4k": {"quality": "fourk_quality"},
+}
 
 
 def outputs(scene: str, quality: str) -> dict[str, Path]:
@@ -95,7 +104,7 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
     if media_cache.exists():
         shutil.copytree(media_cache, media, copy_function=os.link)
     settings = {
-        "quality": MANIM_QUALITY[quality],
+        **MANIM_QUALITY[quality],
         "media_dir": str(media),
         "output_file": name,
         "progress_bar": "none" if quiet else "display",
@@ -106,7 +115,7 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
         # quality that hashing costs more than drawing: ReverseAlignment takes 38.5 s with the cache and
         # 17.9 s without, so even a full cache hit loses. At higher qualities drawing dominates and a scene
         # re-rendered for a module-mate's edit reuses its unchanged animations.
-        "disable_caching": quality == "low",
+        "disable_caching": quality in ("preview", "low"),
     }
     started = time.perf_counter()
     with tempconfig(settings):
@@ -142,7 +151,7 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
         for key in ("file", "rev_file"):
             slide[key] = f"{quality}/files/{name}/{Path(slide[key]).name}"
 
-    duration = _duration(movie)
+    duration = video_seconds(movie)
     paused = paused_frame_shares(stage / "slides" / "files" / name, slides_json["slides"], scene.final_frames)
     paused_violations = [
         f"slide {index}: paused frame: {share:.2%} of its pixels differ from the slide's final state"
@@ -193,7 +202,7 @@ def beat_times(scene: Any, fps: float) -> list[list[dict[str, Any]]]:
     frames from manim's movie of each animation, as manim-slides joins them into the slide's video (a render
     from manim's cache skips the drawing but not the movie, so its clock is not a reliable count)."""
     # The movies manim-slides joins, in its numbering of animations (a skipped animation has none).
-    frames = [_frame_count(path) for path in scene._partial_movie_files]
+    frames = [frame_count(path) for path in scene._partial_movie_files]
     starts = [slide.start_animation for slide in scene._slides]  # manim-slides' record of each slide's animations
     if len(starts) != len(scene.beats):
         raise StageFailed(f"{len(starts)} slide videos but {len(scene.beats)} slides opened with notes")
@@ -213,12 +222,6 @@ def beat_times(scene: Any, fps: float) -> list[list[dict[str, Any]]]:
     return timed
 
 
-def _frame_count(movie: Path) -> int:
-    import av
-
-    with av.open(str(movie)) as container:
-        stream = container.streams.video[0]
-        return stream.frames or sum(1 for _ in container.decode(stream))
 
 
 def paused_frame_shares(files: Path, slides: list[dict[str, Any]], final_frames: list[Any]) -> list[float | None]:
@@ -254,11 +257,6 @@ def _scene_failed(name: str, error: BaseException) -> StageFailed:
     return StageFailed(f"scene {name} raised {type(error).__name__}: {error} (traceback in {workspace.label(log)})")
 
 
-def _duration(movie: Path) -> float:
-    import av
-
-    with av.open(str(movie)) as container:
-        return round(float(container.duration or 0) / 1_000_000, 3)
 
 
 @click.command()

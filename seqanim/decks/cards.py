@@ -138,7 +138,7 @@ def _render(cards: list[Card], quality: str) -> None:
         shutil.rmtree(stage, ignore_errors=True)
         stage.mkdir(parents=True)
         settings = {
-            "quality": MANIM_QUALITY[quality],
+            **MANIM_QUALITY[quality],
             "media_dir": str(stage / "media"),  # private and thrown away: decks export in parallel, and a killed
             # render must leave no half-written cache behind (cards take a second to render)
             "output_file": class_name,
