@@ -157,7 +157,7 @@ def worker(names: list[str]) -> None:
         params = module.EXPERIMENT.params.model_validate(lecture.section(name))
         upstream = {dep: lecture.params(dep) for dep in registry.experiment(name).reads}
         started = time.perf_counter()
-        arrays, metrics = module.run(params, **upstream)
+        arrays, metrics, *_ = module.run(params, **upstream)  # extra outputs (state dicts) are not needed here
         results[name] = {**metrics, **extras(name, arrays), "seconds": round(time.perf_counter() - started, 1)}
     print(MARK + json.dumps(results, default=float))
 

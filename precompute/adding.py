@@ -15,7 +15,7 @@ import torch
 from pydantic import model_validator
 from torch import nn
 
-from precompute.common import deterministic, progress, save_state_dict
+from precompute.common import deterministic, progress
 from seqanim.declare import Experiment, Field, Params
 
 
@@ -111,18 +111,17 @@ def train(
     return net, iters, losses
 
 
-def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any], dict[str, dict[str, torch.Tensor]]]:
     deterministic(params.seed)
     test_x, test_y = adding_batch(params.test_size, params.T, torch.Generator().manual_seed(params.test_seed))
     example_x, example_y = adding_batch(1, params.T, torch.Generator().manual_seed(params.example_seed))
 
-    curves, finals = [], {}
+    curves, finals, weights = [], {}, {}
     for kind in params.kinds:
         net, iters, losses = train(kind, params, test_x, test_y)
         curves.append(losses)
         finals[kind] = losses[-1]
-        if kind == "LSTM":
-            save_state_dict(net.state_dict(), "adding_lstm.pt")
+        weights[kind] = net.state_dict()
 
     arrays = {
         "example_values": example_x[0, :, 0].numpy().astype(np.float64),
@@ -136,4 +135,4 @@ def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     }
     metrics: dict[str, Any] = {f"final_mse_{kind}": finals[kind] for kind in params.kinds}
     metrics["baseline"] = BASELINE_MSE
-    return arrays, metrics
+    return arrays, metrics, {"adding_lstm.pt": weights["LSTM"]}  # lstm_inside opens the trained LSTM

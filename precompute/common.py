@@ -1,12 +1,10 @@
-"""What every experiment shares: determinism, progress display, and the LSTM state-dict hand-over."""
+"""What every experiment shares: determinism, progress display, and reading a state dict another experiment saved."""
 
 from __future__ import annotations
 
-import io
 import os
 import random
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
@@ -14,7 +12,6 @@ import torch
 
 from seqanim.contract import data_dir
 from seqanim.errors import DataError
-from seqanim.files import atomic_write_bytes
 
 T = TypeVar("T")
 
@@ -38,14 +35,6 @@ def progress(iterable: Iterable[T], total: int, description: str) -> Iterator[T]
     from rich.progress import track
 
     yield from track(iterable, total=total, description=description, transient=True)
-
-
-def save_state_dict(state: dict[str, torch.Tensor], filename: str) -> Path:
-    buffer = io.BytesIO()
-    torch.save({k: v.detach().clone() for k, v in state.items()}, buffer)
-    path = data_dir() / filename
-    atomic_write_bytes(path, buffer.getvalue())
-    return path
 
 
 def load_state_dict(filename: str, producer: str) -> dict[str, torch.Tensor]:

@@ -19,7 +19,6 @@ from precompute.lstm_inside import Parameters as LstmInside
 from seqanim import contract
 from seqanim.config import load
 from seqanim.errors import ConfigError, DataError
-from seqanim.workspace import Workspace
 
 BASELINE = 1 / 6  # the notebook's predict-the-mean baseline, 0.167
 
@@ -122,18 +121,23 @@ def test_example_has_one_marker_in_each_half_and_target_is_their_sum(artifact) -
     assert np.all((values >= 0) & (values < 1))
 
 
-def test_adding_is_deterministic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_torch_state: None) -> None:
-    """Same parameters -> identical arrays; tiny sizes keep it fast. Outputs go to a temporary workspace."""
-    monkeypatch.setattr(contract, "current", lambda: Workspace(tmp_path))
+def test_adding_is_deterministic(tmp_path: Path, restore_torch_state: None) -> None:
+    """Same parameters -> identical arrays, metrics and LSTM weights; tiny sizes keep it fast. `run` writes
+    nothing itself: the weights come back with the arrays, for the build to write."""
     params = Adding(T=10, hidden=8, iters=12, batch=16, eval_every=5, test_size=32)
-    first_arrays, first_metrics = adding_experiment.run(params)
-    first_weights = (tmp_path / "data" / "adding_lstm.pt").read_bytes()
-    second_arrays, second_metrics = adding_experiment.run(params)
+    saved = contract.data_dir() / "adding_lstm.pt"
+    before = saved.stat().st_mtime_ns if saved.exists() else None
+    first_arrays, first_metrics, first_files = adding_experiment.run(params)
+    second_arrays, second_metrics, second_files = adding_experiment.run(params)
     assert first_arrays.keys() == second_arrays.keys()
     for key in first_arrays:
         assert np.asarray(first_arrays[key]).tobytes() == np.asarray(second_arrays[key]).tobytes(), key
     assert first_metrics == second_metrics
-    assert (tmp_path / "data" / "adding_lstm.pt").read_bytes() == first_weights
+    assert list(first_files) == ["adding_lstm.pt"]
+    first_weights, second_weights = first_files["adding_lstm.pt"], second_files["adding_lstm.pt"]
+    assert first_weights.keys() == second_weights.keys()
+    assert all(torch.equal(first_weights[key], second_weights[key]) for key in first_weights)
+    assert (saved.stat().st_mtime_ns if saved.exists() else None) == before  # nothing written
     assert list(first_arrays["curve_iters"]) == [0, 5, 10, 12]
 
 
