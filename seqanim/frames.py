@@ -1,5 +1,5 @@
-"""Frames read back from rendered videos (stills for the handout, the transcript and thumbnails), and how far
-one frame is from another."""
+"""Frames read back from rendered videos (stills for the handout, the transcript and thumbnails), how many
+there are and how long they last, and how far one frame is from another."""
 
 from __future__ import annotations
 
@@ -7,6 +7,26 @@ from pathlib import Path
 from typing import Any
 
 from seqanim.errors import StageFailed
+
+
+def frame_count(video: Path) -> int:
+    """A video's frames, counted when the container does not say (its average rate can be off at 15 fps)."""
+    import av
+
+    with av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        return stream.frames or sum(1 for _ in container.decode(stream))
+
+
+def video_seconds(video: Path) -> float:
+    """A video's length in seconds (its video stream's, else the container's), to the millisecond."""
+    import av
+
+    with av.open(str(video)) as container:
+        stream = container.streams.video[0]
+        if stream.duration is not None and stream.time_base is not None:
+            return round(float(stream.duration * stream.time_base), 3)
+        return round((container.duration or 0) / 1_000_000, 3)
 
 
 def last_frame(video: Path) -> Any:

@@ -12,7 +12,7 @@ import hashlib
 import importlib
 import inspect
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -251,7 +251,3 @@ def upstream(name: str) -> list[str]:
             if item not in order:
                 order.append(item)
     return order
-
-
-def as_json(spec: ExperimentSpec | SceneSpec | PartSpec) -> dict[str, Any]:
-    return {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items()}

@@ -21,16 +21,6 @@ from seqanim.frames import last_frame
 from seqanim.workspace import current
 
 
-def _duration_ms(video: Path) -> int:
-    import av
-
-    with av.open(str(video)) as container:
-        stream = container.streams.video[0]
-        if stream.duration is not None and stream.time_base is not None:
-            return round(float(stream.duration * stream.time_base) * 1000)
-        return round((container.duration or 0) / 1000)
-
-
 def _ffmeta(text: str) -> str:
     return re.sub(r"([=;#\\\n])", r"\\\1", text)
 
