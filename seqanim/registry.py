@@ -57,6 +57,23 @@ def _modules(folder: Path) -> list[Path]:
     return sorted(path for path in folder.glob("*.py") if not path.name.startswith("_"))
 
 
+def _stems(part_folder: Path) -> list[str]:
+    """The modules of a part folder that could hold scenes (not __init__, shared.py or _private ones)."""
+    return sorted(path.stem for path in _modules(part_folder) if path.stem != "shared")
+
+
+def _scene_classes(module: Any) -> dict[str, type]:
+    """A module's scenes: its own public classes whose body defines construct."""
+    return {
+        name: value
+        for name, value in vars(module).items()
+        if isinstance(value, type)
+        and value.__module__ == module.__name__
+        and not name.startswith("_")
+        and "construct" in vars(value)
+    }
+
+
 def _part_folders(folder: Path) -> list[Path]:
     return sorted(path.parent for path in folder.glob("*/__init__.py") if not path.parent.name.startswith("_"))
 
@@ -117,24 +134,24 @@ def _declare_scenes() -> dict[str, Any]:
         deck = part_module.replace("_", "-")
         modules = [f"{part_module}.{stem}" for stem in part.scenes] if path.is_dir() else [part_module]
         names = []
+        if path.is_dir():  # a scene file left out of PART.scenes would silently never be built
+            for unlisted in sorted(set(_stems(path)) - set(part.scenes)):
+                if _scene_classes(_import(f"scenes.{part_module}.{unlisted}")):
+                    raise ConfigError(
+                        f"scenes/{path.name}/{unlisted}.py holds a scene but {label} does not list it; "
+                        f"add '{unlisted}' to PART.scenes where it belongs in the order"
+                    )
         for module_name in modules:
             module = _import(f"scenes.{module_name}")
-            for name, value in vars(module).items():
-                # A scene: a class of its module whose own body defines construct and that names the data it reads.
-                if (
-                    isinstance(value, type)
-                    and value.__module__ == module.__name__
-                    and not name.startswith("_")
-                    and "construct" in vars(value)
-                ):
-                    data = tuple(getattr(value, "data", ()))
-                    if not data:
-                        raise ConfigError(
-                            f"scenes/{module_name.replace('.', '/')}.py: {name} reads no data; "
-                            "set data = ('experiment', ...)"
-                        )
-                    scenes.append({"name": name, "module": module_name, "part": deck, "data": list(data)})
-                    names.append(name)
+            for name, value in _scene_classes(module).items():
+                data = tuple(getattr(value, "data", ()))
+                if not data:
+                    raise ConfigError(
+                        f"scenes/{module_name.replace('.', '/')}.py: {name} reads no data; "
+                        "set data = ('experiment', ...)"
+                    )
+                scenes.append({"name": name, "module": module_name, "part": deck, "data": list(data)})
+                names.append(name)
         source = f"{part_module}/__init__" if path.is_dir() else part_module
         parts.append({"name": deck, "module": source, **part.as_json(), "scenes": names})
     return {"parts": parts, "scenes": scenes}

@@ -114,3 +114,27 @@ def test_a_name_that_exists_is_refused(authored: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.strip() == f"error: precompute/{EXPERIMENT}.py exists already; pick another name"
+
+
+def test_a_scene_file_its_part_does_not_list_is_named_in_one_line(tmp_path: Path) -> None:
+    """A scene written into scenes/rnn/ but left out of PART.scenes would never be built: the lecture refuses
+    to load, naming the file and the fix; listed again, it loads."""
+    root = _workspace(tmp_path / "lecture")
+    scene = root / "scenes" / "rnn" / "echo_of_a_pulse.py"
+    scene.rename(scene.with_name("echo_copy.py"))
+    env = {**os.environ, WORKSPACE_ENV: str(root), "PYTHONPATH": os.pathsep.join((str(root), str(REPOSITORY)))}
+    result = subprocess.run(
+        [sys.executable, "-m", "seqanim.cli", "list"], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: scenes/rnn/echo_copy.py holds a scene but scenes/rnn/__init__.py does not list it; "
+        "add 'echo_copy' to PART.scenes where it belongs in the order"
+    ]
+    part = root / "scenes" / "rnn" / "__init__.py"
+    part.write_text(part.read_text().replace('"echo_of_a_pulse"', '"echo_copy"'))
+    listed = subprocess.run(
+        [sys.executable, "-m", "seqanim.cli", "list"], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "EchoOfAPulse" in listed.stdout
