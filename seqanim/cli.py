@@ -54,6 +54,11 @@ def lecture_options(command: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(command)
     def wrapper(*args: Any, config_path: Path | None, overrides: tuple[str, ...], **kwargs: Any) -> Any:
         lecture = load(config_path, overrides)
+        # As given, for the builds this one starts (a variant's: seqanim.variants).
+        click.get_current_context().meta["lecture_args"] = (
+            *(("--config", str(Path(config_path).resolve())) if config_path else ()),
+            *(arg for text in overrides for arg in ("--set", text)),
+        )
         return command(*args, lecture=lecture, **kwargs)
 
     return wrapper
@@ -194,8 +199,12 @@ def list_command(lecture: Lecture, quality: str | None) -> None:
     "--dry-run", "-n", is_flag=True, help="Print the stages that would run, with the reason, and run nothing."
 )
 def build(lecture: Lecture, quality: str | None, jobs: int | None, scheduler: str | None, dry_run: bool) -> None:
-    """Run every stage that is out of date: precompute, render, decks."""
-    _run(lecture, quality or lecture.render.quality, dry_run=dry_run, jobs=jobs, scheduler=scheduler)
+    """Run every stage that is out of date: precompute, render, decks; then the [variants]."""
+    from seqanim import variants
+
+    quality = quality or lecture.render.quality
+    _run(lecture, quality, dry_run=dry_run, jobs=jobs, scheduler=scheduler)
+    variants.build(lecture, quality, click.get_current_context().meta["lecture_args"], dry_run=dry_run)
 
 
 @cli.command()
@@ -273,6 +282,10 @@ def slides(
 @click.option("--screen", type=int, default=None, help="Screen number for the presentation window.")
 @click.option("--start-at", type=int, default=None, help="Slide number to start at.")
 @click.option("--browser", is_flag=True, help="Open the offline HTML deck in the default browser instead.")
+@click.option(
+    "--variant", metavar="KEY=VALUE", default=None,
+    help="Show this [variants] value, e.g. adding.T=80 (the HTML deck switches live: <deck>.variants.html).",
+)  # fmt: skip
 @click.argument("deck", default="full")
 def present(
     lecture: Lecture,
@@ -281,20 +294,29 @@ def present(
     screen: int | None,
     start_at: int | None,
     browser: bool,
+    variant: str | None,
     deck: str,
 ) -> None:
     """Present DECK (default: full) in manim-slides' Qt presenter, building what is missing first."""
     from seqanim import present as presenter
+    from seqanim import variants
 
     quality = quality or lecture.render.quality
     deck_scenes(lecture, deck)
+    chosen = variants.named(lecture, variant) if variant else None
     if not browser:
         presenter.preflight(deck, quality)  # before any build: a missing library fails in a second, not minutes
     _run(lecture, quality, decks=[deck])
+    if chosen is not None:
+        variants.build(lecture, quality, click.get_current_context().meta["lecture_args"])
     if browser:
         console.print(f"opened {current().label(presenter.open_in_browser(deck, quality))} in the browser")
         return
-    raise SystemExit(presenter.present(lecture, deck, quality, fullscreen=fullscreen, screen=screen, start_at=start_at))
+    raise SystemExit(
+        presenter.present(
+            lecture, deck, quality, fullscreen=fullscreen, screen=screen, start_at=start_at, variant=chosen
+        )
+    )
 
 
 @cli.command()

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -158,8 +159,15 @@ class Publish(Section):
     )
 
 
+class Variants(Section):
+    """ "what if?" variants: values at hand on the slide, e.g. adding.T = [20, 40, 80] (see README: Present)"""
+
+    # "section.key" -> its values, each validated as --set validates it; the default value joins them if absent.
+    values: dict[str, list[Any]] = Field(default_factory=dict)
+
+
 ENGINE_TABLES: dict[str, type[Section]] = {
-    "render": Render, "theme": Theme, "decks": Decks, "publish": Publish, "build": Build,
+    "render": Render, "theme": Theme, "decks": Decks, "publish": Publish, "build": Build, "variants": Variants,
 }  # fmt: skip
 
 
@@ -174,6 +182,7 @@ class Lecture(BaseModel):
     decks: Decks = Decks()
     publish: Publish = Publish()
     build: Build = Build()
+    variants: Variants = Variants()
 
     def section(self, name: str) -> dict[str, Any]:
         """A table's values, JSON-able (what stage keys hash)."""
@@ -319,12 +328,37 @@ def validate(raw: dict[str, Any], source: str = "lecture.toml") -> Lecture:
             table = {k: v for k, v in table.items() if not isinstance(v, dict)} | {
                 "items": {k: v for k, v in table.items() if isinstance(v, dict)}
             }
+        if name == "variants":  # `adding.T = [...]` is TOML's dotted key: {"adding": {"T": [...]}}
+            table = {"values": _variant_values(table, known, source)}
         try:
             engine[name] = model.model_validate(table)
         except ValidationError as error:
             raise ConfigError(f"{source}: {_format_error(error, table, model, name)}") from None
-    experiments = _validate_experiments({name: dict(raw.get(name, {})) for name in known}, source)
+    tables = {name: dict(raw.get(name, {})) for name in known}
+    experiments = _validate_experiments(tables, source)
+    for key, values in engine["variants"].values.items():  # each value as `--set key=value` would be checked
+        section, field = key.split(".")
+        for value in values:
+            _validate_experiments({**tables, section: {**tables[section], field: value}}, f"{source}: [variants]")
     return Lecture(experiments=experiments, **engine)
+
+
+def _variant_values(table: dict[str, Any], known: Iterable[str], source: str) -> dict[str, list[Any]]:
+    """[variants] as "section.key" -> values: an experiment's parameter, with a list of values."""
+    values: dict[str, list[Any]] = {}
+    for section, keys in table.items():
+        if section not in known or not isinstance(keys, dict):
+            raise ConfigError(
+                f"{source}: [variants] {section}: name an experiment's parameter, e.g. adding.T = [20, 40, 80] "
+                f"(experiments: {', '.join(known)})"
+            )
+        for key, listed in keys.items():
+            if not isinstance(listed, list) or not listed:
+                raise ConfigError(
+                    f"{source}: [variants] {section}.{key} = {listed!r}: give a list of values, e.g. [20, 40]"
+                )
+            values[f"{section}.{key}"] = listed
+    return values
 
 
 def load(path: Path | None = None, overrides: list[str] | tuple[str, ...] = ()) -> Lecture:

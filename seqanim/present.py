@@ -24,12 +24,14 @@ import sys
 import tempfile
 import webbrowser
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
 from seqanim.config import Lecture
 from seqanim.decks import DeckPlan, prepare
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
+from seqanim.variants import Variant
 from seqanim.workspace import current
 
 
@@ -282,6 +284,17 @@ def present_command(
     return command
 
 
+def variant_plan(plan: DeckPlan, variant: Variant) -> DeckPlan:
+    """The deck with the variant's slide files for the scenes it changes."""
+    entries = tuple(
+        replace(entry, slide_file=variant.root / "slides" / plan.quality / f"{entry.name}.json")
+        if entry.kind == "scene" and entry.name in variant.scenes and not variant.default
+        else entry
+        for entry in plan.entries
+    )
+    return replace(plan, entries=entries)
+
+
 def snapshot(plan: DeckPlan, root: Path) -> list[str]:
     """Hard-link the deck's slide videos under `root` and write their JSONs to `root/deck/`; return the
     names to present from `--folder root/deck`."""
@@ -326,9 +339,14 @@ def present(
     screen: int | None,
     start_at: int | None,
     extra: Sequence[str] = (),
+    variant: Variant | None = None,
 ) -> int:
-    """Open the Qt presenter on the deck; return its exit code (130 when interrupted, 128 + N on signal N)."""
+    """Open the Qt presenter on the deck; return its exit code (130 when interrupted, 128 + N on signal N).
+    With a `variant`, the scenes it changes are the variant's (manim-slides' presenter takes no keys of ours:
+    one deck per variant, opened at `start_at`, is how the Qt presenter switches)."""
     plan, _ = prepare(lecture, deck, quality)
+    if variant is not None:
+        plan = variant_plan(plan, variant)
     snapshots = _snapshots()
     snapshots.mkdir(parents=True, exist_ok=True)
     _remove_orphans()

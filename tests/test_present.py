@@ -285,6 +285,43 @@ def test_presenter_plays_the_slide_in_a_real_window(tree: Tree, display: str, tm
     assert not snapshots.exists() or list(snapshots.iterdir()) == []  # the slide snapshot is removed
 
 
+def test_presenter_opens_a_variant_at_the_same_slide(tree: Tree, display: str, tmp_path: Path) -> None:
+    """manim-slides' presenter takes no keys of ours, so `--variant` is how it switches: the deck with the
+    variant's slides of the scenes it changes, at the same slide (tests/test_variants.py: the HTML deck)."""
+    toml = tree.root / "lecture.toml"
+    text = toml.read_text()
+    toml.write_text(text + "\n[variants]\nlinear_rnn.steps = [48]\n")
+    try:
+        built = tree.run("build", "--quality", QUALITY)
+        assert built.returncode == 0, built.stderr[-2000:]
+        assert "variant linear_rnn.steps=48: ran " in built.stdout
+        variant = tree.root / ".seqanim" / "variants" / "linear_rnn.steps=48" / "slides"
+        slide = json.loads((variant / QUALITY / f"{SCENE}.json").read_text())["slides"][START - 2]
+        log = tmp_path / "present.log"
+        process = _presenter(
+            tree, _x_env(display), "--start-at", str(START), "--variant", "linear_rnn.steps=48", log=log
+        )
+        try:
+            window = _find_window(display, process, log)
+            size = tuple(json.loads((variant / QUALITY / f"{SCENE}.json").read_text())["resolution"])
+            mine, default = (
+                _last_frame(variant / slide["file"], size),
+                _last_frame(_slide_videos(tree)[START - 2], size),
+            )
+            assert _difference(mine, default) > DIFFERENT, "the variant looks like the default: the test could not tell"
+            difference, shot = _wait_for_slide(display, window, mine, 40, tmp_path / "variant.png")
+            assert difference <= SAME, (
+                f"the window does not show the variant's slide ({difference:.2%}); see {tmp_path}"
+            )
+            _x(display, "xdotool", "windowfocus", "--sync", window)
+            _x(display, "xdotool", "key", "q")
+            assert process.wait(timeout=30) == 0, log.read_text()[-2000:]
+        finally:
+            stop_group(process)
+    finally:
+        toml.write_text(text)
+
+
 def test_preflight_names_a_library_hidden_by_a_broken_stub(tree: Tree, display: str, tmp_path: Path) -> None:
     """A broken libxcb-icccm.so.4 first on LD_LIBRARY_PATH: the X server is there, the plugin cannot load."""
     stub = tmp_path / "stub"
