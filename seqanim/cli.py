@@ -204,7 +204,8 @@ def build(lecture: Lecture, quality: str | None, jobs: int | None, scheduler: st
 
     quality = quality or lecture.render.quality
     _run(lecture, quality, dry_run=dry_run, jobs=jobs, scheduler=scheduler)
-    variants.build(lecture, quality, click.get_current_context().meta["lecture_args"], dry_run=dry_run)
+    args = click.get_current_context().meta["lecture_args"]
+    variants.build(lecture, quality, args, jobs=_jobs(lecture, jobs), scheduler=scheduler, dry_run=dry_run)
 
 
 @cli.command()

@@ -24,6 +24,7 @@ import tempfile
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
+from subprocess import PIPE
 from typing import Any
 
 from seqanim import registry
@@ -119,35 +120,51 @@ def _prepare(variant: Variant) -> Path:
     return root
 
 
-def build(lecture: Lecture, quality: str, lecture_args: tuple[str, ...], *, dry_run: bool = False) -> None:
-    """Build every variant that is not the default, then the decks with a selector. `lecture_args`: the
-    build's own --config and --set. Raises SeqanimError with the first failing variant's line."""
+def build(
+    lecture: Lecture,
+    quality: str,
+    lecture_args: tuple[str, ...],
+    *,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    dry_run: bool = False,
+) -> None:
+    """Build every variant that is not the default, side by side, then the decks with a selector.
+
+    `lecture_args`: the build's own --config and --set. Each variant is a `seqanim render` of its own; they
+    share the `jobs` cores (or all send their stages to `scheduler`). Raises SeqanimError with the first
+    failing variant's line."""
     variants = declared(lecture)
     if not variants:
         _remove_pages(quality, keep=set())
         return
-    wanted = {variant.root for variant in variants if not variant.default}
-    for variant in variants:
-        if variant.default:
-            continue
+    extra = [variant for variant in variants if not variant.default]
+    share = ["--scheduler", scheduler] if scheduler else ["-j", str(max(1, jobs // max(1, len(extra))))]
+    running = []
+    for variant in extra:
         root = _prepare(variant)
-        command = [sys.executable, "-m", "seqanim.cli", "render", *variant.scenes, "--quality", quality]
-        command += [*lecture_args, "--set", variant.setting]
-        command += ["--dry-run"] if dry_run else []
+        command = [sys.executable, "-m", "seqanim.cli", "render", *variant.scenes, "--quality", quality, *share]
+        command += [*lecture_args, "--set", variant.setting, *(["--dry-run"] if dry_run else [])]
         path = os.pathsep.join(filter(None, (str(root), str(REPOSITORY), os.environ.get("PYTHONPATH"))))
         env = {**os.environ, WORKSPACE_ENV: str(root), "PYTHONPATH": path}
-        result = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
+        running.append((variant, subprocess.Popen(command, cwd=root, env=env, stdout=PIPE, stderr=PIPE, text=True)))
+    failed = None
+    for variant, process in running:
+        stdout, stderr = process.communicate()
         # --dry-run's lines go to stdout; the build's summary ("ran 2, restored 0 from cache") to stderr.
-        lines = [line for line in (result.stdout if dry_run else result.stderr).splitlines() if line.strip()]
-        if result.returncode != 0:
-            errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
-            reason = errors[0].removeprefix("error: ") if errors else (result.stderr.strip().splitlines() or ["?"])[-1]
-            raise SeqanimError(f"variant {variant.setting}: {reason}")
+        lines = [line for line in (stdout if dry_run else stderr).splitlines() if line.strip()]
+        if process.returncode != 0:
+            errors = [line for line in stderr.splitlines() if line.startswith("error: ")]
+            reason = errors[0].removeprefix("error: ") if errors else (stderr.strip().splitlines() or ["?"])[-1]
+            failed = failed or SeqanimError(f"variant {variant.setting}: {reason}")
+            continue
         for line in lines if dry_run else lines[-1:]:
             print(f"variant {variant.setting}: {line}")
+    if failed is not None:
+        raise failed
     if dry_run:
         return
-    folder = current().state_dir / "variants"
+    folder, wanted = current().state_dir / "variants", {variant.root for variant in extra}
     for stale in folder.iterdir() if folder.exists() else []:  # a value no longer declared: its outputs stay cached
         if stale not in wanted:
             shutil.rmtree(stale, ignore_errors=True)

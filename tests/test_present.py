@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -290,7 +291,7 @@ def test_presenter_opens_a_variant_at_the_same_slide(tree: Tree, display: str, t
     variant's slides of the scenes it changes, at the same slide (tests/test_variants.py: the HTML deck)."""
     toml = tree.root / "lecture.toml"
     text = toml.read_text()
-    toml.write_text(text + "\n[variants]\nlinear_rnn.steps = [48]\n")
+    toml.write_text(re.sub(r"^\[variants\]\n", "[variants]\nlinear_rnn.steps = [48]\n", text, count=1, flags=re.M))
     try:
         built = tree.run("build", "--quality", QUALITY)
         assert built.returncode == 0, built.stderr[-2000:]
