@@ -135,8 +135,10 @@ def build(
     share the `jobs` cores (or all send their stages to `scheduler`). Raises SeqanimError with the first
     failing variant's line."""
     variants = declared(lecture)
-    if not variants:
-        _remove_pages(quality, keep=set())
+    if not variants:  # nothing declared (any more): no workspaces and no selector decks; the cache keeps them
+        if not dry_run:
+            shutil.rmtree(current().state_dir / "variants", ignore_errors=True)
+            _remove_pages(quality, keep=set())
         return
     extra = [variant for variant in variants if not variant.default]
     share = ["--scheduler", scheduler] if scheduler else ["-j", str(max(1, jobs // max(1, len(extra))))]

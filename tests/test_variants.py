@@ -231,5 +231,6 @@ def test_without_variants_no_selector_deck_is_left(tiny: Tiny) -> None:
         assert result.returncode == 0, result.stderr
         assert "variant" not in result.stdout
         assert not list(tiny.slides().glob("*variants*"))
+        assert not (tiny.root / ".seqanim" / "variants").exists()
     finally:
         toml.write_text(text)
