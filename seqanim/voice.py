@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 from seqanim.config import Publish
 from seqanim.errors import SeqanimError, ToolMissingError
-from seqanim.files import atomic_write_text, digest, tool_wrote_to_a_full_disk
+from seqanim.files import atomic_write_text, digest, naming_a_full_disk, tool_wrote_to_a_full_disk
 from seqanim.workspace import current
 
 SAMPLE_RATE = 24_000  # plenty for speech; half the disk of 48 kHz
@@ -195,17 +195,19 @@ class Espeak(SpeechService):
 
     def generate_from_text(self, text: str, target: Path) -> None:
         publish = self.publish
-        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as handle:
-            handle.write(text)
-        try:
+        # Into a short temporary folder, then moved: espeak-ng cuts a -w path at 200 characters and then
+        # writes nowhere, with exit code 0 (a build in a deep folder, pytest's under xdist, lost its narration).
+        with tempfile.TemporaryDirectory(prefix="espeak-") as short:
+            script, wav = Path(short) / "text.txt", Path(short) / "speech.wav"
+            script.write_text(text)
             _run(
-                ["espeak-ng", "-v", publish.espeak_voice, "-s", str(publish.words_per_minute), "-f", handle.name,
-                 "-w", str(target)],
+                ["espeak-ng", "-v", publish.espeak_voice, "-s", str(publish.words_per_minute), "-f", str(script),
+                 "-w", str(wav)],
                 f"espeak-ng could not speak with voice {publish.espeak_voice!r} ([publish] espeak_voice)",
-                writing=target,
+                writing=wav,
             )  # fmt: skip
-        finally:
-            os.unlink(handle.name)
+            with naming_a_full_disk(target):
+                shutil.move(wav, target)
 
 
 class Piper(SpeechService):
