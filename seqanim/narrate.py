@@ -400,9 +400,10 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
                     for clip, seconds, said, speech, beat in paced.pieces
                 ],
                 "audio": clips[0].path.name if clips else None,  # the first (for a slide in one piece, the) clip
-                "source": clips[0].source if clips else "reading time",
-                "lufs": clips[0].lufs if clips else None,
-                # Which frames of the slide's video show, how much slowed, for how many frames, over which piece.
+                # Where its speech comes from (a recorded slide with a missing beat: "recorded+espeak"), and
+                # each clip's measured loudness.
+                "source": "+".join(dict.fromkeys(clip.source for clip in clips)) if clips else "reading time",
+                "lufs": [clip.lufs for clip in clips],
                 # Which frames of the slide's video show, how much slowed, for how many frames, over which piece,
                 # and whether the camera moves meanwhile; the camera's path (None: still).
                 "segments": [

@@ -1,5 +1,5 @@
 """Shared fixtures. The suite runs the real pipeline once (`seqanim build`, lowest quality) and then
-asserts on what it produced: data/, renders/low/, slides/low/. Nothing is mocked."""
+asserts on what it produced: data/, renders/preview/, slides/preview/. Nothing is mocked."""
 
 from __future__ import annotations
 
@@ -19,7 +19,21 @@ from seqanim import contract
 from seqanim.config import experiment_params, load
 from seqanim.workspace import current
 
+# The suite renders every scene's real code, layout check included, at preview quality (240p10): a third
+# faster than low. Every test module reads this one value.
 QUALITY = "low"
+
+
+def frame_settings(quality: str = QUALITY) -> dict[str, int]:
+    """The pixel size and frame rate manim renders `quality` at (seqanim.render's table over manim's)."""
+    from manim.constants import QUALITIES
+
+    from seqanim.render import MANIM_QUALITY
+
+    settings = MANIM_QUALITY[quality]
+    base = QUALITIES[settings["quality"]]
+    return {key: settings.get(key, base[key]) for key in ("pixel_width", "pixel_height", "frame_rate")}
+
 
 # A suite started in the background by a shell without job control (`make test &`, nohup) inherits SIGINT
 # ignored, and so would every build the tests start: the Ctrl-C tests would then test nothing. A Python

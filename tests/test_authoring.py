@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from seqanim.workspace import REPOSITORY, WORKSPACE_ENV
+from tests.conftest import QUALITY, frame_settings
 
 LECTURER_FILES = ("lecture.toml", "pyproject.toml", "precompute", "scenes", "tests/__init__.py", "tests/conftest.py")
 
@@ -60,7 +61,7 @@ def authored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = _workspace(tmp_path_factory.mktemp("authoring") / "lecture")
     _run(root, "-m", "seqanim.cli", "new", "experiment", EXPERIMENT)
     _run(root, "-m", "seqanim.cli", "new", "scene", SCENE, "--data", EXPERIMENT, "--part", "rnn")
-    _run(root, "-m", "seqanim.cli", "render", SCENE)
+    _run(root, "-m", "seqanim.cli", "render", SCENE, "--quality", QUALITY)
     return root
 
 
@@ -75,11 +76,11 @@ def test_new_files_are_where_the_guide_says(authored: Path) -> None:
 
 
 def test_the_new_scene_renders_from_the_new_data(authored: Path) -> None:
-    video = authored / "renders" / "low" / f"{SCENE}.mp4"
+    video = authored / "renders" / QUALITY / f"{SCENE}.mp4"
     probe = _run(authored, "-c", f"import av; c = av.open({str(video)!r}); print(c.streams.video[0].frames)")
-    assert int(probe.stdout) > 15  # more than a second at 15 fps
+    assert int(probe.stdout) > frame_settings()["frame_rate"]  # more than a second of frames
     sidecar = json.loads((authored / "data" / f"{EXPERIMENT}.json").read_text())
-    report = json.loads((authored / "renders" / "low" / f"{SCENE}.report.json").read_text())
+    report = json.loads((authored / "renders" / QUALITY / f"{SCENE}.report.json").read_text())
     assert f"final = {sidecar['metrics']['final']:.3g}" in report["notes"][0]
 
 
@@ -89,9 +90,10 @@ def test_the_new_scene_joins_its_part_deck(authored: Path) -> None:
         "print(deck_scenes(load(), 'rnn')[-1])"
     )
     assert _run(authored, "-c", code).stdout.strip() == SCENE
-    dry = _run(authored, "-m", "seqanim.cli", "build", "--dry-run").stdout
-    assert f"scene:low:{SCENE} " not in dry  # rendered above: up to date
-    assert "deck:low:rnn " in dry  # and the rnn deck will show it
+    dry = _run(authored, "-m", "seqanim.cli", "build", "--quality", QUALITY, "--dry-run").stdout
+    assert f"would run experiment:{EXPERIMENT} " not in dry  # made above: up to date
+    assert f"would run scene:{QUALITY}:{SCENE} " not in dry  # rendered above: up to date
+    assert f"would run deck:{QUALITY}:rnn " in dry  # and the rnn deck will show it
 
 
 def test_generated_tests_pass_and_lint_clean(authored: Path) -> None:

@@ -27,9 +27,9 @@ from seqanim.config import Deck, Decks, Lecture, load
 from seqanim.decks.html import _local_refs
 from seqanim.decks.plan import deck_parts, deck_scenes
 from seqanim.workspace import current
+from tests.conftest import QUALITY
 from tests.tree import Tree, make_tree
 
-QUALITY = "low"
 SCENE = "HiddenStateDynamics"
 MINI = "test-mini"
 PAIR = "test-pair"  # the same scene twice: two chapters, the second starting where the first ends

@@ -27,10 +27,9 @@ from seqanim import decks, registry
 from seqanim.config import load
 from seqanim.decks.plan import deck_parts, deck_scenes
 from seqanim.workspace import current
+from tests.conftest import QUALITY, frame_settings
 from tests.test_decks import CHROMIUM, CHROMIUM_ARGS
 
-QUALITY = "low"
-MANIM_QUALITY = "low_quality"
 # A still compared with the frame it was made from: mean absolute difference per channel, of 255. The
 # handout embeds the frame losslessly, so this only absorbs a colour conversion.
 STILL_TOLERANCE = 2.0
@@ -214,9 +213,7 @@ def test_full_video_has_a_chapter_per_scene_of_the_lecture(lecture_built: Path) 
 
 @pytest.mark.parametrize("scene", list(registry.scenes()))
 def test_scene_video_has_the_quality_size_and_the_reported_length(lecture_built: Path, scene: str) -> None:
-    from manim.constants import QUALITIES
-
-    quality = QUALITIES[MANIM_QUALITY]
+    quality = frame_settings()
     video = current().renders(QUALITY) / f"{scene}.mp4"
     stream = _probe(video, "-select_streams", "v:0", "-count_packets", "-show_streams")["streams"][0]
     assert (stream["width"], stream["height"]) == (quality["pixel_width"], quality["pixel_height"])

@@ -30,9 +30,9 @@ import pytest
 from PIL import Image
 
 from seqanim.present import PresenterUnavailable, preflight, qt_plugins
+from tests.conftest import QUALITY
 from tests.tree import Tree, make_tree, stop_group
 
-QUALITY = "low"
 DECK = "test-window"
 SCENE = "HiddenStateDynamics"
 START = 4  # deck slide 4 = the scene's third slide (the title card is slide 1): manim-slides' "1,2"
@@ -209,7 +209,7 @@ def _presenter(tree: Tree, env: dict[str, str], *args: str, log: Path) -> subpro
     """`seqanim present DECK ...` in the copy, in its own session, its output in `log`."""
     with log.open("wb") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "seqanim.cli", "present", DECK, *args],
+            [sys.executable, "-m", "seqanim.cli", "present", DECK, "--quality", QUALITY, *args],
             cwd=tree.root,
             env={**os.environ, "PYTHONPATH": str(tree.root), **env},
             stdout=out,
@@ -329,7 +329,9 @@ def test_preflight_names_a_library_hidden_by_a_broken_stub(tree: Tree, display: 
     stub.mkdir()
     (stub / "libxcb-icccm.so.4").write_bytes(b"not a library\n")
     started = time.monotonic()
-    result = tree.run("present", DECK, timeout=120, env={**_x_env(display), "LD_LIBRARY_PATH": str(stub)})
+    result = tree.run(
+        "present", DECK, "--quality", QUALITY, timeout=120, env={**_x_env(display), "LD_LIBRARY_PATH": str(stub)}
+    )
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2, result.stderr[-2000:]
     assert len(lines) == 1, lines
@@ -366,7 +368,7 @@ def test_present_without_a_display_points_to_the_html_deck(tree: Tree) -> None:
         key: value for key, value in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
     }
     result = subprocess.run(
-        [sys.executable, "-m", "seqanim.cli", "present", DECK],
+        [sys.executable, "-m", "seqanim.cli", "present", DECK, "--quality", QUALITY],
         check=False,
         cwd=tree.root,
         env={**env, "PYTHONPATH": str(tree.root)},
@@ -390,7 +392,7 @@ def test_present_browser_opens_the_offline_deck(tree: Tree, tmp_path: Path) -> N
         key: value for key, value in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
     }
     result = subprocess.run(
-        [sys.executable, "-m", "seqanim.cli", "present", DECK, "--browser"],
+        [sys.executable, "-m", "seqanim.cli", "present", DECK, "--quality", QUALITY, "--browser"],
         check=False,
         cwd=tree.root,
         env={**env, "PYTHONPATH": str(tree.root), "BROWSER": f"{browser} %s"},

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.conftest import frame_settings
+
 SLIDES = {"ReverseAlignment": 7, "SortAlignment": 7}
 
 
@@ -12,7 +14,8 @@ SLIDES = {"ReverseAlignment": 7, "SortAlignment": 7}
 def test_scene_renders_cleanly(scene_report, scene: str) -> None:
     report = scene_report(scene)
     assert report["layout_violations"] == []
-    assert report["resolution"] == [854, 480]
+    frame = frame_settings()
+    assert report["resolution"] == [frame["pixel_width"], frame["pixel_height"]]
     assert report["slides"] == SLIDES[scene]
     assert len(report["notes"]) == SLIDES[scene]
     assert 15 <= report["duration"] <= 60

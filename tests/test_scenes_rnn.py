@@ -10,6 +10,7 @@ import pytest
 
 from seqanim.contract import Artifact
 from seqanim.workspace import current
+from tests.conftest import QUALITY, frame_settings
 
 # scene -> (slides it produces, index of its loop slide or None)
 SCENES = {
@@ -25,7 +26,8 @@ SCENES = {
 def test_scene_renders_cleanly(scene_report, scene: str) -> None:
     report = scene_report(scene)
     assert report["layout_violations"] == []
-    assert report["resolution"] == [854, 480]
+    frame = frame_settings()
+    assert report["resolution"] == [frame["pixel_width"], frame["pixel_height"]]
     assert report["slides"] == SCENES[scene][0]
     assert len(report["notes"]) == SCENES[scene][0]
     assert 5 < report["duration"] < 60
@@ -125,7 +127,7 @@ def test_every_slide_note_quotes_its_data(scene_report, artifact, scene: str) ->
 
 @pytest.mark.parametrize("scene", SCENES)
 def test_loop_slides_are_never_first_or_last(lecture_built, scene: str) -> None:
-    slides = json.loads((current().slides("low") / f"{scene}.json").read_text())["slides"]
+    slides = json.loads((current().slides(QUALITY) / f"{scene}.json").read_text())["slides"]
     loops = [index for index, slide in enumerate(slides) if slide["loop"]]
     expected = SCENES[scene][1]
     assert loops == ([] if expected is None else [expected])

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from seqanim.contract import Artifact
+from tests.conftest import frame_settings
 
 SLIDES = {
     "SelfAttentionLookup": 5,
@@ -77,7 +78,8 @@ def expected_notes(scene: str, artifact: Callable[[str], Artifact]) -> list[str]
 def test_scene_renders_cleanly(scene: str, scene_report: Callable[[str], dict[str, Any]]) -> None:
     report = scene_report(scene)
     assert report["layout_violations"] == []
-    assert report["resolution"] == [854, 480]
+    frame = frame_settings()
+    assert report["resolution"] == [frame["pixel_width"], frame["pixel_height"]]
     assert report["slides"] == SLIDES[scene]
     assert len(report["notes"]) == SLIDES[scene]
     assert 5 < report["duration"] < 60

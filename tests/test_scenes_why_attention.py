@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.conftest import frame_settings
+
 SLIDES = {
     "QueryKeyValue": 3,
     "ScaledScores": 4,
@@ -85,7 +87,8 @@ def expected_numbers(art) -> dict[str, list[str]]:  # type: ignore[no-untyped-de
 def test_scene_report(scene: str, scene_report, artifact) -> None:  # type: ignore[no-untyped-def]
     report = scene_report(scene)
     assert report["layout_violations"] == []
-    assert report["resolution"] == [854, 480]
+    frame = frame_settings()
+    assert report["resolution"] == [frame["pixel_width"], frame["pixel_height"]]
     assert report["slides"] == SLIDES[scene]
     notes = report["notes"]
     assert len(notes) == SLIDES[scene]
