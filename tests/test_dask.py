@@ -22,7 +22,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.tree import ROOT, Tree, framemd5, leftovers, lines, make_tree, poll, processes_in, stop_group
+from tests.tree import (
+    ROOT,
+    Tree,
+    framemd5,
+    leftovers,
+    lines,
+    make_tree,
+    poll,
+    processes_in,
+    stop_group,
+    worker_checkout,
+)
 
 DASK = Path(sys.executable).with_name("dask")
 SCENES = ("EchoOfAPulse", "QueryKeyValue")  # two experiments' worth of data, two renders: ~30 s on 2 cores
@@ -46,23 +57,6 @@ class Worker:
 class Cluster:
     address: str
     workers: list[Worker]
-
-
-def _checkout(folder: Path, commit: str | None = None) -> Path:
-    """What `git clone` and `make setup` make on a worker machine: a clone of this repository at HEAD, with
-    this tree's code copied over it (the build's code, uncommitted changes included) and reveal.js; with
-    `commit`, one more commit of its own, as a worker left at another version of the code."""
-    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(folder)], check=True)
-    for name in ("seqanim", "precompute", "scenes"):
-        shutil.rmtree(folder / name)
-        shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
-    (folder / "node_modules").symlink_to(ROOT / "node_modules")
-    if commit:
-        with open(folder / "seqanim" / "task.py", "a") as source:
-            source.write(f"# {commit}\n")
-        git = ["git", "-C", str(folder), "-c", "user.name=test", "-c", "user.email=test@example.org"]
-        subprocess.run([*git, "commit", "--quiet", "-am", commit], check=True)
-    return folder
 
 
 def _environment(checkout: Path) -> dict[str, str]:
@@ -113,9 +107,7 @@ def _wait_for_workers(address: str, count: int) -> None:
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     base = tmp_path_factory.mktemp("dask")
     address, scheduler = _start_scheduler(base / "scheduler")
-    workers = [
-        _start_worker(address, _checkout(base / f"checkout-{index}"), base / f"worker-{index}") for index in (1, 2)
-    ]
+    workers = [_start_worker(address, worker_checkout(base / f"clone-{n}"), base / f"worker-{n}") for n in (1, 2)]
     _wait_for_workers(address, 2)
     yield Cluster(address, workers)
     for worker in workers:
@@ -248,7 +240,7 @@ def test_ctrl_c_cancels_the_remote_stages(cluster: Cluster, lecture_built: Path,
 
 def test_a_worker_at_another_commit_is_refused_in_one_line(lecture_built: Path, tmp_path: Path) -> None:
     """Its stage fails with one line naming both commits and the fix; nothing is published."""
-    checkout = _checkout(tmp_path / "checkout", commit="a change the build does not have")
+    checkout = worker_checkout(tmp_path / "checkout", commit="a change the build does not have")
     address, scheduler = _start_scheduler(tmp_path / "scheduler")
     worker = _start_worker(address, checkout, tmp_path / "worker")
     try:
