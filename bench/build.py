@@ -7,13 +7,14 @@ Prints:
   4. render throughput per scene (seconds of video per wall second) at low and, with --high, high quality,
      slowest first.
 
-With `--executors REV`, instead: the executor of revision REV (before the Dask executor: `03b5f4e`) against
-this tree's, on the same cold low-quality build with -j 2, alternating which goes first, --rounds times.
-With `--distributed`, instead: four scenes at high quality on the local cluster (-j 2) against the same
-four sent to a `dask scheduler` with two `dask worker` processes on this machine.
+With `--executors REV`, instead: the engine of revision REV (`915073f`: Dask as a process pool under a
+scheduler of the engine's own; `03b5f4e`: before Dask) against this tree's, on the same cold low-quality build
+with -j 2, alternating which goes first, --rounds times. With `--distributed`, instead: four scenes at high
+quality on the local cluster (-j 2) against the same four sent to a `dask scheduler` with two `dask worker`
+processes on this machine, started in a clone of this tree (as a remote worker would be).
 
     .venv/bin/python bench/build.py [--high] [--scenes A,B,...]
-    .venv/bin/python bench/build.py --executors 03b5f4e [--rounds 1]
+    .venv/bin/python bench/build.py --executors 915073f [--rounds 1]
     .venv/bin/python bench/build.py --distributed [--scenes A,B,C,D]
 """
 
@@ -36,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.tree import Tree, make_tree  # noqa: E402
+from tests.tree import Tree, make_tree, worker_checkout  # noqa: E402
 
 PAIR_SCENES = ["HiddenStateDynamics", "EchoOfAPulse", "ScaledScores", "SoftmaxNormalization"]
 
@@ -113,7 +114,7 @@ def executors(base: str, rounds: int) -> None:
                 )
                 shutil.rmtree(tree.root)
         old, new = min(seconds[base]), min(seconds["this tree"])
-        print(f"\nbest of {rounds}: {base} {old:.1f} s, this tree (Dask) {new:.1f} s, ratio {new / old:.3f}")
+        print(f"\nbest of {rounds}: {base} {old:.1f} s, this tree {new:.1f} s, ratio {new / old:.3f}")
 
 
 def _free_port() -> int:
@@ -124,10 +125,12 @@ def _free_port() -> int:
 
 @contextmanager
 def dask_on_this_machine(work: Path, workers: int = 2) -> Iterator[str]:
-    """A `dask scheduler` and `workers` single-threaded `dask worker` processes, each in a folder of its own."""
+    """A `dask scheduler` and `workers` single-threaded `dask worker` processes, started in a clone of this tree
+    (README: Many machines), each with a Dask folder of its own."""
     dask = str(Path(sys.executable).with_name("dask"))
     address = f"tcp://127.0.0.1:{_free_port()}"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    clone = worker_checkout(work / "clone")
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PYTHONPATH": str(clone)}
     processes = [
         subprocess.Popen(
             [dask, "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
@@ -141,7 +144,7 @@ def dask_on_this_machine(work: Path, workers: int = 2) -> Iterator[str]:
             subprocess.Popen(
                 [dask, "worker", address, "--nthreads", "1", "--preload", "seqanim.preload", "--no-dashboard",
                  "--local-directory", str(folder)],
-                cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                cwd=clone, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             )
         )  # fmt: skip
     try:

@@ -1,15 +1,16 @@
-"""Where a build's stages run: a Dask client, to a local cluster (default), a running scheduler
-(`--scheduler` or `[build] scheduler`), or worker jobs of a batch system (`[build] cluster = "slurm" | "pbs"`).
+"""Where a build's stages run: a Dask client to a local cluster (default), a running scheduler (`--scheduler` or
+`[build] scheduler`), or worker jobs of a batch system (`[build] cluster = "slurm" | "pbs"`).
 
 A cluster is started only when a stage has to run, so a build with nothing to do stays instant and never
-contacts a scheduler. `seqanim watch` keeps one local cluster for all its rebuilds (`session`).
+contacts a scheduler. `seqanim watch` keeps one local cluster for all its rebuilds (`session`). The local
+workers are processes of this checkout (they inherit its sys.path), and Dask's logging stays silent.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import signal
+import shutil
 import sys
 import warnings
 from collections.abc import Iterator
@@ -27,63 +28,56 @@ _session: Any = None  # a client kept open across builds (seqanim watch)
 
 
 def local_directory() -> Path:
-    """This build process's workers' folder: scratch workspaces and code bundles of the local cluster."""
+    """This build process's local workers' folder: their stages' scratch workspaces."""
     return current().state_dir / "dask" / str(os.getpid())
 
 
 def _quiet() -> None:
-    # A task carries its inputs' bytes, and a killed worker is expected: neither is news for a lecturer.
+    """No library logging below WARNING, and none of Dask's: a task carries its inputs' bytes, and a killed
+    worker is expected; neither is news for a lecturer. (manim, once imported to discover the scenes, logs
+    the root logger's INFO records to stdout.)"""
+    import distributed  # noqa: F401 - its import sets its loggers' levels: set them after it
+
     warnings.filterwarnings("ignore", module="distributed")
     warnings.filterwarnings("ignore", message=".*Large object.*")
+    logging.getLogger().setLevel(logging.WARNING)
     for name in ("distributed", "dask_jobqueue", "tornado", "asyncio"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
-
-
-@contextmanager
-def _stderr_to(log: Path) -> Iterator[None]:
-    """Processes started meanwhile (the local workers) write to `log` instead of the terminal."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    sys.stderr.flush()
-    terminal = os.dup(2)
-    os.dup2(descriptor, 2)
-    try:
-        yield
-    finally:
-        sys.stderr.flush()
-        os.dup2(terminal, 2)
-        os.close(terminal)
-        os.close(descriptor)
 
 
 def _local(jobs: int, kinds: set[str] | None = None) -> Any:
     import dask
     from distributed import LocalCluster
 
-    # A stage gets the machine's threads, as a stage process of its own had: Dask's default environment for
-    # worker processes (OpenMP, MKL and OpenBLAS at one thread, freed memory trimmed at 64 KB) made the
-    # training stages 35 % slower here (seq2seq_sort: 50 s -> 68 s on a clean clone).
-    dask.config.set({"distributed.nanny.pre-spawn-environ": {}})
-    # Every stage is new to the scheduler (its duration unknown, 0.5 s by default), and a deck's inputs are
-    # 150 MB: it would queue a ready deck behind the worker holding them rather than send them to an idle one.
-    dask.config.set({"distributed.scheduler.unknown-task-duration": "1h"})
-    # An idle local cluster of 2 workers used 15 % of a core, taken from the stages: a profiler sampling each
-    # worker's task thread (which only waits for its stage's process) every 10 ms, and a 20 ms event-loop
-    # tick in every process. Work stealing stays: without it a ready stage waited on a busy worker.
-    dask.config.set({"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s"})
-
-    log = current().logs / "dask-workers.log"
-    with _stderr_to(log):
-        return LocalCluster(
-            n_workers=jobs,
-            threads_per_worker=1,  # one stage per worker process, as one process per stage was before
-            processes=True,
-            local_directory=str(local_directory()),
-            dashboard_address=None,
-            preload=[PRELOAD],
-            preload_argv=["--log", str(log), *(["--kinds", ",".join(sorted(kinds))] if kinds else [])],
-            silence_logs=logging.CRITICAL,
-        )
+    dask.config.set({
+        # A stage gets the machine's threads, as a stage process of its own had: Dask's default environment for
+        # worker processes (OpenMP, MKL and OpenBLAS at one thread) made the training stages 35 % slower here
+        # (seq2seq_sort: 50 s -> 68 s). glibc keeps up to 256 MB of freed memory instead of Dask's 64 KB: a
+        # training loop would page-fault its temporaries back in on every step (adding, seq2seq: ~5 % faster).
+        "distributed.nanny.pre-spawn-environ": {
+            "MALLOC_TRIM_THRESHOLD_": str(256 << 20), "MALLOC_MMAP_THRESHOLD_": str(32 << 20),
+        },
+        # Every stage is new to the scheduler (its duration unknown, 0.5 s by default), and a deck's inputs are
+        # 150 MB: it would queue a ready deck behind the worker holding them rather than send them to an idle one.
+        "distributed.scheduler.unknown-task-duration": "1h",
+        # An idle local cluster of 2 workers used 15 % of a core, taken from the stages: a profiler sampling each
+        # worker's task thread (which only waits for its stage's process) every 10 ms, and a 20 ms event-loop
+        # tick in every process.
+        "distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s",
+        # A worker forked from a fork server exits at once when closed; one spawned runs the interpreter's
+        # teardown, which with torch and manim imported takes 0.8-2 s (0.05 s forked).
+        "distributed.worker.multiprocessing-method": "forkserver",
+    })  # fmt: skip
+    return LocalCluster(
+        n_workers=jobs,
+        threads_per_worker=1,  # one stage at a time per worker process
+        processes=True,
+        local_directory=str(local_directory()),
+        dashboard_address=None,
+        preload=[PRELOAD],
+        preload_argv=["--kinds", ",".join(sorted(kinds))] if kinds else [],
+        silence_logs=logging.CRITICAL,
+    )
 
 
 def _started(jobs: int, kinds: set[str] | None = None) -> Any:
@@ -121,8 +115,8 @@ def _batch(lecture: Lecture) -> Any:
 
 @contextmanager
 def client(lecture: Lecture, jobs: int, scheduler: str | None, kinds: set[str]) -> Iterator[tuple[Any, bool]]:
-    """A Dask client for one build, and whether its workers are on this machine: the watch session's, or
-    one to the configured cluster, closed after."""
+    """A Dask client for one build, and whether its workers are this machine's local cluster: the watch
+    session's, or one to the configured cluster, closed after."""
     _quiet()
     if _session is not None:
         yield _session, True
@@ -145,7 +139,7 @@ def client(lecture: Lecture, jobs: int, scheduler: str | None, kinds: set[str]) 
     else:
         cluster = _batch(lecture) if lecture.build.cluster != "local" else _started(jobs, kinds)
         connected = Client(cluster)
-        if cluster is not None and lecture.build.cluster != "local":
+        if lecture.build.cluster != "local":
             print(f"dask {lecture.build.cluster} cluster; dashboard: {connected.dashboard_link}", file=sys.stderr)
     try:
         yield connected, not address and lecture.build.cluster == "local"
@@ -154,34 +148,10 @@ def client(lecture: Lecture, jobs: int, scheduler: str | None, kinds: set[str]) 
 
 
 def _close(connected: Any, cluster: Any) -> None:
-    import shutil
-
-    from distributed import LocalCluster
-
-    logging.disable(logging.WARNING)  # the scheduler's "closing all comms" and the like
-    try:
-        with _stderr_to(current().logs / "dask-workers.log"):
-            connected.close()
-            if isinstance(cluster, LocalCluster):
-                _stop_workers(cluster)
-            if cluster is not None:
-                cluster.close()
-    finally:
-        logging.disable(logging.NOTSET)
+    connected.close()
+    if cluster is not None:
+        cluster.close()
     shutil.rmtree(local_directory(), ignore_errors=True)
-
-
-def _stop_workers(cluster: Any) -> None:
-    """Kill the local workers: they hold nothing the build needs any more, and a polite shutdown takes 2 s.
-    A stage still running (Ctrl-C) dies with its worker."""
-    for nanny in list(cluster.workers.values()):
-        process = getattr(getattr(nanny, "process", None), "process", None)
-        pid = getattr(process, "pid", None)
-        if pid:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
 
 @contextmanager
@@ -198,17 +168,3 @@ def session(jobs: int) -> Iterator[None]:
     finally:
         connected, _session = _session, None
         _close(connected, cluster)
-
-
-def remove_stale() -> None:
-    """Workers' folders of builds that are gone (a SIGKILLed build runs no cleanup)."""
-    import shutil
-
-    folder = current().state_dir / "dask"
-    for entry in folder.iterdir() if folder.exists() else []:
-        try:
-            os.kill(int(entry.name), 0)
-        except (ValueError, ProcessLookupError):
-            shutil.rmtree(entry, ignore_errors=True)
-        except PermissionError:
-            pass

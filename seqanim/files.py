@@ -129,3 +129,11 @@ def replace_dir(staged: Path, final: Path) -> None:
         os.replace(final, trash)
     os.replace(staged, final)
     shutil.rmtree(trash, ignore_errors=True)
+
+
+def remove_orphans(folder: Path) -> None:
+    """Entries of `folder` named `PID` or `PID-...` whose process is gone: a SIGKILLed process runs no cleanup."""
+    for entry in folder.iterdir() if folder.exists() else []:
+        owner = entry.name.split("-", 1)[0]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            shutil.rmtree(entry, ignore_errors=True)

@@ -8,9 +8,12 @@ missing. Keys come from inputs, not from output bytes, so `--dry-run` predicts t
 without running anything. Outputs of every key are kept in a content-addressed cache, so switching
 back to earlier parameters restores instead of recomputing.
 
+Each pending stage's priority is the expected length of the chain of stages waiting on it (`priorities`): Dask
+starts the longest chain first.
+
 Why not pydoit: doit remembers only the last run of each task, so switching parameters back would
 recompute; its dry run does not say which input changed; and keying a task on upstream *keys* (needed to
-predict a cascade before running it) is not its model. This module is the ~300 lines that need.
+predict a cascade before running it) is not its model. This module is what that needs.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any
 
 from seqanim import registry
 from seqanim.config import Lecture, experiment_params
-from seqanim.files import atomic_write_text, digest, link_or_copy
+from seqanim.files import atomic_write_text, digest, link_or_copy, replace_dir
 from seqanim.workspace import ENGINE, current
 
 # Modules whose effect reaches a stage only through parameter values, which are hashed already.
@@ -523,11 +526,7 @@ def cache_restore(stage: Stage) -> bool:
         shutil.rmtree(temporary, ignore_errors=True) if temporary.is_dir() else temporary.unlink(missing_ok=True)
         if source.is_dir():
             _copy_tree(source, temporary)
-            old = path.with_name(f".{path.name}.old-{os.getpid()}")
-            if path.exists():
-                os.replace(path, old)
-            os.replace(temporary, path)
-            shutil.rmtree(old, ignore_errors=True)
+            replace_dir(temporary, path)
         elif not (path.exists() and os.path.samefile(source, path)):  # already the cached file: nothing to do
             link_or_copy(source, temporary)
             os.replace(temporary, path)

@@ -1,17 +1,15 @@
 """Dask worker preload (`dask worker ADDRESS --nthreads 1 --preload seqanim.preload`): import the libraries
-stages use once per worker, so each stage's forked process starts with them (seqanim.task).
+stages use once per worker, so that each stage's process, forked from the worker (seqanim.task), starts with
+them. A local cluster names the kinds of stage its build runs (`--kinds experiment`: no manim for a precompute).
 
-A local cluster names the kinds of stage its build runs (`--kinds experiment`: no manim for a precompute).
-Also: a worker ignores Ctrl-C (the build that started it stops it, and a terminal's Ctrl-C reaches the whole
-process group), and with `--preload-argv LOG` it writes its own messages there instead of the terminal.
+A worker also ignores Ctrl-C: a terminal's Ctrl-C reaches the whole process group, and the worker's nanny (in
+the build process, or the `dask worker` command) is what stops it.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 import signal
-import sys
 from typing import Any
 
 import click
@@ -25,17 +23,17 @@ LIBRARIES = {
 
 
 @click.command()
-@click.option("--log", default=None, help="Append the worker's own messages to this file.")
 @click.option("--kinds", default=",".join(LIBRARIES), help="The kinds of stage to import libraries for.")
-def dask_setup(worker: Any, log: str | None, kinds: str) -> None:
+def dask_setup(worker: Any, kinds: str) -> None:
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # not the main thread: nothing to ignore here
         pass
-    if log:
-        descriptor = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        sys.stderr.flush()
-        os.dup2(descriptor, 2)
-        os.close(descriptor)
     for name in dict.fromkeys(name for kind in kinds.split(",") for name in LIBRARIES[kind]):
         importlib.import_module(name)
+    # tqdm (manim's progress bars) makes a multiprocessing lock on first use. Made here, once, the stages'
+    # processes share it; each stage's own would outlive it (a forked process exits without cleanup), and
+    # multiprocessing's resource tracker would warn of "leaked semaphore objects" at the end of every build.
+    from tqdm import tqdm
+
+    tqdm.get_lock()

@@ -31,6 +31,7 @@ from types import FrameType
 from seqanim.config import Lecture
 from seqanim.decks import DeckPlan, prepare
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
+from seqanim.files import remove_orphans
 from seqanim.variants import Variant
 from seqanim.workspace import current
 
@@ -349,7 +350,7 @@ def present(
         plan = variant_plan(plan, variant)
     snapshots = _snapshots()
     snapshots.mkdir(parents=True, exist_ok=True)
-    _remove_orphans()
+    remove_orphans(snapshots)  # those of a `seqanim present` killed outright
     root = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-{deck}-", dir=snapshots))
     # A signal this process ignores stays ignored (`nohup seqanim present` keeps presenting after a hangup).
     stopping = [signum for signum in (signal.SIGTERM, signal.SIGHUP) if signal.getsignal(signum) is not signal.SIG_IGN]
@@ -376,14 +377,6 @@ def present(
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         shutil.rmtree(root, ignore_errors=True)
-
-
-def _remove_orphans() -> None:
-    """Snapshots left by a `seqanim present` that was killed outright (SIGKILL: no cleanup ran)."""
-    for folder in _snapshots().iterdir():
-        owner = folder.name.split("-", 1)[0]
-        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 class _Stopped(BaseException):

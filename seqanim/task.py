@@ -1,181 +1,157 @@
-"""One build stage as a Dask task, on any worker: it receives what the stage reads and returns what it writes.
+"""One build stage as a Dask task: `run_stage(request, *inputs)` runs the stage on its worker and returns the
+stage's output files as bytes. Nothing is written to the project here; the build process publishes them.
 
-The worker needs the project's Python packages (torch, manim, ...), not the project: the lecture's code
-comes with the task (a zip, unpacked once per worker and code version), so does every input file, and the
-outputs go back as bytes for the client to check and publish. Nothing is written to the project from here.
+The worker runs its own checkout's code: a local cluster's workers are this checkout's processes, and a remote
+worker (`dask worker ADDRESS --preload seqanim.preload`) runs the clone it was started in. The request carries
+a digest of the build's code; a worker whose `seqanim/`, `precompute/` and `scenes/` differ refuses the stage
+in one line naming both commits.
 
-On the client's own machine (a local cluster) the bytes need not travel: a task links its inputs from the
-project and leaves its outputs in its scratch folder, on the project's disk, for the client to rename in.
-
-Isolation is today's one process per stage: the task forks a child from the worker, which has imported
-torch and manim once (seqanim.preload) but never runs stage code itself. The child starts with the
-worker's clean module state, runs `seqanim.worker` in a scratch copy of the workspace, and dies with the
-worker (it watches the worker's end of a pipe), so a killed worker leaves no stage behind.
-
-This module is sent to workers by value (cloudpickle), so it imports nothing of seqanim's.
+The stage runs in a scratch workspace in the worker's folder: its inputs (the results of the stages it reads,
+passed by Dask) are written there, the lecture's folders are links into the checkout, and the caches
+(`.seqanim/voice`, `.seqanim/media`) are the checkout's own. It runs in a child forked from the worker, which
+imported torch and manim once (seqanim.preload); the child imports the project's code afresh. It leads a
+process group of its own (LaTeX, ffmpeg and chromium go with it), which is killed when the worker dies (the
+child watches a pipe) or when Dask cancels the task (the build stopped or was killed).
 """
 
 from __future__ import annotations
 
-import ctypes
 import errno
-import io
+import hashlib
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
 import time
-import zipfile
 from pathlib import Path
 from typing import Any
 
-TOPIC = "seqanim-stage"  # the worker's events the client's progress display follows
+TOPIC = "seqanim-stage"  # the workers' "stage started" events, which the build's display follows
+ENGINE = Path(__file__).resolve().parent
+CODE = ("precompute", "scenes")  # the lecture's code; with seqanim/, what the code digest covers
+FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
 
 def constant(value: Any) -> Any:
-    """A value as a task: kept in the task graph, so a worker that dies holding it loses nothing."""
+    """A value as a task: an input already built, kept in the graph so a worker that dies holding it loses nothing."""
     return value
 
 
-def run_stage(request: dict[str, Any], *inputs: dict[str, Any]) -> dict[str, Any]:
-    """Run the stage `request` names. `inputs`: the results of the stages it reads. The code bundle (a zip)
-    is in the Dask variable request["code_key"], fetched only by a worker that has not unpacked it yet:
-    as an argument it would be a dependency, and Dask places a task where its dependencies are (every
-    stage went to the one worker holding the code while the other idled).
+def code_digest(root: Path) -> str:
+    """A hash of the engine (this seqanim/) and of `root`'s precompute/ and scenes/, file by file."""
+    hasher = hashlib.sha256()
+    for name, folder in (("seqanim", ENGINE), *((name, root / name) for name in CODE)):
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                label = f"{name}/{path.relative_to(folder).as_posix()}"
+                hasher.update(label.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return hasher.hexdigest()
 
-    Returns {"ok": True, "files": {label: bytes}, "folders": [...], "log": str} when the stage succeeded
-    (with request["project"] set: "scratch", the folder holding the outputs, instead of "files"), and
-    {"ok": False, "exit_code": int, "log": str} when it failed.
+
+def commit(checkout: Path) -> str:
+    """The checkout's commit, as the message of a refused stage names it."""
+    git = ["git", "-C", str(checkout)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        return "an unknown commit (not a git checkout)"
+    changes = subprocess.run([*git, "status", "--porcelain", "--", "seqanim", *CODE], capture_output=True, text=True)
+    return head.stdout.strip() + (" (with uncommitted changes)" if changes.stdout.strip() else "")
+
+
+def read_outputs(root: Path, labels: list[str]) -> dict[str, bytes]:
+    """Files under `root` by label (a folder: every file inside, by its own label)."""
+    files: dict[str, bytes] = {}
+    for label in labels:
+        path = root / label
+        for item in sorted(path.rglob("*")) if path.is_dir() else [path]:
+            if item.is_file():
+                files[item.relative_to(root).as_posix()] = item.read_bytes()
+    return files
+
+
+def run_stage(request: dict[str, Any], *inputs: dict[str, Any]) -> dict[str, Any]:
+    """Run the stage `request` names, with `inputs` (the results of the stages it reads) as its input files.
+
+    Returns {"ok": True, "files": {label: bytes}, "folders": [...], "log", "worker", "seconds"} when the stage
+    succeeded; {"ok": False, "log", "exit_code", ...} when it failed; {"ok": False, "error": line} when the
+    worker refused it; {"ok": False, "disk_full": path} when the worker's disk is full; and {"ok": False,
+    "skipped": True} at once when an input failed.
     """
-    worker = _worker()
-    base = Path(worker.local_directory if worker else tempfile.gettempdir()) / "seqanim"
-    address = worker.address if worker else "local"
-    if worker is not None:
-        worker.log_event(TOPIC, {"stage": request["stage"], "worker": address, "build": request["build"]})
+    from distributed import get_worker
+
+    if not all(result["ok"] for result in inputs):
+        return {"ok": False, "skipped": True}
+    worker = get_worker()
+    worker.log_event(TOPIC, {"stage": request["stage"], "worker": worker.address, "build": request["build"]})
+    # A local cluster runs the build's own lecture folders; a remote worker the checkout it was started in.
+    checkout = Path(request["root"]) if request["root"] else ENGINE.parent
+    if code_digest(checkout) != request["code"]:
+        return {"ok": False, "error": _refusal(worker.address, checkout, request)}
+    tasks = Path(worker.local_directory) / "seqanim" / "tasks"
+    scratch = None
     try:
-        code_dir = _unpack(request["code_key"], request["code_digest"], base)
-        (base / "tasks").mkdir(parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix=request["stage"].replace(":", "-") + "-", dir=base / "tasks"))
-    except OSError as error:
-        return _failed_writing(error, address, request)
-    started = time.perf_counter()
-    handed_over = False
-    try:
-        _lay_out(scratch, code_dir, request, inputs)
+        tasks.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=request["stage"].replace(":", "-") + "-", dir=tasks))
+        _lay_out(scratch, checkout, request, inputs)
+        started = time.perf_counter()
         exit_code = _run_child(scratch, request, worker)
         log_file = scratch / ".seqanim" / "task.log"
         log = log_file.read_text(errors="replace") if log_file.exists() else ""
+        result = {"ok": exit_code == 0, "exit_code": exit_code, "log": log, "worker": worker.address}
         if exit_code != 0:
-            return {"ok": False, "exit_code": exit_code, "log": log, "worker": address}
+            return result
         missing = [label for label in request["outputs"] if not (scratch / label).exists()]
         if missing:
-            return {"ok": False, "exit_code": 0, "log": log + f"\noutput missing: {missing[0]}", "worker": address}
+            return {**result, "ok": False, "log": log + f"\noutput missing: {missing[0]}"}
         folders = [label for label in request["outputs"] if (scratch / label).is_dir()]
         seconds = round(time.perf_counter() - started, 2)
-        result = {"ok": True, "folders": folders, "log": log, "worker": address, "seconds": seconds}
-        if request.get("project"):
-            handed_over = True  # the client renames the outputs in, then removes the folder
-            return {**result, "scratch": str(scratch)}
-        return {**result, "files": _collect(scratch, request["outputs"])}
-    except OSError as error:
-        return _failed_writing(error, address, request)
+        return {**result, "seconds": seconds, "folders": folders, "files": read_outputs(scratch, request["outputs"])}
+    except OSError as error:  # the worker's disk is full: the stage's failure, said in one line by the build
+        if error.errno not in FULL:
+            raise
+        where = str(error.filename or scratch or worker.local_directory)
+        return {"ok": False, "disk_full": where, "errno": error.errno, "worker": worker.address}
     finally:
-        if not handed_over:
+        if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _failed_writing(error: OSError, address: str, request: dict[str, Any]) -> dict[str, Any]:
-    """A full disk on the worker is the stage's failure, said in one line by the client; anything else is a bug."""
-    if error.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-        raise error
-    where = str(error.filename or "its scratch folder")
-    local = bool(request.get("project"))
-    return {
-        "ok": False,
-        "exit_code": 28,
-        "log": "",
-        "worker": address,
-        "disk_full": where,
-        "errno": error.errno,
-        "local": local,
-    }
+def _refusal(address: str, checkout: Path, request: dict[str, Any]) -> str:
+    """Why a worker whose code differs from the build's does not run the stage."""
+    if request["root"]:  # the build's own folders: edited while it ran, after its keys were computed
+        return "seqanim/, precompute/ or scenes/ changed while the build ran; build again"
+    build = request["commit"]
+    return (
+        f"worker {address} runs seqanim at commit {commit(checkout)}, the build is at {build}; "
+        f"check out {build.split()[0]} there and restart the worker"
+    )
 
 
-def _worker() -> Any:
-    try:
-        from distributed import get_worker
-
-        return get_worker()
-    except (ImportError, ValueError):  # called outside a worker (a direct call in a test)
-        return None
-
-
-def _unpack(code_key: str, code_digest: str, base: Path) -> Path:
-    """The code bundle as a folder, once per worker and code version (the last few versions are kept)."""
-    folder = base / f"code-{code_digest[:16]}"
-    if not folder.exists():
-        from distributed import Variable, worker_client
-
-        with worker_client() as client:  # leaves the worker's thread free meanwhile, should it have to compute it
-            code = Variable(code_key, client=client).get().result()
-        base.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".code-", dir=base))
-        zipfile.ZipFile(io.BytesIO(code)).extractall(staging)
-        try:
-            os.replace(staging, folder)
-        except OSError:  # another task of this worker got there first
-            shutil.rmtree(staging, ignore_errors=True)
-        for old in sorted(base.glob("code-*"), key=lambda path: path.stat().st_mtime)[:-4]:
-            shutil.rmtree(old, ignore_errors=True)
-    os.utime(folder)
-    return folder
-
-
-def _lay_out(scratch: Path, code_dir: Path, request: dict[str, Any], inputs: tuple[dict[str, Any], ...]) -> None:
-    """A workspace: the code (links into the bundle), the parameters, the input files, the build's caches."""
-    for entry in code_dir.iterdir():  # seqanim/, precompute/, scenes/, and node_modules/, narration/ if sent
-        (scratch / entry.name).symlink_to(entry)
+def _lay_out(scratch: Path, checkout: Path, request: dict[str, Any], inputs: tuple[dict[str, Any], ...]) -> None:
+    """A workspace: links to the code and the lecture's folders, the parameters, the input files, the caches."""
+    for name in request["links"]:  # seqanim, precompute, scenes, node_modules, narration, a voice model's folder
+        source = ENGINE if name == "seqanim" else checkout / name
+        if source.exists():
+            (scratch / name).symlink_to(source)
     (scratch / "lecture.toml").write_text(request["lecture_toml"])
     state = scratch / ".seqanim"
     (state / "run").mkdir(parents=True)
     (state / "run" / "lecture.json").write_text(request["config"])
-    # On the client's machine (a local cluster) a stage shares the build's caches: voice clips, manim's
-    # LaTeX and partial movies. Elsewhere it starts without them and nothing of it stays on the worker.
-    if request.get("caches"):
-        for cache in ("voice", "media"):
-            (Path(request["caches"]) / cache).mkdir(parents=True, exist_ok=True)
-            (state / cache).symlink_to(Path(request["caches"]) / cache)
+    for cache in ("voice", "media"):  # voice clips, manim's LaTeX and partial movies: shared by the checkout's stages
+        (checkout / ".seqanim" / cache).mkdir(parents=True, exist_ok=True)
+        (state / cache).symlink_to(checkout / ".seqanim" / cache)
     for result in inputs:
-        for label, payload in result.get("files", {}).items():
+        for label, payload in result["files"].items():
             path = scratch / label
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(payload)
-        for label in result.get("linked", []):  # a local cluster: the published file itself, not a copy
-            _link_tree(Path(request["project"]) / label, scratch / label, copy=result.get("copy", False))
-
-
-def _link_tree(source: Path, target: Path, copy: bool) -> None:
-    """A hard link to each file (outputs are replaced by rename, never edited, so the published one stays
-    whole); a copy where the stage may rewrite it in place, or where links are not possible."""
-    for item in sorted(source.rglob("*")) if source.is_dir() else [source]:
-        if not item.is_file():
-            continue
-        destination = target / item.relative_to(source) if source.is_dir() else target
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        if not copy:
-            try:
-                os.link(item, destination)
-                continue
-            except OSError as error:  # another disk, or a filesystem without links: copy it
-                if error.errno in (errno.ENOSPC, errno.EDQUOT):
-                    raise
-        shutil.copyfile(item, destination)
 
 
 def _run_child(scratch: Path, request: dict[str, Any], worker: Any) -> int:
-    """Fork the stage's process and wait for it; stop it when the build is cancelled.
+    """Fork the stage's process and wait for it; kill its process group if Dask cancels the task.
 
     os.fork, not multiprocessing: a worker under a nanny is a daemonic process, which multiprocessing
     forbids to have children.
@@ -186,7 +162,7 @@ def _run_child(scratch: Path, request: dict[str, Any], worker: Any) -> int:
         os.close(held)
         code = 1
         try:
-            _child(scratch, request["argv"], request["env"], watched)
+            _child(scratch, request, watched)
         except SystemExit as end:
             code = end.code if isinstance(end.code, int) else (0 if end.code is None else 1)
         except BaseException:
@@ -198,47 +174,23 @@ def _run_child(scratch: Path, request: dict[str, Any], worker: Any) -> int:
             sys.stderr.flush()
             os._exit(code)
     os.close(watched)
-    stop = _stop_event(request["build"]) if worker is not None else None
+    key = worker.get_current_task()
     try:
-        tick = 0
         while True:
             ended, status = os.waitpid(pid, os.WNOHANG)
             if ended:
                 return os.waitstatus_to_exitcode(status)
-            tick += 1
-            if stop is not None and tick % 5 == 0 and _is_set(stop):  # asks the scheduler once a second
-                _kill_group(pid)
+            task = worker.state.tasks.get(key)
+            if task is None or task.state == "cancelled":  # the build stopped, or its client is gone
+                os.killpg(pid, signal.SIGKILL)
             time.sleep(0.2)
     finally:
         os.close(held)
 
 
-def _stop_event(build: str) -> Any:
-    try:
-        from distributed import Event
-
-        return Event(f"seqanim-stop-{build}")
-    except Exception:  # no scheduler to ask: the stage runs to its end
-        return None
-
-
-def _is_set(event: Any) -> bool:
-    try:
-        return bool(event.is_set())
-    except Exception:  # the scheduler went away: the worker is about to go too
-        return False
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        os.kill(pid, signal.SIGKILL)
-
-
-def _child(scratch: Path, argv: list[str], env: dict[str, str], watched: int) -> None:
-    """In the forked child: its own process group (LaTeX, ffmpeg and the cards renderer die with it), dead the
-    moment the worker is, and seqanim's modules imported afresh from the bundle, not the worker's."""
+def _child(scratch: Path, request: dict[str, Any], watched: int) -> None:
+    """In the forked child: lead a process group that dies with the worker, log to the scratch workspace, and
+    run `seqanim.worker` there."""
     os.setpgid(0, 0)
 
     def watch() -> None:
@@ -247,49 +199,24 @@ def _child(scratch: Path, argv: list[str], env: dict[str, str], watched: int) ->
 
     threading.Thread(target=watch, name="die-with-the-worker", daemon=True).start()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    _keep_freed_memory()
-    os.environ.update(env)
+    os.environ.update(request["env"])
     os.environ.update({
         "SEQANIM_WORKSPACE": str(scratch), "SEQANIM_CONFIG_JSON": str(scratch / ".seqanim" / "run" / "lecture.json"),
         "PYTHONPATH": str(scratch), "SEQANIM_QUIET": "1", "PYTHONUNBUFFERED": "1",
     })  # fmt: skip
     os.chdir(scratch)
-    for name in [name for name in sys.modules if name.split(".")[0] in ("seqanim", "precompute", "scenes")]:
+    # The worker has seqanim's modules loaded (multiprocessing ran the build's command as its __main__): the
+    # stage imports the code on disk afresh, and finds the workspace it runs in.
+    for name in [name for name in sys.modules if name.split(".")[0] in ("seqanim", *CODE)]:
         del sys.modules[name]
     sys.path.insert(0, str(scratch))
-    descriptor = os.open(scratch / ".seqanim" / "task.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    log = os.open(scratch / ".seqanim" / "task.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.dup2(descriptor, 1)
-    os.dup2(descriptor, 2)
-    os.close(descriptor)
+    os.dup2(log, 1)  # the stage's output and its tools' (LaTeX, ffmpeg): its log, which goes back to the build
+    os.dup2(log, 2)
+    os.close(log)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     from seqanim.worker import main
 
-    main(argv, prog_name="seqanim.worker")
-
-
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
-
-
-def _keep_freed_memory() -> None:
-    """glibc returns large freed blocks to the OS, so a training loop page-faults its temporaries back in on
-    every step; keeping up to 256 MB around makes the adding and seq2seq experiments ~5 % faster (and undoes
-    a worker's MALLOC_TRIM_THRESHOLD_, which Dask sets to 64 KB)."""
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:  # not glibc: nothing to tune
-        return
-    libc.mallopt(M_MMAP_THRESHOLD, 32 << 20)
-    libc.mallopt(M_TRIM_THRESHOLD, 256 << 20)
-
-
-def _collect(scratch: Path, outputs: list[str]) -> dict[str, bytes]:
-    """The stage's output files (a folder's: every file inside) as bytes, by workspace label."""
-    files: dict[str, bytes] = {}
-    for label in outputs:
-        path = scratch / label
-        for item in sorted(path.rglob("*")) if path.is_dir() else [path]:
-            if item.is_file():
-                files[item.relative_to(scratch).as_posix()] = item.read_bytes()
-    return files
+    main(request["argv"], prog_name="seqanim.worker")

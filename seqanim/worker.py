@@ -1,7 +1,8 @@
-"""`python -m seqanim.worker KIND NAME [--quality Q]`: run one build stage in its own process.
+"""`seqanim.worker KIND NAME [--quality Q]`: run one build stage in this process, in the current workspace.
 
-One process per stage keeps stages independent: they run in parallel, a crash cannot corrupt another
-stage's outputs, and a killed build leaves only unpublished staging files behind.
+seqanim.task calls it in the process it forks for each stage, in the stage's scratch workspace: one process
+per stage, because manim's configuration (and torch's threads and seeds) are global to a process. It prints
+the stage's result as one JSON line, or `error: ...` and exits 2 (28 for a full disk, whose line may not fit).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The build on many machines (issue #16), on this machine's loopback: a real `dask scheduler` and two
-`dask worker` processes, each in an empty folder of its own, as if on other machines. A build sent to them
-must publish what a local build publishes, survive a worker killed mid-render, and leave nothing of the
-lecture on the workers.
+`dask worker` processes, each started in a checkout of the project of its own, as on other machines: a clone
+at this commit, with the build's code copied over it (uncommitted changes too: what counts is the digest of
+the code). A build sent to them must publish what a local build publishes, survive a worker killed
+mid-render, and leave nothing of the lecture on the workers; a worker at another commit is refused in one line.
 """
 
 from __future__ import annotations
@@ -21,7 +22,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.tree import ROOT, Tree, framemd5, leftovers, make_tree, poll, processes_in, stop_group
+from tests.tree import (
+    ROOT,
+    Tree,
+    framemd5,
+    leftovers,
+    lines,
+    make_tree,
+    poll,
+    processes_in,
+    stop_group,
+    worker_checkout,
+)
 
 DASK = Path(sys.executable).with_name("dask")
 SCENES = ("EchoOfAPulse", "QueryKeyValue")  # two experiments' worth of data, two renders: ~30 s on 2 cores
@@ -35,7 +47,8 @@ def _free_port() -> int:
 
 @dataclass
 class Worker:
-    folder: Path
+    checkout: Path  # where it was started: its code and its caches (.seqanim/voice, .seqanim/media)
+    scratch: Path  # its Dask folder: the stages' scratch workspaces
     address: str
     process: subprocess.Popen[bytes]
 
@@ -46,45 +59,56 @@ class Cluster:
     workers: list[Worker]
 
 
-def _environment() -> dict[str, str]:
-    """A worker's environment: the project's Python packages, nothing of the lecture's folder."""
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SEQANIM_WORKSPACE")}
+def _environment(checkout: Path) -> dict[str, str]:
+    """A worker's environment: this venv's Python packages, and the checkout's own seqanim (an editable install
+    of this tree must not supply it)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SEQANIM_WORKSPACE")}
+    return {**env, "PYTHONPATH": str(checkout)}
 
 
-def _start_worker(scheduler: str, folder: Path) -> Worker:
-    folder.mkdir(parents=True, exist_ok=True)
+def _start_scheduler(folder: Path) -> tuple[str, subprocess.Popen[bytes]]:
+    folder.mkdir(parents=True)
+    port = _free_port()
+    scheduler = subprocess.Popen(
+        [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+        cwd=folder,
+        env=_environment(folder),
+        stdout=subprocess.DEVNULL,
+        stderr=open(folder / "scheduler.log", "ab"),
+        start_new_session=True,
+    )
+    return f"tcp://127.0.0.1:{port}", scheduler
+
+
+def _start_worker(scheduler: str, checkout: Path, scratch: Path) -> Worker:
+    """`dask worker ADDRESS --nthreads 1 --preload seqanim.preload`, started in `checkout` (README: Many machines)."""
+    scratch.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     command = [str(DASK), "worker", scheduler, "--nthreads", "1", "--worker-port", str(port), "--no-dashboard"]
     process = subprocess.Popen(
-        [*command, "--preload", "seqanim.preload", "--name", folder.name, "--local-directory", str(folder)],
-        cwd=folder,
-        env=_environment(),
+        [*command, "--preload", "seqanim.preload", "--name", scratch.name, "--local-directory", str(scratch)],
+        cwd=checkout,
+        env=_environment(checkout),
         stdout=subprocess.DEVNULL,
-        stderr=open(folder.parent / f"{folder.name}.log", "ab"),
+        stderr=open(scratch.parent / f"{scratch.name}.log", "ab"),
         start_new_session=True,  # killed as a whole, as a machine that goes away
     )
-    return Worker(folder, f"tcp://127.0.0.1:{port}", process)
+    return Worker(checkout, scratch, f"tcp://127.0.0.1:{port}", process)
+
+
+def _wait_for_workers(address: str, count: int) -> None:
+    from distributed import Client
+
+    with Client(address, timeout="60s") as client:
+        client.wait_for_workers(count, timeout=120)
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     base = tmp_path_factory.mktemp("dask")
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    (base / "scheduler").mkdir()
-    scheduler = subprocess.Popen(
-        [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-        cwd=base / "scheduler",
-        env=_environment(),
-        stdout=subprocess.DEVNULL,
-        stderr=open(base / "scheduler.log", "ab"),
-        start_new_session=True,
-    )
-    workers = [_start_worker(address, base / name) for name in ("worker-1", "worker-2")]
-    from distributed import Client
-
-    with Client(address, timeout="60s") as client:
-        client.wait_for_workers(2, timeout=120)
+    address, scheduler = _start_scheduler(base / "scheduler")
+    workers = [_start_worker(address, worker_checkout(base / f"clone-{n}"), base / f"worker-{n}") for n in (1, 2)]
+    _wait_for_workers(address, 2)
     yield Cluster(address, workers)
     for worker in workers:
         stop_group(worker.process)
@@ -115,19 +139,21 @@ def _frames(path: Path) -> int:
 
 def _stage_processes(worker: Worker) -> list[str]:
     """Processes working in a task's scratch folder on the worker: the stage and what it started."""
-    tasks = [path for path in worker.folder.rglob("tasks") if path.parent.name == "seqanim"]
+    tasks = [path for path in worker.scratch.rglob("tasks") if path.parent.name == "seqanim"]
     return [process for folder in tasks for process in processes_in(folder)]
 
 
-def _lecture_files(folder: Path) -> list[str]:
-    """Anything of the lecture's outputs in a worker's folder: data, videos, slides, decks."""
+def _lecture_files(worker: Worker) -> list[str]:
+    """Anything of the lecture's outputs left on a worker: in its Dask folder, or in its checkout's output
+    folders (which hold their READMEs only)."""
     suffixes = {".npz", ".pt", ".mp4", ".png", ".pdf", ".pptx", ".html", ".vtt", ".srt"}
-    found = []
-    for path in folder.rglob("*"):
-        parts = set(path.relative_to(folder).parts)
-        if path.is_file() and (path.suffix in suffixes or parts & {"data", "renders", "slides"}):
-            found.append(str(path.relative_to(folder)))
-    return found
+    found = [
+        str(path)
+        for path in worker.scratch.rglob("*")
+        if path.is_file() and (path.suffix in suffixes or {"data", "renders", "slides"} & set(path.parts))
+    ]
+    outputs = (worker.checkout / name for name in ("data", "renders", "slides"))
+    return found + [str(path) for folder in outputs for path in folder.iterdir() if path.name != "README.md"]
 
 
 def test_a_build_sent_to_a_scheduler_publishes_what_a_local_build_does(
@@ -154,11 +180,10 @@ def test_a_build_sent_to_a_scheduler_publishes_what_a_local_build_does(
             sorted(p.name for p in (root / "slides" / "low" / "files" / scene).iterdir()) for root in (tree.root, ROOT)
         ]
         assert names[0] == names[1]
-    # Both workers took part, and neither kept anything of the lecture.
     logs = [(tree.root / ".seqanim" / "logs" / f"scene-low-{scene}.log").read_text() for scene in SCENES]
     assert all('"slides"' in log for log in logs)
-    for worker in cluster.workers:
-        assert _lecture_files(worker.folder) == []
+    for worker in cluster.workers:  # neither kept anything of the lecture
+        assert _lecture_files(worker) == []
     assert leftovers(tree.root) == []
     # Up to date now, and the next build says so without a cluster.
     again = tree.run("render", *SCENES, "--scheduler", cluster.address)
@@ -176,7 +201,7 @@ def test_a_worker_killed_mid_render_loses_nothing(cluster: Cluster, lecture_buil
     poll(lambda: log.exists() and "running on worker" in log.read_text(), 120, "the render to start")
     first = log.read_text().split()[-1]
     victim = next(worker for worker in cluster.workers if worker.address == first)
-    poll(lambda: any(victim.folder.rglob("*.svg")), 60, "the render to be under way on its worker")
+    poll(lambda: any(victim.scratch.rglob("*.svg")), 60, "the render to be under way on its worker")
     stop_group(victim.process)
     try:
         out, err = build.communicate(timeout=300)
@@ -188,11 +213,12 @@ def test_a_worker_killed_mid_render_loses_nothing(cluster: Cluster, lecture_buil
             ROOT / "renders" / "low" / f"{scene}.mp4"
         )
         assert leftovers(tree.root) == []
-        poll(lambda: processes_in(victim.folder) == [], 10, "the killed worker's stage process to die")
+        poll(lambda: processes_in(victim.scratch) == [], 10, "the killed worker's stage process to die")
     finally:
-        shutil.rmtree(victim.folder, ignore_errors=True)
-        restarted = _start_worker(cluster.address, victim.folder)
+        shutil.rmtree(victim.scratch, ignore_errors=True)
+        restarted = _start_worker(cluster.address, victim.checkout, victim.scratch)
         cluster.workers[cluster.workers.index(victim)] = restarted
+        _wait_for_workers(cluster.address, 2)
 
 
 def test_ctrl_c_cancels_the_remote_stages(cluster: Cluster, lecture_built: Path, tmp_path: Path) -> None:
@@ -210,6 +236,34 @@ def test_ctrl_c_cancels_the_remote_stages(cluster: Cluster, lecture_built: Path,
     assert err.strip().splitlines()[-1] == "interrupted; finished outputs are kept, the next build resumes"
     poll(lambda: _stage_processes(worker) == [], 15, "the remote stage to be stopped")
     assert not (tree.root / "renders" / "low" / f"{scene}.mp4").exists()
+
+
+def test_a_worker_at_another_commit_is_refused_in_one_line(lecture_built: Path, tmp_path: Path) -> None:
+    """Its stage fails with one line naming both commits and the fix; nothing is published."""
+    checkout = worker_checkout(tmp_path / "checkout", commit="a change the build does not have")
+    address, scheduler = _start_scheduler(tmp_path / "scheduler")
+    worker = _start_worker(address, checkout, tmp_path / "worker")
+    try:
+        _wait_for_workers(address, 1)
+        tree = make_tree(tmp_path / "lecture")
+        _unbuilt(tree, (), ("linear_rnn",))
+        before = tree.outputs()
+        result = tree.run("precompute", "linear_rnn", "--scheduler", address)
+    finally:
+        stop_group(worker.process)
+        stop_group(scheduler)
+    theirs, ours = (
+        subprocess.run(["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+        for folder in (checkout, ROOT)
+    )
+    said = [line for line in lines(result.stderr) if not line.startswith(f"dask scheduler {address}")]
+    assert result.returncode == 2 and len(said) == 1, result.stderr
+    line = said[0]
+    assert line.startswith(f"error: experiment:linear_rnn: worker {worker.address} runs seqanim at commit "), line
+    assert f"runs seqanim at commit {theirs.stdout.strip()}" in line, line
+    assert f"the build is at {ours.stdout.strip()}" in line, line
+    assert line.endswith("there and restart the worker"), line
+    assert tree.outputs() == before
 
 
 def test_a_no_op_build_starts_no_cluster_and_contacts_no_scheduler(lecture_built: Path, tmp_path: Path) -> None:
@@ -246,8 +300,8 @@ def test_a_no_op_build_starts_no_cluster_and_contacts_no_scheduler(lecture_built
 
 
 def test_independent_stages_run_on_both_local_workers(lecture_built: Path, tmp_path: Path) -> None:
-    """Two renders with nothing between them run at once, one per worker of the local cluster (a task that
-    took the code bundle as an argument was placed where the bundle was: every stage on one worker)."""
+    """Two renders with nothing between them run at once, one per worker of the local cluster (Dask places a
+    task where its inputs are; both renders' inputs are built already, and must not draw them to one worker)."""
     tree = make_tree(tmp_path / "lecture")
     result = tree.run("render", *SCENES, "-j", "2", "--set", 'theme.muted="#8a8f90"')
     assert result.returncode == 0, result.stderr

@@ -3,7 +3,8 @@
 A workspace of its own (see seqanim/workspace.py): the lecturer's files (lecture.toml, precompute/, scenes/),
 data/ and the cache are copied; videos and slide files are hard-linked (outputs are only ever replaced by
 rename, never written in place, so links are safe). Commands run in the copy with PYTHONPATH pointing at it,
-so its own precompute and scenes are imported; the engine is this repository's.
+so its own precompute and scenes are imported; the engine is this repository's. `worker_checkout` makes what a
+remote Dask worker is started in: a clone of this repository with this tree's code.
 """
 
 from __future__ import annotations
@@ -120,6 +121,23 @@ def _needed(entry: Path, current: set[str]) -> bool:
         return False  # unfinished or foreign: the build would not restore it either
     kind, _, rest = stage.partition(":")
     return kind == "experiment" or (rest.startswith("low:") and (kind == "scene" or entry.name in current))
+
+
+def worker_checkout(folder: Path, commit: str | None = None) -> Path:
+    """What `git clone` and `make setup` make on a worker machine: a clone of this repository at HEAD, with
+    this tree's code copied over it (the build's code, uncommitted changes included) and reveal.js; with
+    `commit`, one more commit of its own, as a worker left at another version of the code."""
+    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(folder)], check=True)
+    for name in ("seqanim", "precompute", "scenes"):
+        shutil.rmtree(folder / name)
+        shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "node_modules").symlink_to(ROOT / "node_modules")
+    if commit:
+        with open(folder / "seqanim" / "task.py", "a") as source:
+            source.write(f"# {commit}\n")
+        git = ["git", "-C", str(folder), "-c", "user.name=test", "-c", "user.email=test@example.org"]
+        subprocess.run([*git, "commit", "--quiet", "-am", commit], check=True)
+    return folder
 
 
 def with_value(text: str, table: str, key: str, value: object) -> str:
