@@ -52,7 +52,7 @@ def timed(tree: Tree, *args: str, env: dict[str, str] | None = None) -> float:
 
 
 def cold_tree(workdir: Path) -> Tree:
-    tree = make_tree(workdir / "tree")
+    tree = make_tree(workdir / "tree", quality="low")
     for folder in ("data", "renders", "slides"):
         for path in (tree.root / folder).iterdir():
             if path.name == "README.md":
@@ -163,7 +163,7 @@ def distributed(scenes: list[str]) -> None:
     """The same scenes at high quality: the local cluster, then a scheduler with two workers."""
     with tempfile.TemporaryDirectory() as temporary:
         work = Path(temporary)
-        tree = make_tree(work / "tree")
+        tree = make_tree(work / "tree", quality="low")
         # A theme value unseen before forces real renders on both sides; each side its own value.
         local = timed(tree, "render", *scenes, "-q", "high", "-j", "2", "--set", 'theme.muted="#8a8f9b"')
         print(f"local cluster, -j 2:                  {local:7.1f} s", flush=True)

@@ -251,7 +251,7 @@ class Campaign:
 
     @staticmethod
     def _copy(destination: Path) -> Tree:
-        tree = make_tree(destination)
+        tree = make_tree(destination, quality="low")
         with open(tree.root / "lecture.toml", "a") as config:
             config.write(SAMPLE)
         return tree

@@ -131,7 +131,7 @@ def run_notebooks(workdir: Path) -> tuple[float, dict[str, float]]:
 
 
 def run_seqanim(workdir: Path) -> tuple[float, dict[str, float]]:
-    tree = make_tree(workdir / "tree")
+    tree = make_tree(workdir / "tree", quality="low")
     for path in (tree.root / "data").iterdir():
         if path.name != "README.md":
             path.unlink()

@@ -83,7 +83,7 @@ def main() -> None:
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="seqanim-bench-variants-"))
     try:
-        tree = make_tree(folder / "lecture")
+        tree = make_tree(folder / "lecture", quality="low")
         toml, lecture = tree.root / "lecture.toml", (ROOT / "lecture.toml").read_text()
         toml.write_text(with_sweep(lecture))
         sweep = timed(tree, "build", "-j", "2")

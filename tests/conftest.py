@@ -21,7 +21,7 @@ from seqanim.workspace import current
 
 # The suite renders every scene's real code, layout check included, at preview quality (240p10): a third
 # faster than low. Every test module reads this one value.
-QUALITY = "low"
+QUALITY = "preview"
 
 
 def frame_settings(quality: str = QUALITY) -> dict[str, int]:

@@ -13,6 +13,7 @@ from seqanim import contract, graph, registry
 from seqanim.config import experiment_params, load
 from seqanim.decks.plan import deck_names, deck_scenes
 from seqanim.errors import ConfigError, DataError
+from tests.conftest import QUALITY
 from tests.tree import Tree, make_tree, with_value
 
 
@@ -33,7 +34,7 @@ def one_error_line(result) -> str:  # noqa: ANN001
 
 
 def test_every_scene_and_experiment_is_in_the_graph(lecture_built: Path) -> None:
-    stages = graph.plan(load(), "low")
+    stages = graph.plan(load(), QUALITY)
     kinds = {stage.kind for stage in stages.values()}
     assert kinds == {"experiment", "scene", "narration", "deck"}
     assert {s.name for s in stages.values() if s.kind == "scene"} == set(registry.scenes())
@@ -45,7 +46,7 @@ def test_every_scene_and_experiment_is_in_the_graph(lecture_built: Path) -> None
 def test_a_cold_build_starts_the_longest_chains_first() -> None:
     """With no timing history, the experiments' SECONDS hints order the work, and a stage inherits the
     cost of the longest chain of pending stages waiting on it (critical-path scheduling)."""
-    stages = graph.plan(load(), "low")
+    stages = graph.plan(load(), QUALITY)
     priority = graph.priorities(stages, stages, state={})
     for stage_id, stage in stages.items():
         own = graph.expected_cost(stage, {})
@@ -77,30 +78,30 @@ def test_dry_run_lists_exactly_what_adding_T_feeds(tree: Tree) -> None:
     assert result.returncode == 0, result.stderr
     would = {line.split()[2] for line in result.stdout.splitlines() if line.startswith("would run")}
     decks = {
-        f"deck:low:{name}"
+        f"deck:{QUALITY}:{name}"
         for name in deck_names(lecture)
         if {"AddingProblem", "TrainingRace", "InsideTheLSTM"} & set(deck_scenes(lecture, name))
     }
     expected = {
         "experiment:adding",
         "experiment:lstm_inside",
-        "scene:low:AddingProblem",
-        "scene:low:TrainingRace",
-        "scene:low:InsideTheLSTM",
-        "narration:low:AddingProblem",
-        "narration:low:TrainingRace",
-        "narration:low:InsideTheLSTM",
+        f"scene:{QUALITY}:AddingProblem",
+        f"scene:{QUALITY}:TrainingRace",
+        f"scene:{QUALITY}:InsideTheLSTM",
+        f"narration:{QUALITY}:AddingProblem",
+        f"narration:{QUALITY}:TrainingRace",
+        f"narration:{QUALITY}:InsideTheLSTM",
     } | decks
     assert would == expected
     assert f"adding.T {lecture.adding.T} -> {changed}" in result.stdout
-    assert {"deck:low:rnn", "deck:low:full"} <= decks
+    assert {f"deck:{QUALITY}:rnn", f"deck:{QUALITY}:full"} <= decks
 
 
 def test_theme_change_reaches_scenes_and_decks_but_not_data(tree: Tree) -> None:
     result = tree.run("build", "--dry-run", "--set", 'theme.background="#000000"')
     would = {line.split()[2] for line in result.stdout.splitlines() if line.startswith("would run")}
     assert would and not any(stage.startswith("experiment:") for stage in would)
-    assert {f"scene:low:{name}" for name in registry.scenes()} <= would
+    assert {f"scene:{QUALITY}:{name}" for name in registry.scenes()} <= would
 
 
 def test_code_change_reruns_only_its_stages(tree: Tree) -> None:
@@ -127,7 +128,7 @@ def test_switching_back_restores_from_cache(tree: Tree) -> None:
     assert back.returncode == 0, back.stderr
     assert "ran 0, restored 2 from cache" in back.stderr
     after = tree.outputs()
-    for name in ("data/linear_rnn.npz", "renders/low/EchoOfAPulse.mp4", "slides/low/EchoOfAPulse.json"):
+    for name in ("data/linear_rnn.npz", f"renders/{QUALITY}/EchoOfAPulse.mp4", f"slides/{QUALITY}/EchoOfAPulse.json"):
         assert after[name] == before[name]
 
 
@@ -235,7 +236,7 @@ def test_missing_latex_is_named(tree: Tree, tmp_path: Path) -> None:
 
     before = tree.outputs()
     completed = subprocess.run(
-        [sys.executable, "-m", "seqanim.worker", "scene", "HiddenStateDynamics", "--quality", "low"],
+        [sys.executable, "-m", "seqanim.worker", "scene", "HiddenStateDynamics", "--quality", QUALITY],
         cwd=tree.root,
         env={**os.environ, "PYTHONPATH": str(tree.root), "PATH": str(bare)},
         capture_output=True,
@@ -257,7 +258,7 @@ def test_missing_cairo_is_named(tree: Tree, tmp_path: Path) -> None:
     (shadow / "manimpango.py").write_text("raise ImportError('libpango-1.0.so.0: cannot open shared object file')\n")
     before = tree.outputs()
     completed = subprocess.run(
-        [sys.executable, "-m", "seqanim.worker", "scene", "HiddenStateDynamics", "--quality", "low"],
+        [sys.executable, "-m", "seqanim.worker", "scene", "HiddenStateDynamics", "--quality", QUALITY],
         cwd=tree.root,
         env={**os.environ, "PYTHONPATH": f"{shadow}:{tree.root}"},
         capture_output=True,
@@ -319,7 +320,7 @@ def test_watch_rebuilds_what_a_saved_change_affects(tree: Tree) -> None:
     process = tree.popen("watch", "--interval", "0.5")
     config = tree.root / "lecture.toml"
     original = config.read_text()
-    report = tree.root / "renders" / "low" / "ScaledDotProduct.report.json"
+    report = tree.root / "renders" / QUALITY / "ScaledDotProduct.report.json"
     rendered = report.stat().st_mtime
     try:
         time.sleep(3)  # the first pass finds everything up to date

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import QUALITY
 from tests.tree import (
     ROOT,
     Tree,
@@ -122,10 +123,10 @@ def _unbuilt(tree: Tree, scenes: tuple[str, ...], experiments: tuple[str, ...]) 
         for path in (tree.root / "data").glob(f"{name}.*"):
             path.unlink()
     for scene in scenes:
-        for path in (tree.root / "renders" / "low").glob(f"{scene}.*"):
+        for path in (tree.root / "renders" / QUALITY).glob(f"{scene}.*"):
             path.unlink()
-        (tree.root / "slides" / "low" / f"{scene}.json").unlink()
-        shutil.rmtree(tree.root / "slides" / "low" / "files" / scene)
+        (tree.root / "slides" / QUALITY / f"{scene}.json").unlink()
+        shutil.rmtree(tree.root / "slides" / QUALITY / "files" / scene)
 
 
 def _frames(path: Path) -> int:
@@ -171,16 +172,17 @@ def test_a_build_sent_to_a_scheduler_publishes_what_a_local_build_does(
     remote["metrics"].pop("seconds"), local["metrics"].pop("seconds")
     assert remote == local
     for scene in SCENES:
-        video, reference = tree.root / "renders" / "low" / f"{scene}.mp4", ROOT / "renders" / "low" / f"{scene}.mp4"
+        video, reference = tree.root / "renders" / QUALITY / f"{scene}.mp4", ROOT / "renders" / QUALITY / f"{scene}.mp4"
         assert _frames(video) == _frames(reference)
         assert framemd5(video) == framemd5(reference)
-        slides, built = (root / "slides" / "low" / f"{scene}.json" for root in (tree.root, ROOT))
+        slides, built = (root / "slides" / QUALITY / f"{scene}.json" for root in (tree.root, ROOT))
         assert slides.read_bytes() == built.read_bytes()
         names = [
-            sorted(p.name for p in (root / "slides" / "low" / "files" / scene).iterdir()) for root in (tree.root, ROOT)
+            sorted(p.name for p in (root / "slides" / QUALITY / "files" / scene).iterdir())
+            for root in (tree.root, ROOT)
         ]
         assert names[0] == names[1]
-    logs = [(tree.root / ".seqanim" / "logs" / f"scene-low-{scene}.log").read_text() for scene in SCENES]
+    logs = [(tree.root / ".seqanim" / "logs" / f"scene-{QUALITY}-{scene}.log").read_text() for scene in SCENES]
     assert all('"slides"' in log for log in logs)
     for worker in cluster.workers:  # neither kept anything of the lecture
         assert _lecture_files(worker) == []
@@ -196,7 +198,7 @@ def test_a_worker_killed_mid_render_loses_nothing(cluster: Cluster, lecture_buil
     scene = "WeightedRetrieval"  # rendered by no other test here: no worker has its LaTeX or partial movies
     tree = make_tree(tmp_path / "lecture")
     _unbuilt(tree, (scene,), ())
-    log = tree.root / ".seqanim" / "logs" / f"scene-low-{scene}.log"
+    log = tree.root / ".seqanim" / "logs" / f"scene-{QUALITY}-{scene}.log"
     build = tree.popen("render", scene, "--scheduler", cluster.address)
     poll(lambda: log.exists() and "running on worker" in log.read_text(), 120, "the render to start")
     first = log.read_text().split()[-1]
@@ -209,8 +211,8 @@ def test_a_worker_killed_mid_render_loses_nothing(cluster: Cluster, lecture_buil
         assert "ran 1, restored 0 from cache" in err
         survivor = next(worker for worker in cluster.workers if worker is not victim)
         assert log.read_text().startswith(f"ran on worker {survivor.address}\n")
-        assert framemd5(tree.root / "renders" / "low" / f"{scene}.mp4") == framemd5(
-            ROOT / "renders" / "low" / f"{scene}.mp4"
+        assert framemd5(tree.root / "renders" / QUALITY / f"{scene}.mp4") == framemd5(
+            ROOT / "renders" / QUALITY / f"{scene}.mp4"
         )
         assert leftovers(tree.root) == []
         poll(lambda: processes_in(victim.scratch) == [], 10, "the killed worker's stage process to die")
@@ -225,7 +227,7 @@ def test_ctrl_c_cancels_the_remote_stages(cluster: Cluster, lecture_built: Path,
     scene = "ScaledScores"
     tree = make_tree(tmp_path / "lecture")
     _unbuilt(tree, (scene,), ())
-    log = tree.root / ".seqanim" / "logs" / f"scene-low-{scene}.log"
+    log = tree.root / ".seqanim" / "logs" / f"scene-{QUALITY}-{scene}.log"
     build = tree.popen("render", scene, "--scheduler", cluster.address)
     poll(lambda: log.exists() and "running on worker" in log.read_text(), 120, "the render to start")
     worker = next(worker for worker in cluster.workers if worker.address == log.read_text().split()[-1])
@@ -235,7 +237,7 @@ def test_ctrl_c_cancels_the_remote_stages(cluster: Cluster, lecture_built: Path,
     assert build.returncode == 130, err
     assert err.strip().splitlines()[-1] == "interrupted; finished outputs are kept, the next build resumes"
     poll(lambda: _stage_processes(worker) == [], 15, "the remote stage to be stopped")
-    assert not (tree.root / "renders" / "low" / f"{scene}.mp4").exists()
+    assert not (tree.root / "renders" / QUALITY / f"{scene}.mp4").exists()
 
 
 def test_a_worker_at_another_commit_is_refused_in_one_line(lecture_built: Path, tmp_path: Path) -> None:
@@ -306,7 +308,7 @@ def test_independent_stages_run_on_both_local_workers(lecture_built: Path, tmp_p
     result = tree.run("render", *SCENES, "-j", "2", "--set", 'theme.muted="#8a8f90"')
     assert result.returncode == 0, result.stderr
     timeline = json.loads((tree.root / ".seqanim" / "logs" / "timeline.json").read_text())
-    first, second = (timeline[f"scene:low:{scene}"] for scene in SCENES)
+    first, second = (timeline[f"scene:{QUALITY}:{scene}"] for scene in SCENES)
     assert first["worker"] != second["worker"]
     assert max(first["start"], second["start"]) < min(first["end"], second["end"]), timeline
     assert leftovers(tree.root) == []

@@ -18,6 +18,7 @@ import pytest
 
 from seqanim import contract
 from seqanim.config import load
+from tests.conftest import QUALITY
 from tests.tree import Tree, framemd5, leftovers, lines, make_tree, one_error_line
 
 STEPS = load().linear_rnn.steps  # other values are offsets from it: whatever the lecture says, they differ
@@ -68,13 +69,13 @@ OUTPUTS = {
         "data/adding_lstm.pt": "data/lstm_inside.npz",
         "data/positional.npz": "data/rope.npz",
         "data/linear_rnn.npz": "data/scaling.npz",  # its sidecar is a hard link of its cache entry (see below)
-        "renders/low/ReverseAlignment.mp4": "renders/low/SortAlignment.mp4",
-        "slides/low/ScaledScores.json": "slides/low/CausalMask.json",
+        f"renders/{QUALITY}/ReverseAlignment.mp4": f"renders/{QUALITY}/SortAlignment.mp4",
+        f"slides/{QUALITY}/ScaledScores.json": f"slides/{QUALITY}/CausalMask.json",
     },
     "decks": {
-        "slides/low/rnn.pdf": "slides/low/transformers.pdf",
-        "slides/low/why-attention.pptx": "slides/low/rnn.pptx",
-        "slides/low/recurrent-attention.html": "slides/low/full.html",
+        f"slides/{QUALITY}/rnn.pdf": f"slides/{QUALITY}/transformers.pdf",
+        f"slides/{QUALITY}/why-attention.pptx": f"slides/{QUALITY}/rnn.pptx",
+        f"slides/{QUALITY}/recurrent-attention.html": f"slides/{QUALITY}/full.html",
     },
 }
 FIX = re.compile(r"run `seqanim (precompute|render|slides) ([\w-]+)` to rebuild it")
@@ -119,7 +120,7 @@ def test_damaged_state_is_named_and_the_build_recovers(tree: Tree, how: str) -> 
     state = tree.root / ".seqanim" / "state.json"
     original = tree.outputs()
     stages = len(json.loads(state.read_text()))
-    replace(state, DAMAGE[how](state.read_bytes(), (tree.root / "slides/low/CausalMask.json").read_bytes()))
+    replace(state, DAMAGE[how](state.read_bytes(), (tree.root / f"slides/{QUALITY}/CausalMask.json").read_bytes()))
 
     result = tree.run("build")
     assert result.returncode == 0, result.stderr
@@ -188,16 +189,16 @@ def test_output_truncated_in_place_takes_its_cache_copy_with_it(tree: Tree) -> N
 # is named. Two groups, so that no damaged stage lies downstream of another (a skipped stage is not examined).
 MORE_OUTPUTS = {
     "scenes": {
-        "renders/low/TrainingRace.png": "renders/low/AddingProblem.png",
-        "renders/low/QueryKeyValue.report.json": "renders/low/ScaledScores.report.json",
-        "slides/low/files/WeightedRetrieval/": "renders/low/CausalMask.mp4",
+        f"renders/{QUALITY}/TrainingRace.png": f"renders/{QUALITY}/AddingProblem.png",
+        f"renders/{QUALITY}/QueryKeyValue.report.json": f"renders/{QUALITY}/ScaledScores.report.json",
+        f"slides/{QUALITY}/files/WeightedRetrieval/": f"renders/{QUALITY}/CausalMask.mp4",
     },
     "decks": {
-        "slides/low/why-attention_assets/": "renders/low/EchoOfAPulse.mp4",
-        "renders/low/rnn.mp4": "renders/low/transformers.mp4",
-        "renders/low/transformers.png": "renders/low/rnn.png",
-        "slides/low/cards/recurrent-attention-title.json": "slides/low/cards/rnn-title.json",
-        "slides/low/cards/files/full-title/": "renders/low/rnn.mp4",
+        f"slides/{QUALITY}/why-attention_assets/": f"renders/{QUALITY}/EchoOfAPulse.mp4",
+        f"renders/{QUALITY}/rnn.mp4": f"renders/{QUALITY}/transformers.mp4",
+        f"renders/{QUALITY}/transformers.png": f"renders/{QUALITY}/rnn.png",
+        f"slides/{QUALITY}/cards/recurrent-attention-title.json": f"slides/{QUALITY}/cards/rnn-title.json",
+        f"slides/{QUALITY}/cards/files/full-title/": f"renders/{QUALITY}/rnn.mp4",
     },
 }
 
@@ -237,8 +238,8 @@ def test_damaged_scene_cache_entry_is_named_and_rendered_again(tree: Tree) -> No
     built: going back to those parameters names it, drops the entry and renders again."""
     other = f"linear_rnn.steps={STEPS + 50}"
     assert tree.run("render", "EchoOfAPulse", "--set", other).returncode == 0
-    built = framemd5(tree.root / "renders/low/EchoOfAPulse.mp4")
-    entry = tree.cache_entry("scene:low:EchoOfAPulse")
+    built = framemd5(tree.root / f"renders/{QUALITY}/EchoOfAPulse.mp4")
+    entry = tree.cache_entry(f"scene:{QUALITY}:EchoOfAPulse")
     assert tree.run("render", "EchoOfAPulse").returncode == 0
     cached = sorted((entry / "4-EchoOfAPulse").iterdir())[0]
     with open(cached, "r+b") as handle:
@@ -250,10 +251,10 @@ def test_damaged_scene_cache_entry_is_named_and_rendered_again(tree: Tree) -> No
     warning, summary = lines(result.stderr)
     assert warning == (
         f"warning: .seqanim/cache/{entry.name}/4-EchoOfAPulse/{cached.name} in the cache is damaged; "
-        "entry dropped, scene:low:EchoOfAPulse is rebuilt"
+        f"entry dropped, scene:{QUALITY}:EchoOfAPulse is rebuilt"
     )
     assert summary == "ran 1, restored 1 from cache"  # the experiment comes back, the scene renders again
-    assert framemd5(tree.root / "renders/low/EchoOfAPulse.mp4") == built
+    assert framemd5(tree.root / f"renders/{QUALITY}/EchoOfAPulse.mp4") == built
     assert tree.run("render", "EchoOfAPulse").returncode == 0
 
 
@@ -266,7 +267,7 @@ def test_damaged_scene_cache_entry_is_named_and_rendered_again(tree: Tree) -> No
         (("present", "no-such-deck"), "error: unknown deck 'no-such-deck'; known: rnn,"),
         (("build", "--config", "missing.toml"), "missing.toml: parameters file not found"),
         (("build", "--config", "{bad}"), "not valid TOML"),
-        (("build", "--quality", "ultra"), "'ultra' is not one of 'low', 'medium', 'high', '4k'"),
+        (("build", "--quality", "ultra"), "'ultra' is not one of 'preview', 'low', 'medium', 'high', '4k'"),
         (("build", "--bogus"), "No such option '--bogus'"),
         (("frobnicate",), "No such command 'frobnicate'"),
         (("build", "--scheduler", "localhost:8786"), "'--scheduler': not a Dask scheduler address"),

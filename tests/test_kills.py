@@ -23,6 +23,7 @@ import pytest
 
 from seqanim import contract
 from seqanim.config import load
+from tests.conftest import QUALITY
 from tests.tree import (
     ROOT,
     Tree,
@@ -94,15 +95,15 @@ def test_leftovers_of_a_killed_build_are_removed_by_the_next(tree: Tree) -> None
     """SIGKILL runs no cleanup: what a killed stage was writing beside an output stays, until the next build
     that takes the lock removes it. Files of the same folders that are not such leftovers stay."""
     leftover = [
-        "slides/low/.rnn.pdf.wt6_5m8d.tmp",  # files.atomic_output (found by bench/faults.py)
-        "renders/low/.EchoOfAPulse.mp4.4242.tmp",  # render._copy_atomic
-        "slides/low/.rnn.pptx.abcd.tmp.pptx",
+        f"slides/{QUALITY}/.rnn.pdf.wt6_5m8d.tmp",  # files.atomic_output (found by bench/faults.py)
+        f"renders/{QUALITY}/.EchoOfAPulse.mp4.4242.tmp",  # render._copy_atomic
+        f"slides/{QUALITY}/.rnn.pptx.abcd.tmp.pptx",
         "data/.linear_rnn.npz.restore-4242",
-        "slides/low/files/.EchoOfAPulse.old-4242/a.mp4",
-        "slides/low/.stage-rnn-x1y2/index.html",  # decks/html.py
+        f"slides/{QUALITY}/files/.EchoOfAPulse.old-4242/a.mp4",
+        f"slides/{QUALITY}/.stage-rnn-x1y2/index.html",  # decks/html.py
         ".seqanim/cache/.0123abcd.4242/COMPLETE",  # graph.cache_store
     ]
-    kept = ["data/.keep", "slides/low/.rnn.notes"]
+    kept = ["data/.keep", f"slides/{QUALITY}/.rnn.notes"]
     for name in leftover + kept:
         (tree.root / name).parent.mkdir(parents=True, exist_ok=True)
         (tree.root / name).write_text("x")
@@ -133,7 +134,7 @@ def _start_inside(tree: Tree, args: tuple[str, ...], inside: Callable[[], bool],
 
 def _partial_movies(tree: Tree, scene: str) -> Callable[[], bool]:
     """manim is writing the scene's animations (its partial movies, in the render's staging folder)."""
-    pattern = f".seqanim/stage/{scene}-low-*/media/videos/*/*/*/*.mp4"
+    pattern = f".seqanim/stage/{scene}-{QUALITY}-*/media/videos/*/*/*/*.mp4"
     return lambda: any(any(workspace.glob(pattern)) for workspace in workspaces(tree.root))
 
 
@@ -142,7 +143,7 @@ def _exporting(tree: Tree, deck: str) -> Callable[[], bool]:
     return lambda: any(
         deck in path.name
         for workspace in workspaces(tree.root)
-        for folder in ("slides/low", "renders/low")
+        for folder in (f"slides/{QUALITY}", f"renders/{QUALITY}")
         for path in (workspace / folder).glob(".*")
     )
 
@@ -208,7 +209,7 @@ def _reference(tree: Tree, args: tuple[str, ...], stage: str) -> Reference:
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_kill_inside_a_render_resumes_to_the_same_outputs(tree: Tree, sig: signal.Signals) -> None:
     args = ("render", "EchoOfAPulse", "--set", f"linear_rnn.steps={STEPS + 40}")
-    stage = "scene:low:EchoOfAPulse"
+    stage = f"scene:{QUALITY}:EchoOfAPulse"
     reference = _reference(tree, args, stage)
     recorded = _state(tree)[stage]["key"]
     process = _start_inside(tree, args, _partial_movies(tree, "EchoOfAPulse"), "manim to write partial movies")
@@ -228,7 +229,7 @@ def test_kill_inside_a_render_resumes_to_the_same_outputs(tree: Tree, sig: signa
 def test_kill_inside_a_deck_export_resumes_to_the_same_outputs(tree: Tree) -> None:
     deck = "recurrent-attention"
     args = ("slides", deck, "--set", f"decks.handout_notes={str(not load().decks.handout_notes).lower()}")
-    stage = f"deck:low:{deck}"
+    stage = f"deck:{QUALITY}:{deck}"
     reference = _reference(tree, args, stage)
     recorded = _state(tree)[stage]["key"]
     process = _start_inside(tree, args, _exporting(tree, deck), "the export to write its first file")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from seqanim.workspace import ENGINE, current
+from tests.conftest import QUALITY
 
 ROOT = current().root
 
@@ -83,7 +85,9 @@ class Tree:
         return result
 
 
-def make_tree(destination: Path) -> Tree:
+def make_tree(destination: Path, quality: str = QUALITY) -> Tree:
+    """A copy of the built lecture whose commands build at `quality` by default (the suite's; the benches
+    measure the lecturer's build, `low`)."""
     destination.mkdir(parents=True, exist_ok=True)
     for name in COPIED:
         source = ROOT / name
@@ -91,6 +95,8 @@ def make_tree(destination: Path) -> Tree:
             shutil.copytree(source, destination / name, ignore=shutil.ignore_patterns("__pycache__"))
         elif source.exists():
             shutil.copy2(source, destination / name)
+    toml = destination / "lecture.toml"
+    toml.write_text(re.sub(r'^quality = "\w+"', f'quality = "{quality}"', toml.read_text(), count=1, flags=re.M))
     shutil.copytree(ROOT / "data", destination / "data")
     for name in LINKED:
         if (ROOT / name).exists():
@@ -105,22 +111,22 @@ def make_tree(destination: Path) -> Tree:
     cache = ROOT / ".seqanim" / "cache"
     if cache.exists():
         # Real copies: cache entries share inodes with the real outputs, and tests here damage files in place.
-        # Not every entry: the tests build only low quality, and old deck exports (tens of MB each) pile up.
+        # Not every entry: the tests build only the suite's quality, and old deck exports (tens of MB) pile up.
         current = {entry["key"] for entry in json.loads(state.read_text()).values()} if state.exists() else set()
         for entry in cache.iterdir():
-            if entry.is_dir() and _needed(entry, current):
+            if entry.is_dir() and _needed(entry, current, quality):
                 shutil.copytree(entry, destination / ".seqanim" / "cache" / entry.name)
     return Tree(destination)
 
 
-def _needed(entry: Path, current: set[str]) -> bool:
-    """Experiments and low-quality scenes, every version (tests switch parameters back); decks: the current ones."""
+def _needed(entry: Path, current: set[str], quality: str) -> bool:
+    """Experiments and the suite's scenes, every version (tests switch parameters back); decks: the current ones."""
     try:
         stage = json.loads((entry / "COMPLETE").read_text())["stage"]
     except (OSError, ValueError, KeyError):
         return False  # unfinished or foreign: the build would not restore it either
     kind, _, rest = stage.partition(":")
-    return kind == "experiment" or (rest.startswith("low:") and (kind == "scene" or entry.name in current))
+    return kind == "experiment" or (rest.startswith(f"{quality}:") and (kind == "scene" or entry.name in current))
 
 
 def worker_checkout(folder: Path, commit: str | None = None) -> Path:
