@@ -136,8 +136,6 @@ def reading_seconds(text: str, words_per_minute: int) -> float:
     return len(text.split()) * 60.0 / words_per_minute
 
 
-
-
 def language_639_2(tag: str) -> str:
     """The three-letter code MP4 stores for a BCP 47 tag ("en" -> "eng"); ffmpeg maps it when it can."""
     primary = tag.split("-")[0].lower()

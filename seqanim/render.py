@@ -222,8 +222,6 @@ def beat_times(scene: Any, fps: float) -> list[list[dict[str, Any]]]:
     return timed
 
 
-
-
 def paused_frame_shares(files: Path, slides: list[dict[str, Any]], final_frames: list[Any]) -> list[float | None]:
     """Per slide, the share of pixels in which the last frame of its video (what a deck shows while paused)
     differs from the picture of its final state drawn at the slide's end. A looping slide never pauses: None."""
@@ -255,8 +253,6 @@ def _scene_failed(name: str, error: BaseException) -> StageFailed:
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text("".join(traceback.format_exception(error)))
     return StageFailed(f"scene {name} raised {type(error).__name__}: {error} (traceback in {workspace.label(log)})")
-
-
 
 
 @click.command()
