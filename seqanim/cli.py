@@ -344,10 +344,10 @@ def clean(cache_only: bool) -> None:
 @cli.command()
 @click.option("--interval", type=float, default=1.0, help="Seconds between checks.")
 @click.option(
-    "-q", "--quality", type=click.Choice(QUALITY_CHOICES), default="low", show_default=True,
-    help="Render quality of the rebuilds (preview: 240p10, about twice as fast as low).",
+    "-q", "--quality", type=click.Choice(QUALITY_CHOICES), default=None,
+    help="Render quality of the rebuilds (default: [render] quality; preview: 240p10, faster than low).",
 )  # fmt: skip
-def watch(interval: float, quality: str) -> None:
+def watch(interval: float, quality: str | None) -> None:
     """Rebuild the affected scenes whenever lecture.toml or a source file is saved (or added)."""
     import time
 
@@ -374,7 +374,7 @@ def watch(interval: float, quality: str) -> None:
                     registry.forget()
                     graph.forget_code()
                     fresh = load()
-                    _run(fresh, quality, scenes=list(registry.scenes()))
+                    _run(fresh, quality or fresh.render.quality, scenes=list(registry.scenes()))
                     locked = False
                 except BuildLocked as error:  # another build runs: say so once, and try again at the next check
                     if not locked:
