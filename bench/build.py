@@ -134,7 +134,8 @@ def dask_on_this_machine(work: Path, workers: int = 2) -> Iterator[str]:
     processes = [
         subprocess.Popen(
             [dask, "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
-            cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            cwd=work, env={**env, "DASK_DISTRIBUTED__SCHEDULER__UNKNOWN_TASK_DURATION": "1h"},  # as the README says
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         )
     ]  # fmt: skip
     for index in range(workers):

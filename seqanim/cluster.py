@@ -52,11 +52,8 @@ def _local(jobs: int, kinds: set[str] | None = None) -> Any:
     dask.config.set({
         # A stage gets the machine's threads, as a stage process of its own had: Dask's default environment for
         # worker processes (OpenMP, MKL and OpenBLAS at one thread) made the training stages 35 % slower here
-        # (seq2seq_sort: 50 s -> 68 s). glibc keeps up to 256 MB of freed memory instead of Dask's 64 KB: a
-        # training loop would page-fault its temporaries back in on every step (adding, seq2seq: ~5 % faster).
-        "distributed.nanny.pre-spawn-environ": {
-            "MALLOC_TRIM_THRESHOLD_": str(256 << 20), "MALLOC_MMAP_THRESHOLD_": str(32 << 20),
-        },
+        # (seq2seq_sort: 50 s -> 68 s). Its malloc setting is replaced by the preload's, on every worker.
+        "distributed.nanny.pre-spawn-environ": {},
         # Every stage is new to the scheduler (its duration unknown, 0.5 s by default), and a deck's inputs are
         # 150 MB: it would queue a ready deck behind the worker holding them rather than send them to an idle one.
         "distributed.scheduler.unknown-task-duration": "1h",
