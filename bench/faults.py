@@ -19,8 +19,8 @@ lecture takes 5 minutes. The kinds of trial:
            A SIGINT must end with exit 130 and the one line `interrupted; ...`.
   cli      SIGKILL to the build process alone, while a stage runs: its stages must die too (no process
            left), nothing may be written after the kill, and the next build must finish as above.
-  damage   one output of each kind (data npz/sidecar/pt, scene video, thumbnail, report, slide JSON, a slide
-           video file, the deck's PDF/PPTX/HTML, an HTML asset, the deck video and thumbnail, a card):
+  damage   one output of each kind (data npz/sidecar/pt, scene video, thumbnail, report, narrated cut, slide
+           JSON, a slide video file, the deck's PDF/PPTX/HTML, an HTML asset, the deck video and thumbnail, a card):
            truncated, zeroed or replaced by another output. The next build must name that file in one
            line and change nothing; the command it names must bring back the built bytes. Plus a damaged
            cache entry (named in one warning line, dropped, rebuilt: never restored) and state.json.
@@ -78,6 +78,7 @@ DAMAGED = {
     "renders/low/EchoOfAPulse.mp4": "renders/low/QueryKeyValue.mp4",
     "renders/low/QueryKeyValue.png": "renders/low/EchoOfAPulse.png",
     "renders/low/EchoOfAPulse.report.json": "renders/low/QueryKeyValue.report.json",
+    "renders/low/QueryKeyValue.narrated.mp4": "renders/low/EchoOfAPulse.narrated.mp4",
     "slides/low/QueryKeyValue.json": "slides/low/EchoOfAPulse.json",
     "slides/low/files/EchoOfAPulse/": "renders/low/QueryKeyValue.mp4",
     "slides/low/sample.pdf": "renders/low/EchoOfAPulse.png",
@@ -425,8 +426,8 @@ class Campaign:
                 problems.append(f"not named in one line: {result.stderr.strip()[:200]}")
             if tree.outputs() != {**before, name: tree.outputs().get(name)}:
                 problems.append("the refused build changed other files")
-            fix = [word.strip("`") for word in errors[0].split("run `seqanim ", 1)[-1].split()[:2]] if errors else []
-            if len(fix) != 2 or fix[0] not in FIX:
+            fix = errors[0].split("run `seqanim ", 1)[-1].split("`")[0].split() if errors else []
+            if len(fix) < 2 or fix[0] not in FIX:
                 problems.append("no fix named")
             else:
                 fixed = tree.run(*fix, timeout=1800)

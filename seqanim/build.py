@@ -102,8 +102,8 @@ def _refused(stage: graph.Stage, reason: str, explicit: set[str]) -> str | None:
     damaged = ("changed since it was built", "made from other parameters", "is corrupt")
     if stage.id in explicit or not any(words in reason for words in damaged):
         return None
-    fix = {"experiment": "precompute", "scene": "render", "deck": "slides"}.get(stage.kind)
-    command = f"seqanim {fix} {stage.name}" if fix else "seqanim build"
+    fix = {"experiment": "precompute", "scene": "render", "narration": "render --narrated", "deck": "slides"}
+    command = f"seqanim {fix[stage.kind]} {stage.name}"
     return f"{reason}; run `{command}` to rebuild it"
 
 

@@ -236,6 +236,7 @@ def precompute(
 @jobs_option
 @scheduler_option
 @click.option("--dry-run", "-n", is_flag=True)
+@click.option("--narrated", is_flag=True, help="Also make each scene's narrated cut (<Scene>.narrated.mp4).")
 @click.argument("scenes", nargs=-1)
 def render(
     lecture: Lecture,
@@ -243,13 +244,19 @@ def render(
     jobs: int | None,
     scheduler: str | None,
     dry_run: bool,
+    narrated: bool,
     scenes: tuple[str, ...],
 ) -> None:
     """Render scenes (default: all) to renders/<quality>/<Scene>.mp4 and slides/<quality>/."""
     quality = quality or lecture.render.quality
     selected = [registry.scene(s).name for s in scenes] or list(registry.scenes())
     explicit = {f"scene:{quality}:{s}" for s in scenes}
-    _run(lecture, quality, dry_run=dry_run, jobs=jobs, scheduler=scheduler, scenes=selected, explicit=explicit)
+    if narrated:
+        explicit |= {f"narration:{quality}:{s}" for s in scenes}
+    _run(
+        lecture, quality, dry_run=dry_run, jobs=jobs, scheduler=scheduler, scenes=selected,
+        narrations=selected if narrated else None, explicit=explicit,
+    )  # fmt: skip
 
 
 @cli.command()

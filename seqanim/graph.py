@@ -148,6 +148,7 @@ def plan(
     scenes: list[str] | None = None,
     decks: list[str] | None = None,
     experiments: list[str] | None = None,
+    narrations: list[str] | None = None,
 ) -> dict[str, Stage]:
     """All stages needed for the requested targets (default: everything), in dependency order."""
     from seqanim.decks.plan import deck_names
@@ -239,11 +240,13 @@ def plan(
         stages[stage_id] = stage
         return stage_id
 
-    everything = scenes is None and decks is None and experiments is None
+    everything = scenes is None and decks is None and experiments is None and narrations is None
     for name in experiments if experiments is not None else (registry.experiments() if everything else []):
         add_experiment(name)
     for name in scenes if scenes is not None else (registry.scenes() if everything else []):
         add_scene(name)
+    for name in narrations or []:
+        add_narration(name)
     for name in decks if decks is not None else (deck_names(lecture) if everything else []):
         add_deck(name)
 

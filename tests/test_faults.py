@@ -71,6 +71,7 @@ OUTPUTS = {
         "data/linear_rnn.npz": "data/scaling.npz",  # its sidecar is a hard link of its cache entry (see below)
         f"renders/{QUALITY}/ReverseAlignment.mp4": f"renders/{QUALITY}/SortAlignment.mp4",
         f"slides/{QUALITY}/ScaledScores.json": f"slides/{QUALITY}/CausalMask.json",
+        f"renders/{QUALITY}/CausalMask.narrated.mp4": f"renders/{QUALITY}/PaddingMask.narrated.mp4",
     },
     "decks": {
         f"slides/{QUALITY}/rnn.pdf": f"slides/{QUALITY}/transformers.pdf",
@@ -78,7 +79,7 @@ OUTPUTS = {
         f"slides/{QUALITY}/recurrent-attention.html": f"slides/{QUALITY}/full.html",
     },
 }
-FIX = re.compile(r"run `seqanim (precompute|render|slides) ([\w-]+)` to rebuild it")
+FIX = re.compile(r"run `seqanim (precompute|render|render --narrated|slides) ([\w-]+)` to rebuild it")
 
 
 @pytest.mark.parametrize("how", list(DAMAGE))
@@ -108,7 +109,7 @@ def test_damaged_output_is_named_and_rebuilt_on_request(tree: Tree, group: str, 
         assert match, line
         fixes.setdefault(match[1], []).append(match[2])
     for command, names in fixes.items():
-        fixed = tree.run(command, *names)
+        fixed = tree.run(*command.split(), *names)
         assert fixed.returncode == 0, fixed.stderr
     assert tree.outputs() == original, "the named commands did not bring back the built outputs"
     assert leftovers(tree.root) == []  # restoring a stage whose other outputs were intact left no temporary link
