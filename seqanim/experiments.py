@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,8 @@ def run_experiment(name: str, lecture: Lecture) -> dict[str, Any]:
     except Exception as error:  # noqa: BLE001 - one line for the user; the traceback is re-raised in debug runs
         raise StageFailed(f"experiment {name} raised {type(error).__name__}: {error}") from error
     metrics = {**metrics, "seconds": round(time.perf_counter() - started, 2)}
+    if "torch" in sys.modules:  # which CPU kernels torch ran: each path rounds floats its own way
+        metrics["cpu_kernels"] = sys.modules["torch"].backends.cpu.get_cpu_capability()
     files = extra[0] if extra else {}
     if set(files) != set(spec.extra_outputs):
         raise StageFailed(
