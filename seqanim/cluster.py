@@ -124,11 +124,12 @@ def client(lecture: Lecture, jobs: int, scheduler: str | None, kinds: set[str]) 
     cluster = None
     if address:
         try:
-            connected = Client(address, timeout="10s")
+            connected = Client(address, timeout=f"{lecture.build.scheduler_timeout}s")
         except (OSError, TimeoutError):
             raise SeqanimError(
-                f"cannot reach the Dask scheduler at {address} within 10 s; start it with `dask scheduler`, "
-                "or fix --scheduler / [build] scheduler"
+                f"cannot reach the Dask scheduler at {address} within {lecture.build.scheduler_timeout:g} s; start "
+                "it with `dask scheduler`, or fix --scheduler / [build] scheduler (or wait longer: [build] "
+                "scheduler_timeout)"
             ) from None
         services = connected.scheduler_info().get("services", {})
         board = connected.dashboard_link if "dashboard" in services else "none (the scheduler runs without one)"

@@ -93,6 +93,9 @@ class Build(Section):
         "",
         description='a running Dask scheduler, e.g. "tcp://10.0.0.5:8786"; "" = a local cluster of [render] jobs',
     )
+    scheduler_timeout: float = Field(
+        10, gt=0, le=600, description="seconds to wait for that scheduler to answer before giving up"
+    )
     cluster: Literal["local", "slurm", "pbs"] = Field(
         "local", description="local | slurm | pbs: Dask workers as batch jobs (dask-jobqueue, README: Many machines)"
     )
