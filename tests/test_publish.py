@@ -12,7 +12,6 @@ fastest voice; one test there speaks with hibari). tests/test_voice.py tests the
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -24,8 +23,9 @@ import numpy as np
 import pytest
 
 from seqanim.config import Publish, load
-from seqanim.workspace import REPOSITORY, WORKSPACE_ENV, current
+from seqanim.workspace import REPOSITORY, current
 from tests.conftest import QUALITY
+from tests.tiny import Tiny, make_tiny
 
 DECK = "rnn"  # four scenes: four chapters
 CHROMIUM = "/usr/bin/chromium"
@@ -368,31 +368,6 @@ def test_html_deck_shows_captions_on_c_and_times_each_slide(lecture_built: Path)
 
 # --- a tiny workspace: one note changes, a recorded slide, bad input ----------------------------------------
 
-EXPERIMENT = '''\
-"""pulse: a tiny experiment for the publishing tests."""
-
-from __future__ import annotations
-
-from typing import Any
-
-import numpy as np
-
-from seqanim.declare import Experiment, Field, Params
-
-
-class Parameters(Params):
-    height: float = Field(0.5, gt=0, le=10, description="height of the pulse")
-    width: int = Field(3, ge=1, le=20, description="steps the pulse lasts")
-
-
-EXPERIMENT = Experiment(Parameters, seconds=0.1)
-
-
-def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    values = np.array([0.0] + [params.height] * params.width + [0.0])
-    return {"values": values}, {"height": params.height, "width": params.width}
-'''
-
 SCENE = '''\
 """A tiny part for the publishing tests."""
 
@@ -432,45 +407,20 @@ NARRATION = "What happens next? The pulse ends as suddenly as it began."
 '''
 
 
-class Tiny:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def run(self, *args: str, first_on_path: Path | None = None) -> subprocess.CompletedProcess[str]:
-        path = ([str(first_on_path)] if first_on_path else []) + [str(self.root), str(REPOSITORY)]
-        env = {**os.environ, WORKSPACE_ENV: str(self.root), "PYTHONPATH": os.pathsep.join(path)}
-        return subprocess.run(
-            [sys.executable, "-m", "seqanim.cli", *args], cwd=self.root, env=env, capture_output=True, text=True,
-            timeout=600,
-        )  # fmt: skip
-
-    def timing(self) -> dict[str, Any]:
-        return json.loads((self.root / "renders" / QUALITY / "PulseScene.narration.json").read_text())
+def _timing(tiny: Tiny) -> dict[str, Any]:
+    return json.loads((tiny.renders() / "PulseScene.narration.json").read_text())
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Tiny:
-    root = tmp_path_factory.mktemp("publish") / "lecture"
-    (root / "precompute").mkdir(parents=True)
-    (root / "scenes").mkdir()
-    (root / "precompute" / "__init__.py").write_text("")
-    (root / "precompute" / "pulse.py").write_text(EXPERIMENT)
-    (root / "scenes" / "__init__.py").write_text("")
-    (root / "scenes" / "pulse.py").write_text(SCENE)
-    (root / "lecture.toml").write_text(
-        f'[pulse]\nheight = 0.5\n\n[render]\nquality = "{QUALITY}"\n\n[publish]\nvoice = "espeak"\n'
-    )
-    for name in ("package.json", "package-lock.json"):
-        shutil.copy2(REPOSITORY / name, root / name)
-    (root / "node_modules").symlink_to(REPOSITORY / "node_modules")
-    tree = Tiny(root)
-    result = tree.run("slides", "pulse")
+    tiny = make_tiny(tmp_path_factory.mktemp("publish") / "lecture", SCENE, '[publish]\nvoice = "espeak"\n')
+    result = tiny.run("slides", "pulse")
     assert result.returncode == 0, result.stderr[-3000:]
-    return tree
+    return tiny
 
 
 def test_tiny_deck_is_published_with_the_explicit_narration(tiny: Tiny) -> None:
-    timing = tiny.timing()
+    timing = _timing(tiny)
     assert [slide["source"] for slide in timing["slides"]] == ["espeak"] * 4
     assert timing["slides"][2]["narration"].startswith("What happens next?")  # narration=, not the notes
     assert timing["slides"][2]["loop"] is True
@@ -483,10 +433,10 @@ def test_tiny_deck_is_published_with_the_explicit_narration(tiny: Tiny) -> None:
 
 
 def test_changing_one_note_resynthesises_one_slide(tiny: Tiny) -> None:
-    before = {slide["slide"]: slide["audio"] for slide in tiny.timing()["slides"]}
+    before = {slide["slide"]: slide["audio"] for slide in _timing(tiny)["slides"]}
     result = tiny.run("slides", "pulse", "--set", "pulse.height=0.75")
     assert result.returncode == 0, result.stderr[-3000:]
-    after = tiny.timing()
+    after = _timing(tiny)
     changed = [slide["slide"] for slide in after["slides"] if slide["audio"] != before[slide["slide"]]]
     assert changed == [2] and "0.75" in after["slides"][1]["narration"]
     log = (tiny.root / ".seqanim" / "logs" / f"narration-{QUALITY}-PulseScene.log").read_text()
@@ -497,7 +447,7 @@ RECORDED = ("--set", "publish.voice=recorded", "--set", "pulse.height=0.75")  # 
 
 
 def test_a_recorded_file_replaces_exactly_its_slide(tiny: Tiny) -> None:
-    espeak = {slide["slide"]: slide for slide in tiny.timing()["slides"]}
+    espeak = {slide["slide"]: slide for slide in _timing(tiny)["slides"]}
     folder = tiny.root / "narration" / "PulseScene"
     folder.mkdir(parents=True)
     subprocess.run(
@@ -507,7 +457,7 @@ def test_a_recorded_file_replaces_exactly_its_slide(tiny: Tiny) -> None:
     )  # fmt: skip
     result = tiny.run("slides", "pulse", *RECORDED)
     assert result.returncode == 0, result.stderr[-3000:]
-    recorded = tiny.timing()
+    recorded = _timing(tiny)
     sources = [slide["source"] for slide in recorded["slides"]]
     assert sources == ["espeak", "espeak", "narration/PulseScene/3.flac", "espeak"]
     for slide in recorded["slides"]:
@@ -532,7 +482,7 @@ def test_a_recorded_file_replaces_exactly_its_slide(tiny: Tiny) -> None:
 
 def test_a_recorded_beat_replaces_exactly_its_beat(tiny: Tiny) -> None:
     """Slide 4 speaks in two beats: narration/PulseScene/4.2.flac replaces the second, the first keeps its voice."""
-    espeak = tiny.timing()["slides"][3]["pieces"]
+    espeak = _timing(tiny)["slides"][3]["pieces"]
     folder = tiny.root / "narration" / "PulseScene"
     folder.mkdir(parents=True, exist_ok=True)
     subprocess.run(
@@ -543,7 +493,7 @@ def test_a_recorded_beat_replaces_exactly_its_beat(tiny: Tiny) -> None:
     try:
         result = tiny.run("slides", "pulse", *RECORDED)
         assert result.returncode == 0, result.stderr[-3000:]
-        timing = tiny.timing()
+        timing = _timing(tiny)
         first, second = [piece for piece in timing["slides"][3]["pieces"] if piece[4] is not None]
         before = {piece[4]: piece for piece in espeak if piece[4] is not None}
         assert first[0] == before[1][0] and first[2] == "Then it is gone."  # the espeak beat, unchanged
@@ -568,10 +518,10 @@ def test_a_caption_that_cannot_fit_fails_in_one_line(tiny: Tiny) -> None:
 
 def test_the_default_voice_narrates_the_tiny_deck(tiny: Tiny) -> None:
     """hibari through the build (its narration stage, on the build's workers), offline like every stage."""
-    espeak = {slide["slide"]: slide for slide in tiny.timing()["slides"]}
+    espeak = {slide["slide"]: slide for slide in _timing(tiny)["slides"]}
     result = tiny.run("slides", "pulse", "--set", "publish.voice=hibari", "--set", "pulse.height=0.75")
     assert result.returncode == 0, result.stderr[-3000:]
-    timing = tiny.timing()
+    timing = _timing(tiny)
     assert timing["voice"] == "hibari" and [slide["source"] for slide in timing["slides"]] == ["hibari"] * 4
     for slide in timing["slides"]:
         assert slide["audio"] != espeak[slide["slide"]]["audio"]
@@ -598,7 +548,7 @@ def test_a_missing_hibari_fails_in_one_line_naming_the_fix(tiny: Tiny, tmp_path:
 def test_voice_none_holds_each_slide_for_its_reading_time(tiny: Tiny) -> None:
     result = tiny.run("slides", "pulse", "--set", "publish.voice=none", "--set", "pulse.height=0.75")
     assert result.returncode == 0, result.stderr[-3000:]
-    timing, defaults = tiny.timing(), Publish()  # the tiny lecture.toml's [publish] sets only the voice
+    timing, defaults = _timing(tiny), Publish()  # the tiny lecture.toml's [publish] sets only the voice
     for slide in timing["slides"]:
         assert slide["source"] == "reading time" and slide["audio"] is None
         reading = len(slide["narration"].split()) * 60 / defaults.words_per_minute

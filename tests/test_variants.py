@@ -1,54 +1,30 @@
-""" "What if?" variants ([variants] of lecture.toml) in a tiny workspace of their own: one experiment (a pulse of
-a given height) and one scene, built at preview quality with no voice. Chromium (network blocked) switches the
+""" "What if?" variants ([variants] of lecture.toml) in a tiny lecture of their own (tests/tiny.py): the pulse
+experiment and one scene, built at the suite's quality with no voice. Chromium (network blocked) switches the
 variant on a slide of the selector deck: the label, the video, the frame on screen and the speaker notes are
-the variant's. A value added plans only its own stages; a value removed and added again comes back from the
-cache; a bad value is one line and exit 2; a lecture without [variants] writes no selector deck.
-(tests/test_present.py opens a variant in the Qt presenter.)
+the variant's. The Qt presenter on Xvfb opens a variant at a slide (tests/x11.py). A value added plans only
+its own stages; a value removed and added again comes back from the cache; a bad value is one line and exit 2;
+a lecture without [variants] writes no selector deck.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import os
-import shutil
-import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from seqanim.workspace import REPOSITORY, WORKSPACE_ENV
+from tests.conftest import QUALITY
+from tests.tiny import Tiny, make_tiny
+from tests.tree import stop_group
+from tests.x11 import DIFFERENT, SAME, difference, find_window, last_frame, presenter, wait_for_slide, x, x_env, xvfb
 
 CHROMIUM = "/usr/bin/chromium"
-QUALITY = "preview"
 DECK = "pulse"
 VARIANTS = "[variants]\npulse.height = [2.0, 5.0]\n"
-
-EXPERIMENT = '''\
-"""pulse: a pulse of a given height."""
-
-from __future__ import annotations
-
-from typing import Any
-
-import numpy as np
-
-from seqanim.declare import Experiment, Field, Params
-
-
-class Parameters(Params):
-    height: float = Field(0.5, gt=0, le=10, description="height of the pulse")
-
-
-EXPERIMENT = Experiment(Parameters, seconds=0.1)
-
-
-def run(params: Parameters) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    return {"values": np.array([0.0, params.height, params.height, 0.0])}, {"height": params.height}
-'''
 
 SCENE = '''\
 """A tiny part for the variant tests."""
@@ -72,58 +48,25 @@ class PulseScene(LectureSlide):
         self.next_slide(notes="A pulse.")
         self.title("A pulse")
         self.next_slide(notes=f"Its height is {art.metrics['height']:.2f}.")
-        bars = Bars(art["values"], ["t0", "t1", "t2", "t3"], max_value=5, height=3, decimals=1)
+        values = art["values"]
+        bars = Bars(values, [f"t{i}" for i in range(len(values))], max_value=5, height=3, decimals=1)
         self.play(FadeIn(bars), run_time=0.5)
 '''
 
 
-class Tiny:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        env = {
-            **os.environ,
-            WORKSPACE_ENV: str(self.root),
-            "PYTHONPATH": os.pathsep.join([str(self.root), str(REPOSITORY)]),
-        }
-        return subprocess.run(
-            [sys.executable, "-m", "seqanim.cli", *args], cwd=self.root, env=env, capture_output=True, text=True,
-            timeout=600,
-        )  # fmt: skip
-
-    def slides(self) -> Path:
-        return self.root / "slides" / QUALITY
-
-
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Tiny:
-    root = tmp_path_factory.mktemp("variants") / "lecture"
-    (root / "precompute").mkdir(parents=True)
-    (root / "scenes").mkdir()
-    (root / "precompute" / "__init__.py").write_text("")
-    (root / "precompute" / "pulse.py").write_text(EXPERIMENT)
-    (root / "scenes" / "__init__.py").write_text("")
-    (root / "scenes" / "pulse.py").write_text(SCENE)
-    (root / "lecture.toml").write_text(f'[render]\nquality = "{QUALITY}"\n\n[publish]\nvoice = "none"\n\n{VARIANTS}')
-    for name in ("package.json", "package-lock.json"):
-        shutil.copy2(REPOSITORY / name, root / name)
-    (root / "node_modules").symlink_to(REPOSITORY / "node_modules")
-    tiny = Tiny(root)
+    tiny = make_tiny(tmp_path_factory.mktemp("variants") / "lecture", SCENE, f'[publish]\nvoice = "none"\n\n{VARIANTS}')
     result = tiny.run("build")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "variants: slides/preview/pulse.variants.html" in result.stdout
     return tiny
 
 
-def _last_frame(video: Path, size: tuple[int, int]) -> np.ndarray:
-    """The video's last frame, scaled to `size` (what the deck holds when the slide has played)."""
-    raw = subprocess.run(
-        ["ffmpeg", "-v", "error", "-sseof", "-1", "-i", str(video), "-vf", f"scale={size[0]}:{size[1]}",
-         "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:"],
-        capture_output=True, check=True,
-    ).stdout  # fmt: skip
-    return np.frombuffer(raw, np.uint8).reshape(-1, size[1], size[0], 3)[-1].astype(int)
+@pytest.fixture(scope="module")
+def display() -> Iterator[str]:
+    with xvfb() as number:
+        yield number
 
 
 def test_chromium_switches_the_variant_on_the_slide(tiny: Tiny) -> None:
@@ -166,8 +109,8 @@ def test_chromium_switches_the_variant_on_the_slide(tiny: Tiny) -> None:
             )
             shot = np.asarray(Image.open(io.BytesIO(page.screenshot())).convert("RGB")).astype(int)
             label_rows = slice(0, size[1] - 80)  # the label sits in the bottom-left corner
-            mine = np.abs(shot - _last_frame(video, size))[label_rows].mean()
-            other = np.abs(shot - _last_frame(default, size))[label_rows].mean()
+            mine = np.abs(shot - last_frame(video, size))[label_rows].mean()
+            other = np.abs(shot - last_frame(default, size))[label_rows].mean()
             assert mine < 2.0 and other > 2 * mine, (mine, other)  # the variant's frame, not the default's
 
             page.keyboard.press("[")
@@ -181,6 +124,33 @@ def test_chromium_switches_the_variant_on_the_slide(tiny: Tiny) -> None:
         finally:
             browser.close()
     assert blocked == []
+
+
+def test_the_qt_presenter_opens_a_variant_at_the_same_slide(tiny: Tiny, display: str, tmp_path: Path) -> None:
+    """manim-slides' presenter takes no keys of ours, so `--variant` is how it switches: `seqanim present pulse
+    --variant pulse.height=2.0 --start-at 3` shows the variant's picture of the scene's second slide, which
+    differs from the default's."""
+    start = 3  # deck slide 3: the scene's second slide (the title card is slide 1)
+    variant = tiny.root / ".seqanim" / "variants" / "pulse.height=2.0" / "slides"
+    slides = json.loads((variant / QUALITY / "PulseScene.json").read_text())
+    size = tuple(slides["resolution"])
+    default = json.loads((tiny.slides() / "PulseScene.json").read_text())["slides"][start - 2]["file"]
+    mine = last_frame(variant / slides["slides"][start - 2]["file"], size)
+    assert difference(mine, last_frame(tiny.root / "slides" / default, size)) > DIFFERENT, "the test could not tell"
+    log = tmp_path / "present.log"
+    process = presenter(
+        tiny.root, tiny.env(), DECK, QUALITY, "--start-at", str(start), "--variant", "pulse.height=2.0",
+        env=x_env(display), log=log,
+    )  # fmt: skip
+    try:
+        window = find_window(display, process, log)
+        apart, _ = wait_for_slide(display, window, mine, 40, tmp_path / "variant.png")
+        assert apart <= SAME, f"the window does not show the variant's slide ({apart:.2%}); see {tmp_path}"
+        x(display, "xdotool", "windowfocus", "--sync", window)
+        x(display, "xdotool", "key", "q")
+        assert process.wait(timeout=30) == 0, log.read_text()[-2000:]
+    finally:
+        stop_group(process)
 
 
 def test_the_default_deck_stays_the_default(tiny: Tiny) -> None:
