@@ -96,13 +96,18 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
 
     spec = scene_spec(name)
     workspace = current()
-    # manim's own caches (LaTeX SVGs, partial movies) are reused across renders of a scene. A killed render
-    # could leave a half-written .dvi or .mp4 there that manim would trust later, so each render works on a
-    # hard-linked copy and the copy replaces the cache only when the render has finished.
+    # manim's own caches are reused: its LaTeX and text SVGs by every scene at every quality (manim names them
+    # by their content), its partial movies by later renders of the scene at that quality. A killed render
+    # could leave a half-written .dvi or .mp4 that manim would trust later, so each render works on hard-linked
+    # copies, and its files join the caches only when it has finished.
     media_cache = workspace.media / quality / name
     media = stage / "media"
+    for folder in SHARED_MEDIA:
+        if (workspace.media / folder).exists():
+            shutil.copytree(workspace.media / folder, media / folder, copy_function=os.link)
     if media_cache.exists():
-        shutil.copytree(media_cache, media, copy_function=os.link)
+        ignore = shutil.ignore_patterns(*SHARED_MEDIA)  # an older cache's own copies: the shared folders serve
+        shutil.copytree(media_cache, media, copy_function=os.link, ignore=ignore, dirs_exist_ok=True)
     settings = {
         **MANIM_QUALITY[quality],
         "media_dir": str(media),
@@ -187,8 +192,29 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
     _copy_atomic(movie, out["video"])
     _copy_atomic(thumb_tmp, out["thumbnail"])
     atomic_write_text(out["report"], json.dumps(report, indent=2) + "\n")
+    for folder in SHARED_MEDIA:
+        _share(media / folder, workspace.media / folder)
     replace_dir(media, media_cache)
     return report
+
+
+# manim's folders of LaTeX and text SVGs (its tex_dir and text_dir inside media_dir), named by their content.
+SHARED_MEDIA = ("Tex", "texts")
+
+
+def _share(finished: Path, shared: Path) -> None:
+    """Link a finished render's new files into the shared folder (a link appears whole, and of two renders
+    adding the same file the second finds it there), then drop the render's folder."""
+    if not finished.is_dir():
+        return
+    shared.mkdir(parents=True, exist_ok=True)
+    for path in finished.iterdir():
+        if path.is_file() and not (shared / path.name).exists():
+            try:
+                os.link(path, shared / path.name)
+            except FileExistsError:
+                pass
+    shutil.rmtree(finished)
 
 
 # A slide's paused frame may differ from its final state in this share of its pixels. Measured at low quality

@@ -79,7 +79,8 @@ class Workspace:
 
     @property
     def media(self) -> Path:
-        """manim's own caches (LaTeX SVGs, partial movies), per quality and scene."""
+        """manim's own caches: LaTeX and text SVGs shared by every scene (`Tex/`, `texts/`), partial movies per
+        quality and scene."""
         return self.state_dir / "media"
 
     @property

@@ -13,6 +13,8 @@ from seqanim import contract, graph, registry
 from seqanim.config import experiment_params, load
 from seqanim.decks.plan import deck_names, deck_scenes
 from seqanim.errors import ConfigError, DataError
+from seqanim.render import SHARED_MEDIA
+from seqanim.workspace import current
 from tests.conftest import QUALITY
 from tests.tree import Tree, make_tree, with_value
 
@@ -69,6 +71,19 @@ def test_second_build_does_nothing(tree: Tree) -> None:
     assert result.returncode == 0, result.stderr
     assert "up to date" in result.stderr
     assert tree.outputs() == before
+
+
+def test_latex_is_compiled_once_for_every_scene_and_quality(tree: Tree) -> None:
+    """manim's LaTeX and text SVGs live in one folder for every scene and quality: a scene rendered at a quality
+    the lecture was never built at finds every formula there, compiles none and adds no file."""
+    built = current().media  # the session's build of every scene
+    assert not list(built.glob(f"{QUALITY}/*/Tex")) + list(built.glob(f"{QUALITY}/*/texts")), "a scene keeps its own"
+    media = tree.root / ".seqanim" / "media"  # the copy's: linked from the build's
+    shared = {folder: {path.name: path.stat().st_ino for path in (media / folder).iterdir()} for folder in SHARED_MEDIA}
+    assert any(name.endswith(".svg") for name in shared["Tex"]), "the lecture's formulas are not in the shared folder"
+    result = tree.run("render", "ScaledScores", "--quality", "low")
+    assert result.returncode == 0, result.stderr
+    assert {folder: {p.name: p.stat().st_ino for p in (media / folder).iterdir()} for folder in SHARED_MEDIA} == shared
 
 
 def test_dry_run_lists_exactly_what_adding_T_feeds(tree: Tree) -> None:

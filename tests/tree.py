@@ -1,10 +1,11 @@
 """An isolated copy of the built lecture, for tests that break, kill or change things.
 
 A workspace of its own (see seqanim/workspace.py): the lecturer's files (lecture.toml, precompute/, scenes/),
-data/ and the cache are copied; videos and slide files are hard-linked (outputs are only ever replaced by
-rename, never written in place, so links are safe). Commands run in the copy with PYTHONPATH pointing at it,
-so its own precompute and scenes are imported; the engine is this repository's. `worker_checkout` makes what a
-remote Dask worker is started in: a clone of this repository with this tree's code.
+data/ and the cache are copied; videos, slide files, voice clips and manim's LaTeX and text SVGs are
+hard-linked (they are only ever replaced by rename or added, never written in place, so links are safe).
+Commands run in the copy with PYTHONPATH pointing at it, so its own precompute and scenes are imported; the
+engine is this repository's. `worker_checkout` makes what a remote Dask worker is started in: a clone of this
+repository with this tree's code.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from seqanim.render import SHARED_MEDIA
 from seqanim.workspace import ENGINE, current
 from tests.conftest import QUALITY
 
@@ -108,6 +110,10 @@ def make_tree(destination: Path, quality: str = QUALITY) -> Tree:
     voice = ROOT / ".seqanim" / "voice"
     if voice.exists():  # the narration clips, linked: a clip is only ever replaced by rename
         shutil.copytree(voice, destination / ".seqanim" / "voice", copy_function=os.link)
+    for folder in SHARED_MEDIA:  # manim's LaTeX and text SVGs, linked: a file there is never rewritten
+        if (ROOT / ".seqanim" / "media" / folder).exists():
+            shutil.copytree(ROOT / ".seqanim" / "media" / folder, destination / ".seqanim" / "media" / folder,
+                            copy_function=os.link)  # fmt: skip
     cache = ROOT / ".seqanim" / "cache"
     if cache.exists():
         # Real copies: cache entries share inodes with the real outputs, and tests here damage files in place.
