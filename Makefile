@@ -64,7 +64,7 @@ test: setup
 
 bench: setup
 	$(PY) bench/precompute.py && $(PY) bench/kernels.py && $(PY) bench/reverse_seeds.py && $(PY) bench/build.py && $(PY) bench/faults.py --kills 2
-	$(PY) bench/variants.py && $(PY) bench/publish.py --cut full
+	$(PY) bench/variants.py && $(PY) bench/publish.py --cut full && $(PY) bench/caches.py
 	$(MAKE) variant
 
 # The suite on a copy whose lecture.toml has other values (bench/variant.py): tests must read the parameters in force.
