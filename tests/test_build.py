@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +13,7 @@ from seqanim.errors import ConfigError, DataError
 from seqanim.render import SHARED_MEDIA
 from seqanim.workspace import current
 from tests.conftest import QUALITY
-from tests.tree import Tree, make_tree, with_value
+from tests.tree import Tree, make_tree
 
 
 @pytest.fixture(scope="module")
@@ -325,32 +322,3 @@ def test_override_syntax_is_checked() -> None:
         load(overrides=["adding"])
     with pytest.raises(ConfigError, match="render.quality = 'ultra'"):
         load(overrides=["render.quality=ultra"])
-
-
-def test_watch_rebuilds_what_a_saved_change_affects(tree: Tree) -> None:
-    """A saved lecture.toml reruns what it feeds: scaling.n_samples -> the scaling experiment, ScaledDotProduct."""
-    import os
-
-    samples = load().scaling.n_samples + 500  # not today's value, whatever it is
-    process = tree.popen("watch", "--interval", "0.5")
-    config = tree.root / "lecture.toml"
-    original = config.read_text()
-    report = tree.root / "renders" / QUALITY / "ScaledDotProduct.report.json"
-    rendered = report.stat().st_mtime
-    try:
-        time.sleep(3)  # the first pass finds everything up to date
-        config.write_text(with_value(original, "scaling", "n_samples", samples))
-        sidecar = tree.root / "data" / "scaling.json"
-        deadline = time.time() + 240
-        while time.time() < deadline:
-            done = json.loads(sidecar.read_text())["params"]["n_samples"] == samples
-            if done and report.stat().st_mtime > rendered:
-                break
-            time.sleep(0.5)
-        assert done and report.stat().st_mtime > rendered, "watch did not rebuild scaling and ScaledDotProduct"
-    finally:
-        os.killpg(process.pid, signal.SIGINT)
-        process.wait(timeout=60)
-        config.write_text(original)
-    restore = tree.run("render", "ScaledDotProduct")
-    assert restore.returncode == 0, restore.stderr

@@ -49,7 +49,8 @@ def tree(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> Tree:
 
 def test_build_while_watch_runs(tree: Tree, tmp_path: Path) -> None:
     """watch holds the lock only while it builds: a build runs while it idles; a build that holds the lock
-    when a file is saved makes watch say so once, and build the change when the other build is done."""
+    when a file is saved makes watch say so once, and build the change when the other build is done: exactly
+    what the saved value feeds (the scaling experiment and ScaledDotProduct, `ran 2`)."""
     log = tmp_path / "watch.log"
     config = tree.root / "lecture.toml"
     original = config.read_text()
