@@ -3,8 +3,8 @@
 The build keeps one content-addressed cache of stage outputs. Four smaller ones sit beside it; each is kept
 only if taking it away costs measurable time. In a copy of the built lecture (tests/tree.py: the real tree is
 untouched), each case runs the same command with the cache and without it (moved away just before, put back
-after), alternating, `--rounds` times; every run but the no-op builds changes a parameter to a value not used
-before, so the stage cache cannot answer for it:
+after), alternating, `--rounds` times; every run but the no-op builds and the export changes a parameter to a
+value not used before, so the stage cache cannot answer for it:
 
   params.json        a no-op `seqanim build`: the validated experiment tables (else each experiment's module,
                      and torch with it, is imported to validate its table);
@@ -14,17 +14,19 @@ before, so the stage cache cannot answer for it:
                      words and voice alone (`publish.camera_push`): clips found, or synthesised again;
   media/Tex, texts   two scenes re-rendered for a theme colour: manim's LaTeX and text SVGs found, or made
                      again (LaTeX + dvisvgm per formula);
-  cards              the rnn deck exported again (`decks.handout_notes`): its title card found, or rendered.
+  cards              the rnn deck exported again (its record and cache entry dropped, nothing else changed):
+                     its title card found, or rendered.
 
 Printed per case: the median seconds with and without, and their ratio.
 
-    .venv/bin/python bench/caches.py [--quality low] [--rounds 2] [--keep]
+    .venv/bin/python bench/caches.py [--quality low] [--rounds 2] [--only CASE] [--keep]
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import shutil
 import statistics
 import sys
@@ -80,13 +82,12 @@ def cases(tree: Tree, quality: str) -> dict[str, tuple[list[Path], Callable[[], 
         muted = f'theme.muted="#8a8f{next(_fresh):02x}"'
         return timed(tree, "render", "ScaledScores", "SoftmaxNormalization", "-q", quality, "--set", muted)
 
-    notes = [True, False]
-
-    def export() -> float:  # alternate the notes setting and a nudge of the camera: a new deck key every time
-        notes.reverse()
-        push = f"publish.camera_push={0.02 + next(_fresh) / 1e4}"
-        return timed(tree, "slides", "rnn", "-q", quality, "--set", f"decks.handout_notes={str(notes[0]).lower()}",
-                     "--set", push)  # fmt: skip
+    def export() -> float:  # the deck alone runs again: its record and cache entry are dropped, nothing else
+        stage = f"deck:{quality}:rnn"
+        records = json.loads((state / "state.json").read_text())
+        shutil.rmtree(state / "cache" / records.pop(stage)["key"], ignore_errors=True)
+        (state / "state.json").write_text(json.dumps(records))
+        return timed(tree, "slides", "rnn", "-q", quality)
 
     return {
         "params.json (no-op build)": ([state / "params.json"], no_op),
@@ -101,6 +102,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quality", default="low")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--only", default="", help="Run only the cases whose name contains this.")
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="seqanim-caches-"))
@@ -110,6 +112,8 @@ def main() -> None:
         timed(tree, "build", "--quality", args.quality)
         print(f"{'cache':34} {'with':>8} {'without':>8} {'ratio':>6}")
         for name, (paths, run) in cases(tree, args.quality).items():
+            if args.only not in name:
+                continue
             run()  # warm: the first run after another case may carry its leftovers
             kept, dropped = [], []
             for _ in range(args.rounds):

@@ -345,7 +345,9 @@ class Campaign:
         for draw in range(1, AIMS + 1):
             stages = self._reset(steps)
             process, target, delay = self._start_and_aim(pick(stages), steps)
-            if process.poll() is None or draw == AIMS:
+            # Still running: aimed. The last draw, or a build that failed on its own, goes back to the trial,
+            # which reports the failure: a failed build must not be drawn again and go unseen.
+            if process.poll() is None or draw == AIMS or process.returncode != 0:
                 return stages, process, target, delay, draw
             process.communicate(timeout=300)
         raise AssertionError("unreachable")
@@ -375,8 +377,8 @@ class Campaign:
         what = f"{sig.name} {build}{'' if steps is None else f' steps={steps}'}: aimed {target} +{delay:.1f}s"
         what += f" (draw {draws}), " if draws > 1 else ", "
         what += f"landed in {','.join(s.split(':')[-1] for s in inside) or 'no stage'}"
-        what += "" if running else " (build had ended)"
-        problems = []
+        what += "" if running or process.returncode != 0 else " (build had ended)"  # a failed build is no miss
+        problems = [] if running or process.returncode == 0 else [f"the build failed: {last_line(stderr)}"]
         # A SIGINT after the last stage ended may find the build done: it exits 0 with its summary (the resumed
         # build below then checks the outputs). Anywhere else it must stop the build: exit 130 and the one line.
         finished = not inside and process.returncode == 0 and (lines(stderr) or [""])[-1].startswith("ran ")
@@ -400,7 +402,9 @@ class Campaign:
         ended = process.poll() is not None
         if not ended:
             os.kill(process.pid, signal.SIGKILL)  # the build alone, not its group
-        process.communicate(timeout=300)
+        _, stderr = process.communicate(timeout=300)
+        if ended and process.returncode != 0:
+            problems.append(f"the build failed: {last_line(stderr)}")
         inside = self._running(stages)
         left = wait_for_no_processes(self.victim.root)
         if left:
@@ -415,7 +419,8 @@ class Campaign:
         self._resumed(steps, problems)
         what = f"SIGKILL build alone, steps={steps}: aimed {target} +{delay:.1f}s"
         what += f" (draw {draws}), landed in " if draws > 1 else ", landed in "
-        what += (",".join(s.split(":")[-1] for s in inside) or "no stage") + (" (build had ended)" if ended else "")
+        what += ",".join(s.split(":")[-1] for s in inside) or "no stage"
+        what += " (build had ended)" if ended and process.returncode == 0 else ""  # a failed build is no miss
         return what, not problems, "; ".join(problems[:3])
 
     def damage(self, name: str) -> tuple[str, bool, str]:

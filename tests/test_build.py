@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -70,16 +71,22 @@ def test_second_build_does_nothing(tree: Tree) -> None:
     assert tree.outputs() == before
 
 
-def test_latex_is_compiled_once_for_every_scene_and_quality(tree: Tree) -> None:
+def test_latex_is_compiled_once_for_every_scene_and_quality(tree: Tree, tmp_path: Path) -> None:
     """manim's LaTeX and text SVGs live in one folder for every scene and quality: a scene rendered at a quality
-    the lecture was never built at finds every formula there, compiles none and adds no file."""
+    the lecture was never built at finds every formula there. Its `latex` and `dvisvgm` fail if called, and it
+    adds no file to the folder."""
     built = current().media  # the session's build of every scene
     assert not list(built.glob(f"{QUALITY}/*/Tex")) + list(built.glob(f"{QUALITY}/*/texts")), "a scene keeps its own"
     media = tree.root / ".seqanim" / "media"  # the copy's: linked from the build's
     shared = {folder: {path.name: path.stat().st_ino for path in (media / folder).iterdir()} for folder in SHARED_MEDIA}
     assert any(name.endswith(".svg") for name in shared["Tex"]), "the lecture's formulas are not in the shared folder"
-    result = tree.run("render", "ScaledScores", "--quality", "low")
-    assert result.returncode == 0, result.stderr
+    for tool in ("latex", "dvisvgm"):  # first on PATH: a formula compiled again fails the render
+        stub = tmp_path / tool
+        stub.write_text(f"#!/bin/sh\necho '{tool} was called' >&2\nexit 1\n")
+        stub.chmod(0o755)
+    path = f"{tmp_path}{os.pathsep}{os.environ['PATH']}"
+    result = tree.run("render", "ScaledScores", "--quality", "low", env={"PATH": path})
+    assert result.returncode == 0 and "ran 1, restored 0" in result.stderr, result.stderr
     assert {folder: {p.name: p.stat().st_ino for p in (media / folder).iterdir()} for folder in SHARED_MEDIA} == shared
 
 

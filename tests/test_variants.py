@@ -59,7 +59,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Tiny:
     tiny = make_tiny(tmp_path_factory.mktemp("variants") / "lecture", SCENE, f'[publish]\nvoice = "none"\n\n{VARIANTS}')
     result = tiny.run("build")
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "variants: slides/preview/pulse.variants.html" in result.stdout
+    assert f"variants: slides/{QUALITY}/pulse.variants.html" in result.stdout
     return tiny
 
 
