@@ -1,6 +1,7 @@
 # Two commands on a fresh Debian 12 machine:
 #   make        install what is missing (apt, .venv, reveal.js), then build the whole lecture
-#   make test   the same setup, then the test suite (which renders for real at the lowest quality)
+#   make test   the same setup, then the test suite (which renders for real at the lowest quality, in a workspace
+#               of its own: it neither reads nor changes what `make` built)
 # A second `make` on a built tree installs nothing and rebuilds nothing.
 
 SHELL := /bin/bash
@@ -56,11 +57,12 @@ build: setup
 # Lint first: it takes a second and names the line to fix. Tests wait on renders, browsers and X servers
 # more than they compute: two workers (one test file each at a time; the first builds the lecture, the other
 # waits for it) keep both cores busy. TEST_WORKERS=0 runs them in this process.
+# Bytecode goes under pytest's cache, not beside the sources.
 TEST_WORKERS ?= 2
 test: setup
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+	PYTHONPYCACHEPREFIX=$(CURDIR)/.pytest_cache/pycache $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 bench: setup
 	$(PY) bench/precompute.py && $(PY) bench/kernels.py && $(PY) bench/reverse_seeds.py && $(PY) bench/build.py && $(PY) bench/faults.py --kills 2

@@ -102,10 +102,9 @@ class Workspace:
             sys.path.insert(0, root)
 
 
-def _find() -> Path:
-    named = os.environ.get(WORKSPACE_ENV)
-    if named:
-        return Path(named).resolve()
+def find_root() -> Path:
+    """The workspace the current directory lies in (the nearest folder upwards that holds a `lecture.toml`),
+    whatever `SEQANIM_WORKSPACE` names; else this repository."""
     here = Path.cwd().resolve()
     for folder in (here, *here.parents):
         if (folder / "lecture.toml").is_file() and (folder / "precompute").is_dir():
@@ -115,6 +114,7 @@ def _find() -> Path:
 
 @cache
 def current() -> Workspace:
-    workspace = Workspace(_find())
+    named = os.environ.get(WORKSPACE_ENV)
+    workspace = Workspace(Path(named).resolve() if named else find_root())
     workspace.importable()
     return workspace

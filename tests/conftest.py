@@ -1,14 +1,28 @@
-"""Shared fixtures. The suite runs the real pipeline once (`seqanim build`, lowest quality) and then
-asserts on what it produced: data/, renders/preview/, slides/preview/. Nothing is mocked."""
+"""Shared fixtures, and the suite's own workspace.
+
+The suite never builds in the lecturer's checkout. When it starts, it copies the lecturer's files
+(lecture.toml, precompute/, scenes/, narration/) into a folder of its own and points `SEQANIM_WORKSPACE` at it
+before anything reads a path, so every build, copy and read of data/, renders/, slides/ and .seqanim/ happens
+there. It runs the real pipeline once in that workspace (`seqanim build`, the suite's quality) and asserts on
+what it produced. Nothing is mocked. When the session ends it checks that the checkout's generated folders
+hold what they held when it started, and fails the run, naming the files, if they do not.
+
+    SEQANIM_TEST_WORKSPACE=DIR   run in DIR as it is, and keep it (a workspace of a test that runs the suite's
+                                 generated tests, or a suite workspace kept for the next run)
+    SEQANIM_TEST_SKIP_BUILD=1    trust that workspace to be built
+    SEQANIM_TEST_KEEP=1          keep the temporary workspace and print where it is
+"""
 
 from __future__ import annotations
 
 import fcntl
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +31,7 @@ import pytest
 
 from seqanim import contract
 from seqanim.config import experiment_params, load
-from seqanim.workspace import current
+from seqanim.workspace import WORKSPACE_ENV, current, find_root
 
 # The suite renders every scene's real code, layout check included, at preview quality (240p10): a third
 # faster than low. Every test module reads this one value.
@@ -33,6 +47,93 @@ def frame_settings(quality: str = QUALITY) -> dict[str, int]:
     settings = MANIM_QUALITY[quality]
     base = QUALITIES[settings["quality"]]
     return {key: settings.get(key, base[key]) for key in ("pixel_width", "pixel_height", "frame_rate")}
+
+
+# The lecturer's files the suite copies; the generated folders it must leave as they were.
+LECTURER_FILES = ("lecture.toml", "precompute", "scenes", "narration", "pyproject.toml", "package.json",
+                  "package-lock.json")  # fmt: skip
+GENERATED = ("data", "renders", "slides", ".seqanim")
+TEST_WORKSPACE_ENV = "SEQANIM_TEST_WORKSPACE"
+
+
+def suite_workspace(source: Path, target: Path) -> Path:
+    """`target` made a workspace of the lecture in `source`: its lecturer's files copied (again, so that an
+    edited scene is the one tested), reveal.js linked; its own data/, renders/, slides/ and .seqanim/ start empty."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in LECTURER_FILES:
+        origin, copy = source / name, target / name
+        if origin.is_dir():
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.copytree(origin, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        elif origin.exists():
+            shutil.copy2(origin, copy)
+    modules = target / "node_modules"
+    if (source / "node_modules").exists() and not modules.exists():
+        modules.symlink_to((source / "node_modules").resolve())
+    return target
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, int, int]]:
+    """Every file of `root`'s generated folders with its size, change time and inode: a file written, replaced,
+    added or removed changes it. Cheap enough for a built lecture (no content read)."""
+    found = {}
+    for folder in GENERATED:
+        for path in (root / folder).rglob("*"):
+            if not path.is_dir():
+                stat = path.lstat()
+                found[str(path.relative_to(root))] = (stat.st_size, stat.st_ctime_ns, stat.st_ino)
+    return found
+
+
+def changed(before: dict[str, tuple[int, int, int]], after: dict[str, tuple[int, int, int]]) -> list[str]:
+    return sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """On the controlling process (xdist's workers inherit its environment): the suite's workspace, a copy of
+    the lecture in `SEQANIM_WORKSPACE` or the one the current directory lies in."""
+    if hasattr(config, "workerinput"):
+        return
+    named = os.environ.get(WORKSPACE_ENV)
+    lecture = Path(named).resolve() if named else find_root()
+    if os.environ.get(TEST_WORKSPACE_ENV):
+        workspace = Path(os.environ[TEST_WORKSPACE_ENV]).resolve()
+        if not (workspace / "lecture.toml").exists():
+            suite_workspace(lecture, workspace)
+    else:
+        folder = Path(tempfile.mkdtemp(prefix="seqanim-suite-"))
+        workspace = suite_workspace(lecture, folder / "lecture")
+        config.stash[_TEMPORARY] = folder
+    os.environ[WORKSPACE_ENV] = str(workspace)
+    if workspace != lecture:
+        config.stash[_CHECKOUT] = (lecture, snapshot(lecture))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when the checkout's generated folders changed while the suite ran."""
+    config = session.config
+    if _CHECKOUT not in config.stash:
+        return
+    checkout, before = config.stash[_CHECKOUT]
+    touched = changed(before, snapshot(checkout))
+    if touched:
+        listed = ", ".join(touched[:10]) + (f" and {len(touched) - 10} more" if len(touched) > 10 else "")
+        print(f"\nerror: the suite changed the checkout's generated files: {listed}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_TEMPORARY, None)
+    if folder is None:
+        return
+    if os.environ.get("SEQANIM_TEST_KEEP"):
+        print(f"\nthe suite's workspace is kept in {folder / 'lecture'}", file=sys.stderr)
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+_TEMPORARY = pytest.StashKey[Path]()
+_CHECKOUT = pytest.StashKey[tuple[Path, dict[str, tuple[int, int, int]]]]()
 
 
 # A suite started in the background by a shell without job control (`make test &`, nohup) inherits SIGINT

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from seqanim.workspace import REPOSITORY, WORKSPACE_ENV
-from tests.conftest import QUALITY, frame_settings
+from tests.conftest import QUALITY, TEST_WORKSPACE_ENV, frame_settings
 
 LECTURER_FILES = ("lecture.toml", "pyproject.toml", "precompute", "scenes", "tests/__init__.py", "tests/conftest.py")
 
@@ -33,7 +33,9 @@ def _workspace(root: Path) -> Path:
 def _run(root: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     # The workspace's own precompute and scenes first, then this checkout's engine (not the editable install's).
     path = os.pathsep.join((str(root), str(REPOSITORY)))
-    env = {**os.environ, WORKSPACE_ENV: str(root), "PYTHONPATH": path, "SEQANIM_TEST_SKIP_BUILD": "1"}
+    # A suite run here tests this workspace as it is (built by the test), not a copy of it.
+    env = {**os.environ, WORKSPACE_ENV: str(root), "PYTHONPATH": path, TEST_WORKSPACE_ENV: str(root)}
+    env["SEQANIM_TEST_SKIP_BUILD"] = "1"
     result = subprocess.run([sys.executable, *args], cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
     assert result.returncode == 0, f"{' '.join(args)}:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
     return result

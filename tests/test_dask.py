@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from seqanim.workspace import REPOSITORY
 from tests.conftest import QUALITY
 from tests.tree import (
     ROOT,
@@ -256,7 +257,7 @@ def test_a_worker_at_another_commit_is_refused_in_one_line(lecture_built: Path, 
         stop_group(scheduler)
     theirs, ours = (
         subprocess.run(["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-        for folder in (checkout, ROOT)
+        for folder in (checkout, REPOSITORY)
     )
     said = [line for line in lines(result.stderr) if not line.startswith(f"dask scheduler {address}")]
     assert result.returncode == 2 and len(said) == 1, result.stderr

@@ -1,11 +1,12 @@
-"""An isolated copy of the built lecture, for tests that break, kill or change things.
+"""An isolated copy of the suite's built lecture, for tests that break, kill or change things.
 
-A workspace of its own (see seqanim/workspace.py): the lecturer's files (lecture.toml, precompute/, scenes/),
-data/ and the cache are copied; videos, slide files, voice clips and manim's LaTeX and text SVGs are
-hard-linked (they are only ever replaced by rename or added, never written in place, so links are safe).
-Commands run in the copy with PYTHONPATH pointing at it, so its own precompute and scenes are imported; the
-engine is this repository's. `worker_checkout` makes what a remote Dask worker is started in: a clone of this
-repository with this tree's code.
+ROOT is the suite's workspace (tests/conftest.py), never the lecturer's checkout. A copy is a workspace of its
+own (see seqanim/workspace.py): the lecturer's files (lecture.toml, precompute/, scenes/), data/ and the cache
+are copied; videos, slide files, voice clips and manim's LaTeX and text SVGs are hard-linked (they are only ever
+replaced by rename or added, never written in place, so links are safe). Commands run in the copy with
+PYTHONPATH pointing at it, so its own precompute and scenes are imported; the engine is this repository's.
+`worker_checkout` makes what a remote Dask worker is started in: a clone of this repository with this tree's
+code.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from seqanim.render import SHARED_MEDIA
-from seqanim.workspace import ENGINE, current
+from seqanim.workspace import ENGINE, REPOSITORY, current
 from tests.conftest import QUALITY
 
 ROOT = current().root
@@ -139,11 +140,11 @@ def worker_checkout(folder: Path, commit: str | None = None) -> Path:
     """What `git clone` and `make setup` make on a worker machine: a clone of this repository at HEAD, with
     this tree's code copied over it (the build's code, uncommitted changes included) and reveal.js; with
     `commit`, one more commit of its own, as a worker left at another version of the code."""
-    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(folder)], check=True)
-    for name in ("seqanim", "precompute", "scenes"):
-        shutil.rmtree(folder / name)
-        shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
-    (folder / "node_modules").symlink_to(ROOT / "node_modules")
+    subprocess.run(["git", "clone", "--quiet", str(REPOSITORY), str(folder)], check=True)
+    for source in (ENGINE, ROOT / "precompute", ROOT / "scenes"):
+        shutil.rmtree(folder / source.name)
+        shutil.copytree(source, folder / source.name, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "node_modules").symlink_to(REPOSITORY / "node_modules")
     if commit:
         with open(folder / "seqanim" / "task.py", "a") as source:
             source.write(f"# {commit}\n")
