@@ -1,9 +1,13 @@
 """Shared fixtures, and the suite's own workspace.
 
 The suite never builds in the lecturer's checkout. When it starts, it copies the lecturer's files
-(lecture.toml, precompute/, scenes/, narration/) into a folder of its own and points `SEQANIM_WORKSPACE` at it
-before anything reads a path, so every build, copy and read of data/, renders/, slides/ and .seqanim/ happens
-there. It runs the real pipeline once in that workspace (`seqanim build`, the suite's quality) and asserts on
+(lecture.toml, precompute/, scenes/, narration/) into a folder of its own and works there: in every pytest
+process, `seqanim.workspace.current()` is that folder before anything reads a path, and once the tests are
+collected it is the current directory, so every build, copy and read of data/, renders/, slides/ and
+.seqanim/ happens there. `SEQANIM_WORKSPACE` is not passed on: a command a test starts in a copy of its own
+(cwd=) finds that copy, as a lecturer's command finds the folder it runs in.
+
+The suite runs the real pipeline once in its workspace (`seqanim build`, the suite's quality) and asserts on
 what it produced. Nothing is mocked. When the session ends it checks that the checkout's generated folders
 hold what they held when it started, and fails the run, naming the files, if they do not.
 
@@ -54,6 +58,7 @@ LECTURER_FILES = ("lecture.toml", "precompute", "scenes", "narration", "pyprojec
                   "package-lock.json")  # fmt: skip
 GENERATED = ("data", "renders", "slides", ".seqanim")
 TEST_WORKSPACE_ENV = "SEQANIM_TEST_WORKSPACE"
+SUITE_ENV = "SEQANIM_SUITE_WORKSPACE"  # where the controlling process put it, for xdist's workers
 
 
 def suite_workspace(source: Path, target: Path) -> Path:
@@ -74,14 +79,15 @@ def suite_workspace(source: Path, target: Path) -> Path:
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, int, int]]:
-    """Every file of `root`'s generated folders with its size, change time and inode: a file written, replaced,
-    added or removed changes it. Cheap enough for a built lecture (no content read)."""
+    """Every file of `root`'s generated folders with its size, modification time and inode: a file written,
+    replaced, added or removed changes it (not its change time, which a hard link made elsewhere moves). Cheap
+    enough for a built lecture (no content read)."""
     found = {}
     for folder in GENERATED:
         for path in (root / folder).rglob("*"):
             if not path.is_dir():
                 stat = path.lstat()
-                found[str(path.relative_to(root))] = (stat.st_size, stat.st_ctime_ns, stat.st_ino)
+                found[str(path.relative_to(root))] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
     return found
 
 
@@ -90,11 +96,12 @@ def changed(before: dict[str, tuple[int, int, int]], after: dict[str, tuple[int,
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """On the controlling process (xdist's workers inherit its environment): the suite's workspace, a copy of
-    the lecture in `SEQANIM_WORKSPACE` or the one the current directory lies in."""
+    """The suite's workspace: a copy of the lecture in `SEQANIM_WORKSPACE` or of the one the current directory
+    lies in, made by the controlling process; every process (xdist's workers too) works in it."""
     if hasattr(config, "workerinput"):
+        _work_in(Path(os.environ[SUITE_ENV]))
         return
-    named = os.environ.get(WORKSPACE_ENV)
+    named = os.environ.pop(WORKSPACE_ENV, None)
     lecture = Path(named).resolve() if named else find_root()
     if os.environ.get(TEST_WORKSPACE_ENV):
         workspace = Path(os.environ[TEST_WORKSPACE_ENV]).resolve()
@@ -104,9 +111,24 @@ def pytest_configure(config: pytest.Config) -> None:
         folder = Path(tempfile.mkdtemp(prefix="seqanim-suite-"))
         workspace = suite_workspace(lecture, folder / "lecture")
         config.stash[_TEMPORARY] = folder
-    os.environ[WORKSPACE_ENV] = str(workspace)
+    os.environ[SUITE_ENV] = str(workspace)
+    _work_in(workspace)
     if workspace != lecture:
         config.stash[_CHECKOUT] = (lecture, snapshot(lecture))
+
+
+def _work_in(workspace: Path) -> None:
+    """This process's workspace is `workspace` (its children's is the folder they run in)."""
+    os.environ[WORKSPACE_ENV] = str(workspace)
+    current.cache_clear()
+    current()
+    del os.environ[WORKSPACE_ENV]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """After collection (which reads the command line's paths from where pytest was started): work in the
+    suite's folder, so a command a test starts without a folder of its own runs there too."""
+    os.chdir(os.environ[SUITE_ENV])
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
