@@ -7,7 +7,10 @@ text; `check` fails in one line, before anything runs, when the voice cannot be 
 
 Each clip is made once per (spoken text, voice, the voice's settings) and kept in `.seqanim/voice/<key>.wav`
 (mono, 24 kHz, normalised with ffmpeg's two-pass `loudnorm` to `[publish] loudness_lufs`) beside a
-`<key>.json` with its duration and measured loudness. Changing one slide's narration therefore makes one new
+`<key>.json` with its duration, measured loudness and word timings: when each spoken word starts and ends.
+hibari gives them exactly (its model's duration predictor, read as an extra output of the ONNX graph); for
+the other voices and recordings they are estimated, spread by characters over the clip's voiced span, and
+the clip says so (`timing`). Changing one slide's narration therefore makes one new
 clip; every other slide's clip is found by its key. Clips are written under a temporary name and renamed.
 """
 
@@ -32,13 +35,17 @@ from seqanim.workspace import current
 
 SAMPLE_RATE = 24_000  # plenty for speech; half the disk of 48 kHz
 RECORDED_SUFFIXES = (".wav", ".flac", ".mp3")
-VERSION = 2  # bump when the processing below changes what a key's clip sounds like (2: short clips padded)
+VERSION = 3  # bump when the processing below changes a key's clip (2: short clips padded; 3: word timings)
 # ffmpeg's loudnorm needs 3 s of audio: a shorter clip came out about 25 dB under the target (a 3.0 s espeak
 # clip at -41 LUFS). Shorter clips are padded with silence for both passes, and trimmed back after.
 LOUDNORM_SHORTEST_S = 4.0
 HIBARI = "hibari-tts==0.2.1"  # the package pyproject.toml pins, as the fix of a missing one names it
 HIBARI_VOICE = "heart"  # the one voice inside hibari's wheel; its others download on first use: never here
 HIBARI_SEED = 0  # hibari adds a noise component; a fixed seed makes a key's clip the same on every machine
+
+
+# A word of a clip as heard: its text (a word of `spoken(text)`), and its start and end in seconds.
+Word = tuple[str, float, float]
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,8 @@ class Clip:
     lufs: float  # integrated loudness as measured after normalisation
     source: str  # the voice ("hibari", "espeak", "piper") or the recorded file's label
     synthesised: bool  # made by this call (False: found in the cache)
+    words: tuple[Word, ...] = ()  # every spoken word that has a letter or digit, in order
+    timing: str = "estimated"  # "model": the voice's own durations; "estimated": spread over the voiced span
 
 
 def cache_dir() -> Path:
@@ -81,6 +90,37 @@ def recorded_file(folder: str, slide: int, beat: int | None = None) -> Path | No
         if path.is_file():
             return path
     return None
+
+
+def beat_clip(
+    scene: str, slide: int, beat: int, text: str, publish: Publish, warnings: list[str] | None = None
+) -> Clip | None:
+    """The clip of one beat as the published video says it: the lecturer's recording of it
+    (`narration/<scene>/<slide>.<beat>.wav`), else the voice's (the fallback voice's, with a warning, when the
+    voice is `recorded`); None with no voice."""
+    synthetic = publish.voice
+    if publish.voice == "recorded":
+        recording = recorded_file(scene, slide, beat)
+        if recording is not None:
+            return clip(text, publish, recorded=recording)
+        whole = recorded_file(scene, slide)
+        if whole is not None:
+            raise SeqanimError(
+                f"{current().label(whole)} records slide {slide} whole, but its video is paced beat by beat; "
+                f"record each beat as narration/{scene}/{slide}.1.wav, {slide}.2.wav, ... (the transcript lists them)"
+            )
+        synthetic = publish.fallback_voice
+        if warnings is not None:
+            warnings.append(
+                f"narration/{scene}/{slide}.{beat}.wav (or .flac/.mp3) is missing: {scene} slide {slide} beat {beat} "
+                f"uses the {synthetic} voice"
+            )
+    if synthetic == "none":
+        return None
+    try:
+        return clip(text, publish, voice=synthetic)
+    except SeqanimError as error:
+        raise SeqanimError(f"{scene} slide {slide}: {error}") from None
 
 
 def model_path(publish: Publish) -> Path:
@@ -121,8 +161,9 @@ class SpeechService:
         """What the speech depends on besides the text (part of every clip's cache key)."""
         return {}
 
-    def generate_from_text(self, text: str, target: Path) -> None:
-        """Raw speech for `text` (already as the voice should hear it: `spoken`) into `target` (WAV)."""
+    def generate_from_text(self, text: str, target: Path) -> list[Word] | None:
+        """Raw speech for `text` (already as the voice should hear it: `spoken`) into `target` (WAV); the words'
+        timings when the voice knows them (None: they are estimated from the audio)."""
         raise NotImplementedError
 
 
@@ -143,13 +184,29 @@ class Hibari(SpeechService):
         speed = self.publish.hibari_speed
         return {"hibari": hibari.__version__, "hibari_voice": HIBARI_VOICE, "speed": speed, "seed": HIBARI_SEED}
 
-    def generate_from_text(self, text: str, target: Path) -> None:
-        from hibari import write_wav  # type: ignore[import-not-found]
+    def generate_from_text(self, text: str, target: Path) -> list[Word] | None:
+        """What `Hibari(text, speed, seed)` says, sentence by sentence as hibari does, with each word's span
+        from the durations the model gave its phonemes."""
+        import numpy as np
+        from hibari import dsp, write_wav  # type: ignore[import-not-found]
 
-        audio = _hibari_model()(text, speed=self.publish.hibari_speed, seed=HIBARI_SEED)
-        if audio.size == 0:
+        model, session = _hibari_model(), _hibari_timed_session()
+        rng = np.random.default_rng(HIBARI_SEED)  # one generator for all sentences, as hibari's own call
+        speed = np.asarray([self.publish.hibari_speed], np.float32)
+        parts, spans, at = [], [], 0.0
+        for phonemes in model.phonemize(text):
+            ids = model.ids(phonemes)
+            if len(ids) < 3:
+                continue
+            *outputs, durations = session.run(None, {"ids": np.asarray([ids], np.int64), "speed": speed})
+            audio = dsp.synth(*(output[0] for output in outputs), rng)
+            spans += [(at + start, at + end) for start, end in phoneme_word_spans(phonemes, model.vocab, durations)]
+            at += len(audio) / dsp.SR
+            parts.append(audio)
+        if not parts:
             raise SeqanimError(f"hibari found nothing to say in {text[:60]!r}; write the narration in words")
-        write_wav(str(target), audio)
+        write_wav(str(target), np.concatenate(parts))
+        return _words_of(text, spans, model)
 
 
 def _hibari_model_file() -> str:
@@ -168,6 +225,106 @@ def _hibari_model_file() -> str:
             f"{HIBARI}`"
         )
     return str(path)
+
+
+# hibari's duration predictor: each phoneme id's length in 25 ms steps (its audio frames are 12.5 ms, hop 300
+# at 24 kHz), the integer tensor that feeds the Round, Clip and CumSum of hibari-tts 0.2.1's graph. Read as an
+# extra output, it times every word exactly; tests/test_voice.py fails when a hibari release renames it.
+HIBARI_DURATIONS = "/Cast_32_output_0"
+HIBARI_DURATION_STEP = 0.025
+# Phoneme characters that are pauses, not sounds of a word.
+PHONEME_PUNCTUATION = frozenset(';:,.!?—…"()“”')
+
+
+@functools.lru_cache(maxsize=1)
+def _hibari_timed_session() -> Any:
+    """hibari's model with its phoneme durations as a seventh output."""
+    import onnx
+    import onnxruntime as ort
+
+    graph = onnx.load(_hibari_model_file())
+    if not any(HIBARI_DURATIONS in node.output for node in graph.graph.node):
+        raise ToolMissingError(
+            f"hibari's model has no {HIBARI_DURATIONS} (its phoneme durations); `.venv/bin/pip install {HIBARI}`"
+        )
+    graph.graph.output.append(onnx.helper.make_tensor_value_info(HIBARI_DURATIONS, onnx.TensorProto.INT64, None))
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return ort.InferenceSession(graph.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+
+def phoneme_word_spans(phonemes: str, vocab: dict[str, int], durations: Any) -> list[tuple[float, float]]:
+    """(start, end) in seconds of each space-separated word of a phoneme string that has a sound, from the
+    durations of its ids (hibari's ids: a pad, then every character found in `vocab`, then a pad)."""
+    ends = [0.0]
+    for steps in durations:
+        ends.append(ends[-1] + float(steps) * HIBARI_DURATION_STEP)
+    spans, index, first, last = [], 1, None, None  # index: the id of the next character (0 is the pad)
+    for char in phonemes + " ":
+        if char == " " and first is not None:
+            spans.append((ends[first], ends[last + 1]))
+            first = None
+        if char not in vocab:
+            continue
+        if char != " " and char not in PHONEME_PUNCTUATION:
+            first, last = (index if first is None else first), index
+        index += 1
+    return spans
+
+
+def _words_of(text: str, spans: list[tuple[float, float]], model: Any) -> list[Word] | None:
+    """The words of `text` that have a letter or digit, each with the span of the phoneme words it became;
+    None when they cannot be matched (the caller estimates them)."""
+    words = sounded(text)
+    if len(words) == len(spans):
+        return [(word, round(a, 4), round(b, 4)) for word, (a, b) in zip(words, spans)]
+    sizes = [sum(1 for part in model.g2p(word).split() if any(c not in PHONEME_PUNCTUATION for c in part))
+             for word in words]  # fmt: skip  # a word such as "PyTorch" becomes two phoneme words
+    if sum(sizes) != len(spans):
+        return None
+    timed, at = [], 0
+    for word, size in zip(words, sizes):
+        if size:
+            timed.append((word, round(spans[at][0], 4), round(spans[at + size - 1][1], 4)))
+        else:  # read as nothing: an instant at the next word
+            timed.append(
+                (word, round(spans[min(at, len(spans) - 1)][0], 4), round(spans[min(at, len(spans) - 1)][0], 4))
+            )
+        at += size
+    return timed
+
+
+def sounded(text: str) -> list[str]:
+    """The words of `text` a voice says: those with a letter or a digit."""
+    return [word for word in text.split() if any(char.isalnum() for char in word)]
+
+
+def estimated_words(path: Path, text: str) -> list[Word]:
+    """The words of `text` spread over the voiced span of the WAV at `path` by their characters (a space
+    counted after each): what a voice that gives no timings says, to within a word or two."""
+    import wave
+
+    import numpy as np
+
+    with wave.open(str(path), "rb") as handle:
+        rate = handle.getframerate()
+        samples = np.frombuffer(handle.readframes(handle.getnframes()), dtype="<i2").astype(np.float32)
+    words = sounded(text)
+    if not words or samples.size == 0:
+        return []
+    window = max(1, rate // 100)  # 10 ms
+    energy = np.sqrt(np.mean(samples[: samples.size // window * window].reshape(-1, window) ** 2, axis=1))
+    voiced = np.flatnonzero(energy > 0.05 * energy.max()) if energy.size else np.array([])
+    begin = voiced[0] * window / rate if voiced.size else 0.0
+    end = (voiced[-1] + 1) * window / rate if voiced.size else samples.size / rate
+    weights = [len(word) + 1 for word in words]
+    total, at, timed = sum(weights), begin, []
+    for word, weight in zip(words, weights):
+        share = (end - begin) * weight / total
+        timed.append((word, round(at, 4), round(at + share * len(word) / weight, 4)))
+        at += share
+    return timed
 
 
 @functools.lru_cache(maxsize=1)
@@ -356,22 +513,27 @@ def clip(text: str, publish: Publish, *, recorded: Path | None = None, voice: st
     if wav.is_file() and meta.is_file():
         try:
             info = json.loads(meta.read_text())
-            return Clip(wav, float(info["seconds"]), float(info["lufs"]), source, False)
-        except (ValueError, KeyError):
+            words = tuple((str(w), float(a), float(b)) for w, a, b in info["words"])
+            return Clip(wav, float(info["seconds"]), float(info["lufs"]), source, False, words, info["timing"])
+        except (ValueError, KeyError, TypeError):
             pass  # a damaged record: make the clip again
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".voice-", dir=folder) as tmp:
         raw = Path(tmp) / "raw.wav"
+        timed = None
         if recorded is not None:
             _decode(recorded, raw)
         else:
-            speaker.generate_from_text(spoken(text), raw)
+            timed = speaker.generate_from_text(spoken(text), raw)
         staged = Path(tmp) / "clip.wav"
-        lufs = _normalise(raw, publish, staged)
+        lufs = _normalise(raw, publish, staged)  # linear gain, same length: the timings still hold
         seconds = clip_seconds(staged)
+        timing = "model" if timed is not None else "estimated"
+        words = tuple(timed if timed is not None else estimated_words(staged, spoken(text)))
         os.replace(staged, wav)
-    atomic_write_text(meta, json.dumps({"seconds": seconds, "lufs": lufs, "source": source}))
-    return Clip(wav, seconds, lufs, source, True)
+    record = {"seconds": seconds, "lufs": lufs, "source": source, "timing": timing, "words": words}
+    atomic_write_text(meta, json.dumps(record))
+    return Clip(wav, seconds, lufs, source, True, words, timing)
 
 
 def _decode(recorded: Path, target: Path) -> None:

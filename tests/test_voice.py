@@ -102,5 +102,47 @@ def test_hibari_missing_names_the_pip_command(monkeypatch: pytest.MonkeyPatch) -
     assert raised.value.exit_code == 2
 
 
+def test_hibaris_model_gives_each_phonemes_duration_and_they_time_its_audio_exactly() -> None:
+    """The word timings rest on one tensor of hibari's graph: its duration predictor's integer output. Read as
+    an extra output it must exist, and its sum (25 ms steps) times two must equal the audio's 12.5 ms frames,
+    and the audio of the timed model must be hibari's own, sample for sample."""
+    import numpy as np
+    from hibari import dsp
+
+    model, session = voice._hibari_model(), voice._hibari_timed_session()  # a missing tensor fails here
+    (phonemes,) = model.phonemize(SENTENCE)
+    ids = model.ids(phonemes)
+    *outputs, durations = session.run(None, {"ids": np.asarray([ids], np.int64), "speed": np.ones(1, np.float32)})
+    assert durations.dtype == np.int64 and durations.shape == (len(ids),)
+    audio = dsp.synth(*(output[0] for output in outputs), np.random.default_rng(voice.HIBARI_SEED))
+    assert len(audio) == int(durations.sum()) * 2 * dsp.HOP  # 2 frames of 300 samples per 25 ms step
+    ours = np.asarray(audio)
+    theirs = model(SENTENCE, speed=1.0, seed=voice.HIBARI_SEED)
+    assert np.array_equal(ours, theirs)
+
+
+def test_hibaris_word_timings_fall_on_its_words(workspace: Path) -> None:
+    """Every word of two sentences is timed, in order, inside the clip; the speech starts within 0.1 s of the
+    first word's time, and between the sentences the audio is quiet where the timings say no word is said
+    (measured on the clip's samples, not on the timings' own arithmetic)."""
+    import numpy as np
+
+    text = "Keys are addresses. Values are contents."
+    made = voice.clip(text, Publish())
+    assert made.timing == "model"
+    assert [word for word, _, _ in made.words] == text.split()
+    starts = [start for _, start, _ in made.words]
+    assert starts == sorted(starts) and all(a <= b for _, a, b in made.words)
+    assert made.words[-1][2] <= made.seconds
+    with wave.open(str(made.path), "rb") as handle:
+        samples = np.frombuffer(handle.readframes(handle.getnframes()), "<i2").astype(np.float32)
+    window = voice.SAMPLE_RATE // 100  # 10 ms
+    energy = np.sqrt(np.mean(samples[: samples.size // window * window].reshape(-1, window) ** 2, axis=1))
+    onset = np.flatnonzero(energy > 0.1 * energy.max())[0] / 100
+    assert abs(onset - made.words[0][1]) <= 0.1, (onset, made.words[0])
+    pause = energy[round(made.words[2][2] * 100) + 3 : round(made.words[3][1] * 100) - 3]
+    assert pause.size >= 5 and pause.mean() < 0.1 * energy.mean(), (pause.size, pause.mean(), energy.mean())
+
+
 def test_spoken_reads_the_notation_in_words() -> None:
     assert voice.spoken("S = Q K^T, 4x8, ||h_t|| <= 1") == "S = Q K transpose, 4 by 8, the norm of h t at most 1"
