@@ -224,9 +224,10 @@ PAUSED_FRAME_TOLERANCE = 0.0002
 
 
 def beat_times(scene: Any, fps: float) -> list[list[dict[str, Any]]]:
-    """Per slide, its beats with the seconds of the slide's video in which their animations run. Counted in
-    frames from manim's movie of each animation, as manim-slides joins them into the slide's video (a render
-    from manim's cache skips the drawing but not the movie, so its clock is not a reliable count)."""
+    """Per slide, its beats: their words, the seconds of the slide's video in which they run (their hold
+    included), and their speech: how long it lasts and when each word starts and ends, from the beat's start.
+    Counted in frames from manim's movie of each animation, as manim-slides joins them into the slide's video
+    (a render from manim's cache skips the drawing but not the movie, so its clock is not a reliable count)."""
     # The movies manim-slides joins, in its numbering of animations (a skipped animation has none).
     frames = [frame_count(path) for path in scene._partial_movie_files]
     starts = [slide.start_animation for slide in scene._slides]  # manim-slides' record of each slide's animations
@@ -240,7 +241,13 @@ def beat_times(scene: Any, fps: float) -> list[list[dict[str, Any]]]:
                     "said": beat.said,
                     "start": round(sum(frames[start : start + beat.first]) / fps, 4),
                     "end": round(sum(frames[start : start + beat.last]) / fps, 4),
-                    "focus": beat.focus,
+                    "speech": round(beat.speech.seconds, 4),
+                    "timing": beat.speech.timing,
+                    "words": [list(word) for word in beat.speech.words],
+                    "marks": beat.marks,
+                    # Seconds of its words over a picture standing still (its waits, and its hold after its
+                    # animations until the words end): what to give an animation.
+                    "still_seconds": round(beat.still_frames / fps, 3),
                 }
                 for beat in beats
             ]

@@ -109,7 +109,7 @@ def curve_said(art: Artifact) -> tuple[str, str]:
     return (
         "This plot shows {array_words}, computed by the {experiment_words} experiment.",
         f"Its {{spoken.count(len(values), 'value')}} run from {{spoken.number(float(values.min()))}} "
-        f"to {{spoken.number(float(values.max()))}}.",
+        f"{{spoken.mark('top')}}to {{spoken.number(float(values.max()))}}.",
     )
 
 
@@ -135,11 +135,13 @@ class {name}(LectureSlide):
             width=7.5, height=3.8, x_label="index", y_label="{array}",
         )  # fmt: skip
         plot.move_to(0.2 * DOWN)  # between the title and the caption
-        with self.beat(appears):
-            self.title("{title}", along=[FadeIn(plot)], run_time=0.6)
-        with self.beat(drawn):
-            self.play(Create(plot.curve(np.arange(len(values)), values, theme.highlight())), run_time=2)
-            self.say({caption})
+        # Each beat lasts as long as its words: its animations take their run times from them.
+        with self.beat(appears) as beat:
+            self.title("{title}", along=[FadeIn(plot)], run_time=beat.remaining)
+        with self.beat(drawn) as beat:
+            curve = plot.curve(np.arange(len(values)), values, theme.highlight())
+            self.play(Create(curve), run_time=beat.until("top"))  # drawn while its range is said
+            self.say({caption}, run_time=beat.remaining)
 '''
 
 SCENE_TEST_TEMPLATE = '''\

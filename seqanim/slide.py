@@ -5,54 +5,149 @@ of every slide (written by the data mobjects on screen) and the layout check at 
 Every slide ends on a frame of its final state (manim writes an animation's frames up to, not including,
 its end), and that state is kept as a picture to check the rendered slide against (`final_frames`).
 A scene subclass declares which artifacts it reads in `data`, and its `construct` reads like the lecture:
-`self.next_slide(notes=...)`, then the slide's beats, each a sentence for the listener and the animations it
-accompanies (manim-voiceover's model):
+`self.next_slide(notes=...)`, then the slide's beats, each a sentence for the listener and the animations that
+show it, timed by its speech (manim-voiceover's model). The words are spoken first (`seqanim.voice`, cached),
+so the beat knows how long they last and when each word falls; its animations take their run times from them,
+and a bookmark starts an animation on its word:
 
     self.next_slide(notes=matrix_notes(run))
-    with self.beat(matrix_said(run)):
-        self.play(FadeIn(heatmap))
+    with self.beat(f"Each row is a query; {mark('sum')}its weights sum to one.") as beat:
+        self.play(FadeIn(heatmap), run_time=beat.until("sum"))
+        self.play(Indicate(row_sums), run_time=beat.remaining)
 
+On leaving the `with` block the picture holds for what is left of the words, then `[publish] gap_s`: the
+video is rendered at the pace of its speech, and the published cut lays each beat's audio where the beat starts.
 A slide's narration is its beats' words in order; each beat's place in the slide is kept (`beats`).
 """
 
 from __future__ import annotations
 
+import difflib
+import math
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from manim import DOWN, UP, Animation, FadeIn, Mobject, Text, config
+from manim import DOWN, UP, Animation, AnimationGroup, FadeIn, Mobject, Text, Wait, config
 from manim_slides import Slide
 
-from seqanim import contract
+from seqanim import contract, voice
 from seqanim.config import Lecture, current, experiment_params
 from seqanim.errors import SeqanimError
 from seqanim.kit import layout, theme
 from seqanim.kit.describe import alt_text
 from seqanim.kit.lean import drop_svg_paths
+from seqanim.spoken import bookmarks
+
+
+@dataclass(frozen=True)
+class Speech:
+    """A beat's words as heard: how long they last and when each written word starts and ends (seconds from the
+    beat's start); `timing` says where the times come from (the voice's model, an estimate, or reading time)."""
+
+    seconds: float
+    words: tuple[voice.Word, ...]
+    timing: str
+    source: str
+
+
+def written_words(text: str, heard: Sequence[voice.Word]) -> tuple[voice.Word, ...]:
+    """Each word of `text` as written, timed by the words the voice said (`voice.spoken(text)`, which reads
+    notation out: "||x||" is "the norm of x"): matched words keep their times, a rewritten stretch spans the
+    spoken words it became, and a word with no sound takes the instant before the next."""
+    written = text.split()
+    plain = [re.sub(r"\W", "", word.lower()) for word in written]
+    said = [re.sub(r"\W", "", word.lower()) for word, _, _ in heard]
+    times: list[tuple[float, float] | None] = [None] * len(written)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=plain, b=said, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                times[i1 + k] = heard[j1 + k][1:]
+        elif tag == "replace":
+            start, end = heard[j1][1], heard[j2 - 1][2]
+            weights = [len(word) + 1 for word in written[i1:i2]]
+            at = start
+            for k, weight in enumerate(weights):
+                share = (end - start) * weight / sum(weights)
+                times[i1 + k] = (at, at + share)
+                at += share
+    result, last = [], 0.0
+    for index, word in enumerate(written):
+        if times[index] is None:  # unheard: at the next heard word's start (or the last one's end)
+            following = next((t[0] for t in times[index + 1 :] if t is not None), last)
+            times[index] = (following, following)
+        start, end = times[index]  # type: ignore[misc]
+        result.append((word, round(start, 4), round(end, 4)))
+        last = end
+    return tuple(result)
+
+
+def reading_speech(text: str, words_per_minute: int) -> Speech:
+    """Words nobody speaks (`voice = "none"`): the reading time, spread over the words by their characters."""
+    written = text.split()
+    seconds = len(written) * 60.0 / words_per_minute
+    weights = [len(word) + 1 for word in written]
+    timed, at = [], 0.0
+    for word, weight in zip(written, weights):
+        share = seconds * weight / sum(weights)
+        timed.append((word, round(at, 4), round(at + share * len(word) / weight, 4)))
+        at += share
+    return Speech(seconds, tuple(timed), "reading", "reading time")
 
 
 @dataclass
 class Beat:
-    """One beat of a slide: what the listener hears, and the animations it accompanies (manim-slides' animation
-    numbers, the slide's first being 0: the beat runs from animation `first` up to, not including, `last`)."""
+    """One beat of a slide: what the listener hears, timed, and the animations it accompanies (manim-slides'
+    animation numbers, the slide's first being 0: the beat runs from animation `first` up to, not including,
+    `last`). Inside its `with` block it tells the animations their run times, counted in the frames manim
+    writes, so that they end on the frame where the words end (manim-voiceover's tracker):
+
+    - `duration`: from the beat's start to the end of its words;
+    - `remaining`: from now to the end of its words;
+    - `until(mark)`: from now to the word its bookmark stands before."""
 
     said: str
     first: int
+    speech: Speech
+    marks: dict[str, int]
+    fps: float
+    start_frame: int
+    clock: Any = field(repr=False)  # the scene: its `frames_written`
     last: int = 0
-    # Where on screen the beat's animations left their mobjects: (left, top, right, bottom) as shares of the
-    # frame, or None when nothing it animated stays. The published cut's camera leans toward it.
-    focus: tuple[float, float, float, float] | None = None
+    still_frames: int = 0  # frames of waits and holds inside the beat: a picture standing still under the words
 
+    def _frame_of(self, seconds: float) -> int:
+        return self.start_frame + math.ceil(seconds * self.fps - 1e-6)
 
-def _animated(animation: Animation) -> list[Mobject]:
-    """The mobjects an animation moves: a group's are its animations' (its own group leaves out what they
-    introduce, such as FadeIn and Create)."""
-    if hasattr(animation, "animations"):
-        return [mobject for inner in animation.animations for mobject in _animated(inner)]
-    return [animation.mobject]
+    @property
+    def end_frame(self) -> int:
+        return self._frame_of(self.speech.seconds)
+
+    def mark_frame(self, mark: str) -> int:
+        if mark not in self.marks:
+            known = ", ".join(self.marks) or "none"
+            raise SeqanimError(f"the beat {self.said[:50]!r} has no bookmark {mark!r} (it has: {known})")
+        index = self.marks[mark]
+        seconds = self.speech.words[index][1] if index < len(self.speech.words) else self.speech.seconds
+        return self.start_frame + round(seconds * self.fps)  # the nearest frame to the word (the end: never early)
+
+    def _run_time(self, frames: int) -> float:
+        # manim draws an animation of run time t in ceil(t * fps) frames: n - 0.5 frame periods make n.
+        return (max(frames, 1) - 0.5) / self.fps
+
+    @property
+    def duration(self) -> float:
+        return self._run_time(self.end_frame - self.start_frame)
+
+    @property
+    def remaining(self) -> float:
+        return self._run_time(self.end_frame - self.clock.frames_written)
+
+    def until(self, mark: str) -> float:
+        return self._run_time(self.mark_frame(mark) - self.clock.frames_written)
 
 
 class LectureSlide(Slide):
@@ -75,7 +170,8 @@ class LectureSlide(Slide):
         self.narrations: list[str] = []
         self.beats: list[list[Beat]] = []  # per slide
         self._in_beat = False
-        self._beat_mobjects: list[Mobject] = []
+        self._beat: Beat | None = None  # the beat being played, until its words and its pause have ended
+        self.frames_written = 0  # every frame manim has written so far, counted as manim counts them
         # Per slide, the alt text of its last frame: described data mobjects on screen, or the slide's `alt=`.
         self.alts: list[str] = []
         self._alt_override: list[str | None] = []
@@ -131,53 +227,74 @@ class LectureSlide(Slide):
 
     @contextmanager
     def beat(self, said: str) -> Iterator[Beat]:
-        """A beat of the slide: `said` is heard while the animations inside the `with` block run.
+        """A beat of the slide: `said` (with its bookmarks) is heard while the animations inside the `with`
+        block run; on leaving it the picture holds until its words have ended, then `[publish] gap_s`.
 
         The slide's narration becomes its beats' words in order, in place of the notes or a `narration=`."""
         if not self.beats:
             raise RuntimeError(f"{type(self).__name__}: a beat before the first next_slide(notes=...)")
-        if not said.strip():
-            raise SeqanimError(
-                f"{type(self).__name__} slide {len(self.notes)}: a beat's words format to an empty string; "
-                "give every beat something to say"
-            )
         where = f"{type(self).__name__} slide {len(self.notes)}"
+        try:
+            text, marks = bookmarks(said)
+        except ValueError as error:
+            raise SeqanimError(f"{where}: {error}") from None
+        if not text:
+            raise SeqanimError(f"{where}: a beat's words format to an empty string; give every beat something to say")
         if self._in_beat:
             raise SeqanimError(f"{where}: a beat inside a beat; end the first `with self.beat(...)` block first")
-        beat = Beat(" ".join(said.split()), self._current_animation - self._start_animation)
+        speech = self.speech(text, len(self.notes), len(self.beats[-1]) + 1)
+        beat = Beat(
+            text, self._current_animation - self._start_animation, speech, marks, config.frame_rate,
+            self.frames_written, self,
+        )  # fmt: skip
         if not self.beats[-1]:  # the slide's first beat: its words replace the notes as the narration
             self.narrations[-1] = ""
-        slides, self._in_beat, self._beat_mobjects = len(self.beats), True, []
+        slides, self._in_beat, self._beat = len(self.beats), True, beat
         try:
             yield beat
         finally:
             self._in_beat = False
         if len(self.beats) != slides:
             raise SeqanimError(f"{where}: a beat holds a next_slide(...); a beat belongs to one slide")
+        self.hold(beat.end_frame - self.frames_written)  # what is left of the words: still, counted
+        self._beat = None
+        gap = math.ceil(self.lecture.publish.gap_s * config.frame_rate - 1e-6)
+        self.hold(max(beat.end_frame, self.frames_written) + gap - self.frames_written)
         beat.last = self._current_animation - self._start_animation
-        beat.focus = self._focus(self._beat_mobjects)
         self.beats[-1].append(beat)
         self.narrations[-1] = " ".join(filter(None, [self.narrations[-1], beat.said]))
 
+    def speech(self, text: str, slide: int, beat: int) -> Speech:
+        """The words of beat `beat` of slide `slide` as the published video says them: the lecturer's recording
+        of the beat, else the voice's clip (made once, cached), else their reading time."""
+        publish = self.lecture.publish
+        clip = voice.beat_clip(type(self).__name__, slide, beat, text, publish)
+        if clip is None:
+            return reading_speech(text, publish.words_per_minute)
+        return Speech(clip.seconds, written_words(text, clip.words), clip.timing, clip.source)
+
+    def hold(self, frames: int) -> None:
+        """Hold the picture for `frames` frames (none when not positive)."""
+        if frames <= 0:
+            return
+        # manim writes a still (nothing updating) for int(t * fps) frames and a moving wait for ceil(t * fps).
+        moving = bool(self.always_update_mobjects or self.updaters) or any(
+            mobject.has_time_based_updater() for mobject in self.get_mobject_family_members()
+        )  # manim's own test (Scene.should_update_mobjects) of whether a wait is a still
+        self.wait((frames - 0.5 if moving else frames + 0.5) / config.frame_rate)
+
     def play(self, *args: Any, **kwargs: Any) -> None:
         super().play(*args, **kwargs)
-        if self._in_beat:  # manim keeps the animations it just played (Wait included) in self.animations
-            self._beat_mobjects += [mobject for animation in self.animations for mobject in _animated(animation)]
-
-    def _focus(self, mobjects: list[Mobject]) -> tuple[float, float, float, float] | None:
-        """The box around those of `mobjects` still on screen, as shares of the frame (left, top, right, bottom)."""
-        on_screen = set(self.get_mobject_family_members())
-        points = [
-            member.points for mobject in mobjects for member in mobject.get_family()
-            if member in on_screen and len(member.points)
-        ]  # fmt: skip
-        if not points:
-            return None
-        xy = np.concatenate(points)[:, :2]
-        width, height = config.frame_width, config.frame_height
-        left, right = (xy[:, 0].min() + width / 2) / width, (xy[:, 0].max() + width / 2) / width
-        top, bottom = (height / 2 - xy[:, 1].max()) / height, (height / 2 - xy[:, 1].min()) / height
-        return tuple(round(float(np.clip(v, 0.0, 1.0)), 4) for v in (left, top, right, bottom))  # type: ignore[return-value]
+        # The frames manim just wrote for it: a still for int(t * fps), anything else for ceil(t * fps) (its
+        # times are arange(0, t, 1 / fps)); a cached animation's movie has the frames it had when drawn.
+        step = 1 / config.frame_rate
+        if self.is_current_animation_frozen_frame():
+            frames = int(self.duration / step)
+        else:
+            frames = len(np.arange(0, self.duration, step))
+        self.frames_written += frames
+        if self._beat is not None and len(self.animations) == 1 and isinstance(self.animations[0], Wait):
+            self._beat.still_frames += frames
 
     def tear_down(self) -> None:
         # manim-slides holds a frame when a slide closes (wait_time_between_slides); the last one closes here.
@@ -231,8 +348,10 @@ class LectureSlide(Slide):
         `along`: the scene's first animations, played with the title so it never stands alone (a scene
         opens with at most half a second of its title alone; with `along`, none)."""
         heading = self.heading(text) if isinstance(text, str) else text
-        if animate:
-            self.play(FadeIn(heading, shift=0.2 * DOWN), *along, run_time=run_time)
+        if animate:  # the title comes in at once; what comes with it takes the whole run time
+            for animation in along:
+                animation.set_run_time(run_time)
+            self.play(AnimationGroup(FadeIn(heading, shift=0.2 * DOWN, run_time=min(run_time, 0.6)), *along))
         else:
             self.add(heading)
         return heading
@@ -244,10 +363,10 @@ class LectureSlide(Slide):
             line.scale_to_fit_width(config.frame_width - 0.8)
         return line.to_edge(DOWN, buff=0.35)
 
-    def say(self, text: str, colour: Any = None, size: int = theme.LABEL_SIZE) -> Text:
+    def say(self, text: str, colour: Any = None, size: int = theme.LABEL_SIZE, run_time: float = 0.5) -> Text:
         """Replace the bottom caption with `text` (the running commentary of a scene)."""
         line = self.caption(text, size=size, colour=colour)
-        self.swap(self._caption, line)
+        self.swap(self._caption, line, run_time=run_time)
         self._caption = line
         return line
 

@@ -7,6 +7,9 @@ The notes are read by the lecturer and may say "0.71" or "q.k"; the narration is
     percent(0.987)          -> "ninety-eight point seven percent"
     count(3, "key")         -> "three keys"
     listing(["A", "B", "C"]) -> "A, B and C"
+
+and `mark("sum")` puts a bookmark in a beat's words: the beat's `until("sum")` is the run time up to the
+word after it (manim-voiceover's `<bookmark mark="sum"/>`), which captions and voices never show or say.
 """
 
 from __future__ import annotations
@@ -21,6 +24,29 @@ ONES = (
 ).split()
 TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 SCALES = ((1_000_000_000, "billion"), (1_000_000, "million"), (1_000, "thousand"), (100, "hundred"))
+
+
+BOOKMARK = re.compile(r'\s*<bookmark\s+mark\s*=\s*"([^"]+)"\s*/>\s*')
+
+
+def bookmarks(said: str) -> tuple[str, dict[str, int]]:
+    """The words without their bookmarks, and each bookmark's word: the index (in `text.split()`) of the word
+    it stands before."""
+    marks: dict[str, int] = {}
+    text, at = "", 0
+    for match in BOOKMARK.finditer(said):
+        text += said[at : match.start()] + " "
+        if match.group(1) in marks:
+            raise ValueError(f"the bookmark {match.group(1)!r} appears twice in {said[:60]!r}; name each once")
+        marks[match.group(1)] = len(text.split())
+        at = match.end()
+    text = " ".join((text + said[at:]).split())
+    return text, marks
+
+
+def mark(name: str) -> str:
+    """A bookmark before the next word of a beat: f"Each row {mark('sum')}sums to one." """
+    return f'<bookmark mark="{name}"/>'
 
 
 def integer(value: int) -> str:
@@ -84,5 +110,6 @@ CUES = re.compile(r"\b(practice|checkpoint|exercise|question \d|ask the (room|cl
 
 def unheard(text: str) -> list[str]:
     """What in `text` a voice would read out as notation or a listener would take as a cue to the room: the
-    offending characters and phrases (empty: the text is fit to be heard)."""
+    offending characters and phrases (empty: the text is fit to be heard). Bookmarks are not heard."""
+    text = bookmarks(text)[0]
     return sorted({match.group(0) for match in UNHEARD.finditer(text)} | {m.group(0) for m in CUES.finditer(text)})
