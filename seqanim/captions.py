@@ -1,16 +1,26 @@
-"""Captions from the narration: lines of at most `[publish] caption_chars` characters, two lines per cue,
-each slide's cues spread over its narration (by characters, the way speech runs) and inside its interval.
-Written as WebVTT and SubRip."""
+"""Captions from the narration, timed to its words: a cue appears with its first word and leaves just after
+its last, in lines of at most `[publish] caption_chars` characters, two lines per cue (Netflix's English
+template: at most 17 characters a second, each cue on screen 5/6 s to 7 s, two frames between cues).
+Written as WebVTT and SubRip. `problems` names every cue that breaks a limit."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from seqanim.errors import SeqanimError
 
-MIN_CUE_SECONDS = 0.3  # shorter than this nobody can read a cue
+MIN_CUE_SECONDS = 0.3  # shorter than this nobody can read a cue (a slide's cues without word timings)
 LINES_PER_CUE = 2
+# Netflix's English timed-text template.
+SHORTEST_CUE = 5 / 6
+LONGEST_CUE = 7.0
+CHARACTERS_PER_SECOND = 17.0
+FRAMES_BETWEEN_CUES = 2
+# A cue appears with its first word and stays at most this long after its last.
+TAIL = 0.5
+SENTENCE_END = (".", "?", "!", ";", ":")
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,70 @@ def slide_cues(text: str, start: float, seconds: float, end: float, width: int, 
         cues.append(Cue(round(at, 3), round(stop, 3), group))
         at = stop
     return cues
+
+
+def word_cues(beats: Sequence[Sequence[tuple[str, float, float]]], width: int, fps: float, where: str) -> list[Cue]:
+    """Cues for a run of beats, each a list of its words with their start and end (seconds on the cut's clock).
+
+    A cue holds as many words as fit its two lines and its seven seconds, and breaks at the end of a sentence
+    when the next one would not fit whole; it starts on its first word and ends on its last, held up to
+    TAIL longer while the reading rate or the shortest cue asks for it, and two frames before the next cue."""
+    groups: list[list[tuple[str, float, float]]] = []
+    for words in beats:
+        groups += _groups(list(words), width, where)
+    cues = []
+    for index, group in enumerate(groups):
+        start, last = group[0][1], group[-1][2]
+        text = " ".join(word for word, _, _ in group)
+        wanted = max(last, start + SHORTEST_CUE, start + len(text) / CHARACTERS_PER_SECOND)
+        end = min(wanted, last + TAIL)
+        if index + 1 < len(groups):
+            end = min(end, groups[index + 1][0][1] - FRAMES_BETWEEN_CUES / fps)
+        end = math.ceil(max(end, start + 1 / fps) * 1000) / 1000  # whole milliseconds, never short of the rate
+        cues.append(Cue(round(start, 3), end, tuple(wrap(text, width, where))))
+    return cues
+
+
+def _fits(words: Sequence[tuple[str, float, float]], width: int, where: str) -> bool:
+    lines = wrap(" ".join(word for word, _, _ in words), width, where)
+    return len(lines) <= LINES_PER_CUE and words[-1][2] - words[0][1] <= LONGEST_CUE - TAIL
+
+
+def _groups(words: list[tuple[str, float, float]], width: int, where: str) -> list[list[tuple[str, float, float]]]:
+    """The beat's words cut into cues: greedy, at a sentence end when the next sentence does not fit whole."""
+    groups: list[list[tuple[str, float, float]]] = []
+    current: list[tuple[str, float, float]] = []
+    for index, word in enumerate(words):
+        if current and not _fits([*current, word], width, where):
+            groups.append(current)
+            current = []
+        current.append(word)
+        if word[0].endswith(SENTENCE_END) and index + 1 < len(words):
+            following = next((k for k in range(index + 1, len(words)) if words[k][0].endswith(SENTENCE_END)), None)
+            rest = words[index + 1 : (following if following is not None else len(words) - 1) + 1]
+            if not _fits([*current, *rest], width, where):
+                groups.append(current)
+                current = []
+    if current:
+        groups.append(current)
+    return groups
+
+
+def problems(cues: Sequence[Cue], width: int, fps: float) -> list[str]:
+    """One line per cue that breaks a limit of the template (empty: every cue keeps them all)."""
+    found = []
+    for index, cue in enumerate(cues):
+        seconds, characters = cue.end - cue.start, len(" ".join(cue.lines))
+        said = " / ".join(cue.lines)[:50]
+        if len(cue.lines) > LINES_PER_CUE or any(len(line) > width for line in cue.lines):
+            found.append(f"cue {index + 1} ({said}): more than {LINES_PER_CUE} lines of {width} characters")
+        if seconds < SHORTEST_CUE - 1e-3 or seconds > LONGEST_CUE + 1e-3:
+            found.append(f"cue {index + 1} ({said}): on screen {seconds:.2f} s")
+        if characters / seconds > CHARACTERS_PER_SECOND + 1e-3:
+            found.append(f"cue {index + 1} ({said}): {characters / seconds:.1f} characters a second")
+        if index + 1 < len(cues) and cues[index + 1].start - cue.end < FRAMES_BETWEEN_CUES / fps - 1e-3:
+            found.append(f"cue {index + 1} ({said}): {cues[index + 1].start - cue.end:.3f} s before the next")
+    return found
 
 
 def _stamp(seconds: float, separator: str) -> str:

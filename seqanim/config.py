@@ -80,6 +80,10 @@ class Decks(Section):
     full_title: str = Field("Sequence models: RNNs, attention, Transformers", description="title of the full deck")
     one_file: bool = Field(False, description="also export <deck>.standalone.html with every video embedded")
     handout_notes: bool = Field(True, description="print speaker notes under each still in the PDF handout")
+    playback_rate: float = Field(
+        1.0, ge=0.25, le=4.0,
+        description="0.25..4: how fast the live decks (HTML, Qt) play the slides (1: at the pace of the narration)",
+    )  # fmt: skip
     items: dict[str, Deck] = Field(default_factory=dict)  # [decks.NAME] tables: extra decks, title + scenes
 
 
@@ -141,12 +145,8 @@ class Publish(Section):
     words_per_minute: int = Field(
         165, ge=80, le=400, description="80..400; espeak speaking rate, and with voice none the reading rate"
     )
-    camera_push: float = Field(
-        0.03, ge=0.0, le=0.1,
-        description="0..0.1: how far the cut's camera leans in while a picture would stand still (0: a still camera)",
-    )  # fmt: skip
     gap_s: float = Field(
-        0.3, ge=0.0, le=10.0, description="0..10 s of silence after each beat's words (a slide's, without beats)"
+        0.1, ge=0.0, le=10.0, description="0..10 s of pause after each beat's words (a slide's, without beats)"
     )
     loudness_lufs: float = Field(
         -16.0, ge=-30.0, le=-9.0, description="-30..-9 LUFS integrated, two-pass loudnorm (-16: video platforms)"

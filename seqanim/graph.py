@@ -141,6 +141,9 @@ def _outputs_of_experiment(name: str) -> list[Path]:
     return [directory / f"{name}.npz", directory / f"{name}.json", *[directory / extra for extra in spec.extra_outputs]]
 
 
+SPEECH_KEYS = ("voice", "hibari_speed", "voice_model", "fallback_voice", "espeak_voice", "words_per_minute", "gap_s")
+
+
 def plan(
     lecture: Lecture,
     quality: str,
@@ -156,6 +159,10 @@ def plan(
 
     stages: dict[str, Stage] = {}
     theme_hash = digest(lecture.section("theme"))
+    publish = lecture.section("publish")
+    # What a render's timing depends on: the voice, its speed and the pause after each beat (not loudness,
+    # language or captions, which only the narrated cut uses).
+    speech_hash = digest({key: publish[key] for key in SPEECH_KEYS})
 
     def add_experiment(name: str) -> str:
         stage_id = f"experiment:{name}"
@@ -183,8 +190,10 @@ def plan(
         inputs = {
             "quality": quality,
             "params:theme": theme_hash,
+            "params:speech": speech_hash,  # every beat lasts as long as its words
             **code_inputs(spec.source),
             **code_inputs(ENGINE / "render.py"),
+            **voice_inputs(name),
         }
         outs = scene_outputs(name, quality)
         stage = Stage(
@@ -193,22 +202,27 @@ def plan(
         stages[stage_id] = stage
         return stage_id
 
-    publish = lecture.section("publish")
+    def voice_inputs(name: str) -> dict[str, str]:
+        """The lecturer's recordings of the scene and the Piper voice model, when a voice uses them."""
+        from seqanim.narrate import recorded_inputs
+
+        inputs = {}
+        if "recorded" in (publish["voice"], publish["fallback_voice"]):
+            inputs |= recorded_inputs(name)
+        if "piper" in (publish["voice"], publish["fallback_voice"]):
+            inputs["voice_model"] = _voice_model_hash(lecture)
+        return inputs
 
     def add_narration(name: str) -> str:
         """The scene's narrated cut: its render, the [publish] table, and the lecturer's recordings."""
         from seqanim.narrate import outputs as narration_outputs
-        from seqanim.narrate import recorded_inputs
 
         stage_id = f"narration:{quality}:{name}"
         if stage_id in stages:
             return stage_id
         deps = [add_scene(name)]
         inputs = {"quality": quality, "params:publish": digest(publish), **code_inputs(ENGINE / "narrate.py")}
-        if "recorded" in (publish["voice"], publish["fallback_voice"]):
-            inputs |= recorded_inputs(name)
-        if "piper" in (publish["voice"], publish["fallback_voice"]):
-            inputs["voice_model"] = _voice_model_hash(lecture)
+        inputs |= voice_inputs(name)
         outs = narration_outputs(name, quality)
         stages[stage_id] = Stage(
             stage_id, "narration", name, quality, inputs, {"publish": publish}, list(outs.values()), deps

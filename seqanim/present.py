@@ -281,6 +281,8 @@ def present_command(
         command += ["--screen", str(screen)]
     if start_at is not None:
         command += ["--start-at", _start_at([len(p.slides) for p in presentations], start_at, deck)]
+    # The slides are rendered at the pace of their narration; the lecturer presents at [decks] playback_rate.
+    command += ["--playback-rate", f"{lecture.decks.playback_rate:g}"]
     command += [*extra, *(names if names is not None else [entry.present_name for entry in plan.entries])]
     return command
 

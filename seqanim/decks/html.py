@@ -117,6 +117,14 @@ CAPTIONS = """
   // C shows or hides the current slide's captions (its narration, the published video's subtitles).
   const box = document.getElementById("seqanim-captions");
   const show = () => { box.textContent = (Reveal.getCurrentSlide() || {}).dataset?.captions || ""; };
+  // The slides are rendered at the pace of their narration; the lecturer presents at [decks] playback_rate.
+  const rate = +(document.body.dataset.playbackRate || 1);
+  const pace = () => document.querySelectorAll(".slide-background video").forEach(v => {
+    v.defaultPlaybackRate = rate; v.playbackRate = rate;
+  });
+  Reveal.on("slidechanged", pace);
+  Reveal.on("ready", pace);
+  document.addEventListener("play", pace, true);
   Reveal.addKeyBinding({ keyCode: 67, key: "C", description: "Show/hide captions" }, () => {
     box.hidden = !box.hidden; show();
   });
@@ -152,8 +160,9 @@ def slide_captions(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -
 SLIDE_TAG = re.compile(r"<section\b(?=[^>]*data-background-(?:video|image)=)[^>]*>")
 
 
-def add_captions(html: str, captions: list[tuple[str, int]]) -> str:
-    """Each slide's `data-captions` and `data-timing`, its captions in its speaker notes, and the C key.
+def add_captions(html: str, captions: list[tuple[str, int]], playback_rate: float = 1.0) -> str:
+    """Each slide's `data-captions` and `data-timing`, its captions in its speaker notes, the C key, and the
+    rate the slides' videos play at (`[decks] playback_rate`).
 
     Edited as text, not re-serialised through a parser: the one-file deck carries scripts and base64 videos
     that a parser's round trip breaks (the page then never finishes loading)."""
@@ -179,6 +188,7 @@ def add_captions(html: str, captions: list[tuple[str, int]]) -> str:
         pieces.append(body)
         at = end
     page = "".join(pieces) if slides else html
+    page = page.replace("<body>", f'<body data-playback-rate="{playback_rate:g}">', 1)
     closing = page.rfind("</body>")
     if closing < 0:
         raise StageFailed("the HTML deck has no </body>; update seqanim/decks/html.py::add_captions")
@@ -232,7 +242,7 @@ def export_html(
             RevealJS(presentation_configs=presentations, template=template, cdn_url=cdn, **options).convert_to(
                 html_path
             )
-            html = add_captions(html_path.read_text(), captions)
+            html = add_captions(html_path.read_text(), captions, lecture.decks.playback_rate)
             html_path.write_text(html)
             refs = _local_refs(html)
             css_files: list[Path] = []
@@ -265,7 +275,9 @@ def export_html(
             RevealJS(
                 presentation_configs=presentations, template=template, cdn_url="REVEAL", one_file=True, **options
             ).convert_to(staged)
-            html = _inline_reveal(add_captions(staged.read_text(), captions), "REVEAL", dist)
+            html = _inline_reveal(
+                add_captions(staged.read_text(), captions, lecture.decks.playback_rate), "REVEAL", dist
+            )
             _check_offline(html)
             atomic_write_bytes(path, html.encode())
             publish_mode(path)
