@@ -7,6 +7,10 @@ Prints:
   4. render throughput per scene (seconds of video per wall second) at low and, with --high, high quality,
      slowest first.
 
+With `--against REV`, instead: the whole lecture of revision REV (its engine, scenes and lecture.toml) against
+this tree's, each a cold low-quality build with -j 2, alternating which goes first, --rounds times; printed
+with the stage-seconds of each kind (experiments, scenes, narrations, decks).
+
 With `--executors REV`, instead: the engine of revision REV (`915073f`: Dask as a process pool under a
 scheduler of the engine's own; `03b5f4e`: before Dask) against this tree's, on the same cold low-quality build
 with -j 2, alternating which goes first, --rounds times. With `--distributed`, instead: four scenes at high
@@ -14,6 +18,7 @@ quality on the local cluster (-j 2) against the same four sent to a `dask schedu
 processes on this machine, started in a clone of this tree (as a remote worker would be).
 
     .venv/bin/python bench/build.py [--high] [--scenes A,B,...]
+    .venv/bin/python bench/build.py --against main [--rounds 1]
     .venv/bin/python bench/build.py --executors 915073f [--rounds 1]
     .venv/bin/python bench/build.py --distributed [--scenes A,B,C,D]
 """
@@ -117,6 +122,49 @@ def executors(base: str, rounds: int) -> None:
         print(f"\nbest of {rounds}: {base} {old:.1f} s, this tree {new:.1f} s, ratio {new / old:.3f}")
 
 
+def against(base: str, rounds: int) -> None:
+    """A cold low-quality build, -j 2: the lecture at revision `base` (engine, scenes, parameters) against this
+    tree's, side by side; the wall time and the seconds each kind of stage took."""
+    with tempfile.TemporaryDirectory() as temporary:
+        work = Path(temporary)
+        seconds: dict[str, list[float]] = {base: [], "this tree": []}
+        for index in range(rounds):
+            order = [base, "this tree"] if index % 2 == 0 else ["this tree", base]
+            for side in order:
+                tree = cold_tree(work / f"{index}-{side.replace(' ', '-')}")
+                for cache in ("voice", "media"):  # as on a fresh machine: no clip spoken, no formula compiled
+                    shutil.rmtree(tree.root / ".seqanim" / cache, ignore_errors=True)
+                env = None
+                if side == base:
+                    archive = subprocess.run(["git", "archive", base], cwd=ROOT, check=True, capture_output=True)
+                    for name in ("seqanim", "precompute", "scenes", "lecture.toml"):
+                        target = tree.root / name
+                        shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
+                    names = ["seqanim", "precompute", "scenes", "lecture.toml"]
+                    subprocess.run(["tar", "-x", "-C", str(tree.root), *names], input=archive.stdout, check=True)
+                    env = {"PYTHONPATH": str(tree.root)}
+                took = timed(tree, "build", "-j", "2", env=env)
+                seconds[side].append(took)
+                state = json.loads((tree.root / ".seqanim" / "state.json").read_text())
+                kinds: dict[str, float] = {}
+                for stage, entry in state.items():
+                    kinds[stage.split(":")[0]] = kinds.get(stage.split(":")[0], 0.0) + (entry.get("seconds") or 0)
+                video = sum(
+                    json.loads(path.read_text())["duration"]
+                    for path in (tree.root / "renders" / "low").glob("*.report.json")
+                )
+                busy = sum(kinds.values())
+                print(
+                    f"round {index + 1}  {side:10s} cold build -j 2: {took:7.1f} s wall, stages {busy:6.1f} s ("
+                    + ", ".join(f"{kind} {value:.0f}" for kind, value in sorted(kinds.items()))
+                    + f"); rendered {video / 60:.1f} min of slide video",
+                    flush=True,
+                )
+                shutil.rmtree(tree.root)
+        old, new = min(seconds[base]), min(seconds["this tree"])
+        print(f"\nbest of {rounds}: {base} {old:.1f} s, this tree {new:.1f} s, ratio {new / old:.3f}")
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -186,11 +234,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--high", action="store_true", help="also render every scene at high quality (slow)")
     parser.add_argument("--scenes", default=",".join(PAIR_SCENES), help="scenes for the -j and --distributed runs")
+    parser.add_argument("--against", metavar="REV", help="the lecture at REV against this tree's (cold, -j 2)")
     parser.add_argument("--executors", metavar="REV", help="compare REV's executor with this tree's (cold, -j 2)")
     parser.add_argument("--rounds", type=int, default=1, help="--executors: builds per side")
     parser.add_argument("--distributed", action="store_true", help="high quality: local cluster vs a scheduler")
     args = parser.parse_args()
     pair = args.scenes.split(",")
+    if args.against:
+        return against(args.against, args.rounds)
     if args.executors:
         return executors(args.executors, args.rounds)
     if args.distributed:

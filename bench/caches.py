@@ -11,7 +11,7 @@ value not used before, so the stage cache cannot answer for it:
   declarations.json  a no-op `seqanim build`: what precompute/ and scenes/ declare (else every module is
                      imported, manim and torch with them);
   voice/             the rnn deck's narrations and export after a [publish] change that leaves every clip's
-                     words and voice alone (`publish.camera_push`): clips found, or synthesised again;
+                     words and voice alone (`publish.caption_chars`): clips found, or synthesised again;
   media/Tex, texts   two scenes re-rendered for a theme colour: manim's LaTeX and text SVGs found, or made
                      again (LaTeX + dvisvgm per formula);
   cards              the rnn deck exported again (its record and cache entry dropped, nothing else changed):
@@ -76,7 +76,7 @@ def cases(tree: Tree, quality: str) -> dict[str, tuple[list[Path], Callable[[], 
         return timed(tree, "build", "--quality", quality)
 
     def narrations() -> float:
-        return timed(tree, "slides", "rnn", "-q", quality, "--set", f"publish.camera_push={0.03 + next(_fresh) / 1e4}")
+        return timed(tree, "slides", "rnn", "-q", quality, "--set", f"publish.caption_chars={40 + next(_fresh) % 30}")
 
     def renders() -> float:
         muted = f'theme.muted="#8a8f{next(_fresh):02x}"'

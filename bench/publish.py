@@ -138,56 +138,135 @@ class Recogniser:
         return hypothesis.hypstr if hypothesis else ""
 
 
-FREEZE = "freezedetect=n=0.001:d=1"  # a second or more with no visible change counts as frozen
+# The picture is "still" at a moment when it shows no change against the picture this long before (the issue's
+# reading: sampled 5 times a second).
+STILL_SAMPLE_S = 0.2
 
 
-def frozen_seconds(video: Path) -> float:
-    """Seconds of `video` that ffmpeg's freezedetect finds frozen (summed)."""
-    log = subprocess.run(
-        ["ffmpeg", "-hide_banner", "-nostats", "-i", str(video), "-vf", FREEZE, "-map", "0:v", "-f", "null", "-"],
-        capture_output=True, text=True, check=True,
-    ).stderr  # fmt: skip
-    return sum(float(value) for value in re.findall(r"freeze_duration: ([0-9.]+)", log))
+def picture_changes(video: Path) -> tuple[float, list[bool]]:
+    """The video's frame rate, and per frame whether its picture (above the caption band) changed."""
+    import av
+
+    sys.path.insert(0, str(ROOT))
+    from seqanim.frames import changes
+    from seqanim.narrate import CAPTION_BAND
+
+    with av.open(str(video)) as container:
+        fps = float(container.streams.video[0].average_rate)
+    return fps, changes(video, bottom=1 - CAPTION_BAND - 0.01)
 
 
-def published_cut(deck: str, quality: str) -> None:
-    """The published deck video against the goals: frozen share, speaking rate, length against the speech."""
+def motion_figures(fps: float, changed: list[bool]) -> dict[str, float]:
+    """From per-frame changes: the still moments (no change over STILL_SAMPLE_S), their share and longest run,
+    and inside motion (every moment that is not still) the share of frames that are new pictures."""
+    window = max(1, round(STILL_SAMPLE_S * fps))
+    # moment i is still when none of the `window` frames up to it changed
+    still = [not any(changed[max(0, i - window + 1) : i + 1]) for i in range(len(changed))]
+    longest = run = 0
+    for flag in still:
+        run = run + 1 if flag else 0
+        longest = max(longest, run)
+    moving = [i for i, flag in enumerate(still) if not flag]
+    new = sum(1 for i in moving if changed[i])
+    return {
+        "seconds": len(changed) / fps,
+        "still_share": sum(still) / max(1, len(still)),
+        "longest_still_s": longest / fps,
+        "new_in_motion": new / max(1, len(moving)),  # new pictures a frame, while the picture moves
+        "fps": fps,
+        "still": still,  # type: ignore[dict-item]
+    }
+
+
+def cues_over_stills(cues: list[list], fps: float, changed: list[bool]) -> list[list]:
+    """The cues during which the picture does not change at all."""
+    return [
+        cue for cue in cues if not any(changed[round(cue[0] * fps) : max(round(cue[0] * fps) + 1, round(cue[1] * fps))])
+    ]
+
+
+def scene_records(scenes: list[str], quality: str) -> tuple[list[dict], float, int]:
+    """The scenes' narration records, their speech seconds and spoken words."""
+    timings = [json.loads((ROOT / "renders" / quality / f"{scene}.narration.json").read_text()) for scene in scenes]
+    speech = sum(slide["speech_seconds"] for timing in timings for slide in timing["slides"])
+    spoken_words = sum(len(slide["narration"].split()) for timing in timings for slide in timing["slides"])
+    return timings, speech, spoken_words
+
+
+def report_cut(video: Path, cues: list[list], speech: float, spoken_words: int, reference: list[Path]) -> None:
+    """The goals of a published cut, printed: motion at the frame rate, stills, cues over stills, length."""
+    sys.path.insert(0, str(ROOT))
+    from seqanim.captions import Cue, problems
+
+    fps, changed = picture_changes(video)
+    figures = motion_figures(fps, changed)
+    over = cues_over_stills(cues, fps, changed)
+    live = [motion_figures(*picture_changes(path)) for path in reference]
+    live_new = sum(f["new_in_motion"] * (1 - f["still_share"]) * f["seconds"] for f in live) / max(
+        1e-9, sum((1 - f["still_share"]) * f["seconds"] for f in live)
+    )
+    length = figures["seconds"]
+    print(f"{video.name}: {length / 60:.1f} min at {fps:g} fps; speech {speech / 60:.1f} min, {spoken_words} words")
+    ratio = figures["new_in_motion"] / max(live_new, 1e-9)
+    print(f"  new pictures while it moves: {figures['new_in_motion']:.1%} of frames "
+          f"(the slide videos: {live_new:.1%}; goal >= 85 % of theirs: {ratio:.0%})")  # fmt: skip
+    print(f"  still (no change over {STILL_SAMPLE_S:g} s): {figures['still_share']:.1%} of the cut (goal <= 25 %), "
+          f"longest {figures['longest_still_s']:.1f} s (goal <= 6 s)")  # fmt: skip
+    share = len(over) / max(1, len(cues))
+    print(f"  caption cues over a still picture: {len(over)} of {len(cues)} = {share:.1%} (goal <= 5 %)")
+    print(f"  length / speech: {length / speech:.2f} (goal <= 1.15); {spoken_words * 60 / length:.0f} words a minute "
+          "(goal 150-170)")  # fmt: skip
+    broken = problems([Cue(a, b, tuple(lines)) for a, b, lines in cues], 42, fps)
+    print(f"  cues breaking the caption template: {len(broken)}" + "".join(f"\n    {line}" for line in broken[:10]))
+    for cue in over[:8]:
+        print(f"    over a still: {cue[0]:7.2f}-{cue[1]:7.2f} {' / '.join(cue[2])}")
+
+
+def published_cut(deck: str | None, scene: str | None, quality: str) -> None:
+    """The published deck video (or one scene's narrated cut) against the goals."""
     sys.path.insert(0, str(ROOT))
     from seqanim.config import load
     from seqanim.decks.plan import deck_scenes
 
-    video = ROOT / "renders" / quality / f"{deck}.mp4"
+    scenes = [scene] if scene else deck_scenes(load(), deck)
+    video = ROOT / "renders" / quality / (f"{scene}.narrated.mp4" if scene else f"{deck}.mp4")
     if not video.exists():
         sys.exit(f"{video} is missing: build it first (.venv/bin/seqanim build --quality {quality})")
-    length = float(subprocess.run(
-        ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", str(video)],
-        capture_output=True, text=True, check=True,
-    ).stdout)  # fmt: skip
-    speech = animation = spoken_words = 0.0
-    for scene in deck_scenes(load(), deck):
-        timing = json.loads((ROOT / "renders" / quality / f"{scene}.narration.json").read_text())
-        for slide in timing["slides"]:
-            animation += slide["animation_seconds"]
-            speech += slide["speech_seconds"]
-            spoken_words += len(slide["narration"].split())
-    frozen = frozen_seconds(video)
-    print(f"{deck}.mp4 ({quality}): {length / 60:.1f} min, of which {animation / 60:.1f} min of live animation")
-    print(f"frozen ({FREEZE}): {frozen:.0f} s = {frozen / length:.1%} of it (goal <= 15 %)")
-    print(f"speech: {speech / 60:.1f} min, {spoken_words:.0f} words, {spoken_words * 60 / speech:.0f} words a minute")
-    print(f"length / speech: {length / speech:.2f} (goal <= 1.20)")
+    timings, speech, spoken_words = scene_records(scenes, quality)
+    if scene:
+        cues = timings[0]["cues"]
+    else:
+        vtt = (ROOT / "renders" / quality / f"{deck}.srt").read_text()
+        cues = [[_seconds(a), _seconds(b), text.splitlines()] for a, b, text in
+                re.findall(r"(\S+) --> (\S+)\n(.*?)(?:\n\n|\Z)", vtt, re.S)]  # fmt: skip
+    reference = [ROOT / slide["video"] for timing in timings for slide in timing["slides"]]
+    report_cut(video, cues, speech, spoken_words, reference)
+    for name in scenes:  # what the scenes' own reports say stands still under the words (their waits and holds)
+        report = json.loads((ROOT / "renders" / quality / f"{name}.report.json").read_text())
+        for number, beats in enumerate(report["beats"], start=1):
+            for index, beat in enumerate(beats, start=1):
+                if beat.get("still_seconds", 0) > 1.0:
+                    print(f"    {name} slide {number} beat {index}: {beat['still_seconds']:.1f} s of "
+                          f"{beat['speech']:.1f} s still: {beat['said'][:60]}")  # fmt: skip
+
+
+def _seconds(stamp: str) -> float:
+    hours, minutes, rest = stamp.replace(",", ".").split(":")
+    return int(hours) * 3600 + int(minutes) * 60 + float(rest)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cut", metavar="DECK", help="measure the published video of DECK instead (e.g. full)")
-    parser.add_argument("--quality", default="low", help="with --cut: the build quality")
+    parser.add_argument("--scene", metavar="SCENE", help="measure one scene's narrated cut instead")
+    parser.add_argument("--quality", default="low", help="with --cut or --scene: the build quality")
     parser.add_argument("--voices", default="hibari,espeak", help="comma-separated synthetic voices")
     parser.add_argument("--sentences", type=int, default=10)
     parser.add_argument("--fixed", action="store_true", help="the fixed sentences, not the lecture's")
     parser.add_argument("--show", action="store_true", help="print every reference and transcript")
     args = parser.parse_args()
-    if args.cut:
-        published_cut(args.cut, args.quality)
+    if args.cut or args.scene:
+        published_cut(args.cut, args.scene, args.quality)
         return
     voices = args.voices.split(",")
 
