@@ -25,7 +25,7 @@ from seqanim.contract import Artifact
 from seqanim.kit import theme
 from seqanim.kit.matrix import MatrixTable, number_format
 from seqanim.kit.vectors import VectorDiagram
-from seqanim.spoken import count, listing, number, sentence
+from seqanim.spoken import count, listing, mark, number, sentence
 
 # --- the words -----------------------------------------------------------------------------------------
 
@@ -53,10 +53,11 @@ def query_notes(art: Artifact) -> str:
 
 def query_said(art: Artifact) -> tuple[str, ...]:
     labels, query = key_labels(art), art["Q"][0]
+    named = listing([f"{mark(label)}{label}" for label in labels])
     return (
         "Attention lets an output look back at every stored item.",
-        f"The memory holds {count(len(labels), 'item')}, {listing(labels)}, each at its key: its address.",
-        f"The query arrow, {_vector(query)}, says what we want to find.",
+        f"The memory holds {count(len(labels), 'item')}, {named}, each at its key: {mark('address')}its address.",
+        f"The query arrow, {mark('vector')}{_vector(query)}, says what we want to find.",
     )
 
 
@@ -74,9 +75,10 @@ def values_notes(art: Artifact) -> str:
 def values_said(art: Artifact) -> tuple[str, ...]:
     K, V, labels = art["K"], art["V"], key_labels(art)
     return (
-        "Beside it, the keys and their values: what each item stores.",
+        f"Beside it, the keys and {mark('values')}their values: what each item stores.",
         "Each key row stays paired with its own value row.",
-        f"Item {labels[0]}'s key is {_vector(K[0])}; its value is {_vector(V[0])}. A key is only an address.",
+        f"Item {labels[0]}'s key is {_vector(K[0])}; {mark('value')}its value is {_vector(V[0])}. "
+        f"{mark('address')}A key is only an address.",
     )
 
 
@@ -98,9 +100,10 @@ def scores_said(art: Artifact) -> tuple[str, ...]:
     same = [labels[i] for i in _same_as_best(raw)]
     return (
         "Now drop each key onto the line of the query.",
-        f"Key {labels[0]}'s shadow has length {number(float(raw[0]), 2)}: that is q dot k, its score.",
-        sentence(listing(rest)) + ".",
-        f"{listing(same)} score the same, though their keys differ.",
+        f"Key {labels[0]}'s {mark('shadow')}shadow has length {number(float(raw[0]), 2)}: "
+        f"that is {mark('score')}q dot k, its score.",
+        sentence(listing([f"{mark(label)}{said}" for label, said in zip(labels[1:], rest)])) + ".",
+        f"{listing(same)} score {mark('same')}the same, {mark('differ')}though their keys differ.",
     )
 
 
@@ -124,25 +127,26 @@ class QueryKeyValue(WhyAttentionSlide):
         heading = self.heading("Query, keys and values")
         self.diagram, points, arrow = self.key_plane(art["Q"][0], art["K"])
         points.set_z_index(2)  # the query arrow ends on key A: keep the keys on top
-        with self.beat(memory):
-            self.title(heading, along=[Create(self.diagram)], run_time=0.8)
-            self.wait(1.0)
-        with self.beat(keys):
-            self.play(LaggedStart(*[FadeIn(p, scale=0.5) for p in points], lag_ratio=0.3), run_time=1.0)
-            self.wait(1.5)
-        with self.beat(query):
-            self.play(GrowArrow(arrow[0]), FadeIn(arrow[1]), run_time=0.8)
-            self.wait(0.8)
+        with self.beat(memory) as beat:
+            self.title(heading, along=[Create(self.diagram)], run_time=beat.remaining)
+        with self.beat(keys) as beat:
+            for label, point in zip(self.labels, points):  # each key appears as it is named
+                self.play(FadeIn(point, scale=0.5), run_time=beat.until(label))
+            self.play(FadeIn(points[-1], scale=0.5), run_time=beat.until("address"))
+            self.play(*[Indicate(point, color=theme.highlight()) for point in points], run_time=beat.remaining)
+        with self.beat(query) as beat:
+            self.play(GrowArrow(arrow[0]), run_time=beat.until("vector"))
+            self.play(FadeIn(arrow[1], shift=0.1 * UP), run_time=beat.remaining)
 
     def values(self) -> None:
         art = self.art
         self.next_slide(notes=values_notes(art))
         tables_said, pairs, address = values_said(art)
         self.tables = self.memory_tables(art["K"], art["V"]).to_edge(RIGHT, buff=0.45).shift(0.35 * UP)
-        with self.beat(tables_said):
-            self.play(FadeIn(self.tables), run_time=0.8)
-            self.wait(1.2)
         keys, values = self.tables
+        with self.beat(tables_said) as beat:
+            self.play(FadeIn(keys, shift=0.2 * LEFT), run_time=beat.until("values"))
+            self.play(FadeIn(values, shift=0.2 * LEFT), run_time=beat.remaining)
         self.row_boxes = VGroup(
             *[
                 SurroundingRectangle(
@@ -151,12 +155,13 @@ class QueryKeyValue(WhyAttentionSlide):
                 for i, c in enumerate(self.colours)
             ]
         )
-        with self.beat(pairs):
-            self.play(LaggedStart(*[Create(b) for b in self.row_boxes], lag_ratio=0.4), run_time=1.2)
-            self.wait(0.5)
-        with self.beat(address):
-            self.say("a key is an address; its value need not equal the key", colour=theme.muted(), size=CAPTION_SIZE)
-            self.wait(1.5)
+        with self.beat(pairs) as beat:
+            self.play(LaggedStart(*[Create(b) for b in self.row_boxes], lag_ratio=0.4), run_time=beat.remaining)
+        with self.beat(address) as beat:
+            self.play(Indicate(keys.row_entries(0), color=theme.highlight()), run_time=beat.until("value"))
+            self.play(Indicate(values.row_entries(0), color=theme.highlight()), run_time=beat.until("address"))
+            self.say("a key is an address; its value need not equal the key", colour=theme.muted(), size=CAPTION_SIZE,
+                     run_time=beat.remaining)  # fmt: skip
 
     def scores(self) -> None:
         art = self.art
@@ -164,20 +169,21 @@ class QueryKeyValue(WhyAttentionSlide):
         self.next_slide(notes=scores_notes(art))
         line_said, first, rest, same = scores_said(art)
         readouts = self.score_readouts(raw)
-        with self.beat(line_said):
+        with self.beat(line_said) as beat:
             self.play(FadeOut(self.row_boxes), run_time=0.4)
-            self.play(Create(self.diagram.direction_line(query, theme.query_colour())), run_time=0.6)
-        with self.beat(first):
-            self.project(0, keys[0], query, readouts[0])
-            self.wait(0.5)
-        with self.beat(rest):
-            for index in range(1, len(keys)):
-                self.project(index, keys[index], query, readouts[index])
+            self.play(Create(self.diagram.direction_line(query, theme.query_colour())), run_time=beat.remaining)
+        with self.beat(first) as beat:
+            self.project(0, keys[0], query, readouts[0], beat.until("shadow"), beat.until("score"), beat.remaining)
+        with self.beat(rest) as beat:
+            for index in range(1, len(keys)):  # each key's shadow falls as its score is said
+                following = self.labels[index + 1] if index + 1 < len(keys) else None
+                span = beat.until(following) if following else beat.remaining
+                self.project(index, keys[index], query, readouts[index], 0.35 * span, 0.3 * span, 0.35 * span)
         best = _same_as_best(raw)
-        with self.beat(same):
-            self.play(*[Indicate(readouts[i], color=theme.highlight(), scale_factor=1.15) for i in best], run_time=1.0)
-            self.say(self.same_caption(raw), colour=theme.caption_colour(), size=CAPTION_SIZE)
-            self.wait(0.5)
+        with self.beat(same) as beat:
+            self.play(*[Indicate(readouts[i], color=theme.highlight(), scale_factor=1.15) for i in best],
+                      run_time=beat.until("differ"))  # fmt: skip
+            self.say(self.same_caption(raw), colour=theme.caption_colour(), size=CAPTION_SIZE, run_time=beat.remaining)
 
     def same_caption(self, raw: np.ndarray) -> str:
         same = " and ".join(self.labels[i] for i in _same_as_best(raw))
@@ -227,13 +233,14 @@ class QueryKeyValue(WhyAttentionSlide):
         ).shift(0.5 * RIGHT)
         return readouts
 
-    def project(self, index: int, key: np.ndarray, query: np.ndarray, readout: MathTex) -> None:
-        """Key `index` casts its shadow on q's direction (the first slowly): the shadow's length times |q| is
-        the score, which then appears beside the tables. Shadows stack beside the line like rulers, so equal
-        scores show as equal lengths."""
+    def project(
+        self, index: int, key: np.ndarray, query: np.ndarray, readout: MathTex, drop: float, cast: float, read: float
+    ) -> None:
+        """Key `index` casts its shadow on q's direction: the drop to the line (`drop` seconds), the shadow along it
+        (`cast`), whose length times |q| is the score, which then appears beside the tables (`read`). Shadows stack
+        beside the line like rulers, so equal scores show as equal lengths."""
         colour = self.colours[index]
-        drop, shadow, foot = self.diagram.projection(key, query, colour, offset=0.16 + 0.13 * index)
-        speed = 1.0 if index == 0 else 0.6
-        self.play(Create(drop), FadeIn(foot, scale=0.5), run_time=0.7 * speed)
-        self.play(Create(shadow), run_time=0.6 * speed)
-        self.play(FadeIn(readout, target_position=shadow.get_end()), run_time=0.7 * speed)
+        line, shadow, foot = self.diagram.projection(key, query, colour, offset=0.16 + 0.13 * index)
+        self.play(Create(line), FadeIn(foot, scale=0.5), run_time=drop)
+        self.play(Create(shadow), run_time=cast)
+        self.play(FadeIn(readout, target_position=shadow.get_end()), run_time=read)
