@@ -33,6 +33,7 @@ from tests.tree import Tree, make_tree
 SCENE = "HiddenStateDynamics"
 MINI = "test-mini"
 PAIR = "test-pair"  # the same scene twice: two chapters, the second starting where the first ends
+FAST = "test-fast"  # the scene at [decks] playback_rate = 2
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -222,6 +223,39 @@ def test_html_deck_plays_offline_with_notes(mini: Export) -> None:
     ]
     assert notes[0].startswith(f"Mini lecture: 1 scene, {report['slides']} slides")
     assert _normalise(report["notes"][0]) in _normalise(speaker_text)
+
+
+def test_html_deck_plays_the_slides_at_the_playback_rate(deck_tree: Tree) -> None:
+    """The slides are rendered at the pace of their narration; `[decks] playback_rate` is the pace the
+    lecturer presents them at. In Chromium, at 2 a slide's video plays twice as fast as the page's clock."""
+    from playwright.sync_api import sync_playwright
+
+    base = load(deck_tree.root / "lecture.toml")
+    lecture = base.model_copy(
+        update={"decks": Decks(playback_rate=2.0, items={FAST: Deck(title="Fast", scenes=[SCENE])})}
+    )
+    html = _export(deck_tree, lecture, FAST, formats=("html",))["html"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(html.as_uri())
+            page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=20_000)
+            page.evaluate("Reveal.slide(1)")  # the scene's first slide (0 is the title card)
+            video = "Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video')"
+            page.wait_for_function(f"() => {{ const v = {video}; return v && v.readyState >= 3 && !v.paused; }}",
+                                   timeout=15_000)  # fmt: skip
+            rate, pace = page.evaluate(
+                f"""async () => {{
+                    const v = {video}; const t0 = v.currentTime, w0 = performance.now();
+                    await new Promise(done => setTimeout(done, 600));
+                    return [v.playbackRate, (v.currentTime - t0) / ((performance.now() - w0) / 1000)];
+                }}"""
+            )
+        finally:
+            browser.close()
+    assert rate == 2.0
+    assert 1.5 < pace < 2.5, pace  # the video's clock against the page's: twice as fast
 
 
 def test_html_deck_carries_revealjs_and_no_url(mini: Export) -> None:
