@@ -11,7 +11,8 @@ from seqanim.contract import Artifact
 from seqanim.kit import theme
 from seqanim.kit.bars import Bars
 from seqanim.kit.motion import roll
-from seqanim.spoken import listing, number
+from seqanim.slide import Beat
+from seqanim.spoken import listing, mark, number
 
 # --- the words -----------------------------------------------------------------------------------------
 
@@ -41,7 +42,7 @@ def start_said(art: Artifact) -> tuple[str, ...]:
     top = [labels[i] for i in range(len(scores)) if np.isclose(scores[i], scores.max())]
     return (
         "Softmax turns scores into weights, in three steps.",
-        f"The bars are the scores; the highest, {_spoken(scores.max())}, belongs to {listing(top)}.",
+        f"The bars are the scores; {mark('highest')}the highest, {_spoken(scores.max())}, belongs to {listing(top)}.",
     )
 
 
@@ -56,11 +57,11 @@ def shift_notes(art: Artifact) -> str:
 
 def shift_said(art: Artifact) -> tuple[str, ...]:
     shifted = _by_value(key_labels(art), art["shifted"][0])
-    moves = [f"{listing(names)} to {value}" for value, names in shifted]
+    moves = [f"{mark(f'group {index}')}{listing(names)} to {value}" for index, (value, names) in enumerate(shifted)]
     return (
-        "Step one: subtract the largest score from every score.",
+        f"Step one: {mark('step')}subtract the largest score from every score.",
         f"The bars move down: {listing(moves)}.",
-        "Shifting every score alike changes no weight; it only keeps the exponentials small.",
+        f"Shifting every score alike changes no weight; {mark('small')}it only keeps the exponentials small.",
     )
 
 
@@ -71,8 +72,8 @@ def exponentiate_notes(art: Artifact) -> str:
 
 def exponentiate_said(art: Artifact) -> tuple[str, ...]:
     return (
-        "Step two: raise e to the power of each shifted score.",
-        f"Every bar is now positive, and together they add up to {_spoken(art['exp_sum'][0])}.",
+        f"Step two: {mark('step')}raise e to the power of each shifted score.",
+        f"Every bar is now positive, and {mark('sum')}together they add up to {_spoken(art['exp_sum'][0])}.",
     )
 
 
@@ -89,12 +90,13 @@ def divide_notes(art: Artifact) -> str:
 
 def divide_said(art: Artifact) -> tuple[str, ...]:
     labels, scores, weights = key_labels(art), art["scores"][0], art["weights"][0]
-    shares = [f"{value} on {listing(names)}" for value, names in _by_value(labels, weights)]
+    groups = _by_value(labels, weights)
+    shares = [f"{mark(f'group {index}')}{value} on {listing(names)}" for index, (value, names) in enumerate(groups)]
     lowest = labels[int(np.argmin(scores))]
     return (
-        "Step three: divide every bar by that sum.",
-        f"The weights: {listing(shares)}. Together they make {_spoken(weights.sum())}.",
-        f"{lowest} had the lowest score, yet keeps a positive weight: softmax never gives exactly zero.",
+        f"Step three: {mark('step')}divide every bar by that sum.",
+        f"The weights: {listing(shares)}. {mark('sum')}Together they make {_spoken(weights.sum())}.",
+        f"{lowest} had the lowest score, {mark('yet')}yet keeps a positive weight: softmax never gives exactly zero.",
     )
 
 
@@ -114,43 +116,45 @@ class SoftmaxNormalization(WhyAttentionSlide):
 
     def start(self) -> None:
         art = self.art
+        scores = art["scores"][0]
         self.next_slide(notes=start_notes(art))
         steps_said, bars_said = start_said(art)
         heading = self.heading("Softmax: scores become weights")
         self.bars = self.score_bars()
         self.bars_caption = theme.text("scores s", theme.LABEL_SIZE, theme.muted())
         self.bars_caption.next_to(self.bars.labels, DOWN, buff=0.2)
-        with self.beat(steps_said):
-            self.title(heading, along=[FadeIn(self.bars), FadeIn(self.bars_caption)], run_time=0.8)
-            self.wait(0.6)
+        with self.beat(steps_said) as beat:
+            self.title(heading, along=[FadeIn(self.bars), FadeIn(self.bars_caption)], run_time=beat.remaining)
         self.steps = self.step_lines().to_edge(RIGHT, buff=0.6).shift(0.2 * DOWN)
-        with self.beat(bars_said):
-            self.play(FadeIn(self.steps[0]), run_time=0.6)
-            self.wait(1.0)
+        top = [i for i in range(len(scores)) if np.isclose(scores[i], scores.max())]
+        with self.beat(bars_said) as beat:
+            self.play(FadeIn(self.steps[0]), run_time=beat.until("highest"))
+            self.play(*[self.indicate_key(i) for i in top], run_time=beat.remaining)
 
     def shift(self) -> None:
         art = self.art
+        shifted = art["shifted"][0]
         self.next_slide(notes=shift_notes(art))
         subtract, bars_said, same = shift_said(art)
-        with self.beat(subtract):
-            self.advance(1, "s \u2212 max s")
-        with self.beat(bars_said):
-            self.play(self.bars.morph(art["shifted"][0]), run_time=1.4)
-            self.wait(1.2)
-        with self.beat(same):
-            self.play(FadeIn(self.steps[2], shift=0.2 * UP), run_time=0.6)
-            self.wait(1.0)
+        with self.beat(subtract) as beat:
+            self.advance(1, "s \u2212 max s", beat)
+        with self.beat(bars_said) as beat:
+            self.play(self.bars.morph(shifted), run_time=beat.until("group 0"))
+            self.indicate_groups(shifted, beat)
+        with self.beat(same) as beat:
+            self.play(FadeIn(self.steps[2], shift=0.2 * UP), run_time=beat.until("small"))
+            # every shifted score is at most zero: its exponential is at most one
+            self.play(Indicate(self.steps[1][1], color=theme.highlight(), scale_factor=1.05), run_time=beat.remaining)
 
     def exponentiate(self) -> None:
         art = self.art
         self.next_slide(notes=exponentiate_notes(art))
         step, bars_said = exponentiate_said(art)
-        with self.beat(step):
-            self.advance(3, "exp(s \u2212 max s)")
-            self.wait(0.5)
-        with self.beat(bars_said):
-            self.play(self.bars.morph(art["exp"][0]), run_time=1.4)
-            self.wait(0.5)
+        with self.beat(step) as beat:
+            self.advance(3, "exp(s \u2212 max s)", beat)
+        with self.beat(bars_said) as beat:
+            self.play(self.bars.morph(art["exp"][0]), run_time=beat.until("sum"))
+            self.play(Indicate(self.steps[3][2], color=theme.highlight(), scale_factor=1.1), run_time=beat.remaining)
 
     def divide(self) -> None:
         art = self.art
@@ -158,19 +162,20 @@ class SoftmaxNormalization(WhyAttentionSlide):
         lowest = int(np.argmin(scores))  # the lowest-scoring key still keeps some weight
         self.next_slide(notes=divide_notes(art))
         step, bars_said, never_zero = divide_said(art)
-        with self.beat(step):
-            self.advance(4, "weights w")
-        with self.beat(bars_said):
-            self.play(self.bars.morph(weights), run_time=1.4)
-            self.wait(1.2)
+        with self.beat(step) as beat:
+            self.advance(4, "weights w", beat)
+        with self.beat(bars_said) as beat:
+            self.play(self.bars.morph(weights), run_time=beat.until("group 0"))
+            self.indicate_groups(weights, beat, until="sum")
+            self.play(Indicate(self.steps[4][2], color=theme.highlight(), scale_factor=1.1), run_time=beat.remaining)
         bars = self.bars
         box = SurroundingRectangle(
             VGroup(bars.bars[lowest], bars.readouts[lowest], bars.labels[lowest]), buff=0.1, color=theme.highlight()
         )
-        with self.beat(never_zero):
-            self.play(Create(box), run_time=0.6)
-            self.say(self.lowest_caption(lowest), colour=theme.caption_colour(), size=CAPTION_SIZE)
-            self.wait(0.8)
+        with self.beat(never_zero) as beat:
+            self.play(Create(box), run_time=beat.until("yet"))
+            self.say(self.lowest_caption(lowest), colour=theme.caption_colour(), size=CAPTION_SIZE,
+                     run_time=beat.remaining)  # fmt: skip
 
     def lowest_caption(self, lowest: int) -> str:
         score, weight = self.art["scores"][0, lowest], self.art["weights"][0, lowest]
@@ -224,8 +229,9 @@ class SoftmaxNormalization(WhyAttentionSlide):
         lines[2].shift(0.2 * UP + 0.3 * RIGHT)
         return lines
 
-    def advance(self, index: int, caption: str) -> None:
-        """Dim the steps done, reveal the next one, and retitle the bars."""
+    def advance(self, index: int, caption: str, beat: Beat) -> None:
+        """Dim the steps done, reveal the next one and retitle the bars as the step is named; then point at its
+        formula while the words say what it does."""
         steps = self.steps
         done = [steps[i] for i in range(index) if i != 2]
         new_caption: Text = theme.text(caption, theme.LABEL_SIZE, theme.muted()).move_to(self.bars_caption)
@@ -233,8 +239,20 @@ class SoftmaxNormalization(WhyAttentionSlide):
             *[line.animate.set_opacity(0.45) for line in done],
             FadeIn(steps[index], shift=0.2 * UP),
             roll(self.bars_caption, new_caption),
-            run_time=0.7,
+            run_time=beat.until("step"),
         )
         formula = steps[index][1] if len(steps[index]) > 1 else steps[index]
-        self.play(Indicate(formula, color=theme.highlight(), scale_factor=1.05), run_time=0.6)
+        self.play(Indicate(formula, color=theme.highlight(), scale_factor=1.05), run_time=beat.remaining)
         self.bars_caption = new_caption
+
+    def indicate_key(self, index: int) -> Indicate:
+        return Indicate(VGroup(self.bars.bars[index], self.bars.readouts[index]), color=theme.highlight())
+
+    def indicate_groups(self, values: np.ndarray, beat: Beat, until: str | None = None) -> None:
+        """The keys that share a value lit together as the words name them, group after group (`_by_value`)."""
+        groups = _by_value(self.labels, values)
+        for index, (_, names) in enumerate(groups):
+            following = f"group {index + 1}" if index + 1 < len(groups) else until
+            keys = [self.labels.index(name) for name in names]
+            self.play(*[self.indicate_key(i) for i in keys],
+                      run_time=beat.until(following) if following else beat.remaining)  # fmt: skip

@@ -4,14 +4,31 @@ add up tip to tail into the context; no argmax picks one value."""
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, GrowArrow, LaggedStart, MathTex, VGroup, Write
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    AnimationGroup,
+    Create,
+    FadeIn,
+    GrowArrow,
+    Indicate,
+    LaggedStart,
+    ManimColor,
+    MathTex,
+    Mobject,
+    VGroup,
+    Write,
+)
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
 from seqanim.contract import Artifact
 from seqanim.kit import theme
 from seqanim.kit.formula import CONTEXT, formula
 from seqanim.kit.vectors import VectorDiagram
-from seqanim.spoken import count, number
+from seqanim.slide import Beat
+from seqanim.spoken import count, mark, number
 
 # --- the words -----------------------------------------------------------------------------------------
 
@@ -49,10 +66,11 @@ def chain_said(art: Artifact) -> tuple[str, ...]:
         if np.linalg.norm(contribution) < 1e-9:
             said.append(f"{label}'s weight times its value adds nothing.")
         elif not started:
-            said.append(f"{label}'s value shrinks to {number(float(weight), 2)} of its length and starts the chain.")
+            shrinks = f"{label}'s value shrinks to {number(float(weight), 2)} of its length"
+            said.append(f"{shrinks} {mark('join')}and starts the chain.")
             started = True
         else:
-            said.append(f"{label}'s value, scaled by {number(float(weight), 2)}, joins tip to tail.")
+            said.append(f"{label}'s value, scaled by {number(float(weight), 2)}, {mark('join')}joins tip to tail.")
     return tuple(said)
 
 
@@ -73,9 +91,9 @@ def context_notes(art: Artifact) -> str:
 def context_said(art: Artifact) -> tuple[str, ...]:
     context = art["context"][0]
     return (
-        f"The chain ends at the context, about {number(float(context[0]), 1)} across "
+        f"The chain ends at the context, {mark('about')}about {number(float(context[0]), 1)} across "
         f"and {number(float(context[1]), 1)} up.",
-        "No single value is picked: every value contributes to the context.",
+        f"No single value is picked: {mark('every')}every value contributes to the context.",
     )
 
 
@@ -102,16 +120,14 @@ class WeightedRetrieval(WhyAttentionSlide):
         self.value_arrows = VGroup(
             *[self.diagram.arrow(v, c, stroke_width=3).set_opacity(0.35) for v, c in zip(art["V"], self.colours)]
         )
-        with self.beat(sum_said):
-            self.title(heading, along=[Write(self.equation), Create(self.diagram)], run_time=1.0)
-            self.wait(0.5)
-        with self.beat(arrows_said):
+        with self.beat(sum_said) as beat:
+            self.title(heading, along=[Write(self.equation), Create(self.diagram)], run_time=beat.remaining)
+        with self.beat(arrows_said) as beat:
             self.play(
                 LaggedStart(*[GrowArrow(a) for a in self.value_arrows], lag_ratio=0.3),
                 FadeIn(self.value_labels()),
-                run_time=1.2,
+                run_time=beat.remaining,
             )
-            self.wait(0.6)
 
     def chain(self) -> None:
         art = self.art
@@ -119,8 +135,8 @@ class WeightedRetrieval(WhyAttentionSlide):
         self.lines, self.total = self.sum_lines()
         self.tip, self.pieces = np.zeros(2), VGroup()
         for index, said in enumerate(chain_said(art)):
-            with self.beat(said):
-                self.add_piece(index)
+            with self.beat(said) as beat:
+                self.add_piece(index, beat)
 
     def context(self) -> None:
         art = self.art
@@ -133,14 +149,31 @@ class WeightedRetrieval(WhyAttentionSlide):
         )
         result_label.shift(min(0.0, self.diagram.get_right()[0] - result_label.get_right()[0]) * RIGHT)
         self.pieces.set_z_index(2)  # the chain stays on top of the sum it builds
-        with self.beat(ends):
-            self.play(FadeIn(self.total, shift=0.2 * RIGHT), GrowArrow(result), run_time=1.2)
-            self.wait(0.5)
-        with self.beat(every):
-            self.play(FadeIn(result_label), run_time=0.5)
+        with self.beat(ends) as beat:
+            self.play(GrowArrow(result), run_time=beat.until("about"))
+            self.play(FadeIn(self.total, shift=0.2 * RIGHT), FadeIn(result_label), run_time=beat.remaining)
+        with self.beat(every) as beat:
             caption = "no argmax: every value contributes to the context"
-            self.say(caption, colour=theme.caption_colour(), size=CAPTION_SIZE)
-            self.wait(1.0)
+            self.say(caption, colour=theme.caption_colour(), size=CAPTION_SIZE, run_time=beat.until("every"))
+            self.play(  # each value's piece of the chain and its line of the sum, in turn
+                LaggedStart(
+                    *[
+                        AnimationGroup(Indicate(piece, color=colour), Indicate(line, color=colour))
+                        for piece, line, colour in self.contributing()
+                    ],
+                    lag_ratio=0.5,
+                ),
+                run_time=beat.remaining,
+            )
+
+    def contributing(self) -> list[tuple[Mobject, MathTex, ManimColor]]:
+        """Each value that adds to the context: its piece of the chain, its line of the sum and its colour."""
+        pieces = iter(self.pieces)
+        return [
+            (next(pieces), line, colour)
+            for contribution, line, colour in zip(self.art["contributions"], self.lines, self.colours)
+            if np.linalg.norm(contribution) >= 1e-9
+        ]
 
     # --- drawing ---------------------------------------------------------------------------------------
 
@@ -199,22 +232,23 @@ class WeightedRetrieval(WhyAttentionSlide):
         total.shift(0.15 * DOWN)
         return lines, total
 
-    def add_piece(self, index: int) -> None:
-        """Value `index` shrinks to w_i v_i beside its line of the sum, then joins the chain tip to tail."""
+    def add_piece(self, index: int, beat: Beat) -> None:
+        """Value `index` shrinks to w_i v_i beside its line of the sum as its weight is said, then joins the chain
+        tip to tail."""
         contribution, colour = self.art["contributions"][index], self.colours[index]
         if np.linalg.norm(contribution) < 1e-9:
-            self.play(FadeIn(self.lines[index]), run_time=0.5)
+            self.play(FadeIn(self.lines[index]), run_time=beat.remaining)
             return
         piece = self.value_arrows[index].copy().set_opacity(1)
         self.play(
             FadeIn(self.lines[index], shift=0.2 * RIGHT),
             piece.animate.become(self.diagram.arrow(contribution, colour, stroke_width=5)),
-            run_time=1.0,
+            run_time=beat.until("join"),
         )
         tip = self.tip
         self.play(
             piece.animate.become(self.diagram.arrow(tip + contribution, colour, start=tip, stroke_width=5)),
-            run_time=0.9,
+            run_time=beat.remaining,
         )
         self.pieces.add(piece)
         self.tip = tip + contribution

@@ -5,13 +5,26 @@ scaled_dot_product_attention checks the arithmetic, and the scene ends on what a
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, RIGHT, UP, Create, FadeIn, FadeOut, LaggedStart, MathTex, SurroundingRectangle, VGroup
+from manim import (
+    DOWN,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    FadeOut,
+    Indicate,
+    LaggedStart,
+    MathTex,
+    SurroundingRectangle,
+    VGroup,
+    Write,
+)
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
 from seqanim.contract import Artifact
 from seqanim.kit import theme
 from seqanim.kit.matrix import MatrixTable, number_format
-from seqanim.spoken import listing, number
+from seqanim.spoken import listing, mark, number
 
 # --- the words -----------------------------------------------------------------------------------------
 
@@ -45,7 +58,10 @@ def layout_notes(art: Artifact) -> str:
 
 
 def layout_said(art: Artifact) -> tuple[str, ...]:
-    return ("Weights times values give the context, with the query and the keys held fixed.",)
+    return (
+        f"Weights {mark('values')}times values {mark('context')}give the context, "
+        f"{mark('fixed')}with the query and the keys held fixed.",
+    )
 
 
 def change_notes(art: Artifact) -> str:
@@ -63,9 +79,11 @@ def change_said(art: Artifact) -> tuple[str, ...]:
     index = changed_index(art)
     same = bool(np.array_equal(art["changed_weights"], art["weights"]))
     return (
-        f"First intervention: change only {key_labels(art)[index]}'s value, to {_pair(art['changed_V'][index])}.",
+        f"First intervention: change only {key_labels(art)[index]}'s value, "
+        f"{mark('to')}to {_pair(art['changed_V'][index])}.",
         "The weights stay exactly the same." if same else "The weights change too.",
-        f"Yet the context jumps from about {_pair(art['context'][0])} to about {_pair(art['changed_context'][0])}.",
+        f"Yet the context jumps from about {_pair(art['context'][0])} "
+        f"{mark('to')}to about {_pair(art['changed_context'][0])}.",
     )
 
 
@@ -85,11 +103,11 @@ def remove_said(art: Artifact) -> tuple[str, ...]:
     shares = sorted({number(float(weights[i]), 2) for i in kept})
     each = f"{shares[0]} each" if len(shares) == 1 else listing([number(float(weights[i]), 2) for i in kept])
     return (
-        "Second intervention: first restore the original values.",
-        f"Then remove item {listing([labels[i] for i in removed])} by masking its key.",
-        f"The remaining weights renormalise: {listing([labels[i] for i in kept])} now get {each}.",
+        f"Second intervention: first {mark('restore')}restore the original values.",
+        f"Then remove item {listing([labels[i] for i in removed])} {mark('mask')}by masking its key.",
+        f"The remaining weights renormalise: {listing([labels[i] for i in kept])} {mark('now')}now get {each}.",
         f"The context becomes {_pair(art['removed_context'][0])}. "
-        "Removing an item is not the same as reading its weight off the plot.",
+        f"{mark('removing')}Removing an item is not the same as reading its weight off the plot.",
     )
 
 
@@ -110,9 +128,10 @@ def parity_notes(art: Artifact) -> str:
 def parity_said(art: Artifact) -> tuple[str, ...]:
     worst = max(art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"])
     return (
-        "Now an implementation check: the same calculation in PyTorch.",
-        f"Its built-in attention agrees with ours to within {_within(worst)}, with and without the masks.",
-        "That checks the code; it is no evidence that attention learned language.",
+        f"Now an implementation check: {mark('same')}the same calculation in PyTorch.",
+        f"Its built-in attention agrees with ours {mark('within')}to within {_within(worst)}, "
+        f"{mark('masks')}with and without the masks.",
+        f"That checks the code; {mark('evidence')}it is no evidence that attention learned language.",
     )
 
 
@@ -127,8 +146,9 @@ def closing_notes(art: Artifact) -> str:
 
 def closing_said(art: Artifact) -> tuple[str, ...]:
     return (
-        "So attention weights show routing: where this computation sends information.",
-        "They are not causal importance: that takes an intervention, like changing a value or removing a key.",
+        f"So attention weights show routing: {mark('where')}where this computation sends information.",
+        f"They are not causal importance: {mark('takes')}that takes an intervention, "
+        "like changing a value or removing a key.",
     )
 
 
@@ -154,9 +174,13 @@ class WhatAttentionExplains(WhyAttentionSlide):
         (said,) = layout_said(art)
         heading = self.heading("What an attention plot can explain")
         self.equation = self.product_tables()
-        with self.beat(said):
-            self.title(heading, along=[FadeIn(self.equation)], run_time=1.0)
-            self.wait(1.5)
+        w_table, times, v_table, equals, c_table = self.equation
+        with self.beat(said) as beat:  # each factor of the product appears as it is named
+            self.title(heading, along=[FadeIn(w_table)], run_time=beat.until("values"))
+            self.play(FadeIn(times), FadeIn(v_table), run_time=beat.until("context"))
+            self.play(FadeIn(equals), FadeIn(c_table), run_time=beat.until("fixed"))
+            self.play(Indicate(w_table.col_title, color=theme.highlight()), run_time=beat.remaining)
+        self.add(self.equation)  # one group on screen (adding it takes its parts in), to fade out as one
 
     def change_value(self) -> None:
         art = self.art
@@ -166,22 +190,19 @@ class WhatAttentionExplains(WhyAttentionSlide):
         self.next_slide(notes=change_notes(art))
         change, weights_said, context_said = change_said(art)
         highlighted = {(index, c): theme.highlight() for c in range(art["V"].shape[1])}
-        with self.beat(change):
-            self.play(
-                v_table.transform_entries(art["changed_V"], highlighted), Create(v_table.row_box(index)), run_time=1.0
-            )
-            self.wait(0.8)
+        with self.beat(change) as beat:
+            self.play(Create(v_table.row_box(index)), run_time=beat.until("to"))
+            self.play(v_table.transform_entries(art["changed_V"], highlighted), run_time=beat.remaining)
         verdict = theme.text("unchanged" if same else "changed", theme.LABEL_SIZE, theme.value_colour()).next_to(
             w_table, DOWN, buff=0.3
         )
-        with self.beat(weights_said):
-            self.play(Create(w_table.row_box(0, theme.value_colour())), FadeIn(verdict), run_time=0.7)
-            self.wait(0.5)
+        with self.beat(weights_said) as beat:
+            self.play(Create(w_table.row_box(0, theme.value_colour())), FadeIn(verdict), run_time=beat.remaining)
         both = {(0, 0): theme.highlight(), (0, 1): theme.highlight()}
-        with self.beat(context_said):
-            self.play(c_table.count_entries(art["changed_context"], both), run_time=1.4)
-            self.say(self.change_caption(), colour=theme.caption_colour(), size=CAPTION_SIZE)
-            self.wait(0.8)
+        with self.beat(context_said) as beat:
+            self.play(Indicate(c_table.row_entries(0), color=theme.highlight()), run_time=beat.until("to"))
+            self.play(c_table.count_entries(art["changed_context"], both), run_time=0.6 * beat.remaining)
+            self.say(self.change_caption(), colour=theme.caption_colour(), size=CAPTION_SIZE, run_time=beat.remaining)
         self.intervention_marks = VGroup(verdict, *[m for m in self.mobjects if isinstance(m, SurroundingRectangle)])
 
     def remove_key(self) -> None:
@@ -190,52 +211,56 @@ class WhatAttentionExplains(WhyAttentionSlide):
         removed, rw = removed_keys(art), art["removed_weights"][0]
         self.next_slide(notes=remove_notes(art))
         restore, remove, renormalise, context_said = remove_said(art)
-        with self.beat(restore):
-            self.play(
-                FadeOut(self.intervention_marks),
-                v_table.transform_entries(art["V"]),
-                c_table.count_entries(art["context"]),
-                run_time=1.0,
-            )
+        with self.beat(restore) as beat:
+            self.play(FadeOut(self.intervention_marks), FadeOut(self._caption), run_time=beat.until("restore"))
+            self._caption = None  # the first intervention's verdict goes with it
+            self.play(v_table.transform_entries(art["V"]), c_table.count_entries(art["context"]),
+                      run_time=beat.remaining)  # fmt: skip
         crosses = VGroup(
             *[v_table.row_box(i, theme.blocked_colour()) for i in removed],
             *[w_table.cell_box(0, i, theme.blocked_colour()) for i in removed],
         )
-        with self.beat(remove):
-            self.play(
-                Create(crosses), *[v_table.row_entries(i).animate.set_opacity(0.3) for i in removed], run_time=0.7
-            )
-            self.wait(0.5)
+        with self.beat(remove) as beat:
+            self.play(Create(crosses[: len(removed)]), run_time=beat.until("mask"))
+            dimmed = [v_table.row_entries(i).animate.set_opacity(0.3) for i in removed]
+            self.play(Create(crosses[len(removed) :]), *dimmed, run_time=beat.remaining)
+        self.add(crosses)  # one group on screen (adding it takes its parts in), to fade out as one
         self.marks = crosses
         kept = {(0, i): theme.highlight() for i in range(len(rw)) if i not in removed}
-        with self.beat(renormalise):
-            self.play(w_table.count_entries(art["removed_weights"], kept), run_time=1.2)
-            self.wait(0.6)
+        kept_entries = VGroup(*[w_table.entry(0, i) for i in range(len(rw)) if i not in removed])
+        with self.beat(renormalise) as beat:
+            self.play(w_table.count_entries(art["removed_weights"], kept), run_time=beat.until("now"))
+            self.play(Indicate(kept_entries, color=theme.highlight()), run_time=beat.remaining)
         both = {(0, 0): theme.highlight(), (0, 1): theme.highlight()}
-        with self.beat(context_said):
-            self.play(c_table.count_entries(art["removed_context"], both), run_time=1.2)
-            self.say(self.remove_caption(), colour=theme.caption_colour(), size=CAPTION_SIZE)
-            self.wait(1.0)
+        with self.beat(context_said) as beat:
+            self.play(c_table.count_entries(art["removed_context"], both), run_time=beat.until("removing"))
+            self.say(self.remove_caption(), colour=theme.caption_colour(), size=CAPTION_SIZE, run_time=beat.remaining)
 
     def parity(self) -> None:
         art = self.art
         self.next_slide(notes=parity_notes(art))
         check, agrees, not_evidence = parity_said(art)
         header, rows = self.parity_table()
-        with self.beat(check):
-            self.play(FadeOut(self.equation), FadeOut(self.marks), FadeOut(self._caption), run_time=0.6)
+        with self.beat(check) as beat:
+            self.play(FadeOut(self.equation), FadeOut(self.marks), FadeOut(self._caption), run_time=beat.until("same"))
             self._caption = None
-            self.play(FadeIn(header), run_time=0.6)
-        with self.beat(agrees):
-            self.play(LaggedStart(*[FadeIn(r, shift=0.2 * UP) for r in rows], lag_ratio=0.3), run_time=1.5)
-            self.wait(0.5)
-        with self.beat(not_evidence):
+            self.play(FadeIn(header, shift=0.2 * DOWN), run_time=beat.remaining)
+        numpy_torch, differences = rows[:2], rows[2:]
+        with self.beat(agrees) as beat:  # the two contexts, then how far apart they are, then with the masks
+            self.play(LaggedStart(*[FadeIn(r, shift=0.2 * UP) for r in numpy_torch], lag_ratio=0.4),
+                      run_time=beat.until("within"))  # fmt: skip
+            self.play(FadeIn(differences[0], shift=0.2 * UP), run_time=beat.until("masks"))
+            self.play(FadeIn(differences[1], shift=0.2 * UP), run_time=beat.remaining)
+        with self.beat(not_evidence) as beat:
+            self.play(
+                Indicate(differences, color=theme.highlight(), scale_factor=1.05), run_time=beat.until("evidence")
+            )
             self.say(
                 "an implementation check, not evidence that attention learned language",
                 colour=theme.muted(),
                 size=CAPTION_SIZE,
+                run_time=beat.remaining,
             )
-            self.wait(1.0)
         self.check = VGroup(header, rows)
 
     def closing(self) -> None:
@@ -251,14 +276,14 @@ class WhatAttentionExplains(WhyAttentionSlide):
         )
         VGroup(first, second, third, fourth).arrange(DOWN, buff=0.32).shift(0.2 * DOWN)
         VGroup(third, fourth).shift(0.3 * DOWN)
-        with self.beat(routing):
-            self.play(FadeOut(self.check), FadeOut(self._caption), run_time=0.6)
+        with self.beat(routing) as beat:
+            self.play(FadeOut(self.check), FadeOut(self._caption), run_time=0.4)
             self._caption = None
-            self.play(FadeIn(VGroup(first, second), shift=0.2 * UP), run_time=0.8)
-            self.wait(0.5)
-        with self.beat(causal):
-            self.play(FadeIn(VGroup(third, fourth), shift=0.2 * UP), run_time=0.8)
-            self.wait(1.5)
+            self.play(FadeIn(first, shift=0.2 * UP), run_time=beat.until("where"))
+            self.play(Write(second), run_time=beat.remaining)
+        with self.beat(causal) as beat:
+            self.play(FadeIn(third, shift=0.2 * UP), run_time=beat.until("takes"))
+            self.play(Write(fourth), run_time=beat.remaining)
 
     # --- drawing ---------------------------------------------------------------------------------------
 
