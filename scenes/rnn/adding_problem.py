@@ -5,13 +5,29 @@ the last step, and predicting the mean is the baseline to beat."""
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, RIGHT, UP, Create, DoubleArrow, FadeIn, TransformFromCopy, VGroup
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Circumscribe,
+    Create,
+    DoubleArrow,
+    FadeIn,
+    FadeOut,
+    Indicate,
+    TransformFromCopy,
+    ValueTracker,
+    VGroup,
+    linear,
+)
 
 from seqanim import spoken
 from seqanim.kit import theme
-from seqanim.kit.formula import maths
+from seqanim.kit.formula import formula
 from seqanim.kit.stream import Stream
 from seqanim.slide import LectureSlide
+from seqanim.spoken import mark
 
 
 def markers(marks: np.ndarray) -> tuple[int, int]:
@@ -34,8 +50,8 @@ def task_notes(length: int) -> str:
 def task_said(length: int) -> tuple[str]:
     """While the title and the empty channels appear."""
     return (
-        f"The adding problem, a classic test of long memory: {spoken.integer(length)} steps, "
-        "each with a value between zero and one and a marker.",
+        f"The adding problem, a classic test of long memory: {mark('steps')}{spoken.integer(length)} steps, "
+        f"each with {mark('value')}a value between zero and one and {mark('marker')}a marker.",
     )
 
 
@@ -52,7 +68,8 @@ def stream_said(marks: np.ndarray) -> tuple[str]:
     first, second = markers(marks)
     return (
         "The network reads the two channels one step at a time. "
-        f"The marker is on at exactly two steps: here, steps {spoken.integer(first)} and {spoken.integer(second)}.",
+        f"{mark('marker')}The marker is on at exactly two steps: "
+        f"{mark('here')}here, steps {spoken.integer(first)} and {spoken.integer(second)}.",
     )
 
 
@@ -79,7 +96,8 @@ def target_notes(values: np.ndarray, marks: np.ndarray, target: float) -> str:
 def target_said(values: np.ndarray, marks: np.ndarray, target: float) -> tuple[str]:
     """While the two values travel into the sum."""
     one, other = (spoken.number(float(values[step]), 2) for step in markers(marks))
-    return (f"The target is their sum: {one} plus {other} makes {spoken.number(target, 2)}.",)
+    return (f"The target is their sum: {mark('one')}{one} plus {mark('other')}{other} {mark('makes')}makes "
+            f"{spoken.number(target, 2)}.",)  # fmt: skip
 
 
 def hard_notes(values: np.ndarray, marks: np.ndarray, baseline: float) -> str:
@@ -98,10 +116,10 @@ def hard_said(values: np.ndarray, marks: np.ndarray, baseline: float) -> tuple[s
     first, _ = markers(marks)
     carried = len(values) - 1 - first
     return (
-        "What makes it hard: the network must carry the first value across "
-        f"{spoken.integer(carried)} steps of distracting numbers before it answers.",
+        "What makes it hard: the network must carry the first value "
+        f"{mark('across')}across {spoken.integer(carried)} steps of distracting numbers before it answers.",
         "Always guessing the average sum already scores a mean squared error of "
-        f"{spoken.number(baseline, 2)}: that is the baseline to beat.",
+        f"{spoken.number(baseline, 2)}: {mark('beat')}that is the baseline to beat.",
     )
 
 
@@ -144,22 +162,23 @@ class AddingProblem(LectureSlide):
         self.stream.hide()
         time_label = theme.text("time step", theme.SMALL_SIZE, theme.muted())
         time_label.next_to(self.stream.ticks, DOWN, buff=0.1)
-        with self.beat(said):
-            self.title("A long-memory task: the adding problem")
-            self.play(
-                Create(self.stream.baseline),
-                FadeIn(self.stream.channel_labels),
-                FadeIn(self.stream.ticks),
-                FadeIn(time_label),
-                run_time=0.8,
-            )
-            self.wait(1.0)
+        value_label, marker_label = self.stream.channel_labels
+        with self.beat(said) as beat:  # the empty time axis, then each channel as it is named
+            heading = "A long-memory task: the adding problem"
+            self.title(heading, along=[Create(self.stream.baseline)], run_time=beat.until("steps"))
+            self.play(FadeIn(self.stream.ticks), FadeIn(time_label), run_time=beat.until("value"))
+            self.play(FadeIn(value_label, shift=0.1 * RIGHT), run_time=beat.until("marker"))
+            self.play(FadeIn(marker_label, shift=0.1 * RIGHT), run_time=beat.remaining)
 
     def sequence(self) -> None:
         self.next_slide(notes=stream_notes(len(self.values), self.run.params["example_seed"], self.marks))
         (said,) = stream_said(self.marks)
-        with self.beat(said):
-            self.play(self.stream.appear(run_time_per_step=0.1))
+        _, marker_label = self.stream.channel_labels
+        with self.beat(said) as beat:  # the steps come one at a time; then the marker channel and its two steps
+            self.play(self.stream.appear(), run_time=beat.until("marker"))
+            self.play(Indicate(marker_label, color=theme.highlight()), run_time=beat.until("here"))
+            cells = [self.stream.marker_cells[step] for step in (self.first, self.second)]
+            self.play(*[Indicate(cell, scale_factor=2.0) for cell in cells], run_time=beat.remaining)
 
     def marked(self) -> None:
         self.next_slide(notes=marked_notes(self.values, self.marks))
@@ -169,35 +188,49 @@ class AddingProblem(LectureSlide):
             label = theme.text(f"{self.values[index]:.2f}", theme.LABEL_SIZE, theme.highlight())
             self.labels.add(label.next_to(self.stream.top(index), UP, buff=0.15))
         gap_arrow, gap_label = self.gap()
-        with self.beat(lit):
+        with self.beat(lit) as beat:
             self.play(
                 self.stream.light([self.first, self.second], theme.highlight()),
                 FadeIn(self.labels, shift=0.1 * UP),
-                run_time=1.0,
+                run_time=beat.remaining,
             )
-        with self.beat(apart):
-            self.play(Create(gap_arrow), FadeIn(gap_label), run_time=0.8)
+        with self.beat(apart) as beat:
+            self.play(Create(gap_arrow), FadeIn(gap_label), run_time=beat.remaining)
 
     def total(self) -> None:
         self.next_slide(notes=target_notes(self.values, self.marks, self.target))
         (said,) = target_said(self.values, self.marks, self.target)
         first, second = self.values[self.first], self.values[self.second]
-        sum_tex = rf"y = {first:.2f} + {second:.2f} = {self.target:.2f}"
-        self.equation = maths(sum_tex, theme.BODY_SIZE, theme.highlight())
+        terms = ("y =", f"{first:.2f}", "+", f"{second:.2f}", "=", f"{self.target:.2f}")
+        self.equation = formula(terms, theme.tex_size(theme.BODY_SIZE), {}).set_color(theme.highlight())
         self.equation.move_to(2.1 * DOWN)
-        with self.beat(said):
-            self.play(TransformFromCopy(self.labels, self.equation[0]), run_time=1.2)
-            self.wait(0.5)
+        y, one, plus, other, equals, total = self.equation
+        with self.beat(said) as beat:  # each marked value travels into the sum as it is read
+            self.play(FadeIn(y), run_time=beat.until("one"))
+            self.play(TransformFromCopy(self.labels[0], one), FadeIn(plus), run_time=beat.until("other"))
+            self.play(TransformFromCopy(self.labels[1], other), run_time=beat.until("makes"))
+            self.play(FadeIn(equals), FadeIn(total, shift=0.1 * LEFT), run_time=beat.remaining)
 
     def why_hard(self) -> None:
         self.next_slide(notes=hard_notes(self.values, self.marks, self.baseline))
         carried, baseline = hard_said(self.values, self.marks, self.baseline)
-        why = self.reasons()
-        with self.beat(carried):
-            self.play(FadeIn(why, shift=0.1 * UP), run_time=0.8)
-            self.wait(1.0)
-        with self.beat(baseline):
-            self.wait(2.0)
+        reads, carry, mean = self.reasons()
+        step = ValueTracker(self.first)
+        cursor = self.stream.cursor(step, theme.highlight()).set_stroke(width=4)  # where the carried value has got to
+        with self.beat(carried) as beat:
+            self.play(FadeIn(reads, shift=0.1 * UP), run_time=beat.until("across"))
+            self.add(cursor)
+            self.play(
+                FadeIn(carry, shift=0.1 * UP),
+                step.animate.set_value(len(self.values) - 1),
+                run_time=beat.remaining,
+                rate_func=linear,
+            )
+        cursor.clear_updaters()
+        with self.beat(baseline) as beat:
+            self.play(FadeOut(cursor), run_time=0.3)
+            self.play(FadeIn(mean, shift=0.1 * UP), run_time=beat.until("beat"))
+            self.play(Circumscribe(mean, color=theme.highlight()), run_time=beat.remaining)
 
     # --- drawing ------------------------------------------------------------------------------------------
 

@@ -10,13 +10,16 @@ import numpy as np
 from manim import (
     DOWN,
     UP,
+    Circumscribe,
     Create,
     DashedVMobject,
     Dot,
     FadeIn,
     FadeOut,
+    Indicate,
     MathTex,
     ValueTracker,
+    VGroup,
     VMobject,
     Write,
     linear,
@@ -25,10 +28,12 @@ from manim import (
 from scenes.rnn.shared import about, change, regime, rho_colour
 from seqanim import spoken
 from seqanim.kit import theme
-from seqanim.kit.formula import maths
+from seqanim.kit.formula import formula as parts_formula
+from seqanim.kit.formula import part
 from seqanim.kit.plots import Plot
 from seqanim.kit.vectors import VectorDiagram
-from seqanim.slide import LectureSlide
+from seqanim.slide import Beat, LectureSlide
+from seqanim.spoken import mark
 
 LIMIT = 2.0  # the spirals' shared scale, so the three radii compare directly
 
@@ -42,6 +47,7 @@ def exit_step(radii: np.ndarray) -> int | None:
 # --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
 
 MOTION = {"forgetting": "spirals in and fades", "stable memory": "circles without end", "exploding": "spirals out"}
+REGIMES = ("stable memory", "forgetting", "exploding")  # in the order the verdict names them
 VERB = {"forgetting": "fades", "stable memory": "holds", "exploding": "grows"}
 
 
@@ -54,11 +60,11 @@ def opening_notes(divisor: int, steps: int) -> str:
 
 def opening_said(rhos: np.ndarray) -> tuple[str, str]:
     """While the formula is written, then while the three panels appear."""
-    values = spoken.listing([spoken.number(float(rho), 2) for rho in rhos])
+    values = spoken.listing([f"{mark(f'panel{i}')}{spoken.number(float(rho), 2)}" for i, rho in enumerate(rhos)])
     return (
-        "One pulse enters a two-dimensional network, once; "
-        "then each step turns the state by a fixed angle and scales it by rho.",
-        f"Three panels, for rho of {values}; under each, the length of the state on a shared log scale.",
+        f"One pulse {mark('pulse')}enters a two-dimensional network, once; "
+        f"then each step {mark('turns')}turns the state by a fixed angle and {mark('scales')}scales it by rho.",
+        f"Three panels, for rho of {values}; {mark('under')}under each, the length of the state on a shared log scale.",
     )
 
 
@@ -83,7 +89,7 @@ def echo_said(rho: float, divisor: int, radii: np.ndarray) -> tuple[str, ...]:
     if name == "stable memory":
         effect = "brings it back to radius one"
     traced = (
-        f"With rho at {spoken.number(rho, 2)}, {turn} {effect}: the echo {MOTION[name]}, "
+        f"With rho at {spoken.number(rho, 2)}, {mark('turn')}{turn} {effect}: {mark('echo')}the echo {MOTION[name]}, "
         f"and after {spoken.integer(steps)} steps it {change(float(radii[-1] / radii[0]))}."
     )
     if leaves is None:
@@ -110,8 +116,11 @@ def verdict_notes(rhos: np.ndarray, radii: np.ndarray) -> str:
 
 
 def verdict_said() -> tuple[str]:
-    """While the closing claim replaces the axis note."""
-    return ("So rho alone decides: only a rho of exactly one keeps the echo; smaller forgets it, larger explodes.",)
+    """While the closing claim replaces the axis note and each regime's panel is pointed at as it is named."""
+    return (
+        f"So rho alone decides: only a rho of exactly {mark('stable memory')}one keeps the echo; "
+        f"{mark('forgetting')}smaller forgets it, {mark('exploding')}larger explodes.",
+    )
 
 
 # --- the scene ----------------------------------------------------------------------------------------------
@@ -140,61 +149,70 @@ class EchoOfAPulse(LectureSlide):
     def opening(self) -> None:
         self.next_slide(notes=opening_notes(self.divisor, self.steps))
         written, panels = opening_said(self.echo_rhos)
-        formula = maths(
-            rf"h_t = \rho\,R\!\left(\tfrac{{2\pi}}{{{self.divisor}}}\right) h_{{t-1}},\qquad h_0 = (1,\,0)",
-            theme.BODY_SIZE,
-        )
+        # the pulse, the turn and the scale are separate parts, each written as the words name it
+        pulse, turn, scale = r"h_0 = (1,\,0)", rf"R\!\left(\tfrac{{2\pi}}{{{self.divisor}}}\right)", r"\rho\,"
+        formula = parts_formula(("h_t =", scale, turn, r"h_{t-1},\qquad", pulse), theme.tex_size(theme.BODY_SIZE), {})
         formula.move_to(2.7 * UP)
-        with self.beat(written):
-            self.title("The echo of a single pulse")
-            self.play(Write(formula), run_time=1.0)
-            self.wait(0.7)
-        with self.beat(panels):
-            self.play(*self.build_columns(), run_time=1.2)
-            self.wait(1.0)
+        recurrence = VGroup(part(formula, "h_t ="), part(formula, turn), part(formula, r"h_{t-1},\qquad"))
+        with self.beat(written) as beat:
+            self.title("The echo of a single pulse", along=[Write(part(formula, pulse))], run_time=beat.until("turns"))
+            self.play(Write(recurrence), run_time=beat.until("scales"))
+            self.play(Write(part(formula, scale)), run_time=beat.remaining)
+        panel_parts, traces = self.build_columns()
+        with self.beat(panels) as beat:  # each panel as its rho is said, then the traces under them
+            for index, animations in enumerate(panel_parts):
+                following = f"panel{index + 1}" if index + 1 < len(panel_parts) else "under"
+                self.play(*animations, run_time=beat.until(following))
+            self.play(*traces, run_time=beat.remaining)
         self.trackers = [ValueTracker(0.0) for _ in self.echo_rhos]
 
     def echo(self, index: int) -> None:
         rho = float(self.echo_rhos[index])
         self.next_slide(notes=echo_notes(rho, self.divisor, self.radii[index]))
         traced, *leaves = echo_said(rho, self.divisor, self.radii[index])
-        with self.beat(traced):
-            self.trace(index)
+        with self.beat(traced) as beat:
+            self.play(Circumscribe(self.headers[index], color=rho_colour(rho)), run_time=beat.until("turn"))
+            self.trace(index, beat)
         for said in leaves:
-            with self.beat(said):
-                self.mark_exit(index)
-                self.wait(0.6)
+            with self.beat(said) as beat:
+                self.mark_exit(index, beat.remaining)
 
     def replay(self) -> None:
         self.next_slide(loop=True, notes=replay_notes(self.echo_rhos, self.radii))
         (together,) = replay_said(self.echo_rhos)
         for tracker in self.trackers:
             tracker.set_value(0)
-        with self.beat(together):
+        with self.beat(together) as beat:
             self.play(
-                *[tracker.animate.set_value(self.steps) for tracker in self.trackers], run_time=4.0, rate_func=linear
+                *[tracker.animate.set_value(self.steps) for tracker in self.trackers],
+                run_time=beat.remaining,
+                rate_func=linear,
             )
 
     def verdict(self) -> None:
         self.next_slide(notes=verdict_notes(self.echo_rhos, self.radii))
         (claim,) = verdict_said()
-        with self.beat(claim):
+        named = [name for name in REGIMES if name in self.headers_by_regime]  # in the order the words name them
+        with self.beat(claim) as beat:
             self.play(FadeOut(self.axis_note), run_time=0.3)  # the claim takes the bottom line
-            self.say("only ρ = 1 keeps the echo: smaller forgets, larger explodes", colour=theme.caption_colour())
-            self.wait(1.0)
+            self.say("only ρ = 1 keeps the echo: smaller forgets, larger explodes", colour=theme.caption_colour(),
+                     run_time=beat.until(named[0]))  # fmt: skip
+            for index, name in enumerate(named):  # each regime's panel header as the words name it
+                span = beat.until(named[index + 1]) if index + 1 < len(named) else beat.remaining
+                self.play(Indicate(self.headers_by_regime[name], color=theme.highlight()), run_time=span)
 
     # --- drawing ------------------------------------------------------------------------------------------
 
-    def build_columns(self) -> list:
+    def build_columns(self) -> tuple[list[list], list]:
         """One column per rho: its header, its spiral's plane and the log trace of its radius; the animations
-        that bring them in."""
-        self.columns = []
+        that bring in each column's panel, and those that bring in the traces under them."""
+        self.columns, self.headers = [], []
         xs = np.linspace(-4.5, 4.5, len(self.echo_rhos))
         low = int(np.floor(np.log10(self.radii.min())))
         high = int(np.ceil(np.log10(self.radii.max())))
         step = max(1, int(np.ceil((high - low) / 2)))  # three labelled decades at most: legible at 480p
         high = low + step * int(np.ceil((high - low) / step))
-        animations = []
+        panels, traces = [], []
         for rho, x in zip(self.echo_rhos, xs):
             colour = rho_colour(rho)
             header = theme.text(f"ρ = {rho:g}: {regime(rho)}", theme.LABEL_SIZE, colour).move_to([x, 2.0, 0])
@@ -214,19 +232,24 @@ class EchoOfAPulse(LectureSlide):
             trace.move_to([x + 0.25, -1.95, 0])
             unit_radius = trace.hline(1.0, dashed=False).set_stroke(opacity=0.4)
             self.columns.append((plane, trace, colour))
-            animations += [FadeIn(header), Create(plane), Create(unit), Create(trace), Create(unit_radius)]
+            self.headers.append(header)
+            panels.append([FadeIn(header), Create(plane), Create(unit)])
+            traces += [Create(trace), Create(unit_radius)]
         self.axis_note = MathTex(
             r"\|h_t\|\ \text{against}\ t\ \text{(log scale)}",
             font_size=theme.tex_size(theme.SMALL_SIZE),
             color=theme.muted(),
         ).move_to([0, -3.2, 0])
-        return [*animations, FadeIn(self.axis_note)]
+        self.headers_by_regime = {regime(float(rho)): header for rho, header in zip(self.echo_rhos, self.headers)}
+        return panels, [*traces, FadeIn(self.axis_note)]
 
     def last_inside(self, index: int) -> int:
         leaves = exit_step(self.radii[index])
         return leaves - 1 if leaves is not None else self.steps
 
-    def trace(self, index: int) -> None:
+    def trace(self, index: int, beat: Beat) -> None:
+        """The echo spirals in its plane while its radius is traced below: its first full turn until the words
+        reach "the echo", the remaining steps until they end."""
         plane, trace, colour = self.columns[index]
         tracker = self.trackers[index]
         last_inside = self.last_inside(index)
@@ -260,12 +283,15 @@ class EchoOfAPulse(LectureSlide):
         head.add_updater(move_head)
         curve = trace.live_curve(np.arange(self.steps + 1), self.radii[index], tracker, colour, stroke_width=3)
         self.add(spiral, head, curve)
-        self.play(tracker.animate.set_value(self.steps), run_time=3.5, rate_func=linear)
+        self.play(
+            tracker.animate.set_value(min(self.divisor, self.steps)), run_time=beat.until("echo"), rate_func=linear
+        )
+        self.play(tracker.animate.set_value(self.steps), run_time=beat.remaining, rate_func=linear)
 
-    def mark_exit(self, index: int) -> None:
+    def mark_exit(self, index: int, run_time: float) -> None:
         """Where the echo left its panel: a dot at its last point inside, and the step it left at."""
         plane, _, colour = self.columns[index]
         arrow_end = plane.to_point(self.states[index, self.last_inside(index)] * 1.0)
         note = theme.text(f"leaves at t = {exit_step(self.radii[index])}", theme.SMALL_SIZE, colour)
         note.next_to(plane, DOWN, buff=0.08)
-        self.play(FadeIn(note), Create(Dot(arrow_end, radius=0.05, color=colour)), run_time=0.4)
+        self.play(FadeIn(note), Create(Dot(arrow_end, radius=0.05, color=colour)), run_time=run_time)

@@ -5,13 +5,31 @@ which of them solve the task (an MSE under a tenth of the baseline)."""
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Integer, Tex, ValueTracker, VGroup, linear
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    Dot,
+    FadeIn,
+    FadeOut,
+    Indicate,
+    Integer,
+    LaggedStart,
+    Tex,
+    Text,
+    ValueTracker,
+    VGroup,
+    linear,
+)
 
 from scenes.rnn.shared import about
 from seqanim import spoken
 from seqanim.kit import theme
 from seqanim.kit.plots import Plot
 from seqanim.slide import LectureSlide
+from seqanim.spoken import mark
 
 # --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
 
@@ -43,10 +61,11 @@ def setup_notes(kinds: list[str], params: dict, baseline: float) -> str:
 
 def setup_said(kinds: list[str], hidden: int, baseline: float) -> tuple[str, str]:
     """While the empty plot is drawn, then while the baseline is."""
+    named = spoken.listing([f"{mark(f'kind{i}')}{kind}" for i, kind in enumerate(kinds)])
     return (
-        f"{spoken.sentence(spoken.count(len(kinds), 'recurrent cell'))}, {spoken.listing(kinds)}, "
-        f"each with {spoken.integer(hidden)} hidden units, now train on the adding problem.",
-        f"The dashed line is the error of always predicting the mean: {spoken.number(baseline, 2)}.",
+        f"{spoken.sentence(spoken.count(len(kinds), 'recurrent cell'))}, {named}, "
+        f"{mark('hidden')}each with {spoken.integer(hidden)} hidden units, now train on the adding problem.",
+        f"The dashed line is the error of always predicting the mean: {mark('value')}{spoken.number(baseline, 2)}.",
     )
 
 
@@ -60,10 +79,11 @@ def race_said(kinds: list[str], mse: np.ndarray, baseline: float, params: dict) 
     solved, failed = verdict(kinds, mse[:, -1], baseline)
     said = (
         f"Here is each cell's test error on {spoken.integer(params['test_size'])} held-out sequences, "
-        f"over {spoken.integer(params['iters'])} training steps."
+        f"{mark('over')}over {spoken.integer(params['iters'])} training steps. {mark('start')}"
     )
     if (mse[:, 0] > baseline).all():
         said += f" All {spoken.integer(len(kinds))} start above the baseline."
+    said += f" {mark('race')}"
     if solved:
         said += f" Then {the(solved)} {'plunges' if len(solved) == 1 else 'plunge'}"
         said += "." if not failed else ","
@@ -82,11 +102,11 @@ def finals_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
 def finals_said(kinds: list[str], finals: np.ndarray, baseline: float) -> tuple[str]:
     """While each curve's final MSE is labelled."""
     ends = []
-    for kind, final in zip(kinds, finals):
+    for index, (kind, final) in enumerate(zip(kinds, finals)):
         if final < baseline / 10:
-            ends.append(f"the {kind} about {about(baseline / final)} times under the baseline")
+            ends.append(f"{mark(f'kind{index}')}the {kind} about {about(baseline / final)} times under the baseline")
         else:
-            ends.append(f"the {kind} at {spoken.number(float(final), 2)}")
+            ends.append(f"{mark(f'kind{index}')}the {kind} at {spoken.number(float(final), 2)}")
     return (f"Final errors: {spoken.listing(ends)}.",)
 
 
@@ -117,7 +137,7 @@ def verdict_said(kinds: list[str], finals: np.ndarray, baseline: float) -> tuple
     """While the solved line and the verdict appear, then while they stay."""
     solved, failed = verdict(kinds, finals, baseline)
     one = len(solved) == 1
-    claim = "Solved means under a tenth of the baseline: "
+    claim = f"Solved means under a tenth of the baseline: {mark('solved')}"
     if solved:
         claim += f"{the(solved)} {'gets' if one else 'get'} there, {'its' if one else 'their'} gates carrying "
         claim += "the first value across."
@@ -128,7 +148,10 @@ def verdict_said(kinds: list[str], finals: np.ndarray, baseline: float) -> tuple
     one = len(failed) == 1
     near = near_the_mean(kinds, finals, baseline, failed)
     meaning = "learned little more than the mean" if near else "stayed above a tenth of the baseline"
-    return claim, f"{spoken.sentence(the(failed))} {'does' if one else 'do'} not: {'it' if one else 'they'} {meaning}."
+    return claim, (
+        f"{spoken.sentence(the(failed))} {'does' if one else 'do'} not: "
+        f"{mark('meaning')}{'it' if one else 'they'} {meaning}."
+    )
 
 
 # --- the scene ----------------------------------------------------------------------------------------------
@@ -157,23 +180,35 @@ class TrainingRace(LectureSlide):
         self.next_slide(notes=setup_notes(self.kinds, self.params, self.baseline))
         plotted, baseline = setup_said(self.kinds, self.params["hidden"], self.baseline)
         line, label = self.build_plot()
-        with self.beat(plotted):
-            self.title("Vanilla RNN vs LSTM vs GRU")
-            self.play(Create(self.plot), run_time=1.0)
-            self.wait(0.5)
-        with self.beat(baseline):
-            self.play(Create(line), FadeIn(label), run_time=0.8)
-            self.wait(0.5)
+        self.step = ValueTracker(0.0)
+        self.curves, self.readout = self.build_race()
+        with self.beat(plotted) as beat:  # the empty plot, then each cell's name in the legend as it is said
+            self.title("Vanilla RNN vs LSTM vs GRU", along=[Create(self.plot)], run_time=beat.until("kind0"))
+            for index, name in enumerate(self.legend):
+                following = f"kind{index + 1}" if index + 1 < len(self.kinds) else "hidden"
+                self.play(FadeIn(name, shift=0.2 * LEFT), run_time=beat.until(following))
+            self.play(FadeIn(self.size_note, shift=0.1 * UP), run_time=beat.remaining)
+        with self.beat(baseline) as beat:
+            self.play(Create(line), run_time=beat.until("value"))
+            self.play(FadeIn(label, shift=0.1 * UP), run_time=beat.remaining)
 
     def race(self) -> None:
         self.next_slide(notes=race_notes(self.kinds, self.mse, self.params))
         (said,) = race_said(self.kinds, self.mse, self.baseline, self.params)
-        self.step = ValueTracker(0.0)
-        curves, readout = self.build_race()
+        curves, readout = self.curves, self.readout
+        starts = VGroup(
+            *[
+                Dot(self.plot.axes.c2p(0, float(self.mse[i, 0])), radius=0.06, color=theme.model_colour(kind))
+                for i, kind in enumerate(self.kinds)
+            ]
+        )
         self.add(curves)
-        with self.beat(said):
-            self.play(FadeIn(readout), FadeIn(self.legend), run_time=0.5)
-            self.play(self.step.animate.set_value(float(self.iters[-1])), run_time=6.0, rate_func=linear)
+        with self.beat(said) as beat:  # what is plotted, where the cells start, then the race itself
+            self.play(Indicate(self.plot.y_label, color=theme.highlight()), run_time=beat.until("over"))
+            steps = Indicate(self.plot.x_label, color=theme.highlight())
+            self.play(FadeIn(readout), steps, run_time=beat.until("start"))
+            self.play(LaggedStart(*[FadeIn(dot, scale=0.5) for dot in starts]), run_time=beat.until("race"))
+            self.play(self.step.animate.set_value(float(self.iters[-1])), run_time=beat.remaining, rate_func=linear)
         for curve in curves:
             curve.clear_updaters()
         readout[1].clear_updaters()
@@ -181,19 +216,31 @@ class TrainingRace(LectureSlide):
     def label_finals(self) -> None:
         self.next_slide(notes=finals_notes(self.kinds, self.finals, self.baseline))
         (said,) = finals_said(self.kinds, self.finals, self.baseline)
-        with self.beat(said):
-            self.play(FadeOut(self.legend), FadeIn(self.final_labels()), run_time=0.8)
-            self.wait(2.0)
+        self.labels = self.final_labels()
+        with self.beat(said) as beat:  # each curve's final error at its end, as it is read
+            self.play(FadeOut(self.legend), FadeOut(self.size_note), run_time=beat.until("kind0"))
+            for index, label in enumerate(self.labels):
+                following = f"kind{index + 1}" if index + 1 < len(self.kinds) else None
+                span = beat.until(following) if following else beat.remaining
+                self.play(FadeIn(label, shift=0.2 * LEFT), run_time=span)
 
     def verdict(self) -> None:
         self.next_slide(notes=verdict_notes(self.kinds, self.finals, self.baseline))
         claim, rest = verdict_said(self.kinds, self.finals, self.baseline)
+        solved, failed = verdict(self.kinds, self.finals, self.baseline)
         threshold_line, lines = self.verdict_lines()
-        with self.beat(claim):
-            self.play(Create(threshold_line), FadeIn(lines), run_time=1.0)
-            self.wait(1.0)
-        with self.beat(rest):
-            self.wait(1.5)
+        solved_labels = VGroup(*[self.labels[self.kinds.index(kind)] for kind in solved])
+        failed_labels = VGroup(*[self.labels[self.kinds.index(kind)] for kind in failed])
+        with self.beat(claim) as beat:  # the line at a tenth of the baseline, then the cells that pass under it
+            self.play(Create(threshold_line), run_time=beat.until("solved"))
+            self.play(FadeIn(lines[0]), Indicate(solved_labels if solved else lines[0]), run_time=beat.remaining)
+        with self.beat(rest) as beat:
+            if failed:
+                if solved:
+                    self.play(FadeIn(lines[1]), run_time=beat.until("meaning"))
+                self.play(Indicate(failed_labels, color=theme.error_colour()), run_time=beat.remaining)
+            else:
+                self.play(Indicate(self.labels), run_time=beat.remaining)
 
     # --- drawing ------------------------------------------------------------------------------------------
 
@@ -234,21 +281,27 @@ class TrainingRace(LectureSlide):
         readout = VGroup(counter_label, counter).arrange(RIGHT, buff=0.2).move_to([5.2, 2.2, 0])
         self.legend = VGroup(*[theme.text(kind, theme.LABEL_SIZE, theme.model_colour(kind)) for kind in self.kinds])
         self.legend.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(readout, DOWN, buff=0.4).align_to(readout, LEFT)
+        hidden = self.params["hidden"]
+        self.size_note = VGroup(  # two short lines: one is wider than the room right of the plot
+            theme.text(f"{hidden} hidden", theme.SMALL_SIZE, theme.muted()),
+            theme.text("units each", theme.SMALL_SIZE, theme.muted()),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+        self.size_note.next_to(self.legend, DOWN, buff=0.3).align_to(self.legend, LEFT)
         return curves, readout
 
     def final_labels(self) -> VGroup:
-        """Each curve's final MSE at its end, pushed apart where they would overlap."""
+        """Each curve's final MSE at its end, pushed apart where they would overlap; in the order of the cells."""
         ends = [self.plot.axes.c2p(float(self.iters[-1]), float(final))[1] for final in self.finals]
         placed: list[float] = []
-        labels = VGroup()
+        labels: dict[int, Text] = {}
         for index in np.argsort(ends):
             y = max(ends[index], placed[-1] + 0.38) if placed else ends[index]
             placed.append(y)
             kind = self.kinds[index]
             label = theme.text(f"{kind} {self.finals[index]:.3g}", theme.LABEL_SIZE, theme.model_colour(kind))
             label.move_to([self.plot.axes.get_right()[0] + 0.2 + label.width / 2, y, 0])
-            labels.add(label)
-        return labels
+            labels[int(index)] = label
+        return VGroup(*[labels[index] for index in range(len(self.kinds))])
 
     def verdict_lines(self) -> tuple[VGroup, VGroup]:
         """The line at a tenth of the baseline, and the verdict: which cells solve the task."""
