@@ -61,6 +61,13 @@ TEST_WORKSPACE_ENV = "SEQANIM_TEST_WORKSPACE"
 SUITE_ENV = "SEQANIM_SUITE_WORKSPACE"  # where the controlling process put it, for xdist's workers
 
 
+def lasts_its_words(report: dict[str, Any]) -> bool:
+    """A scene's video is rendered at the pace of its narration: it lasts at least its beats' words, and at most
+    a quarter more (the pauses between beats, the held frame that ends each slide, a title before the words)."""
+    speech = sum(beat["speech"] for beats in report["beats"] for beat in beats)
+    return speech > 5 and speech <= report["duration"] <= 1.25 * speech + 2
+
+
 def suite_workspace(source: Path, target: Path) -> Path:
     """`target` made a workspace of the lecture in `source`: its lecturer's files copied (again, so that an
     edited scene is the one tested), reveal.js linked; its own data/, renders/, slides/ and .seqanim/ start empty."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.conftest import frame_settings
+from tests.conftest import frame_settings, lasts_its_words
 
 SLIDES = {"ReverseAlignment": 7, "SortAlignment": 7}
 
@@ -18,7 +18,7 @@ def test_scene_renders_cleanly(scene_report, scene: str) -> None:
     assert report["resolution"] == [frame["pixel_width"], frame["pixel_height"]]
     assert report["slides"] == SLIDES[scene]
     assert len(report["notes"]) == SLIDES[scene]
-    assert 15 <= report["duration"] <= 60
+    assert lasts_its_words(report), (report["duration"], report["beats"])
 
 
 def _words(values: np.ndarray) -> str:

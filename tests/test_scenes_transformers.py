@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from seqanim.contract import Artifact
-from tests.conftest import frame_settings
+from tests.conftest import frame_settings, lasts_its_words
 
 SLIDES = {
     "SelfAttentionLookup": 5,
@@ -82,7 +82,7 @@ def test_scene_renders_cleanly(scene: str, scene_report: Callable[[str], dict[st
     assert report["resolution"] == [frame["pixel_width"], frame["pixel_height"]]
     assert report["slides"] == SLIDES[scene]
     assert len(report["notes"]) == SLIDES[scene]
-    assert 5 < report["duration"] < 60
+    assert lasts_its_words(report), (report["duration"], report["beats"])
 
 
 @pytest.mark.parametrize("scene", list(SLIDES))
