@@ -17,6 +17,8 @@ from manim import (
     FadeIn,
     FadeOut,
     GrowArrow,
+    Indicate,
+    LaggedStart,
     MathTex,
     RoundedRectangle,
     SurroundingRectangle,
@@ -27,8 +29,8 @@ from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_row
 from seqanim.contract import Artifact
 from seqanim.kit import theme
 from seqanim.kit.matrix import MatrixTable, number_format
-from seqanim.kit.motion import roll
-from seqanim.spoken import integer, listing, number
+from seqanim.kit.motion import paced, roll
+from seqanim.spoken import integer, listing, mark, number
 
 # --- the words -----------------------------------------------------------------------------------------
 
@@ -58,10 +60,10 @@ def combine_said(art: Artifact) -> tuple[str, ...]:
     padded = listing([integer(i) for i in padded_keys(art)])
     per_row = listing([integer(int(row.sum())) for row in art["padding_allowed"]])
     return (
-        "Start from the causal mask: which keys each query may see.",
-        f"Next, which keys are real: key {padded} is only padding.",
-        "Combine the two: a key is allowed only where both masks allow it.",
-        f"The padded column switches off, and the rows now allow {per_row} keys.",
+        f"Start from the causal mask: {mark('rows')}which keys each query may see.",
+        f"Next, which keys are real: {mark('padded')}key {padded} is only padding.",
+        f"Combine the two: a key is {mark('allowed')}allowed only where both masks allow it.",
+        f"The padded column switches off, and {mark('rows')}the rows now allow {per_row} keys.",
     )
 
 
@@ -83,9 +85,9 @@ def weights_said(art: Artifact) -> tuple[str, ...]:
     weights, padded = art["padding_weights"], padded_keys(art)
     largest = number(float(weights[:, padded[0]].max()), 2) if padded else "zero"
     return (
-        "The allowed pattern moves aside, and the masked scores appear on its right.",
-        "A softmax then runs over the allowed keys only, one row at a time.",
-        f"No query can retrieve the padded key: its weight is exactly {largest} in every row.",
+        f"The allowed pattern moves aside, and {mark('scores')}the masked scores appear on its right.",
+        f"A softmax then runs over {mark('rows')}the allowed keys only, one row at a time.",
+        f"No query can retrieve the padded key: {mark('weight')}its weight is exactly {largest} in every row.",
     )
 
 
@@ -104,8 +106,8 @@ def all_masked_said(art: Artifact) -> tuple[str, ...]:
         f"Suppose key {integer(0)} were padding as well.",
         f"Then {'row' if len(rows) == 1 else 'rows'} {listing([integer(r) for r in rows])} "
         "would have no allowed key at all.",
-        "A plain softmax would divide zero by zero, and return not a number.",
-        "So our helper refuses such a row with an error, instead of passing on an empty answer.",
+        f"A plain softmax would divide zero by zero, and {mark('nan')}return not a number.",
+        f"So our helper refuses such a row with an error, {mark('instead')}instead of passing on an empty answer.",
     )
 
 
@@ -132,36 +134,35 @@ class PaddingMask(WhyAttentionSlide):
         notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.LABEL_SIZE, theme.muted()).next_to(
             VGroup(causal_t, amp, padding_t, eq, combined_t), DOWN, buff=0.5
         )
-        with self.beat(causal_said):
-            self.title(heading, along=[FadeIn(causal_t)], run_time=0.6)
-            self.wait(0.9)
-        with self.beat(real_said):
-            self.play(FadeIn(amp), FadeIn(padding_t), run_time=0.6)
-            self.wait(0.9)
-        # Causal's cells travel to the result (moved, not morphed), then the padded key's column switches off.
-        with self.beat(and_said):
+        with self.beat(causal_said) as beat:
+            self.title(heading, along=[FadeIn(causal_t)], run_time=beat.until("rows"))
+            self.play(self.rows_in_view(causal_t, art["causal_allowed"]), run_time=beat.remaining)
+        padded = padded_keys(art)
+        boxes = VGroup(*[padding_t.cell_box(0, i, theme.blocked_colour()) for i in padded])
+        with self.beat(real_said) as beat:
+            self.play(FadeIn(amp), FadeIn(padding_t), run_time=beat.until("padded"))
+            self.play(Create(boxes), run_time=beat.remaining)
+        # Causal's cells travel to the result (moved, not morphed), then its frame and the legend come.
+        with self.beat(and_said) as beat:
             travelling = VGroup(causal_t.cells, causal_t.entries).copy()
             target = VGroup(combined_t.cells, combined_t.entries)
-            self.play(FadeIn(eq), travelling.animate.move_to(target), run_time=1.0)
+            self.play(FadeIn(eq), travelling.animate.move_to(target), run_time=beat.until("allowed"))
             self.remove(travelling)
             self.add(combined_t.cells, combined_t.entries)
             # Its frame comes once the cells have landed (they passed over where its row labels stand).
             frame = VGroup(combined_t.brackets, combined_t.row_labels, combined_t.col_labels, combined_t.col_title)
-            self.play(FadeIn(frame), FadeIn(notes), run_time=0.5)
+            self.play(FadeIn(frame), FadeIn(notes), run_time=beat.remaining)
             self.remove(combined_t.cells, combined_t.entries, frame)
             self.add(combined_t)
-            self.wait(0.5)
-        padded = padded_keys(art)
-        boxes = VGroup(*[padding_t.cell_box(0, i, theme.blocked_colour()) for i in padded])
-        with self.beat(off_said):
-            self.play(Create(boxes), run_time=0.5)
+        # The padded key's column switches off, then each row's allowed keys are shown as they are counted.
+        with self.beat(off_said) as beat:
             self.play(
                 combined_t.transform_entries(art["padding_allowed"].astype(float)),
                 combined_t.fill_cells(**self.permission_fill(art["padding_allowed"])),
                 *[Create(combined_t.column_box(i, theme.blocked_colour())) for i in padded],
-                run_time=0.9,
+                run_time=beat.until("rows"),
             )
-            self.wait(0.6)
+            self.play(self.rows_in_view(combined_t, art["padding_allowed"]), run_time=beat.remaining)
         self.inputs = VGroup(causal_t, amp, padding_t, eq, notes, boxes)
         self.combined_t = combined_t
 
@@ -170,35 +171,42 @@ class PaddingMask(WhyAttentionSlide):
         weights, padded, combined_t = art["padding_weights"], padded_keys(art), self.combined_t
         self.next_slide(notes=weights_notes(art))
         aside, softmax_said, zero = weights_said(art)
-        with self.beat(aside):
+        with self.beat(aside) as beat:
             self.play(
                 FadeOut(self.inputs),
                 *[FadeOut(m) for m in self.mobjects if isinstance(m, SurroundingRectangle)],
-                run_time=0.5,
+                run_time=0.4,
             )
-            self.play(combined_t.animate.to_edge(LEFT, buff=0.5), run_time=0.7)
+            self.play(combined_t.animate.to_edge(LEFT, buff=0.5), run_time=beat.until("scores"))
             result, arrow, heading = self.masked_scores()
-            self.play(GrowArrow(arrow), FadeIn(heading), FadeIn(result), run_time=1.0)
+            self.play(GrowArrow(arrow), FadeIn(heading), FadeIn(result), run_time=beat.remaining)
         softmax = MathTex(
             r"A = \operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 10, color=theme.foreground()
         ).move_to(heading)  # heads the result: above the arrow it collided with the row labels
         running = result.row_box(0)
-        # The masked scores S + M, normalised row by row into the weights (the first row slowly, then faster).
-        with self.beat(softmax_said):
-            self.play(roll(heading, softmax), Create(running), run_time=0.6)
-            for animations, run_time in result.rows_in_turn(weights, art["padding_allowed"], running):
+        # The masked scores S + M, normalised row by row into the weights (the first row slowly, then faster),
+        # the rows taking what is left of the words.
+        with self.beat(softmax_said) as beat:
+            self.play(roll(heading, softmax), Create(running), run_time=beat.until("rows"))
+            rows = weights.shape[0]
+            moves = 0.3 * (rows - 1)  # the running box's steps between rows
+            scale = max(beat.remaining - moves, 0.5) / sum(paced(rows, 1.6, 0.7))
+            steps = result.rows_in_turn(weights, art["padding_allowed"], running, first=1.6 * scale, last=0.7 * scale)
+            for animations, run_time in steps:
                 self.play(*animations, run_time=run_time)
         sums = result.row_sums(weights.sum(axis=-1), size=theme.LABEL_SIZE)
-        with self.beat(zero):
+        with self.beat(zero) as beat:
             self.play(
                 FadeOut(running),
                 FadeIn(sums),
                 *[Create(result.column_box(i, theme.blocked_colour())) for i in padded],
-                run_time=0.8,
+                run_time=beat.until("weight"),
             )
-            if padded:
-                self.say(self.padded_caption(padded[0]), colour=theme.caption_colour(), size=CAPTION_SIZE)
-            self.wait(1.0)
+            if padded:  # its weight, read in every row as the caption says it
+                self.say(self.padded_caption(padded[0]), colour=theme.caption_colour(), size=CAPTION_SIZE,
+                         run_time=beat.remaining / 2)  # fmt: skip
+                column = result.column_entries(padded[0])
+                self.play(LaggedStart(*[Indicate(entry) for entry in column], lag_ratio=0.3), run_time=beat.remaining)
         self.weights_view = VGroup(result, arrow, softmax, sums)
 
     def all_masked(self) -> None:
@@ -206,18 +214,22 @@ class PaddingMask(WhyAttentionSlide):
         dead, table, empty = art["all_masked_allowed"], self.combined_t, empty_rows(art)
         self.next_slide(notes=all_masked_notes(art))
         suppose, no_key, nan_said, refused = all_masked_said(art)
-        with self.beat(suppose):
-            boxes = [m for m in self.mobjects if isinstance(m, SurroundingRectangle)]
-            self.play(FadeOut(self.weights_view), *[FadeOut(b) for b in boxes], run_time=0.5)
+        with self.beat(suppose) as beat:
+            leaving = [self.weights_view, *[m for m in self.mobjects if isinstance(m, SurroundingRectangle)]]
+            if self._caption is not None:  # the padded key's caption goes with its weights
+                leaving.append(self._caption)
+                self._caption = None
+            self.play(*[FadeOut(m) for m in leaving], run_time=0.4)
             self.play(
                 table.transform_entries(dead.astype(float)),
                 table.fill_cells(**self.permission_fill(dead)),
-                run_time=0.8,
+                run_time=beat.remaining,
             )
-        with self.beat(no_key):
-            for r in empty:
-                self.play(Create(table.row_box(r, theme.error_colour())), run_time=0.5)
-            self.wait(0.8)
+        with self.beat(no_key) as beat:
+            self.play(
+                LaggedStart(*[Create(table.row_box(r, theme.error_colour())) for r in empty], lag_ratio=0.5),
+                run_time=beat.remaining,
+            )
         # In the matrix: what a naive softmax returns for that row, 0/0 = NaN in every cell (from the data).
         naive = art["all_masked_naive"]
         nan_colours = {(r, c): theme.error_colour() for r in empty for c in range(naive.shape[1])}
@@ -225,17 +237,28 @@ class PaddingMask(WhyAttentionSlide):
             f"naive softmax of row {', '.join(map(str, empty))}: $0/0$ = NaN", theme.SMALL_SIZE, theme.error_colour()
         ).next_to(table, DOWN, buff=0.3)
         nan_note.align_to(table, LEFT)
-        with self.beat(nan_said):
-            self.play(table.transform_entries(naive, nan_colours, rows=empty), FadeIn(nan_note), run_time=0.8)
-            self.wait(1.0)
+        with self.beat(nan_said) as beat:
+            self.play(FadeIn(nan_note, shift=0.1 * UP), run_time=beat.until("nan"))
+            self.play(table.transform_entries(naive, nan_colours, rows=empty), run_time=beat.remaining)
         error = self.error_panel().to_edge(RIGHT, buff=0.6).match_y(table.cells)
         arrow = Arrow(table.get_right(), error.get_left(), buff=0.2, color=theme.error_colour(), stroke_width=3)
-        with self.beat(refused):
-            self.play(GrowArrow(arrow), FadeIn(error, shift=0.2 * LEFT), run_time=1.0)
+        with self.beat(refused) as beat:
+            self.play(GrowArrow(arrow), FadeIn(error, shift=0.2 * LEFT), run_time=beat.until("instead"))
             self.say(
-                "an all-masked row is refused, not returned as NaN", colour=theme.caption_colour(), size=CAPTION_SIZE
+                "an all-masked row is refused, not returned as NaN",
+                colour=theme.caption_colour(),
+                size=CAPTION_SIZE,
+                run_time=beat.remaining,
             )
-            self.wait(1.0)
+
+    @staticmethod
+    def rows_in_view(table: MatrixTable, allowed: np.ndarray) -> LaggedStart:
+        """Row by row, the keys that row's query may see are indicated (its allowed entries)."""
+        rows = [
+            VGroup(*[table.entry(r, c) for c in range(allowed.shape[1]) if allowed[r, c]])
+            for r in range(allowed.shape[0])
+        ]
+        return LaggedStart(*[Indicate(row, color=theme.highlight()) for row in rows if len(row)], lag_ratio=0.6)
 
     # --- drawing ---------------------------------------------------------------------------------------
 

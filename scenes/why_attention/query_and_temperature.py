@@ -10,12 +10,17 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Animation,
+    AnimationGroup,
+    Circumscribe,
     Create,
     DecimalNumber,
     Dot,
     FadeIn,
     FadeOut,
     GrowArrow,
+    Indicate,
+    LaggedStart,
     MathTex,
     NumberLine,
     Text,
@@ -33,7 +38,7 @@ from seqanim.kit.bars import Bars
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.motion import roll
 from seqanim.kit.vectors import VectorDiagram
-from seqanim.spoken import count, listing, number, sentence
+from seqanim.spoken import count, listing, mark, number, sentence
 
 # --- the words -----------------------------------------------------------------------------------------
 
@@ -92,8 +97,8 @@ def first_query_said(art: Artifact) -> tuple[str, ...]:
     shares = [f"{listing(names)} {_weigh(names)} {value}" for value, names in _shares(labels, weights)]
     return (
         "Now the memory stays fixed, and only the query changes.",
-        f"The query arrow, and a table with one row of weights for each of {_queries(art)}.",
-        f"For the query {_vector(art['queries'][0])}, {_then(shares)}.",
+        f"The query arrow, and {mark('table')}a table with one row of weights for each of {_queries(art)}.",
+        f"For the query {_vector(art['queries'][0])}, {mark('weights')}{_then(shares)}.",
     )
 
 
@@ -123,7 +128,7 @@ def query_said(art: Artifact, index: int) -> tuple[str, ...]:
     said = (f"The query turns to {_vector(art['queries'][index])}.", sentence(f"now {_then(shares)}."))
     if index == len(art["queries"]) - 1:
         rankings = count(len(art["queries"]), "ranking")
-        said += (f"One memory, {_queries(art)}, {rankings}: retrieval depends on the query.",)
+        said += (f"One memory, {_queries(art)}, {rankings}: {mark('depends')}retrieval depends on the query.",)
     return said
 
 
@@ -142,7 +147,8 @@ def temperature_said(art: Artifact) -> tuple[str, ...]:
     start = art["temperatures"][start_temperature(art)]
     return (
         "Next, keep the query and change only the temperature.",
-        f"The scores are divided by a temperature before the softmax; the dial starts at {_spoken(start)}.",
+        "The scores are divided by a temperature before the softmax; "
+        f"{mark('dial')}the dial starts at {_spoken(start)}.",
     )
 
 
@@ -173,9 +179,10 @@ def stop_said(art: Artifact, stop: int) -> tuple[str, ...]:
         top = [labels[i] for i in range(len(low)) if np.isclose(low[i], low.max())]
         least = labels[int(np.argmin(low))]
         return (
-            f"Sweep the whole dial: up at {_spoken(sweep_t[-1])}, the weights become nearly uniform.",
-            f"Down at {_spoken(sweep_t[0])}, {least} keeps only {_spoken(low.min())}; {listing(top)} take the rest.",
-            f"Back at {_spoken(t)}: the temperature of standard attention.",
+            f"Sweep the whole dial: {mark('up')}up at {_spoken(sweep_t[-1])}, the weights become nearly uniform.",
+            f"Down at {_spoken(sweep_t[0])}, {mark('least')}{least} keeps only {_spoken(low.min())}; "
+            f"{mark('top')}{listing(top)} take the rest.",
+            f"Back at {_spoken(t)}: {mark('standard')}the temperature of standard attention.",
         )
     sharper = t < temps[start]
     turn = (
@@ -184,11 +191,12 @@ def stop_said(art: Artifact, stop: int) -> tuple[str, ...]:
         else f"Up to {_spoken(t)}: a higher temperature softens them toward uniform."
     )
     moves = []
-    for value, names in _shares(labels, weights_at[stop]):
+    for group, (value, names) in enumerate(_shares(labels, weights_at[stop])):
         before = weights_at[start][labels.index(names[0])]
         verb = "rises" if weights_at[stop][labels.index(names[0])] > before else "falls"
         verb = verb if len(names) == 1 else verb[:-1]
-        moves.append(f"{listing(names)} {verb} to {value}")
+        named = f"{mark(f'group{group}')}{listing(names)}" if group else listing(names)  # a beat opens on a word
+        moves.append(f"{named} {verb} to {value}")
     return turn, sentence("; ".join(moves) + ".")
 
 
@@ -215,34 +223,37 @@ class QueryAndTemperature(WhyAttentionSlide):
         self.heading_text = self.heading("Change only the query")
         self.query_plane()
         self.weight_table()
-        with self.beat(fixed):
-            self.title(self.heading_text, along=[Create(self.diagram), FadeIn(self.points)], run_time=0.8)
-            self.wait(0.5)
-        with self.beat(table):
-            self.play(GrowArrow(self.arrow), FadeIn(self.query_label), FadeIn(self.heatmap), run_time=0.8)
-            self.wait(1.5)
-        with self.beat(weights):
-            self.fill_row(0)
-            self.wait(1.0)
+        with self.beat(fixed) as beat:
+            self.title(self.heading_text, along=[Create(self.diagram), FadeIn(self.points)], run_time=beat.remaining)
+        with self.beat(table) as beat:
+            self.play(GrowArrow(self.arrow), FadeIn(self.query_label), run_time=beat.until("table"))
+            self.play(FadeIn(self.heatmap), run_time=beat.remaining)
+        with self.beat(weights) as beat:  # this query, named, then its row of weights as they are read
+            self.play(Indicate(self.query_label), Indicate(self.heatmap.row_labels[0]), run_time=beat.until("weights"))
+            self.fill_row(0, beat.remaining)
 
     def next_query(self, index: int) -> None:
         art = self.art
         self.next_slide(notes=query_notes(art, index))
         turns, weights, *lesson = query_said(art, index)
-        with self.beat(turns):
-            self.turn_query(index)
-        with self.beat(weights):
-            self.fill_row(index)
-            self.wait(1.5)
+        with self.beat(turns) as beat:
+            self.turn_query(index, beat.remaining)
+        with self.beat(weights) as beat:
+            self.fill_row(index, beat.remaining)
         if lesson:
             self.arrow.clear_updaters()
-            with self.beat(lesson[0]):
+            rows = self.heatmap.shape[0]
+            with self.beat(lesson[0]) as beat:  # the rows, one per query, each with its own ranking
+                self.play(
+                    LaggedStart(*[Indicate(self.heatmap.row_labels[r]) for r in range(rows)], lag_ratio=0.5),
+                    run_time=beat.until("depends"),
+                )
                 self.say(
                     "one memory, three rankings: retrieval depends on the query",
                     colour=theme.caption_colour(),
                     size=CAPTION_SIZE,
+                    run_time=beat.remaining,
                 )
-                self.wait(1.0)
 
     def temperature(self) -> None:
         art = self.art
@@ -262,23 +273,36 @@ class QueryAndTemperature(WhyAttentionSlide):
         if stop == start:  # the dial's whole range, where the bars change most, before settling at T = 1
             up, down, back = stop_said(art, stop)
             sweep_t = art["sweep_temperatures"]
-            with self.beat(up):
-                self.say(self.sweep_caption(), colour=theme.muted(), size=CAPTION_SIZE)
-                self.turn_dial(float(sweep_t[-1]), 1.5)
-            with self.beat(down):
-                self.turn_dial(float(sweep_t[0]), 3.0)
-            with self.beat(back):
-                self.turn_dial(t, 2.0)
-                self.say(f"T = {t:g}: standard attention", colour=theme.foreground(), size=CAPTION_SIZE)
-                self.wait(0.5)
+            low = art["sweep_weights"][0]
+            least = [int(np.argmin(low))]
+            top = [i for i in range(len(low)) if np.isclose(low[i], low.max())]
+            with self.beat(up) as beat:
+                self.say(self.sweep_caption(), colour=theme.muted(), size=CAPTION_SIZE, run_time=beat.until("up"))
+                self.turn_dial(float(sweep_t[-1]), beat.remaining)
+            with self.beat(down) as beat:  # the dial goes down; then the bar that keeps least, and those that win
+                self.turn_dial(float(sweep_t[0]), beat.until("least"))
+                self.play(self.circle_bars(least), run_time=beat.until("top"))
+                self.play(self.circle_bars(top), run_time=beat.remaining)
+            with self.beat(back) as beat:
+                self.turn_dial(t, beat.until("standard"))
+                self.say(f"T = {t:g}: standard attention", colour=theme.foreground(), size=CAPTION_SIZE,
+                         run_time=beat.remaining)  # fmt: skip
             self.bars.clear_updaters()
             return
         turn, moves = stop_said(art, stop)
-        with self.beat(turn):
-            self.turn_dial(t, 2.0)
-        with self.beat(moves):
-            self.say(self.stop_caption(stop), colour=theme.caption_colour(), size=CAPTION_SIZE)
-            self.wait(1.5)
+        with self.beat(turn) as beat:  # the previous stop's caption goes as the dial leaves it
+            leaving = [] if self._caption is None else [FadeOut(self._caption)]
+            self._caption = None
+            self.turn_dial(t, beat.remaining, *leaving)
+        # Each bar circled as its new weight is said (keys of equal weight together), the weights in the caption.
+        shares = _shares(self.labels, art["temperature_weights"][stop])
+        groups = [[self.labels.index(name) for name in names] for _, names in shares]
+        with self.beat(moves) as beat:
+            self.say(self.stop_caption(stop), colour=theme.caption_colour(), size=CAPTION_SIZE,
+                     run_time=beat.until("group1") / 2 if len(groups) > 1 else beat.remaining / 2)  # fmt: skip
+            for following, group in enumerate(groups, start=1):
+                until = beat.until(f"group{following}") if following < len(groups) else beat.remaining
+                self.play(self.circle_bars(group), run_time=until)
 
     # --- the query -------------------------------------------------------------------------------------
 
@@ -324,25 +348,25 @@ class QueryAndTemperature(WhyAttentionSlide):
         # animate_values re-adds the cells on top; keep the numbers above them
         self.heatmap.annotations.set_z_index(1)
 
-    def turn_query(self, index: int) -> None:
+    def turn_query(self, index: int, run_time: float) -> None:
         query = self.art["queries"][index]
         new_label = theme.text(self.row_labels[index], theme.LABEL_SIZE, theme.query_colour()).move_to(self.query_label)
         self.play(
             self.angle.animate.set_value(float(np.arctan2(query[1], query[0]))),
             self.length.animate.set_value(float(np.linalg.norm(query))),
             roll(self.query_label, new_label),
-            run_time=1.2,
+            run_time=run_time,
         )
         self.query_label = new_label
 
-    def fill_row(self, row: int) -> None:
+    def fill_row(self, row: int, run_time: float) -> None:
         weights, heatmap = self.art["query_weights"], self.heatmap
         cols = weights.shape[1]
         labels = [heatmap.annotations[row * cols + c] for c in range(cols)]
         self.play(
             heatmap.animate_values(weights, rows=[row]),
             *[label.animate.set_opacity(1) for label in labels],
-            run_time=0.8,
+            run_time=run_time,
         )
 
     # --- the temperature -------------------------------------------------------------------------------
@@ -427,25 +451,36 @@ class QueryAndTemperature(WhyAttentionSlide):
         if source is not None and np.isclose(temps[start], float(art["temperature"])):
             ghosts = VGroup(*[cell.copy() for cell in self.heatmap.row(source)])
             self.add(ghosts)
-            with self.beat(change):
-                self.play(*leaving, *[Transform(g, bar.copy()) for g, bar in zip(ghosts, bars.bars)], run_time=1.4)
+            with self.beat(change) as beat:
+                self.play(
+                    *leaving, *[Transform(g, bar.copy()) for g, bar in zip(ghosts, bars.bars)], run_time=beat.remaining
+                )
             self.remove(ghosts)
             self.add(bars.bars)
             rest = VGroup(bars.baseline, bars.labels, bars.readouts)
-            with self.beat(dial):
-                self.play(FadeIn(rest), Write(self.equation), FadeIn(self.dial, shift=0.2 * LEFT), run_time=1.0)
-                self.wait(1.0)
+            with self.beat(dial) as beat:  # the formula as it is said, then the dial
+                self.play(FadeIn(rest), Write(self.equation), run_time=beat.until("dial"))
+                self.play(FadeIn(self.dial, shift=0.2 * LEFT), run_time=beat.remaining)
             self.remove(bars.bars, rest)
             self.add(bars)  # one chart again, whole
         else:  # no heatmap row holds these weights: the first layout leaves, then the second comes
-            with self.beat(change):
-                self.play(*leaving, run_time=0.8)
-            with self.beat(dial):
-                self.play(FadeIn(bars), Write(self.equation), FadeIn(self.dial), run_time=1.0)
-                self.wait(1.0)
+            with self.beat(change) as beat:
+                self.play(*leaving, FadeIn(bars), run_time=beat.remaining)
+            with self.beat(dial) as beat:
+                self.play(Write(self.equation), run_time=beat.until("dial"))
+                self.play(FadeIn(self.dial), run_time=beat.remaining)
 
-    def turn_dial(self, t: float, run_time: float) -> None:
-        self.play(self.log_t.animate.set_value(float(np.log(t))), run_time=run_time, rate_func=smooth)
+    def turn_dial(self, t: float, run_time: float, *along: Animation) -> None:
+        self.play(self.log_t.animate.set_value(float(np.log(t))), *along, run_time=run_time, rate_func=smooth)
+
+    def circle_bars(self, indices: list[int]) -> AnimationGroup:
+        """Circle these bars with their readouts (the bars themselves follow the dial and are not moved)."""
+        return AnimationGroup(
+            *[
+                Circumscribe(VGroup(self.bars.bars[i], self.bars.readouts[i]), color=theme.highlight(), buff=0.08)
+                for i in indices
+            ]
+        )
 
     def sweep_caption(self) -> str:
         sweep_t = self.art["sweep_temperatures"]

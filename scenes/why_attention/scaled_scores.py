@@ -25,7 +25,7 @@ from seqanim.kit import theme
 from seqanim.kit.formula import SCORES, formula
 from seqanim.kit.matrix import MatrixTable, number_format
 from seqanim.kit.motion import roll
-from seqanim.spoken import integer, number
+from seqanim.spoken import integer, mark, number
 
 # --- the words -----------------------------------------------------------------------------------------
 
@@ -57,8 +57,8 @@ def operands_notes(art: Artifact) -> str:
 def operands_said(art: Artifact) -> tuple[str, ...]:
     d_k = int(art["d_k"])
     return (
-        f"Each score is q dot k, divided by the square root of the key size, {integer(d_k)}.",
-        "The query, the keys as columns, and an empty row for the scores.",
+        f"Each score is q dot k, {mark('root')}divided by the square root of the key size, {integer(d_k)}.",
+        f"The query, {mark('keys')}the keys as columns, and {mark('row')}an empty row for the scores.",
     )
 
 
@@ -95,7 +95,8 @@ def other_keys_notes(art: Artifact) -> str:
 def other_keys_said(art: Artifact) -> tuple[str, ...]:
     labels, raw, scores = key_labels(art), art["raw_scores"][0], art["scores"][0]
     return tuple(
-        f"Key {labels[i]}: the products add up to {number(float(raw[i]), 2)}, a score of {number(float(scores[i]), 2)}."
+        f"Key {labels[i]}: {mark('products')}the products add up to {number(float(raw[i]), 2)}, "
+        f"{mark('score')}a score of {number(float(scores[i]), 2)}."
         for i in range(1, len(labels))
     )
 
@@ -114,11 +115,11 @@ def summary_notes(art: Artifact) -> str:
 def summary_said(art: Artifact) -> tuple[str, ...]:
     negative = negative_scores(art)
     if negative is None:
-        closing = "These are scores, not yet probabilities: a softmax will turn them into weights."
+        closing = f"These are scores, not yet probabilities: {mark('query')}a softmax will turn them into weights."
     else:
         query = ", ".join(number(float(v), 2) for v in negative[0])
-        closing = f"These are scores, not probabilities: the query {query} gets negative ones."
-    return (f"The whole row: each dot product over {_root(int(art['d_k']))}.", closing)
+        closing = f"These are scores, not probabilities: {mark('query')}the query {query} gets negative ones."
+    return (f"The whole row: {mark('each')}each dot product over {_root(int(art['d_k']))}.", closing)
 
 
 # --- the scene -------------------------------------------------------------------------------------------
@@ -141,15 +142,16 @@ class ScaledScores(WhyAttentionSlide):
         formula_said, tables_said = operands_said(art)
         heading = self.heading("Scaled scores")
         equation = formula(SCORES, size=theme.BODY_SIZE + 6).next_to(heading, DOWN, buff=0.3)
-        with self.beat(formula_said):
-            self.title(heading, along=[Write(equation)], run_time=1.0)
-            self.wait(1.5)
+        product, scale = equation[:4], equation[4:]  # S = Q K^T, then / sqrt(d_k)
+        with self.beat(formula_said) as beat:
+            self.title(heading, along=[Write(product)], run_time=beat.until("root"))
+            self.play(Write(scale), run_time=beat.remaining)
         operands = self.operand_tables(equation)
         self.row = self.score_row(operands)
-        with self.beat(tables_said):
-            self.play(FadeIn(operands), run_time=0.8)
-            self.play(FadeIn(self.row), run_time=0.6)
-            self.wait(0.8)
+        with self.beat(tables_said) as beat:
+            self.play(FadeIn(self.query), run_time=beat.until("keys"))
+            self.play(FadeIn(self.keys_t), run_time=beat.until("row"))
+            self.play(FadeIn(self.row), run_time=beat.remaining)
         # q, stood up as a column, slides over K^T: at each column its entries meet the key's, and the score
         # appears as it passes.
         self.slider = self.query.row_entries(0).copy().set_color(theme.query_colour())
@@ -157,25 +159,27 @@ class ScaledScores(WhyAttentionSlide):
     def first_key(self) -> None:
         self.next_slide(notes=first_key_notes(self.art))
         beside, dot, scaled, stored = first_key_said(self.art)
-        with self.beat(beside):
-            self.bring_query(0, pace=1.0)
-        with self.beat(dot):
-            self.write_dot(pace=1.0)
-        with self.beat(scaled):
-            self.write_scaled(pace=1.0)
-            self.wait(1.2)
-        with self.beat(stored):
-            self.store_score(0, pace=1.0)
+        with self.beat(beside) as beat:
+            self.bring_query(0, beat.remaining)
+        with self.beat(dot) as beat:
+            self.write_dot(beat.remaining)
+        with self.beat(scaled) as beat:
+            self.write_scaled(beat.remaining)
+        with self.beat(stored) as beat:
+            self.store_score(0, 0.7 * beat.remaining)
+            self.play(FadeOut(self.column), run_time=beat.remaining)
 
     def other_keys(self) -> None:
+        """Each key in one sentence: q moves beside it, the products are written as they are said, and the score
+        is divided and stored as it is said."""
         self.next_slide(notes=other_keys_notes(self.art))
         for index, said in enumerate(other_keys_said(self.art), start=1):
-            pace = (1.0, 0.7, 0.45)[min(index, 2)]
-            with self.beat(said):
-                self.bring_query(index, pace)
-                self.write_dot(pace)
-                self.write_scaled(pace)
-                self.store_score(index, pace)
+            with self.beat(said) as beat:
+                self.bring_query(index, beat.until("products"))
+                self.write_dot(beat.until("score"))
+                self.write_scaled(0.4 * beat.remaining)
+                self.store_score(index, 0.6 * beat.remaining)
+                self.play(FadeOut(self.column), run_time=beat.remaining)
 
     def summary(self) -> None:
         art = self.art
@@ -183,20 +187,21 @@ class ScaledScores(WhyAttentionSlide):
         row_said, closing = summary_said(art)
         summary = self.summary_formula().move_to(self.work)
         box = SurroundingRectangle(self.row.entries, buff=0.12, color=theme.highlight())
-        with self.beat(row_said):
-            self.play(roll(self.work, summary), Create(box), FadeOut(self.slider), run_time=1.0)
-            self.wait(1.0)
+        with self.beat(row_said) as beat:
+            self.play(Create(box), FadeOut(self.slider), run_time=beat.until("each"))
+            self.play(roll(self.work, summary), run_time=beat.remaining)
         # The caption's claim is shown, not asserted: this query's scores are all >= 0, so another query of
         # the walkthrough (from the data) shows negative ones.
         negative = negative_scores(art)
-        with self.beat(closing):
+        with self.beat(closing) as beat:
             if negative is not None:
+                self.say("scores, not yet probabilities: another query gives negative ones", size=CAPTION_SIZE,
+                         run_time=beat.until("query"))  # fmt: skip
                 line = self.negative_line(*negative).next_to(summary, DOWN, buff=0.45)
-                self.play(FadeIn(line, shift=0.2 * UP), run_time=0.8)
-                self.say("scores, not yet probabilities: another query gives negative ones", size=CAPTION_SIZE)
+                self.play(FadeIn(line, shift=0.2 * UP), run_time=beat.remaining)
             else:
-                self.say("scores, not yet probabilities: a softmax turns them into weights", size=CAPTION_SIZE)
-            self.wait(0.8)
+                self.say("scores, not yet probabilities: a softmax turns them into weights", size=CAPTION_SIZE,
+                         run_time=beat.remaining)  # fmt: skip
 
     # --- drawing ---------------------------------------------------------------------------------------
 
@@ -248,9 +253,9 @@ class ScaledScores(WhyAttentionSlide):
         row.next_to(operands, RIGHT, buff=0.7).align_to(self.keys_t.cells, DOWN)
         return row
 
-    def bring_query(self, index: int, pace: float) -> None:
-        """q's column moves beside key column `index` (boxed), the multiplication dots between the pairs.
-        `pace` < 1 runs it faster (the first key slowly, then quicker)."""
+    def bring_query(self, index: int, run_time: float) -> None:
+        """q's column moves beside key column `index` (boxed), the multiplication dots between the pairs; the
+        previous key's working fades as it goes."""
         keys_t, size = self.keys_t, theme.BODY_SIZE + 12
         query = self.art["Q"][0]
         # q's i-th entry sits left of the key's i-th entry, in the left part of the wide cell.
@@ -265,21 +270,20 @@ class ScaledScores(WhyAttentionSlide):
             ]
         )
         self.column = VGroup(keys_t.column_box(index, self.colours[index]), times)
-        if hasattr(self, "work"):
-            self.play(FadeOut(self.work), run_time=0.3 * pace)
         if index == 0:  # q leaves its row and stands up beside the first key column
             moves = [entry.animate.move_to(place) for entry, place in zip(self.slider, places)]
             self.add(self.slider)
-            self.play(LaggedStart(*moves, lag_ratio=0.15), Create(self.column), run_time=1.2)
+            self.play(LaggedStart(*moves, lag_ratio=0.15), Create(self.column), run_time=run_time)
         else:
             self.play(
+                FadeOut(self.work),
                 *[entry.animate.move_to(place) for entry, place in zip(self.slider, places)],
                 Create(self.column),
-                run_time=0.7 * pace,
+                run_time=run_time,
             )
         self.entry_index = index
 
-    def write_dot(self, pace: float) -> None:
+    def write_dot(self, run_time: float) -> None:
         """q·k_X = q1·k1 + q2·k2 = raw, written under the tables."""
         index = self.entry_index
         query, key, raw = self.art["Q"][0], self.art["K"][index], self.art["raw_scores"][0, index]
@@ -289,7 +293,7 @@ class ScaledScores(WhyAttentionSlide):
         dot[0].set_color(self.colours[index])
         self.scaled = self.scaled_formula(index)
         VGroup(dot, self.scaled).arrange(RIGHT, buff=0.8).move_to(1.55 * DOWN)
-        self.play(Write(dot), run_time=1.0 * pace)
+        self.play(Write(dot), run_time=run_time)
         self.work = VGroup(dot, self.scaled)
 
     def scaled_formula(self, index: int) -> MathTex:
@@ -299,19 +303,18 @@ class ScaledScores(WhyAttentionSlide):
         scaled[2].set_color(self.colours[index])
         return scaled
 
-    def write_scaled(self, pace: float) -> None:
-        self.play(Write(self.scaled), run_time=0.8 * pace)
+    def write_scaled(self, run_time: float) -> None:
+        self.play(Write(self.scaled), run_time=run_time)
 
-    def store_score(self, index: int, pace: float) -> None:
+    def store_score(self, index: int, run_time: float) -> None:
         """The computed number travels into its cell of S (moved, not morphed), where the table's entry takes
-        over; the column box goes."""
+        over (the column box goes after)."""
         target = self.row.entry_target(0, index, float(self.art["scores"][0, index]), self.colours[index])
         travelling = self.scaled[2].copy()
-        self.play(travelling.animate.scale_to_fit_height(target.height).move_to(target), run_time=0.8 * pace)
+        self.play(travelling.animate.scale_to_fit_height(target.height).move_to(target), run_time=run_time)
         self.row.entries[index].become(target)
         self.remove(travelling)
         self.add(self.row)
-        self.play(FadeOut(self.column), run_time=0.3 * pace)
 
     def summary_formula(self) -> MathTex:
         """S = 1/sqrt(d) [raw] = [scores], the scores highlighted."""
