@@ -169,7 +169,8 @@ def _narrate_whole(
     scene: str, number: int, text: str, seconds: float, start: float, publish: Publish, warnings: list[str]
 ) -> Narrated:
     """A slide without beats: its narration from its start, its last frame held while the words go on."""
-    from seqanim.slide import reading_speech, written_words
+    from seqanim.slide import reading_speech
+    from seqanim.voice import written_words
 
     synthetic = publish.voice
     recorded = voice.recorded_file(scene, number) if publish.voice == "recorded" else None

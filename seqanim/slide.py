@@ -22,9 +22,7 @@ A slide's narration is its beats' words in order; each beat's place in the slide
 
 from __future__ import annotations
 
-import difflib
 import math
-import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -52,37 +50,6 @@ class Speech:
     words: tuple[voice.Word, ...]
     timing: str
     source: str
-
-
-def written_words(text: str, heard: Sequence[voice.Word]) -> tuple[voice.Word, ...]:
-    """Each word of `text` as written, timed by the words the voice said (`voice.spoken(text)`, which reads
-    notation out: "||x||" is "the norm of x"): matched words keep their times, a rewritten stretch spans the
-    spoken words it became, and a word with no sound takes the instant before the next."""
-    written = text.split()
-    plain = [re.sub(r"\W", "", word.lower()) for word in written]
-    said = [re.sub(r"\W", "", word.lower()) for word, _, _ in heard]
-    times: list[tuple[float, float] | None] = [None] * len(written)
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=plain, b=said, autojunk=False).get_opcodes():
-        if tag == "equal":
-            for k in range(i2 - i1):
-                times[i1 + k] = heard[j1 + k][1:]
-        elif tag == "replace":
-            start, end = heard[j1][1], heard[j2 - 1][2]
-            weights = [len(word) + 1 for word in written[i1:i2]]
-            at = start
-            for k, weight in enumerate(weights):
-                share = (end - start) * weight / sum(weights)
-                times[i1 + k] = (at, at + share)
-                at += share
-    result, last = [], 0.0
-    for index, word in enumerate(written):
-        if times[index] is None:  # unheard: at the next heard word's start (or the last one's end)
-            following = next((t[0] for t in times[index + 1 :] if t is not None), last)
-            times[index] = (following, following)
-        start, end = times[index]  # type: ignore[misc]
-        result.append((word, round(start, 4), round(end, 4)))
-        last = end
-    return tuple(result)
 
 
 def reading_speech(text: str, words_per_minute: int) -> Speech:
@@ -271,7 +238,7 @@ class LectureSlide(Slide):
         clip = voice.beat_clip(type(self).__name__, slide, beat, text, publish)
         if clip is None:
             return reading_speech(text, publish.words_per_minute)
-        return Speech(clip.seconds, written_words(text, clip.words), clip.timing, clip.source)
+        return Speech(clip.seconds, voice.written_words(text, clip.words), clip.timing, clip.source)
 
     def hold(self, frames: int) -> None:
         """Hold the picture for `frames` frames (none when not positive)."""

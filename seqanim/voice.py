@@ -16,18 +16,22 @@ clip; every other slide's clip is found by its key. Clips are written under a te
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from seqanim import captions
 from seqanim.config import Publish
 from seqanim.errors import SeqanimError, ToolMissingError
 from seqanim.files import atomic_write_text, digest, naming_a_full_disk, tool_wrote_to_a_full_disk
@@ -118,9 +122,65 @@ def beat_clip(
     if synthetic == "none":
         return None
     try:
-        return clip(text, publish, voice=synthetic)
+        return readable_clip(text, publish, synthetic)
     except SeqanimError as error:
         raise SeqanimError(f"{scene} slide {slide}: {error}") from None
+
+
+# Captions are timed at every quality; two frames between cues take longest at the slowest rate (preview's).
+SLOWEST_CAPTION_FPS = 10
+# A beat too fast to caption is slowed at most this far below [publish] hibari_speed.
+SLOWEST_SPEED = 0.8
+
+
+def readable_clip(text: str, publish: Publish, synthetic: str) -> Clip:
+    """The voice's clip of a beat, spoken slowly enough that its captions can be read: where hibari would
+    say a cue faster than a reader reads (captions.CHARACTERS_PER_SECOND, Netflix's 17), the beat is spoken
+    that much slower (down to SLOWEST_SPEED of `hibari_speed`): the listener hears the dense sentence slower,
+    and the reader has the time the template asks for. Other voices are kept as they speak."""
+    made, speed = clip(text, publish, voice=synthetic), publish.hibari_speed
+    if synthetic != "hibari" or not made.words:
+        return made
+    for _ in range(6):  # pauses do not stretch with the speed: the rate falls less than the speed, try again
+        rate = captions.fastest(written_words(text, made.words), publish.caption_chars, SLOWEST_CAPTION_FPS, "a beat")
+        wanted = math.floor(speed * 0.97 * captions.CHARACTERS_PER_SECOND / rate * 1000) / 1000  # 3 % to spare
+        slower = max(SLOWEST_SPEED * publish.hibari_speed, wanted)
+        if rate <= captions.CHARACTERS_PER_SECOND or slower >= speed:
+            break
+        speed = slower
+        made = clip(text, publish.model_copy(update={"hibari_speed": speed}), voice=synthetic)
+    return made
+
+
+def written_words(text: str, heard: Sequence[Word]) -> tuple[Word, ...]:
+    """Each word of `text` as written, timed by the words the voice said (`voice.spoken(text)`, which reads
+    notation out: "||x||" is "the norm of x"): matched words keep their times, a rewritten stretch spans the
+    spoken words it became, and a word with no sound takes the instant before the next."""
+    written = text.split()
+    plain = [re.sub(r"\W", "", word.lower()) for word in written]
+    said = [re.sub(r"\W", "", word.lower()) for word, _, _ in heard]
+    times: list[tuple[float, float] | None] = [None] * len(written)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=plain, b=said, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                times[i1 + k] = heard[j1 + k][1:]
+        elif tag == "replace":
+            start, end = heard[j1][1], heard[j2 - 1][2]
+            weights = [len(word) + 1 for word in written[i1:i2]]
+            at = start
+            for k, weight in enumerate(weights):
+                share = (end - start) * weight / sum(weights)
+                times[i1 + k] = (at, at + share)
+                at += share
+    result, last = [], 0.0
+    for index, word in enumerate(written):
+        if times[index] is None:  # unheard: at the next heard word's start (or the last one's end)
+            following = next((t[0] for t in times[index + 1 :] if t is not None), last)
+            times[index] = (following, following)
+        start, end = times[index]  # type: ignore[misc]
+        result.append((word, round(start, 4), round(end, 4)))
+        last = end
+    return tuple(result)
 
 
 def model_path(publish: Publish) -> Path:
