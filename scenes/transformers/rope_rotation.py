@@ -14,6 +14,8 @@ from manim import (
     DashedVMobject,
     FadeIn,
     FadeOut,
+    Indicate,
+    LaggedStart,
     MathTex,
     ValueTracker,
     VGroup,
@@ -29,7 +31,7 @@ from seqanim.kit.plots import Plot
 from seqanim.kit.readout import Readout
 from seqanim.kit.rotation import PhasorCircle
 from seqanim.slide import LectureSlide
-from seqanim.spoken import count, integer
+from seqanim.spoken import count, integer, mark
 
 # --- the words ----------------------------------------------------------------------------------------
 
@@ -49,10 +51,11 @@ def circles_said(run: Artifact) -> tuple[str, str, str]:
     pairs, freqs = run["pairs"], run["freqs"]
     fastest = int(pairs[0])
     return (
-        "Rotary encoding marks position another way: it turns pairs of dimensions, like clock hands.",
-        f"{count(len(pairs), 'pair').capitalize()} of the query's dimensions, each an arrow, at position zero.",
-        f"Each position step turns a pair by its own angle: {significant(freqs[fastest])} radians for "
-        f"pair {integer(fastest)}, far less for higher pairs.",
+        f"Rotary encoding marks position another way: it turns {mark('pairs')}pairs of dimensions, like clock hands.",
+        f"{count(len(pairs), 'pair').capitalize()} of the query's dimensions, {mark('arrow')}each an arrow, "
+        f"{mark('zero')}at position zero.",
+        f"Each position step turns a pair by its own angle: {mark('fastest')}{significant(freqs[fastest])} "
+        f"radians for pair {integer(fastest)}, {mark('higher')}far less for higher pairs.",
     )
 
 
@@ -89,9 +92,10 @@ def both_positions_said(run: Artifact) -> tuple[str, str, str]:
     offset = int(run.params["offset"])
     return (
         "The query goes back to position zero.",
-        f"A key joins it at position {integer(offset)}. Each arc shows the angle between query and key in one pair.",
-        "The score adds up, pair by pair, the two lengths times the cosine of that angle; here it is "
-        f"{significant(run['sweep_scores'][0])}.",
+        f"A key joins it at position {integer(offset)}. {mark('arc')}Each arc shows the angle between query and "
+        "key in one pair.",
+        f"The score adds up, pair by pair, the two lengths times the cosine of that angle; "
+        f"{mark('here')}here it is {significant(run['sweep_scores'][0])}.",
     )
 
 
@@ -127,9 +131,10 @@ def score_matrix_notes(run: Artifact) -> str:
 def score_matrix_said(run: Artifact) -> tuple[str, str]:
     scores, offset = run["scores"], int(run.params["offset"])
     return (
-        "Here is the score of every query position against every key position.",
-        "Each diagonal is constant: with the key "
-        f"{count(offset, 'position')} after the query, the score is always {significant(scores[0, offset])}.",
+        f"Here is the score of every {mark('query')}query position against every {mark('key')}key position.",
+        f"Each diagonal is constant: {mark('with')}with the key "
+        f"{count(offset, 'position')} after the query, {mark('always')}the score is always "
+        f"{significant(scores[0, offset])}.",
     )
 
 
@@ -147,9 +152,9 @@ def relative_rows_notes(run: Artifact) -> str:
 def relative_rows_said(run: Artifact) -> tuple[str, str]:
     shift = int(run.params["shift"])
     return (
-        "This curve scores a query at position zero against keys further and further ahead.",
-        f"Move the query to position {integer(shift)} and its dashed curve lies exactly on top: rotary scores "
-        "depend only on the relative offset.",
+        f"This curve scores a query at position zero {mark('keys')}against keys further and further ahead.",
+        f"Move the query to position {integer(shift)} and {mark('dashed')}its dashed curve lies exactly on top: "
+        f"{mark('relative')}rotary scores depend only on the relative offset.",
     )
 
 
@@ -235,17 +240,25 @@ class RopeRotation(LectureSlide):
         self.position_number = position_text.number
         self.position_text = position_text
         q_legend = theme.label(r"$q$ pair, rotated by $m\,\omega$", theme.LABEL_SIZE, theme.query_colour())
-        with self.beat(clock):
-            self.header = self.title("Rotary positional encoding (RoPE)")
-            self.play(FadeIn(titles), *[Create(wheel.ring) for wheel in self.wheels], run_time=0.8)
-            self.wait(0.5)
-        with self.beat(arrows_said):
-            self.play(*[FadeIn(arrow) for arrow in self.query_arrows], FadeIn(position_text), run_time=0.6)
-            self.wait(0.9)
+        with self.beat(clock) as beat:
+            rings = [Create(wheel.ring) for wheel in self.wheels]
+            self.header = self.title("Rotary positional encoding (RoPE)", along=rings, run_time=beat.until("pairs"))
+            self.play(LaggedStart(*[FadeIn(title, shift=0.1 * DOWN) for title in titles], lag_ratio=0.3),
+                      run_time=beat.remaining)  # fmt: skip
+        with self.beat(arrows_said) as beat:
+            self.play(Indicate(VGroup(*[title[0] for title in titles]), color=theme.query_colour()),
+                      run_time=beat.until("arrow"))  # fmt: skip
+            self.play(LaggedStart(*[FadeIn(arrow) for arrow in self.query_arrows], lag_ratio=0.3),
+                      run_time=beat.until("zero"))  # fmt: skip
+            self.play(FadeIn(position_text), run_time=beat.remaining)
         q_legend.to_edge(DOWN, buff=0.3)
-        with self.beat(legend_said):
-            self.play(FadeIn(q_legend))
-            self.wait(1.5)
+        # One position step, 0 to 1: each arrow turns by its own frequency, then the frequencies are read.
+        omegas = [title[1] for title in titles]
+        with self.beat(legend_said) as beat:
+            self.play(self.query_position.animate.set_value(1.0), FadeIn(q_legend), run_time=beat.until("fastest"))
+            self.play(Indicate(omegas[0], color=theme.highlight()), run_time=beat.until("higher"))
+            self.play(LaggedStart(*[Indicate(omega, color=theme.highlight()) for omega in omegas[1:]], lag_ratio=0.3),
+                      run_time=beat.remaining)  # fmt: skip
         self.q_legend = q_legend
 
     def spin(self) -> None:
@@ -253,8 +266,8 @@ class RopeRotation(LectureSlide):
         self.next_slide(notes=spin_notes(self.run))
         (said,) = spin_said(self.run)
         self.backdrop(self.header, self.wheel_titles, *[wheel.ring for wheel in self.wheels], self.q_legend)
-        with self.beat(said):
-            self.play(self.query_position.animate.set_value(last), run_time=7, rate_func=linear)
+        with self.beat(said) as beat:  # on from the step just taken, at the pace of the words
+            self.play(self.query_position.animate.set_value(last), run_time=beat.remaining, rate_func=linear)
 
     def both_positions(self) -> None:
         run = self.run
@@ -263,8 +276,8 @@ class RopeRotation(LectureSlide):
         back_to_zero, key_joins, score_said = both_positions_said(run)
         for trail in self.trails:
             trail.clear_updaters()
-        with self.beat(back_to_zero):
-            self.play(FadeOut(self.trails), self.query_position.animate.set_value(0.0), run_time=1.0)
+        with self.beat(back_to_zero) as beat:
+            self.play(FadeOut(self.trails), self.query_position.animate.set_value(0.0), run_time=beat.remaining)
         self.key_position.set_value(float(offset))
         key_arrows = []
         for index, wheel in enumerate(self.wheels):
@@ -309,20 +322,21 @@ class RopeRotation(LectureSlide):
             .arrange(RIGHT, buff=0.6)
             .to_edge(DOWN, buff=0.3)
         )
-        with self.beat(key_joins):
+        with self.beat(key_joins) as beat:
             self.play(
                 self.position_text.animate.move_to(targets[0]),
                 *[FadeIn(arrow) for arrow in key_arrows],
-                *[FadeIn(arc) for arc in self.angle_arcs],
                 FadeIn(key_text),
-                FadeIn(score_text),
                 FadeOut(self.q_legend),
-                FadeIn(legend),
-                run_time=1.0,
+                FadeIn(legend[:2]),
+                run_time=beat.until("arc"),
             )
-            self.wait(1.0)
-        with self.beat(score_said):
-            self.wait(2.6)
+            self.play(*[Create(arc) for arc in self.angle_arcs], FadeIn(legend[2]), run_time=beat.remaining)
+        # Pair by pair: each wheel's share of the score (its lengths and its angle), then the sum.
+        with self.beat(score_said) as beat:
+            self.play(LaggedStart(*[Indicate(wheel.ring, color=theme.highlight(), scale_factor=1.05)
+                                    for wheel in self.wheels], lag_ratio=0.5), run_time=beat.until("here"))  # fmt: skip
+            self.play(FadeIn(score_text, shift=0.1 * UP), run_time=beat.remaining)
         self.key_arrows, self.readouts, self.legend = key_arrows, readouts, legend
 
     def shift_both(self) -> None:
@@ -337,10 +351,10 @@ class RopeRotation(LectureSlide):
         self.key_position.add_updater(lambda t: t.set_value(shared.get_value() + offset))
         self.score_number.add_updater(lambda n: n.set_value(float(np.interp(shared.get_value(), shifts, scores))))
         self.add(self.query_position, self.key_position)
-        with self.beat(shifting):
-            self.play(shared.animate.set_value(float(shift)), run_time=3.5, rate_func=smooth)
-        with self.beat(steady):
-            self.play(shared.animate.set_value(0.0), run_time=3.5, rate_func=smooth)
+        with self.beat(shifting) as beat:
+            self.play(shared.animate.set_value(float(shift)), run_time=beat.remaining, rate_func=smooth)
+        with self.beat(steady) as beat:  # back to the start, the loop's first frame, the score steady all along
+            self.play(shared.animate.set_value(0.0), run_time=beat.remaining, rate_func=smooth)
         # Freeze every readout: a live one that re-renders (say 0.0 as -0.0) changes its glyph count mid-fade.
         for mobject in (self.query_position, self.key_position, self.score_number, *self.readout_numbers):
             mobject.clear_updaters()
@@ -371,20 +385,25 @@ class RopeRotation(LectureSlide):
         tag = theme.label(f"$n - m = {offset}$", theme.LABEL_SIZE, theme.highlight()).next_to(
             self.matrix.cell(0, offset), UP, buff=0.12
         )
-        with self.beat(every_pair):
+        value = theme.label(f"every cell $= {scores[0, offset]:.4f}$", theme.LABEL_SIZE, theme.highlight())
+        value.next_to(tag, RIGHT, buff=0.3)
+        with self.beat(every_pair) as beat:
             self.play(
                 FadeOut(self.wheels),
                 FadeOut(self.wheel_titles),
                 FadeOut(self.readouts),
                 FadeOut(self.legend),
-                run_time=0.6,
+                run_time=0.4,
             )
             for arrow in [*self.query_arrows, *self.key_arrows, *self.angle_arcs]:
                 arrow.clear_updaters()
-            self.play(FadeIn(self.matrix), run_time=0.8)
-        with self.beat(constant):
-            self.play(Create(line), FadeIn(tag), run_time=0.8)
-            self.wait(1.4)
+            self.play(FadeIn(self.matrix), run_time=beat.until("query"))
+            self.play(Indicate(self.matrix.row_title, color=theme.query_colour()), run_time=beat.until("key"))
+            self.play(Indicate(self.matrix.col_title, color=theme.key_colour()), run_time=beat.remaining)
+        with self.beat(constant) as beat:  # the diagonal traced as it is named, its offset, then its value
+            self.play(Create(line), rate_func=linear, run_time=beat.until("with"))
+            self.play(FadeIn(tag, shift=0.1 * DOWN), run_time=beat.until("always"))
+            self.play(FadeIn(value, shift=0.1 * LEFT), run_time=beat.remaining)
 
     def relative_rows(self) -> None:
         run = self.run
@@ -416,9 +435,10 @@ class RopeRotation(LectureSlide):
             .arrange(DOWN, aligned_edge=LEFT, buff=0.1)
             .next_to(plot, UP, buff=0.15)
         )
-        with self.beat(at_zero):
-            self.play(Create(plot), FadeIn(legend[0]), run_time=0.8)
-            self.play(Create(first), run_time=1.2)
-        with self.beat(at_shift):
-            self.play(FadeIn(legend[1]), Create(second), run_time=1.5)
-            self.wait(1.0)
+        with self.beat(at_zero) as beat:
+            self.play(Create(plot), FadeIn(legend[0]), run_time=beat.until("keys"))
+            self.play(Create(first), rate_func=linear, run_time=beat.remaining)  # offset by offset, as said
+        with self.beat(at_shift) as beat:
+            self.play(FadeIn(legend[1]), run_time=beat.until("dashed"))
+            self.play(Create(second), rate_func=linear, run_time=beat.until("relative"))
+            self.play(Indicate(plot.x_label, color=theme.highlight()), run_time=beat.remaining)

@@ -11,8 +11,11 @@ from manim import (
     RIGHT,
     UP,
     Create,
+    Dot,
     FadeIn,
     FadeOut,
+    Indicate,
+    LaggedStart,
     Line,
     MathTex,
     Rectangle,
@@ -29,7 +32,7 @@ from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.plots import Plot, nice_range
 from seqanim.kit.readout import Readout
 from seqanim.slide import LectureSlide
-from seqanim.spoken import integer
+from seqanim.spoken import integer, mark
 
 # --- the words ----------------------------------------------------------------------------------------
 
@@ -57,8 +60,8 @@ def waves_said(run: Artifact) -> tuple[str, str]:
     lengths = run["wavelengths"]
     return (
         "Attention alone ignores word order, so every token gets a position signal added to it.",
-        "Each pair of dimensions holds a sine and a cosine of the position, with wavelengths growing from "
-        f"{significant(lengths[0])} to {significant(lengths[-1])} positions.",
+        f"Each pair of dimensions {mark('sine')}holds a sine and a cosine of the position, {mark('growing')}with "
+        f"wavelengths growing from {significant(lengths[0])} to {significant(lengths[-1])} positions.",
     )
 
 
@@ -78,7 +81,7 @@ def build_encoding_said(run: Artifact) -> tuple[str, str, str]:
         "Now the whole encoding, as a grid.",
         "Sweeping along, each position writes its column, red for positive and blue for negative. "
         "The first dimensions flip every few positions, while the last ones barely change.",
-        f"By position {integer(pe.shape[0] - 1)}, the second to last dimension has only reached "
+        f"By position {integer(pe.shape[0] - 1)}, {mark('dimension')}the second to last dimension has only reached "
         f"{significant(pe[-1, -2])}.",
     )
 
@@ -95,9 +98,10 @@ def gram_notes(run: Artifact) -> str:
 def gram_said(run: Artifact) -> tuple[str, str, str]:
     return (
         "Next, compare every position's encoding with every other one.",
-        "This grid holds the dot product of each pair of positions.",
-        f"On its main diagonal it is {significant(run.metrics['gram_diagonal'])}, half of the "
-        f"{integer(run['pe'].shape[1])} dimensions, and along every other diagonal it stays constant too.",
+        f"This grid holds {mark('dot')}the dot product of each pair of positions.",
+        f"On its main diagonal it is {significant(run.metrics['gram_diagonal'])}, {mark('half')}half of the "
+        f"{integer(run['pe'].shape[1])} dimensions, {mark('every')}and along every other diagonal it stays "
+        "constant too.",
     )
 
 
@@ -116,7 +120,7 @@ def diagonal_said(run: Artifact) -> tuple[str, str, str]:
     values = np.diagonal(run["pe_gram"], offset)
     return (
         f"Take the diagonal of pairs {integer(offset)} positions apart.",
-        "A box marks one cell, with its value below.",
+        f"A box marks one cell, {mark('value')}with its value below.",
         f"Walking along, every cell holds the same {significant(values[0])}: the product depends only on how far "
         "apart two positions are, never on where they sit.",
     )
@@ -136,10 +140,10 @@ def kernel_notes(run: Artifact) -> str:
 def kernel_said(run: Artifact) -> tuple[str, str, str]:
     return (
         "So a single value per offset describes the whole grid.",
-        f"It falls, with some wiggles, from {significant(run['kernel'][0])} for a position with itself to "
-        f"{significant(run.metrics['kernel_min'])} at {integer(int(run.metrics['kernel_min_offset']))} "
-        "positions apart.",
-        "Nearby positions look alike; distant ones, less so.",
+        f"It falls, with some wiggles, {mark('from')}from {significant(run['kernel'][0])} for a position with "
+        f"itself {mark('to')}to {significant(run.metrics['kernel_min'])} at "
+        f"{integer(int(run.metrics['kernel_min_offset']))} positions apart.",
+        f"Nearby positions look alike; {mark('distant')}distant ones, less so.",
     )
 
 
@@ -198,13 +202,14 @@ class SinusoidalPositions(LectureSlide):
         legend.next_to(self.panels[0].axes, UP, buff=0.08).align_to(self.panels[0].axes, RIGHT)
         self.legend = legend
         self.curves = curves
-        with self.beat(why):
-            self.title("Sinusoidal positional encoding")
-            self.play(FadeIn(self.panels), FadeIn(self.panel_labels), FadeIn(legend), run_time=0.6)
-            self.wait(0.8)
-        with self.beat(sines):
-            self.play(Create(curves, lag_ratio=0.15), run_time=2.0)
-            self.wait(0.8)
+        with self.beat(why) as beat:
+            self.title("Sinusoidal positional encoding", along=[FadeIn(self.panels)], run_time=beat.remaining)
+        with self.beat(sines) as beat:  # the pairs named, their waves drawn, their wavelengths read in turn
+            self.play(LaggedStart(*[FadeIn(label) for label in self.panel_labels], lag_ratio=0.3),
+                      run_time=beat.until("sine"))  # fmt: skip
+            self.play(Create(curves, lag_ratio=0.15), FadeIn(legend), run_time=beat.until("growing"))
+            self.play(LaggedStart(*[Indicate(label, color=theme.highlight()) for label in self.panel_labels],
+                                  lag_ratio=0.5), run_time=beat.remaining)  # fmt: skip
 
     def build_encoding(self) -> None:
         run = self.run
@@ -242,9 +247,8 @@ class SinusoidalPositions(LectureSlide):
         # Cells start hidden under a background-coloured mask that the sweep pulls away, one column per position.
         furniture = VGroup(self.encoding.row_title, self.encoding.col_title, self.encoding.colourbar)
         self.add(cells, mask)
-        with self.beat(grid):
-            self.play(FadeIn(furniture), FadeIn(marks), run_time=0.6)
-            self.wait(0.4)
+        with self.beat(grid) as beat:
+            self.play(FadeIn(furniture), FadeIn(marks), run_time=beat.remaining)
         position = ValueTracker(0.0)
         length = pe.shape[0]
         right_edge = cells.get_right()[0] + 0.02
@@ -260,31 +264,35 @@ class SinusoidalPositions(LectureSlide):
         sweep = Line([0, top, 0], [0, bottom, 0], color=theme.highlight(), stroke_width=3)
         sweep.add_updater(lambda line: line.set_x(self.panels[0].axes.c2p(position.get_value(), 0)[0]))
         self.add(sweep)
-        with self.beat(sweep_said):
-            self.play(position.animate.set_value(length - 1), run_time=5, rate_func=linear)
+        with self.beat(sweep_said) as beat:
+            self.play(position.animate.set_value(length - 1), run_time=beat.remaining, rate_func=linear)
         mask.clear_updaters()
         sweep.clear_updaters()
         self.remove(mask, cells, furniture)
         self.add(self.encoding)  # whole again, so it moves as one mobject
-        with self.beat(last_dimension):
-            self.play(FadeOut(sweep), run_time=0.3)
-            self.wait(1.7)
+        dims = pe.shape[1]
+        row = VGroup(self.encoding.cell(dims - 2, 0), self.encoding.cell(dims - 2, length - 1))
+        self.row_box = SurroundingRectangle(row, buff=0.04, color=theme.highlight(), stroke_width=3)
+        with self.beat(last_dimension) as beat:  # the sweep's last position, then that dimension's row
+            self.play(Indicate(sweep, color=theme.foreground(), scale_factor=1.0), run_time=beat.until("dimension"))
+            self.play(FadeOut(sweep), Create(self.row_box), run_time=beat.remaining)
         self.marks = marks
 
     def gram(self) -> None:
         gram = self.run["pe_gram"]
         self.next_slide(notes=gram_notes(self.run))
         compare, grid, constant = gram_said(self.run)
-        with self.beat(compare):
+        with self.beat(compare) as beat:
             self.play(
                 FadeOut(self.panels),
                 FadeOut(self.panel_labels),
                 FadeOut(self.curves),
                 FadeOut(self.legend),
                 FadeOut(self.marks),
-                run_time=0.6,
+                FadeOut(self.row_box),
+                run_time=0.4,
             )
-            self.play(self.encoding.animate.to_edge(LEFT, buff=0.5), run_time=0.8)
+            self.play(self.encoding.animate.to_edge(LEFT, buff=0.5), run_time=beat.remaining)
         self.gram_map = Heatmap(
             gram,
             row_title="position i",
@@ -297,12 +305,18 @@ class SinusoidalPositions(LectureSlide):
         formula = MathTex(
             r"PE_i \cdot PE_j", font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground()
         ).next_to(self.gram_map.cells, UP, buff=0.2)
-        with self.beat(grid):
-            self.play(FadeIn(self.gram_map), FadeIn(formula), run_time=1.0)
-            self.wait(0.5)
-        with self.beat(constant):
-            self.wait(2.5)
-        self.formula = formula
+        with self.beat(grid) as beat:
+            self.play(FadeIn(self.gram_map), run_time=beat.until("dot"))
+            self.play(FadeIn(formula, shift=0.1 * DOWN), run_time=beat.remaining)
+        # The main diagonal, then others at multiples of the offset walked next: each one constant.
+        offset = _offset(self.run)
+        main = diagonal_line(self.gram_map, 0, theme.foreground())
+        others = VGroup(*[diagonal_line(self.gram_map, k * offset, theme.muted()) for k in (-2, -1, 1, 2)])
+        with self.beat(constant) as beat:
+            self.play(Create(main), run_time=beat.until("half"))
+            self.play(Indicate(self.encoding.row_title, color=theme.highlight()), run_time=beat.until("every"))
+            self.play(LaggedStart(*[Create(line) for line in others], lag_ratio=0.3), run_time=beat.remaining)
+        self.formula, self.diagonals = formula, VGroup(main, others)
 
     def diagonal(self) -> None:
         gram = self.run["pe_gram"]
@@ -311,9 +325,9 @@ class SinusoidalPositions(LectureSlide):
         self.next_slide(notes=diagonal_notes(self.run))
         take, boxed, walk = diagonal_said(self.run)
         line = diagonal_line(self.gram_map, offset, theme.highlight())
-        with self.beat(take):
-            self.play(Create(line), run_time=0.8)
-            self.wait(0.4)
+        with self.beat(take) as beat:
+            self.play(FadeOut(self.diagonals), run_time=0.4)
+            self.play(Create(line), run_time=beat.remaining)
         walker = ValueTracker(0.0)
         box = SurroundingRectangle(self.gram_map.cell(0, offset), buff=0.03, color=theme.foreground(), stroke_width=3)
         box.add_updater(
@@ -328,10 +342,11 @@ class SinusoidalPositions(LectureSlide):
         readouts.next_to(self.gram_map.col_title, DOWN, buff=0.15).set_x(0)
         if readouts.get_bottom()[1] < -3.85:
             readouts.shift((-3.85 - readouts.get_bottom()[1]) * UP)
-        with self.beat(boxed):
-            self.play(FadeIn(box), FadeIn(readouts))
-        with self.beat(walk):
-            self.play(walker.animate.set_value(len(values) - 1), run_time=4, rate_func=linear)
+        with self.beat(boxed) as beat:
+            self.play(Create(box), run_time=beat.until("value"))
+            self.play(FadeIn(readouts, shift=0.1 * UP), run_time=beat.remaining)
+        with self.beat(walk) as beat:
+            self.play(walker.animate.set_value(len(values) - 1), run_time=beat.remaining, rate_func=linear)
         box.clear_updaters()
         index.freeze()
         product.freeze()
@@ -354,11 +369,17 @@ class SinusoidalPositions(LectureSlide):
         )
         plot.to_edge(LEFT, buff=0.7).align_to(self.gram_map.cells, DOWN).shift(0.3 * UP)
         curve = plot.curve(offsets, kernel, theme.highlight(), stroke_width=4)
-        with self.beat(one_value):
-            self.play(FadeOut(self.encoding), FadeOut(self.diagonal_group[1:]), run_time=0.6)
-            self.play(Create(plot), run_time=0.8)
-        with self.beat(falls):
-            self.play(Create(curve), run_time=1.5)
-            self.wait(1.0)
-        with self.beat(alike):
-            self.wait(1.0)
+        lowest = int(self.run.metrics["kernel_min_offset"])
+        itself, farthest = (
+            Dot(plot.axes.c2p(offsets[k], kernel[k]), radius=0.07, color=theme.foreground()) for k in (0, lowest)
+        )
+        with self.beat(one_value) as beat:
+            self.play(FadeOut(self.encoding), FadeOut(self.diagonal_group[1:]), run_time=0.4)
+            self.play(Create(plot), run_time=beat.remaining)
+        with self.beat(falls) as beat:  # the curve traced, then its two ends as they are read
+            self.play(Create(curve), rate_func=linear, run_time=beat.until("from"))
+            self.play(FadeIn(itself, scale=0.5), run_time=beat.until("to"))
+            self.play(FadeIn(farthest, scale=0.5), run_time=beat.remaining)
+        with self.beat(alike) as beat:
+            self.play(Indicate(itself, color=theme.highlight(), scale_factor=1.6), run_time=beat.until("distant"))
+            self.play(Indicate(farthest, color=theme.highlight(), scale_factor=1.6), run_time=beat.remaining)

@@ -12,8 +12,8 @@ from seqanim.contract import Artifact
 from seqanim.kit import theme
 from seqanim.kit.formula import WEIGHTS, formula
 from seqanim.kit.matrix import MatrixTable, number_format
-from seqanim.kit.motion import roll
-from seqanim.spoken import count, listing, number
+from seqanim.kit.motion import paced, roll
+from seqanim.spoken import count, listing, mark, number
 
 # --- the words -----------------------------------------------------------------------------------------
 
@@ -31,7 +31,7 @@ def scores_notes(art: Artifact) -> str:
 def scores_said(art: Artifact) -> tuple[str, ...]:
     return (
         f"In self-attention, {count(len(art['K']), 'position')} of one sequence score each other: "
-        "each row asks, each column answers.",
+        f"{mark('rows')}each row asks, {mark('columns')}each column answers.",
     )
 
 
@@ -46,9 +46,10 @@ def mask_notes(art: Artifact) -> str:
 def mask_said(art: Artifact) -> tuple[str, ...]:
     blocked = int((~art["causal_allowed"]).sum())
     return (
-        "The causal mask: zero where a position may look, minus infinity for its future.",
-        f"Its {count(blocked, 'blocked cell')} slide onto the scores.",
-        "Adding the mask turns every future score into minus infinity.",
+        f"The causal mask: {mark('zero')}zero where a position may look, {mark('future')}minus infinity for its "
+        "future.",
+        f"Its {count(blocked, 'blocked cell')} {mark('slide')}slide onto the scores.",
+        f"Adding the mask {mark('turns')}turns every future score into minus infinity.",
     )
 
 
@@ -65,10 +66,10 @@ def softmax_notes(art: Artifact) -> str:
 def softmax_said(art: Artifact) -> tuple[str, ...]:
     first = ", ".join(number(float(w), 2) for w in art["causal_weights"][0])
     return (
-        "Now the softmax runs row by row, over the allowed keys only.",
+        f"Now the softmax runs {mark('rows')}row by row, over {mark('allowed')}the allowed keys only.",
         "Minus infinity becomes exactly zero: the future gets no weight, and the past shares it.",
         f"Every row sums to {number(float(art['causal_weights'].sum(axis=-1)[0]), 2)}.",
-        f"The first row is {first}: position zero sees only itself.",
+        f"The first row {mark('row')}is {first}: {mark('itself')}position zero sees only itself.",
     )
 
 
@@ -82,9 +83,10 @@ def contrast_notes(art: Artifact) -> str:
 
 def contrast_said(art: Artifact) -> tuple[str, ...]:
     short = [number(float(s), 1) for s in art["softmax_then_mask_sums"] if not np.isclose(s, 1.0)]
+    named = [f"{mark(f'short{index}')}{said}" for index, said in enumerate(short)]  # each sum as it is read
     return (
-        "The wrong order: softmax over every key first, then zero the future.",
-        f"Now rows sum to only {listing(short)}.",
+        f"The wrong order: softmax over every key first, {mark('zero')}then zero the future.",
+        f"Now rows sum to only {listing(named)}.",
         "So the mask must come before the softmax.",
     )
 
@@ -124,28 +126,37 @@ class CausalMask(WhyAttentionSlide):
         self.s_label = MathTex("S", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).next_to(
             self.scores, DOWN, buff=0.2
         )
-        with self.beat(said):
-            self.title(heading, along=[Write(equation), FadeIn(self.scores), FadeIn(self.s_label)], run_time=1.0)
-            self.wait(2.0)
+        scores = self.scores
+        with self.beat(said) as beat:
+            self.title(heading, along=[Write(equation), FadeIn(scores), FadeIn(self.s_label)],
+                       run_time=beat.until("rows"))  # fmt: skip
+            self.play(Indicate(VGroup(scores.row_title, scores.row_labels), color=theme.query_colour()),
+                      run_time=beat.until("columns"))  # fmt: skip
+            self.play(Indicate(VGroup(scores.col_title, scores.col_labels), color=theme.key_colour()),
+                      run_time=beat.remaining)  # fmt: skip
 
     def mask(self) -> None:
         art = self.art
         self.next_slide(notes=mask_notes(art))
         mask_said_, slide, added = mask_said(art)
         self.mask_table, m_label, self.tiles = self.mask_parts()
-        with self.beat(mask_said_):
-            self.play(FadeIn(self.mask_table), FadeIn(m_label), FadeIn(self.tiles), run_time=0.8)
-            self.wait(1.2)
+        allowed = art["causal_allowed"]
+        zeros = VGroup(*[self.mask_table.entry(r, c) for r, c in zip(*np.nonzero(allowed))])
+        with self.beat(mask_said_) as beat:
+            self.play(FadeIn(self.mask_table), FadeIn(m_label), run_time=beat.until("zero"))
+            self.play(Indicate(zeros, color=theme.highlight()), run_time=beat.until("future"))
+            self.play(FadeIn(self.tiles), run_time=beat.remaining)
         self.m_label = m_label
-        with self.beat(slide):
+        with self.beat(slide) as beat:
+            self.play(Indicate(self.tiles, color=theme.highlight(), scale_factor=1.05), run_time=beat.until("slide"))
             shift = self.scores.cells.get_center() - self.mask_table.cells.get_center()
-            self.play(self.tiles.animate.shift(shift), run_time=1.5)
+            self.play(self.tiles.animate.shift(shift), run_time=beat.remaining)
         new_label = MathTex("S + M", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(self.s_label)
-        with self.beat(added):
-            self.play(self.scores.transform_entries(art["causal_scores"]), roll(self.s_label, new_label), run_time=1.0)
+        with self.beat(added) as beat:
+            self.play(roll(self.s_label, new_label), run_time=beat.until("turns"))
             self.s_label = new_label
-            self.play(self.tiles.animate.set_fill(theme.muted(), opacity=0.2), run_time=0.5)
-            self.wait(0.5)
+            self.play(self.scores.transform_entries(art["causal_scores"]),
+                      self.tiles.animate.set_fill(theme.muted(), opacity=0.2), run_time=beat.remaining)  # fmt: skip
 
     def softmax(self) -> None:
         art = self.art
@@ -155,25 +166,32 @@ class CausalMask(WhyAttentionSlide):
         scores.fmt = number_format(4, exact_zero=True)  # masked weights are exactly 0
         a_label = MathTex("A", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(self.s_label)
         running = scores.row_box(0)
-        with self.beat(row_by_row):
-            self.play(FadeOut(self.mask_table), FadeOut(self.m_label), run_time=0.5)
-            self.play(roll(self.s_label, a_label), FadeOut(self.tiles), run_time=0.6)
-            self.play(Create(running), run_time=0.4)
+        allowed = art["causal_allowed"]
+        with self.beat(row_by_row) as beat:
+            self.play(FadeOut(self.mask_table), FadeOut(self.m_label), run_time=0.4)
+            self.play(roll(self.s_label, a_label), FadeOut(self.tiles), run_time=beat.until("rows"))
+            self.play(Create(running), run_time=beat.until("allowed"))
+            self.play(Indicate(VGroup(*[scores.entry(r, c) for r, c in zip(*np.nonzero(allowed))]),
+                               color=theme.highlight()), run_time=beat.remaining)  # fmt: skip
         self.s_label = a_label
         # The softmax runs one query row at a time, the first slowly, then faster: each allowed score counts
-        # to its weight as its cells fill, a masked -inf rolls to an exact 0.
-        with self.beat(zero):
-            for animations, run_time in scores.rows_in_turn(causal_weights, art["causal_allowed"], running, first=1.8):
-                self.play(*animations, run_time=run_time)
+        # to its weight as its cells fill, a masked -inf rolls to an exact 0. The rows share the sentence.
+        with self.beat(zero) as beat:
+            steps = scores.rows_in_turn(causal_weights, allowed, running, first=1.8)
+            planned = sum(paced(len(allowed), 1.8, 0.7)) + 0.3 * (len(allowed) - 1)  # rows_in_turn's own times
+            scale = beat.remaining / planned
+            for animations, run_time in steps:
+                self.play(*animations, run_time=run_time * scale)
         sums = scores.row_sums(causal_weights.sum(axis=-1))
-        with self.beat(sums_said):
-            self.play(FadeIn(sums), run_time=0.6)
-            self.wait(0.3)
+        with self.beat(sums_said) as beat:
+            self.play(LaggedStart(*[FadeIn(s, shift=0.1 * LEFT) for s in sums], lag_ratio=0.4),
+                      run_time=beat.remaining)  # fmt: skip
         # The running box goes back to the first row: its weights are the checkpoint.
-        with self.beat(first_row):
-            self.play(running.animate.move_to(scores.row_box(0)), run_time=0.6)
-            self.say(self.first_row_caption(), colour=theme.caption_colour(), size=CAPTION_SIZE)
-            self.wait(1.0)
+        with self.beat(first_row) as beat:
+            self.play(running.animate.move_to(scores.row_box(0)), run_time=beat.until("row"))
+            self.play(Indicate(scores.row_entries(0), color=theme.highlight()), run_time=beat.until("itself"))
+            self.say(self.first_row_caption(), colour=theme.caption_colour(), size=CAPTION_SIZE,
+                     run_time=beat.remaining)  # fmt: skip
         self.correct = VGroup(scores, self.s_label, sums, running)
 
     def contrast(self) -> None:
@@ -181,21 +199,25 @@ class CausalMask(WhyAttentionSlide):
         self.next_slide(notes=contrast_notes(art))
         wrong_said, sums_said, rule = contrast_said(art)
         table, sums = self.wrong_table()
-        with self.beat(wrong_said):
-            self.play(FadeIn(table, shift=0.3 * LEFT), run_time=0.8)
-            self.wait(0.8)
+        future = VGroup(*[table.entry(r, c) for r, c in zip(*np.nonzero(~art["causal_allowed"]))])
+        with self.beat(wrong_said) as beat:
+            self.play(FadeIn(table, shift=0.3 * LEFT), run_time=beat.until("zero"))
+            self.play(Indicate(future, color=theme.error_colour()), run_time=beat.remaining)
         wrong_sums = art["softmax_then_mask_sums"]
-        bad = VGroup(*[sums[r] for r in range(len(wrong_sums)) if not np.isclose(wrong_sums[r], 1.0)])
-        with self.beat(sums_said):
-            self.play(LaggedStart(*[FadeIn(s) for s in sums], lag_ratio=0.3), run_time=1.0)
-            self.play(*[Indicate(s, color=theme.error_colour()) for s in bad], run_time=0.8)
-        with self.beat(rule):
+        bad = [sums[r] for r in range(len(wrong_sums)) if not np.isclose(wrong_sums[r], 1.0)]
+        with self.beat(sums_said) as beat:  # the sums appear, then each short one is marked as it is read
+            self.play(LaggedStart(*[FadeIn(s) for s in sums], lag_ratio=0.3), run_time=beat.until("short0"))
+            for index, total in enumerate(bad):
+                following = f"short{index + 1}"
+                span = beat.until(following) if index + 1 < len(bad) else beat.remaining
+                self.play(Indicate(total, color=theme.error_colour()), run_time=span)
+        with self.beat(rule) as beat:
             self.say(
                 "mask before softmax: otherwise rows no longer sum to 1",
                 colour=theme.caption_colour(),
                 size=CAPTION_SIZE,
+                run_time=beat.remaining,
             )
-            self.wait(0.8)
 
     # --- drawing ---------------------------------------------------------------------------------------
 
