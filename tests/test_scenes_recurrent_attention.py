@@ -18,7 +18,9 @@ def test_scene_renders_cleanly(scene_report, scene: str) -> None:
     assert report["resolution"] == [frame["pixel_width"], frame["pixel_height"]]
     assert report["slides"] == SLIDES[scene]
     assert len(report["notes"]) == SLIDES[scene]
-    assert 15 <= report["duration"] <= 60
+    # Rendered at the pace of its words: as long as its speech, with at most the cut's 15 % more for pauses.
+    speech = sum(beat["speech"] for beats in report["beats"] for beat in beats)
+    assert 15 <= report["duration"] <= 1.15 * speech
 
 
 def _words(values: np.ndarray) -> str:
