@@ -63,9 +63,9 @@ SUITE_ENV = "SEQANIM_SUITE_WORKSPACE"  # where the controlling process put it, f
 
 def lasts_its_words(report: dict[str, Any]) -> bool:
     """A scene's video is rendered at the pace of its narration: it lasts at least its beats' words, and at most
-    a quarter more (the pauses between beats, the held frame that ends each slide, a title before the words)."""
+    the published cut's 15 % more (the pauses between beats, the held frame that ends each slide) and a second."""
     speech = sum(beat["speech"] for beats in report["beats"] for beat in beats)
-    return speech > 5 and speech <= report["duration"] <= 1.25 * speech + 2
+    return speech > 5 and speech <= report["duration"] <= 1.15 * speech + 1
 
 
 def suite_workspace(source: Path, target: Path) -> Path:

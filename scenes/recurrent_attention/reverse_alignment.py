@@ -19,7 +19,8 @@ from scenes.recurrent_attention.shared import (
 from seqanim.contract import Artifact
 from seqanim.kit import theme
 from seqanim.kit.alignment import cell_outlines
-from seqanim.spoken import count, integer, percent
+from seqanim.slide import Beat
+from seqanim.spoken import count, integer, mark, percent
 
 DETAILED = 3  # the first decoder steps, one slide each; the rest run fast on one slide
 
@@ -92,7 +93,7 @@ def stage_said(run: Artifact) -> tuple[str, str]:
     length = len(run["source"])
     return (
         f"A recurrent encoder reads {count(length, 'symbol')}, from left to right.",
-        "A decoder must write them in reverse; the matrix shows where it looks.",
+        f"A decoder must write them in reverse; {mark('matrix')}the matrix shows where it looks.",
     )
 
 
@@ -131,28 +132,33 @@ def step_said(run: Artifact, step: int) -> tuple[str, str, str]:
     source, target, prediction = run["source"], run["target"], run["prediction"]
     where, weight = int(run["attention_argmax"][step]), float(run["attention"][step].max())
     mirror, seen, wrote = int(_mirror(run)[step]), integer(int(source[where])), integer(int(prediction[step]))
+    # Bookmarks: where the scores start to fill ('scores'), where the weights are read ('why'), where the
+    # output's source symbol is pointed at ('where').
     if step == 0:
-        scores = "Step zero: a tiny network scores every source symbol against the decoder state."
-        weights = f"Softmax turns scores into weights: {_share(weight)} on symbol {seen}"
+        scores = (
+            f"Step zero: {mark('network')}a tiny network {mark('scores')}scores every source symbol "
+            "against the decoder state."
+        )
+        weights = f"Softmax turns scores into {mark('weights')}weights: {_share(weight)} on symbol {seen}"
     else:
-        scores = f"Step {integer(step)}: a new decoder state, so new scores."
+        scores = f"Step {integer(step)}: a new decoder state, {mark('scores')}so new scores."
         weights = f"{_share(weight).capitalize()} of the weight is on symbol {seen}"
     if where == mirror:
-        weights += ", the symbol due now."
+        weights += f", {mark('why')}the symbol due now."
     elif step in _late_steps(run):
         written = int(prediction[step - 1]) == int(source[where])
-        weights += ", written a step ago." if written else ", the symbol due a step ago."
+        weights += f", {mark('why')}written a step ago." if written else f", {mark('why')}the symbol due a step ago."
     else:
-        weights += f", not on the {integer(int(source[mirror]))} due now."
-    landing = f"Out comes {wrote}"
+        weights += f", {mark('why')}not on the {integer(int(source[mirror]))} due now."
+    landing = f"Out comes {wrote}, {mark('where')}"
     if int(prediction[step]) != int(target[step]):
-        landing += f", but {integer(int(target[step]))} was due."
+        landing += f"but {integer(int(target[step]))} was due."
     elif where == mirror:
-        landing += ", the symbol it looked at."
+        landing += "the symbol it looked at."
     elif where == mirror + 1:
-        landing += ", just left of where it looked."
+        landing += "just left of where it looked."
     else:
-        landing += ", which is right."
+        landing += "which is right."
     return scores, weights, landing
 
 
@@ -179,10 +185,14 @@ def rest_said(run: Artifact) -> tuple[str, str]:
     first = f"The other {count(others, 'step')} run faster. Watch the bright cell: it {_walk(run['attention_argmax'])}."
     if wrong_steps(prediction, target):
         second = (
-            f"Read down the rows: the output is the input reversed, except that {mistakes_said(prediction, target)}."
+            "Read down the rows: the output is the input reversed, "
+            f"except that {mark('read')}{mistakes_said(prediction, target)}."
         )
     else:
-        second = f"Read down the rows: the output is the input reversed, all {count(length, 'symbol')} in place."
+        second = (
+            "Read down the rows: the output is the input reversed, "
+            f"{mark('read')}all {count(length, 'symbol')} in place."
+        )
     return first, second
 
 
@@ -231,13 +241,13 @@ def mirror_said(run: Artifact) -> tuple[str, str]:
     first = "Dashed squares mark the mirror image, where the notebook expects each step to look."
     if _looks_late(run):
         second = (
-            f"Only {on_mirror} of the weight sits there; {late} sits one square right: "
-            "one step late, on held-out sequences too."
+            f"Only {on_mirror} of the weight sits there; {mark('right')}{late} sits one square right: "
+            f"one step late, {mark('held')}on held-out sequences too."
         )
     else:
         second = (
-            f"{on_mirror.capitalize()} of the weight sits there, and {late} one square to the right; "
-            "on held-out sequences the mirror wins."
+            f"{on_mirror.capitalize()} of the weight sits there, {mark('right')}and {late} one square to the right; "
+            f"{mark('held')}on held-out sequences the mirror wins."
         )
     return first, second
 
@@ -293,17 +303,18 @@ def explain_board(run: Artifact) -> tuple[tuple[str, ...], tuple[str, ...]]:
 EXPLAIN_CAPTION = "attention learned an alignment: a position, found anew at every step"
 
 
-def explain_said(run: Artifact) -> tuple[str, str]:
+def explain_said(run: Artifact) -> tuple[str, str, str]:
+    """The reason, the held-out accuracy teacher-forced, then greedily and the conclusion ('aligned')."""
     metrics, greedy, target = run.metrics, run["greedy_prediction"], run["target"]
     if _looks_late(run):
-        first = "Why late? Each encoder state still remembers the symbol just before it, the one due now."
+        reason = "Why late? Each encoder state still remembers the symbol just before it, the one due now."
     else:
-        first = "Held out, the peak sits on the mirror more often than one step late: the notebook's anti-diagonal."
-    first += f" Overall, {percent(metrics['token_accuracy'], 0)} of held-out symbols come out right."
-    second = f"Fed its own outputs, it still gets {percent(metrics['greedy_token_accuracy'], 0)}."
+        reason = "Held out, the peak sits on the mirror more often than one step late: the notebook's anti-diagonal."
+    overall = f"Overall, {percent(metrics['token_accuracy'], 0)} of held-out symbols come out right."
+    fed = f"Fed its own outputs, it still gets {percent(metrics['greedy_token_accuracy'], 0)}."
     if wrong_steps(greedy, target):
-        second += f" On this example, {mistakes_said(greedy, target)}."
-    return first, second + " Attention has learned an alignment."
+        fed += f" On this example, {mistakes_said(greedy, target)}."
+    return reason, overall, fed + f" {mark('aligned')}Attention has learned an alignment."
 
 
 # --- the scene -------------------------------------------------------------------------------------
@@ -332,42 +343,52 @@ class ReverseAlignment(AlignmentBuildUp):
         )
         self.next_slide(notes=stage_notes(self.run))
         encoder, decoder = stage_said(self.run)
-        with self.beat(encoder):
-            self.title("Seq2seq attention learns to align")
-            self.show_encoder()
-            self.wait(1.0)
-        with self.beat(decoder):
-            self.show_decoder()
-            self.wait(1.5)
+        with self.beat(encoder) as beat:  # the symbols appear left to right, as the encoder reads them
+            reads = [FadeIn(self.encoder_label), self.encoder_reads()]
+            self.title("Seq2seq attention learns to align", along=reads, run_time=beat.remaining)
+        with self.beat(decoder) as beat:
+            self.show_decoder(beat.until("matrix"))
+            self.show_matrix(beat.remaining)
 
     def step(self, step: int) -> None:
         self.next_slide(notes=step_notes(self.run, step))
         scores, weights, landing = step_said(self.run, step)
-        introduce = step == 0
-        with self.beat(scores):
-            self.say(step_caption(self.run, step), theme.caption_colour())
-            self.point(step, detailed=True)
-            self.score(step, detailed=True, introduce=introduce)
-        with self.beat(weights):
-            self.weigh(step, detailed=True, introduce=introduce)
-            self.wait(1.0)
-        with self.beat(landing):
-            self.land(step, detailed=True)
-            self.wait(0.8)
+        with self.beat(scores) as beat:
+            if step == 0:
+                self.point(step, beat.until("network"))
+                self.introduce_scores(beat.until("scores"))
+            else:  # the previous step's caption goes as the decoder moves on
+                self.point(step, beat.until("scores"), *self.drop_caption())
+            self.score(step, beat.remaining)
+        with self.beat(weights) as beat:
+            if step == 0:
+                self.introduce_weights(beat.until("weights"))
+            self.weigh(step, beat.until("why"))
+            self.play(*self.peak(step), run_time=beat.remaining / 2)
+            self.say(step_caption(self.run, step), theme.caption_colour(), run_time=beat.remaining)
+        with self.beat(landing) as beat:  # the row lands; then the source symbol it wrote is pointed at
+            self.land(step, beat.until("where"))
+            due = int(_mirror(self.run)[step])
+            self.play(*self.indicate_token(due, theme.query_colour()), run_time=beat.remaining)
+
+    def decode(self, steps: list[int], beat: Beat, until: str | None = None) -> None:
+        """Decoder steps `steps`, sharing the beat's time up to bookmark `until` (or its end) equally."""
+        for index, step in enumerate(steps):
+            left = beat.until(until) if until else beat.remaining
+            self.decode_step(step, left / (len(steps) - index))
 
     def rest(self) -> None:
         self.next_slide(notes=rest_notes(self.run))
         faster, result = rest_said(self.run)
         steps = list(range(DETAILED, len(self.source)))
-        half = len(steps) // 2
-        with self.beat(faster):
-            self.say(rest_caption(self.run))
-            for step in steps[:half]:
-                self.decode_step(step, detailed=False)
-        with self.beat(result):
-            for step in steps[half:]:
-                self.decode_step(step, detailed=False)
-            self.finish_decoding()
+        half = (len(steps) + 1) // 2  # the second beat reads the rows at its end: fewer steps in it
+        with self.beat(faster) as beat:
+            self.say(rest_caption(self.run), run_time=0.4)
+            self.decode(steps[:half], beat)
+        with self.beat(result) as beat:
+            self.decode(steps[half:], beat, until="read")
+            wrong = wrong_steps(self.prediction, self.run["target"])
+            self.read_rows(wrong or range(len(self.source)), beat.remaining)
 
     @staticmethod
     def board(*rows: tuple[str, object]) -> VGroup:
@@ -381,31 +402,45 @@ class ReverseAlignment(AlignmentBuildUp):
         dashed, weights = mirror_said(self.run)
         mirror = _mirror(self.run)
         outlines = cell_outlines(self.heatmap, [(t, int(mirror[t])) for t in range(len(mirror))])
+        shifted = self.run["shifted_position"]
+        late = cell_outlines(self.heatmap, [(t, int(shifted[t])) for t in _late_steps(self.run)], theme.key_colour())
         plain, aside, stress = theme.foreground(), theme.muted(), theme.highlight()
         colours = (plain, plain, aside, stress, aside, stress)
         lines = self.board(*zip(mirror_board(self.run), colours)).move_to([-3.6, 0.2, 0])
-        with self.beat(dashed):
+        with self.beat(dashed) as beat:  # the dashed squares run down the anti-diagonal
             self.clear_mechanism()
-            self.say(mirror_caption(self.run))
-            self.play(Create(outlines), run_time=1.2)
-            self.wait(0.6)
-        with self.beat(weights):
-            self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in lines], lag_ratio=0.25), run_time=1.8)
-            self.wait(1.8)
+            self.play(
+                FadeIn(lines[0], shift=0.1 * RIGHT),
+                Create(outlines, lag_ratio=0.5),
+                run_time=beat.remaining,
+            )
+        with self.beat(weights) as beat:  # the weight on the mirror; on L-t, its squares; then held out
+            self.play(FadeIn(lines[1], shift=0.1 * RIGHT), run_time=beat.until("right"))
+            self.play(
+                FadeIn(lines[3], shift=0.1 * RIGHT),
+                Create(late, lag_ratio=0.3),
+                run_time=beat.until("held"),
+            )
+            held = [FadeIn(lines[i], shift=0.1 * RIGHT) for i in (2, 4, 5)]
+            self.play(LaggedStart(*held, lag_ratio=0.3), run_time=beat.remaining / 2)
+            self.say(mirror_caption(self.run), run_time=beat.remaining)
         self.mirror_lines = lines
 
     def explain(self) -> None:
         self.next_slide(notes=explain_notes(self.run))
-        why, aligned = explain_said(self.run)
+        why, overall, fed = explain_said(self.run)
         reason, accuracy = explain_board(self.run)
         colours = (theme.muted(), theme.value_colour(), theme.value_colour())
         board = self.board(*[(line, theme.foreground()) for line in reason], *zip(accuracy, colours))
         board.move_to([-3.6, 0.2, 0])
         board[3:].shift(0.3 * DOWN)  # a gap between the reason and the accuracy
-        with self.beat(why):
-            self.play(FadeOut(self.mirror_lines), run_time=0.5)
-            self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in board], lag_ratio=0.25), run_time=1.8)
-            self.wait(3.0)
-        with self.beat(aligned):
-            self.say(EXPLAIN_CAPTION, theme.caption_colour())
-            self.wait(2.5)
+        with self.beat(why) as beat:
+            self.play(FadeOut(self.mirror_lines), run_time=0.4)
+            self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in board[:3]], lag_ratio=0.4),
+                      run_time=beat.remaining)  # fmt: skip
+        with self.beat(overall) as beat:
+            self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in board[3:5]], lag_ratio=0.4),
+                      run_time=beat.remaining)  # fmt: skip
+        with self.beat(fed) as beat:
+            self.play(FadeIn(board[5], shift=0.1 * RIGHT), run_time=beat.until("aligned"))
+            self.say(EXPLAIN_CAPTION, theme.caption_colour(), run_time=beat.remaining)

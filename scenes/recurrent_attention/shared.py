@@ -8,11 +8,14 @@ from collections.abc import Sequence
 
 import numpy as np
 from manim import (
+    DOWN,
     LEFT,
     RIGHT,
+    Animation,
     Create,
     FadeIn,
     FadeOut,
+    Indicate,
     LaggedStart,
     MathTex,
     ReplacementTransform,
@@ -66,9 +69,10 @@ def mistakes_said(prediction: np.ndarray, target: np.ndarray) -> str:
 class AlignmentBuildUp(LectureSlide):
     """The shared build-up: encoder tokens on top, the decoder state below, scores -> weights -> heatmap row.
 
-    One decoder step runs in four phases, each a method, so that a slide can give each its own beat:
-    `point` (the decoder moves to step t), `score` (the additive scores), `weigh` (the softmax weights, in
-    the strip and the fan) and `land` (the weights become row t of the alignment matrix)."""
+    One decoder step runs in four phases, each a method taking its run time, so that a slide can give each its
+    own beat (or the part of a beat up to a bookmark): `point` (the decoder moves to step t), `score` (the
+    additive scores), `weigh` (the softmax weights, in the strip and the fan) and `land` (the weights become row
+    t of the alignment matrix)."""
 
     PANEL_LEFT = -6.75  # left edge of the mechanism panel; the heatmap sits right of x = 0
     SPACING = 0.72  # one token per column: a two-decimal weight fits under its token at the smallest size
@@ -159,25 +163,28 @@ class AlignmentBuildUp(LectureSlide):
         symbol = MathTex(rf"s_{{{step}}}", font_size=theme.tex_size(theme.LABEL_SIZE), color=theme.foreground())
         return VGroup(words, symbol).arrange(RIGHT, buff=0.12).move_to(self.node)
 
-    def show_encoder(self) -> None:
-        self.play(LaggedStart(FadeIn(self.encoder), FadeIn(self.encoder_label), lag_ratio=0.3), run_time=0.9)
+    def encoder_reads(self) -> Animation:
+        """The encoder's tokens appear left to right, as it reads them."""
+        tokens = [FadeIn(self.encoder.token(j), shift=0.1 * DOWN) for j in range(len(self.encoder))]
+        return LaggedStart(*tokens, lag_ratio=0.5)
 
-    def show_decoder(self) -> None:
-        self.play(FadeIn(self.heatmap), FadeIn(self.node), FadeIn(self.node_text), Create(self.fan), run_time=1.0)
+    def show_decoder(self, run_time: float) -> None:
+        """The decoder state below the tokens, its fan of lines up to them."""
+        self.play(FadeIn(self.node), FadeIn(self.node_text), Create(self.fan), run_time=run_time)
 
-    @staticmethod
-    def pace(detailed: bool) -> float:
-        return 1.0 if detailed else 0.45
+    def show_matrix(self, run_time: float) -> None:
+        """The alignment matrix, empty, on the right."""
+        self.play(FadeIn(self.heatmap), run_time=run_time)
 
-    def decode_step(self, step: int, detailed: bool, introduce: bool = False) -> None:
-        """One decoder step: scores, softmax weights (fan + strip), then the row lands in the heatmap."""
-        self.point(step, detailed)
-        self.score(step, detailed, introduce)
-        self.weigh(step, detailed, introduce)
-        self.land(step, detailed)
+    def decode_step(self, step: int, run_time: float) -> None:
+        """One decoder step in `run_time` seconds: scores, softmax weights (fan + strip), then the row lands."""
+        self.point(step, 0.15 * run_time)
+        self.score(step, 0.3 * run_time)
+        self.weigh(step, 0.3 * run_time)
+        self.land(step, 0.25 * run_time)
 
-    def point(self, step: int, detailed: bool) -> None:
-        """The decoder moves on to step `step`: its state's label and the row box of the matrix."""
+    def point(self, step: int, run_time: float, *along: Animation) -> None:
+        """The decoder moves on to step `step`: its state's label and the row box of the matrix (with `along`)."""
         # What stays still during a step is drawn once per animation, not on every frame.
         self.backdrop(
             self._caption,
@@ -196,32 +203,55 @@ class AlignmentBuildUp(LectureSlide):
             RollTexts(self.node_text, self.state_label(step)),
             ReplacementTransform(self.row_box, box),
             *fades,
-            run_time=0.4 * self.pace(detailed),
+            *along,
+            run_time=run_time,
         )
         self.row_box = box
 
-    def score(self, step: int, detailed: bool, introduce: bool = False) -> None:
-        """The additive scores of step `step` fill the score strip (after its formula, the first time)."""
-        if introduce:
-            self.play(Write(self.score_formula), FadeIn(self.energy_strip), run_time=1.2)
-        self.play(*self.energy_strip.animate_values(self.energies[step]), run_time=0.9 * self.pace(detailed))
-        self.energy_strip.settle()
+    def recaption(self, text: str, colour: object = None) -> list[Animation]:
+        """The bottom caption turning into `text`, to play with the animation it comments (`say` plays alone)."""
+        line = self.caption(text, size=theme.LABEL_SIZE, colour=colour)
+        fades = [*self.drop_caption(), FadeIn(line)]
+        self._caption = line
+        return fades
 
-    def weigh(self, step: int, detailed: bool, introduce: bool = False) -> None:
+    def drop_caption(self) -> list[Animation]:
+        """The previous step's caption fading out (none if there is none on screen)."""
+        caption, self._caption = self._caption, None
+        return [FadeOut(caption)] if caption is not None and caption in self.mobjects else []
+
+    def introduce_scores(self, run_time: float) -> None:
+        """The additive score's formula is written, its empty strip under it."""
+        self.play(Write(self.score_formula), FadeIn(self.energy_strip), run_time=run_time)
+
+    def score(self, step: int, run_time: float, *along: Animation) -> None:
+        """The additive scores of step `step` fill the score strip (with `along`)."""
+        self.play(*self.energy_strip.animate_values(self.energies[step]), *along, run_time=run_time)
+
+    def introduce_weights(self, run_time: float) -> None:
+        """The softmax's formula is written, its empty strip under it."""
+        self.play(Write(self.softmax_formula), FadeIn(self.weight_strip), run_time=run_time)
+
+    def weigh(self, step: int, run_time: float) -> None:
         """The softmax weights of step `step`: the weight strip and the fan's lines."""
-        if introduce:
-            self.play(Write(self.softmax_formula), FadeIn(self.weight_strip), run_time=1.0)
         weights = self.attention[step]
-        self.play(
-            *self.weight_strip.animate_values(weights),
-            self.fan.animate_weights(weights),
-            run_time=0.9 * self.pace(detailed),
-        )
-        self.weight_strip.settle()
-        if detailed:
-            self.wait(0.4)
+        self.play(*self.weight_strip.animate_values(weights), self.fan.animate_weights(weights), run_time=run_time)
 
-    def land(self, step: int, detailed: bool) -> None:
+    # Indicate each mobject on screen itself: an animation of a group made for it (a token's box and symbol,
+    # an AnimationGroup's Group) puts that group on top of the scene, over what should cover it.
+
+    def indicate_token(self, index: int, colour: object) -> list[Animation]:
+        """Point at encoder token `index`: its box and its symbol."""
+        return [Indicate(part, color=colour) for part in (self.encoder.boxes[index], self.encoder.labels[index])]
+
+    def peak(self, step: int) -> list[Animation]:
+        """Point at step `step`'s largest weight in the strip, and at the token it falls on."""
+        where = int(np.argmax(self.attention[step]))
+        cell, number = self.weight_strip.cells[where], self.weight_strip.numbers[where]
+        strip = [Indicate(part, color=theme.highlight()) for part in (cell, number)]
+        return [*strip, *self.indicate_token(where, theme.highlight())]
+
+    def land(self, step: int, run_time: float) -> None:
         """Write the weights into row `step` of the alignment matrix: the strip's cells fly into place."""
         weights = self.attention[step]
         ghost = self.weight_strip.cells.copy()
@@ -236,7 +266,7 @@ class AlignmentBuildUp(LectureSlide):
             ReplacementTransform(ghost, landing),
             label.animate.set_opacity(1).set_color(theme.query_colour()),
             roll(self.emitted, emitted) if len(self.emitted) else FadeIn(emitted),
-            run_time=0.9 * self.pace(detailed),
+            run_time=run_time,
         )
         self.emitted = emitted
         self.heatmap.recolour(self.attention, rows=[step])
@@ -244,13 +274,17 @@ class AlignmentBuildUp(LectureSlide):
         if step > 0:
             self.heatmap.row_labels[step - 1].set_color(theme.foreground())
 
-    def finish_decoding(self) -> None:
-        """After the last step: the row box goes, the last "emits" fades."""
+    def read_rows(self, rows: Sequence[int], run_time: float) -> None:
+        """After the last step (the row box and the last "emits" go): the outputs `rows` are pointed at, top
+        to bottom, as they are read."""
         self.remove(self.row_box)
-        self.play(FadeOut(self.emitted), run_time=0.3)
+        self.heatmap.row_labels.set_color(theme.foreground())
+        labels = self.heatmap.row_labels
+        read = [Indicate(labels[row], color=theme.query_colour()) for row in rows]
+        self.play(FadeOut(self.emitted), LaggedStart(*read, lag_ratio=0.3, group=labels), run_time=run_time)
 
-    def clear_mechanism(self) -> None:
-        """Fade out the left panel (tokens, decoder, strips, formulas), keeping the heatmap."""
+    def clear_mechanism(self, run_time: float = 0.5) -> None:
+        """Fade out the left panel (tokens, decoder, strips, formulas) and the caption, keeping the heatmap."""
         self.heatmap.row_labels.set_color(theme.foreground())
         self.backdrop(self.heatmap)  # it stays: drawn once while the panel fades
         parts = [
@@ -268,4 +302,7 @@ class AlignmentBuildUp(LectureSlide):
             self.softmax_formula,
             self.row_box,
         ]
-        self.play(*[FadeOut(part) for part in parts], run_time=0.7)
+        # What has something on screen (the encoder is there as the tokens it faded in as, not as one group).
+        shown = set(self.get_mobject_family_members())
+        fades = [FadeOut(part) for part in parts if shown & set(part.get_family())]
+        self.play(*fades, *self.drop_caption(), run_time=run_time)

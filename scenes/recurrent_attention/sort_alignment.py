@@ -7,7 +7,20 @@ drawn is the trained models' real attention from data/seq2seq_sort and data/seq2
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, RIGHT, UP, Create, FadeIn, FadeOut, ReplacementTransform, VGroup, Write
+from manim import (
+    DOWN,
+    RIGHT,
+    UP,
+    Circumscribe,
+    Create,
+    FadeIn,
+    FadeOut,
+    Indicate,
+    LaggedStart,
+    ReplacementTransform,
+    VGroup,
+    Write,
+)
 
 from scenes.recurrent_attention.shared import (
     AlignmentBuildUp,
@@ -20,7 +33,8 @@ from seqanim.contract import Artifact
 from seqanim.kit import theme
 from seqanim.kit.alignment import cell_outlines
 from seqanim.kit.heatmap import Heatmap
-from seqanim.spoken import count, integer, listing, percent
+from seqanim.slide import Beat
+from seqanim.spoken import count, integer, listing, mark, percent
 
 DETAILED = 2  # the first decoder steps, one slide each; the rest run fast on one slide
 
@@ -80,7 +94,7 @@ def stage_notes(run: Artifact) -> str:
 def stage_said(run: Artifact) -> tuple[str, str]:
     return (
         f"Now the same kind of network learns to sort {count(len(run['source']), 'value')}.",
-        "Its encoder reads them both ways; each step must find the next smallest.",
+        f"Its encoder reads them both ways; {mark('step')}each step must find the next smallest.",
     )
 
 
@@ -113,15 +127,20 @@ def step_caption(run: Artifact, step: int) -> str:
 def step_said(run: Artifact, step: int) -> tuple[str, str, str]:
     where, value = int(run["sorted_position"][step]), integer(int(run["target"][step]))
     weight, wrote = float(run["attention"][step, where]), int(run["prediction"][step])
+    # Bookmarks: where the wanted value is named ('want'), the scores start ('scores'), the weights are read
+    # ('share', after the softmax's formula) and pointed at ('there').
     if step == 0:
-        scores = f"Step zero wants the smallest value, {value}; the same small network scores every value."
+        scores = (
+            f"Step zero wants {mark('want')}the smallest value, {value}; "
+            f"{mark('network')}the same small network {mark('scores')}scores every value."
+        )
     else:
-        scores = f"Step {integer(step)} wants the {_smallest_said(step)} value, {value}."
+        scores = f"Step {integer(step)} wants {mark('want')}the {_smallest_said(step)} value, {value}."
     share = percent(weight, 0)
     weights = (
-        f"After the softmax, {share} of the weight sits on that value."
+        f"After the softmax, {mark('share')}{share} of the weight {mark('there')}sits on that value."
         if step == 0
-        else f"{share.capitalize()} of the weight sits on that value."
+        else f"{share.capitalize()} of the weight {mark('there')}sits on that value."
     )
     landing = f"The decoder writes {integer(wrote)}"
     if wrote == int(run["target"][step]):
@@ -166,10 +185,10 @@ def rest_said(run: Artifact) -> tuple[str, str]:
     first = "The remaining steps run faster; the bright cell jumps to wherever the next value sits."
     second = "It follows values, not positions"
     second += f"; only at {_steps_said(misses, length)} does the peak miss." if misses else "."
-    if wrong_steps(prediction, target):
-        second += f" The output goes wrong: {mistakes_said(prediction, target)}."
+    if wrong_steps(prediction, target):  # 'read': the outputs are read down the rows
+        second += f" {mark('read')}The output goes wrong: {mistakes_said(prediction, target)}."
     else:
-        second += f" The output comes out sorted, all {count(length, 'value')} in place."
+        second += f" {mark('read')}The output comes out sorted, all {count(length, 'value')} in place."
     return first, second
 
 
@@ -190,9 +209,9 @@ CONTRAST_CAPTION = "same model, same scoring rule: the alignment it learns depen
 def contrast_said(run: Artifact, reverse: Artifact) -> tuple[str, str, str]:
     return (
         "Now side by side: the sorting matrix moves right.",
-        "On the left, reversal: one staircase for every input.",
+        f"On the left, reversal: {mark('staircase')}one staircase for every input.",
         f"Position decides there, in {percent(reverse.metrics['held_out_argmax_on_shifted'], 0)} of held-out steps; "
-        "content decides here. Same model, different task, different alignment.",
+        f"{mark('content')}content decides here. {mark('same')}Same model, different task, different alignment.",
     )
 
 
@@ -218,7 +237,8 @@ def input_caption(index: int, source: np.ndarray, prediction: np.ndarray) -> str
 
 
 def other_inputs_said(run: Artifact) -> tuple[str, ...]:
-    """One beat per held-out input: the new permutation, and whether it comes out sorted."""
+    """One beat per held-out input: the new permutation, and whether it comes out sorted. Bookmarks: where the
+    reversal is pointed at ('reverse'), where the outputs are read ('all')."""
     more = _more(run)
     correct, total = int(run.metrics["more_correct"]), len(more)
     said = []
@@ -226,7 +246,8 @@ def other_inputs_said(run: Artifact) -> tuple[str, ...]:
         if index == 0:
             beat = "A new input, never seen in training: the bright cells move with its values."
         elif index == 1:
-            beat = "Another input, another permutation; the reversal on the left would not change at all."
+            beat = "Another input, another permutation; "
+            beat += f"{mark('reverse')}the reversal on the left would not change at all."
         else:
             beat = "And another."
         target = np.sort(source)
@@ -234,18 +255,22 @@ def other_inputs_said(run: Artifact) -> tuple[str, ...]:
             beat += f" This one slips: {mistakes_said(prediction, target)}."
         if index == total - 1:
             beat += (
-                f" All {integer(total)} come out sorted."
+                f" {mark('all')}All {integer(total)} come out sorted."
                 if correct == total
-                else f" {integer(correct).capitalize()} of {integer(total)} come out sorted."
+                else f" {mark('all')}{integer(correct).capitalize()} of {integer(total)} come out sorted."
             )
         said.append(beat)
     return tuple(said)
 
 
+def _reverse_mass(reverse: Artifact) -> float:
+    """The reversal's strongest alignment (wherever its peaks sit), to compare with before calling sorting softer."""
+    return max(reverse.metrics["held_out_shifted_mass"], reverse.metrics["held_out_mirror_mass"])
+
+
 def summary_notes(run: Artifact, reverse: Artifact) -> str:
     metrics = run.metrics
-    # Compare with the reversal's strongest alignment (wherever its peaks sit) before calling sorting softer.
-    reverse_mass = max(reverse.metrics["held_out_shifted_mass"], reverse.metrics["held_out_mirror_mass"])
+    reverse_mass = _reverse_mass(reverse)
     softer = metrics["held_out_target_mass"] < reverse_mass
     return (
         f"On {run.params['test_size']} held-out inputs the sorter gets {metrics['token_accuracy']:.1%} of "
@@ -264,20 +289,29 @@ def summary_evidence(run: Artifact) -> str:
     return f"held out, {run.metrics['held_out_argmax_on_target']:.1%} of steps peak there"
 
 
+def summary_mass(run: Artifact, reverse: Artifact) -> tuple[str, str]:
+    """The held-out weight on the right value, and the reversal's on its preferred position (two lines)."""
+    return (
+        f"on average {run.metrics['held_out_target_mass']:.0%} of the weight sits there",
+        f"(reversal: {_reverse_mass(reverse):.0%} on its position)",
+    )
+
+
 SUMMARY_CAPTION = "dashed: where the t-th smallest value of this input sits"
 
 
 def summary_said(run: Artifact, reverse: Artifact) -> tuple[str, str, str]:
     metrics = run.metrics
-    reverse_mass = max(reverse.metrics["held_out_shifted_mass"], reverse.metrics["held_out_mirror_mass"])
     on_target = percent(metrics["held_out_target_mass"], 0)
-    if metrics["held_out_target_mass"] < reverse_mass:
-        softer = f"On average only {on_target} of the weight lands on the right value: softer than in reversal."
+    if metrics["held_out_target_mass"] < _reverse_mass(reverse):
+        softer = f"On average only {on_target} of the weight lands {mark('right')}on the right value: "
+        softer += "softer than in reversal."
     else:
-        softer = f"On average {on_target} of the weight lands on the right value, as much as in reversal."
+        softer = f"On average {on_target} of the weight lands {mark('right')}on the right value, "
+        softer += "as much as in reversal."
     return (
-        "The reversal fades; dashed squares mark where each step should look.",
-        "Attention aligns by content: in "
+        f"The reversal fades; {mark('dashed')}dashed squares mark where each step should look.",
+        f"Attention aligns by content: {mark('in')}in "
         f"{percent(metrics['held_out_argmax_on_target'], 0)} of held-out steps, the peak is on the right value.",
         softer,
     )
@@ -310,42 +344,52 @@ class SortAlignment(AlignmentBuildUp):
         )
         self.next_slide(notes=stage_notes(self.run))
         encoder, decoder = stage_said(self.run)
-        with self.beat(encoder):
-            self.title("A harder alignment: learning to sort")
-            self.show_encoder()
-            self.wait(0.8)
-        with self.beat(decoder):
-            self.show_decoder()
-            self.wait(1.5)
+        with self.beat(encoder) as beat:  # the values appear
+            self.title("A harder alignment: learning to sort", along=[self.encoder_reads()], run_time=beat.remaining)
+        with self.beat(decoder) as beat:  # "read both ways", then the decoder and its matrix
+            self.play(FadeIn(self.encoder_label, shift=0.1 * DOWN), run_time=beat.until("step"))
+            self.show_decoder(beat.remaining / 2)
+            self.show_matrix(beat.remaining)
 
     def step(self, step: int) -> None:
         self.next_slide(notes=step_notes(self.run, step))
         scores, weights, landing = step_said(self.run, step)
-        introduce = step == 0
-        with self.beat(scores):
-            self.say(step_caption(self.run, step), theme.caption_colour())
-            self.point(step, detailed=True)
-            self.score(step, detailed=True, introduce=introduce)
-        with self.beat(weights):
-            self.weigh(step, detailed=True, introduce=introduce)
-            self.wait(0.6)
-        with self.beat(landing):
-            self.land(step, detailed=True)
-            self.wait(0.6)
+        wanted = self.indicate_token(int(self.run["sorted_position"][step]), theme.highlight())
+        with self.beat(scores) as beat:  # the wanted value is pointed at as it is named
+            self.point(step, beat.until("want"), *self.drop_caption())
+            if step == 0:
+                self.play(*wanted, run_time=beat.until("network"))
+                self.introduce_scores(beat.until("scores"))
+                self.score(step, beat.remaining)
+            else:
+                self.score(step, beat.remaining, *wanted)
+        with self.beat(weights) as beat:
+            if step == 0:
+                self.introduce_weights(beat.until("share"))
+            self.weigh(step, beat.until("there"))
+            self.play(*self.peak(step), *self.recaption(step_caption(self.run, step), theme.caption_colour()),
+                      run_time=beat.remaining)  # fmt: skip
+        with self.beat(landing) as beat:
+            self.land(step, beat.remaining)
+
+    def decode(self, steps: list[int], beat: Beat, until: str | None = None) -> None:
+        """Decoder steps `steps`, sharing the beat's time up to bookmark `until` (or its end) equally."""
+        for index, step in enumerate(steps):
+            left = beat.until(until) if until else beat.remaining
+            self.decode_step(step, left / (len(steps) - index))
 
     def rest(self) -> None:
         self.next_slide(notes=rest_notes(self.run))
         faster, result = rest_said(self.run)
         steps = list(range(DETAILED, len(self.source)))
         half = len(steps) // 2
-        with self.beat(faster):
-            self.say(rest_caption(self.run))
-            for step in steps[:half]:
-                self.decode_step(step, detailed=False)
-        with self.beat(result):
-            for step in steps[half:]:
-                self.decode_step(step, detailed=False)
-            self.finish_decoding()
+        with self.beat(faster) as beat:
+            self.say(rest_caption(self.run), run_time=0.4)
+            self.decode(steps[:half], beat)
+        with self.beat(result) as beat:
+            self.decode(steps[half:], beat, until="read")
+            wrong = wrong_steps(self.prediction, self.run["target"])
+            self.read_rows(wrong or range(len(self.source)), beat.remaining)
 
     def small_heatmap(
         self,
@@ -386,20 +430,21 @@ class SortAlignment(AlignmentBuildUp):
             sort_map, UP, buff=0.15
         )
         self.sort_subtitle.align_to(self.reverse_subtitle, UP)
-        with self.beat(moves):
+        with self.beat(moves) as beat:
             self.clear_mechanism()
             self.heatmap.row_labels.set_opacity(1)
             self.bring_to_front(self.heatmap)  # the one thing moving: what stays is drawn once, not per frame
-            self.play(ReplacementTransform(self.heatmap, sort_map), run_time=1.0)
+            self.play(ReplacementTransform(self.heatmap, sort_map), run_time=beat.remaining)
             self.heatmap = sort_map
-            self.wait(0.5)
-        with self.beat(staircase):
-            self.play(FadeIn(reverse_map, shift=0.3 * RIGHT), run_time=0.8)
-            self.wait(1.0)
-        with self.beat(decides):
-            self.play(FadeIn(self.reverse_subtitle), FadeIn(self.sort_subtitle), run_time=0.6)
-            self.say(CONTRAST_CAPTION)
-            self.wait(2.5)
+        peaks = reverse["attention"].argmax(axis=1)
+        with self.beat(staircase) as beat:  # the reversal's matrix, then its staircase of peaks, row by row
+            self.play(FadeIn(reverse_map, shift=0.3 * RIGHT), run_time=beat.until("staircase"))
+            stairs = [Indicate(reverse_map.cell(t, int(j)), color=theme.key_colour()) for t, j in enumerate(peaks)]
+            self.play(LaggedStart(*stairs, lag_ratio=0.3, group=reverse_map), run_time=beat.remaining)
+        with self.beat(decides) as beat:
+            self.play(FadeIn(self.reverse_subtitle), run_time=beat.until("content"))
+            self.play(FadeIn(self.sort_subtitle), run_time=beat.until("same"))
+            self.say(CONTRAST_CAPTION, run_time=beat.remaining)
         self.reverse_map = reverse_map
 
     def other_inputs(self) -> None:
@@ -409,36 +454,46 @@ class SortAlignment(AlignmentBuildUp):
         ):
             new_map = self.small_heatmap(attention, source, prediction, 0.45, True, "source value")
             new_map.move_to(self.heatmap)
-            with self.beat(said):
-                self.say(input_caption(index, source, prediction))
+            with self.beat(said) as beat:  # the new input's matrix; the unchanging reversal; the sorted outputs
                 self.bring_to_front(self.heatmap)  # the reversal beside it stays still: drawn once
-                self.play(ReplacementTransform(self.heatmap, new_map), run_time=1.2)
+                until = next((beat.until(name) for name in ("reverse", "all") if name in beat.marks), beat.remaining)
+                caption = self.recaption(input_caption(index, source, prediction))
+                self.play(ReplacementTransform(self.heatmap, new_map), *caption, run_time=until)
                 self.heatmap = new_map
-                self.wait(1.0)
+                if "reverse" in beat.marks:
+                    self.play(Circumscribe(self.reverse_map, color=theme.key_colour()),
+                              run_time=beat.until("all") if "all" in beat.marks else beat.remaining)  # fmt: skip
+                if "all" in beat.marks:
+                    rows = [Indicate(label, color=theme.highlight()) for label in new_map.row_labels]
+                    self.play(LaggedStart(*rows, lag_ratio=0.3, group=new_map.row_labels), run_time=beat.remaining)
 
     def summary(self) -> None:
         self.next_slide(notes=summary_notes(self.run, self.reverse))
         dashed, content, answers = summary_said(self.run, self.reverse)
-        # The scene ends on its claim; the held-out statistics are in the notes.
+        # The scene ends on its claim and its evidence; the rest of the held-out statistics are in the notes.
         # In the lecture's sans, as the evidence under it (LaTeX would set the sentence in serif).
         lines = ("Attention aligns by content:", "step t points to wherever", "the t-th smallest value sits")
         claim = VGroup(*[theme.text(line, theme.BODY_SIZE) for line in lines]).arrange(DOWN, buff=0.14)
         evidence = theme.label(summary_evidence(self.run), theme.SMALL_SIZE, theme.muted())
-        VGroup(claim, evidence).arrange(DOWN, buff=0.45).move_to([-3.5, -0.3, 0])
+        mass = VGroup(
+            *[theme.label(line, theme.SMALL_SIZE, theme.muted()) for line in summary_mass(self.run, self.reverse)]
+        )
+        mass.arrange(DOWN, buff=0.1)
+        VGroup(claim, evidence, mass).arrange(DOWN, buff=0.45).move_to([-3.5, -0.3, 0])
+        mass.next_to(evidence, DOWN, buff=0.15)
         # Dashed: where the t-th smallest value of the input on screen sits, i.e. where the weight should go.
         last_source = self.run["more_sources"][-1]
         targets = cell_outlines(
             self.heatmap, [(t, int(position)) for t, position in enumerate(np.argsort(last_source))]
         )
-        with self.beat(dashed):
+        with self.beat(dashed) as beat:
             self.bring_to_front(self.reverse_map, self.reverse_subtitle)  # fading on top: the rest is drawn once
-            self.play(FadeOut(self.reverse_map), FadeOut(self.reverse_subtitle), run_time=0.6)
-            self.play(Create(targets), run_time=1.0)
-            self.wait(0.8)
-        with self.beat(content):
-            self.play(Write(claim), run_time=1.6)
-            self.play(FadeIn(evidence, shift=0.1 * UP), run_time=0.5)
-            self.wait(1.5)
-        with self.beat(answers):
-            self.say(SUMMARY_CAPTION, theme.caption_colour())
-            self.wait(2.5)
+            self.play(FadeOut(self.reverse_map), FadeOut(self.reverse_subtitle), run_time=beat.until("dashed"))
+            self.play(Create(targets, lag_ratio=0.3),
+                      *self.recaption(SUMMARY_CAPTION, theme.caption_colour()), run_time=beat.remaining)  # fmt: skip
+        with self.beat(content) as beat:
+            self.play(Write(claim), run_time=beat.until("in"))
+            self.play(FadeIn(evidence, shift=0.1 * UP), run_time=beat.remaining)
+        with self.beat(answers) as beat:  # the weight on the dashed squares, against the reversal's
+            self.play(FadeIn(mass, shift=0.1 * UP), run_time=beat.until("right"))
+            self.play(Indicate(targets, color=theme.highlight(), scale_factor=1.05), run_time=beat.remaining)
