@@ -331,9 +331,19 @@ class LectureSlide(Slide):
         return line.to_edge(DOWN, buff=0.35)
 
     def say(self, text: str, colour: Any = None, size: int = theme.LABEL_SIZE, run_time: float = 0.5) -> Text:
-        """Replace the bottom caption with `text` (the running commentary of a scene)."""
+        """Replace the bottom caption with `text` (the running commentary of a scene). Over a sentence (more
+        than a second) the line is written as the words go, readable as it comes, not faded in over the whole
+        sentence; the old one fades out first."""
         line = self.caption(text, size=size, colour=colour)
-        self.swap(self._caption, line, run_time=run_time)
+        if run_time <= 1.0:
+            self.swap(self._caption, line, run_time=run_time)
+        else:
+            from manim import FadeOut, Succession, Write
+
+            old = self._caption if self._caption in self.mobjects else None
+            fade = min(0.4, 0.2 * run_time)
+            written = Write(line, run_time=run_time - fade if old is not None else run_time)
+            self.play(Succession(FadeOut(old, run_time=fade), written) if old is not None else written)
         self._caption = line
         return line
 
