@@ -9,8 +9,8 @@ import math
 import numpy as np
 from manim import (
     DOWN,
+    DR,
     LEFT,
-    ORIGIN,
     RIGHT,
     UL,
     UP,
@@ -18,14 +18,21 @@ from manim import (
     AnimationGroup,
     Arrow,
     Circle,
+    Circumscribe,
     Create,
     DashedVMobject,
     DecimalNumber,
     Dot,
+    DoubleArrow,
     FadeIn,
     FadeOut,
+    GrowArrow,
+    GrowFromCenter,
+    Indicate,
     Integer,
     ManimColor,
+    MathTex,
+    ShowPassingFlash,
     UpdateFromFunc,
     ValueTracker,
     VGroup,
@@ -33,6 +40,7 @@ from manim import (
     Write,
     linear,
     smooth,
+    squish_rate_func,
 )
 
 from scenes.rnn.shared import change, regime, rho_colour
@@ -41,7 +49,7 @@ from seqanim.kit import theme
 from seqanim.kit.formula import maths
 from seqanim.kit.plots import Plot
 from seqanim.kit.vectors import VectorDiagram
-from seqanim.slide import LectureSlide
+from seqanim.slide import Beat, LectureSlide
 
 # --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
 
@@ -66,12 +74,14 @@ def stage_notes(rhos: np.ndarray, steps: int, size: int) -> str:
 
 
 def stage_said(steps: int, size: int) -> tuple[str, str, str]:
-    """While the formula is written, the plot drawn, then the eigenvalues and the state appear."""
+    """While the recurrence is written, then its matrix; while the plot of the state's length is drawn and its
+    log scale named; while the eigenvalues appear, their circle, then the state and its arrow."""
     return (
-        "A linear recurrent network multiplies its state by the same matrix at every step: a rotation, scaled by rho.",
-        f"On the left, the length of the state over {spoken.integer(steps)} steps, on a log scale.",
-        f"In the middle, the matrix's {spoken.integer(size)} eigenvalues, all on a circle of radius rho; "
-        "on the right, the state as an arrow.",
+        "A linear recurrent network multiplies its state by the same matrix at every step: "
+        f"{spoken.mark('matrix')}a rotation, scaled by rho.",
+        f"On the left, the length of the state over {spoken.integer(steps)} steps, {spoken.mark('log')}on a log scale.",
+        f"In the middle, the matrix's {spoken.integer(size)} eigenvalues, {spoken.mark('circle')}all on a circle of "
+        f"radius rho; {spoken.mark('right')}on the right, the state {spoken.mark('arrow')}as an arrow.",
     )
 
 
@@ -82,7 +92,9 @@ def regime_notes(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[i
 
 
 def regime_said(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[int]) -> tuple[str, ...]:
-    """One beat per spectral radius of the regime, while its curve is traced."""
+    """One beat per spectral radius of the regime: while rho is set (and, on the regime's first, while its
+    eigenvalues are compared with the unit circle), while the state's length is traced ('trace'), while the
+    regime's word is marked ('outcome', on its last)."""
     steps = norms.shape[1] - 1
     said = []
     for place, index in enumerate(indices):
@@ -90,12 +102,12 @@ def regime_said(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[in
         grown = change(float(norms[index, -1] / norms[index, 0]))
         if place == 0:
             said.append(
-                f"With rho at {rho}, every eigenvalue lies {WHERE[name]} the unit circle, "
-                f"and after {spoken.integer(steps)} steps the state {grown}."
+                f"With rho at {rho}, {spoken.mark('ring')}every eigenvalue lies {WHERE[name]} the unit circle, "
+                f"and {spoken.mark('trace')}after {spoken.integer(steps)} steps the state {grown}."
             )
         else:
-            said.append(f"At rho {rho}, the state {grown}.")
-    said[-1] += " " + OUTCOME[name]
+            said.append(f"At rho {rho}, {spoken.mark('trace')}the state {grown}.")
+    said[-1] += f" {spoken.mark('outcome')}{OUTCOME[name]}"
     return tuple(said)
 
 
@@ -108,11 +120,13 @@ def sweep_notes(rhos: np.ndarray) -> str:
 
 
 def sweep_said(rhos: np.ndarray) -> tuple[str, str]:
-    """While rho grows from its smallest to its largest value, then while it shrinks back."""
+    """While rho grows from its smallest to its largest value; then while it shrinks back to the unit circle
+    and on inside it ('inside')."""
     return (
         f"Now rho sweeps from {spoken.number(float(rhos.min()), 2)} up to {spoken.number(float(rhos.max()), 2)}, "
         "and the ring of eigenvalues grows through the unit circle.",
-        "The curve of the nearest rho lights up: inside the circle the signal dies, outside it explodes.",
+        f"The curve of the nearest rho lights up: outside the circle the signal explodes, "
+        f"{spoken.mark('inside')}inside it dies.",
     )
 
 
@@ -127,14 +141,23 @@ def verdict_notes(norms: np.ndarray) -> str:
 
 
 def verdict_said(norms: np.ndarray) -> tuple[str, str]:
-    """While the closing claim appears, then while it stays."""
-    steps, finals = norms.shape[1] - 1, norms[:, -1]
-    decades = round(math.log10(finals.max() / finals.min()))
+    """While rho is marked, then the eigenvalues ('largest'), then the closing claim appears ('decides'); while
+    the span of the final lengths is measured, the one flat curve is traced ('only'), the last claim appears
+    ('why')."""
+    steps, decades = norms.shape[1] - 1, spoken.count(decade_span(norms), "power")
     return (
-        "So the spectral radius, the size of the largest eigenvalue, decides what happens to the signal.",
-        f"After {spoken.integer(steps)} steps the lengths span about {spoken.count(decades, 'power')} of ten; "
-        "only a radius of exactly one keeps the signal. That is why gated cells were invented.",
+        f"So the spectral radius, {spoken.mark('largest')}the size of the largest eigenvalue, "
+        f"{spoken.mark('decides')}decides what happens to the signal.",
+        f"After {spoken.integer(steps)} steps the lengths span about {decades} of ten; "
+        f"{spoken.mark('only')}only a radius of exactly one keeps the signal. "
+        f"{spoken.mark('why')}That is why gated cells were invented.",
     )
+
+
+def decade_span(norms: np.ndarray) -> int:
+    """How many powers of ten the final lengths span."""
+    finals = norms[:, -1]
+    return round(math.log10(finals.max() / finals.min()))
 
 
 # --- the scene ----------------------------------------------------------------------------------------------
@@ -162,64 +185,112 @@ class HiddenStateDynamics(LectureSlide):
     def stage(self) -> None:
         self.next_slide(notes=stage_notes(self.rhos, self.steps, len(self.angles)))
         written, plotted, diagrams = stage_said(self.steps, len(self.angles))
-        formula, furniture = self.build_stage()
-        with self.beat(written):
-            self.title("A linear RNN is a dynamical system")
-            self.play(Write(formula), run_time=1.0)
-            self.wait(0.5)
-        with self.beat(plotted):
-            self.play(Create(self.plot), Create(self.unit_line), run_time=1.0)
-            self.wait(0.5)
-        with self.beat(diagrams):
-            self.play(*furniture, run_time=1.2)
-            self.wait(0.8)
+        formula, eigenvalues, state = self.build_stage()
+        recurrence, matrix, length = formula
+        with self.beat(written) as beat:
+            self.title("A linear RNN is a dynamical system", along=[Write(recurrence)], run_time=beat.until("matrix"))
+            self.play(Write(matrix), run_time=beat.remaining)
+        with self.beat(plotted) as beat:
+            self.play(Create(self.plot), Write(length), run_time=beat.until("log"))
+            self.play(Indicate(self.plot.y_label), Create(self.unit_line), run_time=beat.remaining)
+        with self.beat(diagrams) as beat:
+            self.play(
+                Create(self.eigen), FadeIn(eigenvalues[0]), FadeIn(self.eigen_dots), run_time=beat.until("circle")
+            )
+            self.play(Create(eigenvalues[1]), FadeIn(eigenvalues[2], self.readout_group), run_time=beat.until("right"))
+            self.play(Create(self.state), Create(state[0]), FadeIn(state[1:]), run_time=beat.until("arrow"))
+            self.state_arrow.set_color(rho_colour(float(self.rhos[0])))
+            self.play(GrowArrow(self.state_arrow), run_time=beat.remaining)
         self.trail = VGroup()
 
     def regime(self, name: str, indices: list[int]) -> None:
         self.next_slide(notes=regime_notes(name, self.rhos, self.norms, indices))
+        word = self.regime_words[REGIMES.index(name)]
         for index, said in zip(indices, regime_said(name, self.rhos, self.norms, indices)):
-            with self.beat(said):
-                self.run_rho(index)
+            with self.beat(said) as beat:
+                self.run_rho(index, beat, word)
 
     def sweep(self) -> None:
         """The loop: rho breathes from its smallest to its largest value and back."""
         self.next_slide(loop=True, notes=sweep_notes(self.rhos))
         growing, shrinking = sweep_said(self.rhos)
         start = float(self.rhos.min())
-        curves = VGroup(*self.curves)
-
-        def spotlight(group: VGroup) -> None:
-            nearest = int(np.argmin(np.abs(self.rhos - self.rho.get_value())))
-            for index, curve in enumerate(group):
-                curve.set_stroke(width=8 if index == nearest else 3, opacity=1 if index == nearest else 0.45)
-
         self.backdrop(*self.still, *self.curve_labels)
-        with self.beat(growing):
+        with self.beat(growing) as beat:
             self.play(self.set_rho(start), FadeOut(self.trail), FadeOut(self.state_arrow), run_time=0.5)
-            curves.add_updater(spotlight)
-            self.play(self.set_rho(float(self.rhos.max()), rate_func=smooth), run_time=3.0)
-        with self.beat(shrinking):
-            self.play(self.set_rho(start, rate_func=smooth), run_time=3.0)
-            curves.remove_updater(spotlight)
-            self.play(*[curve.animate.set_stroke(width=4, opacity=1) for curve in self.curves], run_time=0.3)
+            self.spotlight = VGroup(*self.curves).add_updater(self.light_nearest)
+            self.play(self.set_rho(float(self.rhos.max()), rate_func=smooth), run_time=beat.remaining)
+        with self.beat(shrinking) as beat:  # outside the circle, then inside it
+            self.play(self.set_rho(1.0, rate_func=smooth), run_time=beat.until("inside"))
+            self.play(self.set_rho(start, rate_func=smooth), run_time=beat.remaining)
+        self.spotlight.remove_updater(self.light_nearest)
+
+    def light_nearest(self, curves: VGroup) -> None:
+        """The curve of the rho nearest the one on screen is drawn bold, the others faint."""
+        nearest = int(np.argmin(np.abs(self.rhos - self.rho.get_value())))
+        for index, curve in enumerate(curves):
+            curve.set_stroke(width=8 if index == nearest else 3, opacity=1 if index == nearest else 0.45)
 
     def verdict(self) -> None:
         self.next_slide(notes=verdict_notes(self.norms))
         claim, why = verdict_said(self.norms)
-        with self.beat(claim):
+        with self.beat(claim) as beat:
+            self.play(
+                *[curve.animate.set_stroke(width=4, opacity=1) for curve in self.curves],
+                Circumscribe(self.readout_group[0], color=theme.highlight()),
+                run_time=beat.until("largest"),
+            )
+            self.play(Indicate(self.eigen_dots), run_time=beat.until("decides"))
             self.say(
                 "the spectral radius ρ = max|eig(W)| decides: < 1 forgets, > 1 explodes",
                 colour=theme.caption_colour(),
+                run_time=beat.remaining,
             )
-            self.wait(1.0)
-        with self.beat(why):
-            self.wait(2.5)
+        span = self.final_span()
+        with self.beat(why) as beat:
+            self.play(GrowFromCenter(span[0]), FadeIn(span[1]), run_time=beat.until("only"))
+            self.show_the_flat_curve(beat.until("why"))
+            self.say("only ρ = 1 keeps the signal: the reason for gated cells", colour=theme.caption_colour(),
+                     run_time=beat.remaining)  # fmt: skip
+
+    def final_span(self) -> VGroup:
+        """A double arrow over the spread of the final lengths, just before the last step, and its decades in
+        the plot's empty upper left corner (above the curves, which all start at 1)."""
+        finals = self.norms[:, -1]
+        low, high = (self.plot.axes.c2p(self.steps - 4, value) for value in (finals.min(), finals.max()))
+        arrow = DoubleArrow(low, high, buff=0, stroke_width=3, color=theme.highlight(), tip_length=0.15)
+        label = theme.text(f"{decade_span(self.norms)} powers of ten", theme.SMALL_SIZE,
+                           theme.highlight())  # fmt: skip
+        corner = self.plot.axes.c2p(0, 10**self.high)  # the top of the y axis, right of its numbers
+        label.next_to(corner, DR, buff=0.12)
+        return VGroup(arrow, label)
+
+    def show_the_flat_curve(self, run_time: float) -> None:
+        """The other curves fade; a flash runs along the one of rho = 1."""
+        flat = int(np.argmin(np.abs(self.rhos - 1.0)))
+        others = [
+            mobject for i, pair in enumerate(zip(self.curves, self.curve_labels)) if i != flat for mobject in pair
+        ]
+        flash = self.curves[flat].copy().set_stroke(theme.highlight(), width=8)
+        self.play(
+            *[mobject.animate.set_opacity(0.35) for mobject in others],
+            ShowPassingFlash(flash, time_width=0.5),
+            Indicate(self.curve_labels[flat]),
+            run_time=run_time,
+        )
 
     # --- the stage: plot of ||h_t||, eigenvalues of W, the state h_t ------------------------------------
 
-    def build_stage(self) -> tuple[VMobject, list]:
-        """The formula, the plot and its unit line (on self), and the animations that bring in the rest."""
-        formula = maths(r"h_t = W\,h_{t-1},\quad W = \rho\,Q,\quad \|h_t\| = \rho^{\,t}\,\|h_0\|", theme.BODY_SIZE)
+    def build_stage(self) -> tuple[MathTex, VGroup, VGroup]:
+        """The formula in its three parts; the plot and its unit line, the diagrams, the rho readout (on self);
+        the eigenvalues' title, unit circle and its label; the state's rings, their labels, title and help."""
+        formula = MathTex(
+            r"h_t = W\,h_{t-1},",
+            r"\quad W = \rho\,Q,",
+            r"\quad \|h_t\| = \rho^{\,t}\,\|h_0\|",
+            font_size=theme.tex_size(theme.BODY_SIZE),
+            color=theme.foreground(),
+        )
         formula.move_to(2.65 * UP)
         self.plot = Plot(
             (0, self.steps, 10),
@@ -256,9 +327,11 @@ class HiddenStateDynamics(LectureSlide):
         state_help = theme.label(r"$\|h_t\|$ on log rings", theme.SMALL_SIZE, theme.muted()).next_to(
             self.state, DOWN, buff=0.1
         )
-        self.state_arrow = Arrow(ORIGIN, RIGHT, buff=0, stroke_width=5, max_tip_length_to_length_ratio=0.25)
+        self.state_arrow = Arrow(
+            self.state.to_point((0, 0)), self.tip(0, 0), buff=0, stroke_width=5, max_tip_length_to_length_ratio=0.25
+        )
         self.clock = ValueTracker(0.0)
-        readout = self.readout()
+        self.readout_group = self.readout()
         # Still from here on: drawn once per animation, under the curves, dots and readouts that move.
         self.still = [
             formula,
@@ -275,20 +348,11 @@ class HiddenStateDynamics(LectureSlide):
             state_help,
         ]
         self.curve_labels: list[VMobject] = []
-        furniture = [
-            Create(self.eigen),
-            Create(unit_circle),
-            FadeIn(eigen_title),
-            FadeIn(unit_label),
-            FadeIn(self.eigen_dots),
-            Create(self.state),
-            Create(rings),
-            FadeIn(ring_labels),
-            FadeIn(state_title),
-            FadeIn(state_help),
-            FadeIn(readout),
-        ]
-        return formula, furniture
+        return (
+            formula,
+            VGroup(eigen_title, unit_circle, unit_label),
+            VGroup(rings, ring_labels, state_title, state_help),
+        )
 
     def log_rings(self) -> tuple[VGroup, VGroup]:
         """A ring per shown decade of ||h_t||, each labelled on the side the arrow does not end on: the
@@ -333,6 +397,7 @@ class HiddenStateDynamics(LectureSlide):
         words.next_to(readout, RIGHT, buff=0.6)
         for word in words[1:]:
             word.move_to(words[0], aligned_edge=LEFT)
+        self.regime_words = words
         readout.add(words)  # the group itself: its updater must be on screen to run
 
         def show_regime(group: VGroup) -> None:
@@ -393,10 +458,18 @@ class HiddenStateDynamics(LectureSlide):
         direction = self.first_two[index, step] / (np.linalg.norm(self.first_two[index, step]) or 1.0)
         return self.state.to_point((0, 0)) + self.radius_of(self.norms[index, step]) * np.array([*direction, 0.0])
 
-    def run_rho(self, index: int) -> None:
+    def run_rho(self, index: int, beat: Beat, word: VMobject) -> None:
+        """Set rho while it is said (the ring of eigenvalues follows it, compared with the unit circle if the
+        words name it: 'ring'); trace h_t and its length while the words run to the end of the run ('trace');
+        mark the regime's word ('outcome') if the beat says it."""
         colour = rho_colour(float(self.rhos[index]))
         self.backdrop(*self.still, *self.curves, *self.curve_labels)
-        self.play(self.set_rho(float(self.rhos[index])), FadeOut(self.trail), run_time=0.8)
+        rho = Circumscribe(self.readout_group[0], color=theme.highlight())
+        if "ring" in beat.marks:
+            self.play(self.set_rho(float(self.rhos[index])), FadeOut(self.trail), rho, run_time=beat.until("ring"))
+            self.play(Indicate(self.eigen_dots, scale_factor=1.1), run_time=beat.until("trace"))
+        else:
+            self.play(self.set_rho(float(self.rhos[index])), FadeOut(self.trail), rho, run_time=beat.until("trace"))
         self.clock.set_value(0)
         curve = self.plot.live_curve(np.arange(self.steps + 1), self.norms[index], self.clock, colour)
         label = theme.text(f"ρ = {self.rhos[index]:.2f}", theme.SMALL_SIZE, colour)
@@ -419,8 +492,14 @@ class HiddenStateDynamics(LectureSlide):
         self.state_arrow.add_updater(follow)
         self.curves.append(curve)
         self.add(curve, self.trail, self.state_arrow)
-        self.play(self.clock.animate.set_value(self.steps), run_time=3.0, rate_func=linear)
+        traced = beat.until("outcome") if "outcome" in beat.marks else beat.remaining
+        self.play(
+            self.clock.animate(rate_func=linear).set_value(self.steps),
+            FadeIn(label, rate_func=squish_rate_func(smooth, 0.85, 1.0)),  # at the run's end, as its change is said
+            run_time=traced,
+        )
         self.state_arrow.remove_updater(follow)
         curve.clear_updaters()
-        self.play(FadeIn(label), run_time=0.3)
         self.curve_labels.append(label)
+        if "outcome" in beat.marks:
+            self.play(Circumscribe(word, color=theme.highlight()), run_time=beat.remaining)

@@ -11,16 +11,22 @@ from manim import (
     LEFT,
     RIGHT,
     UP,
+    Circle,
+    Circumscribe,
     Create,
     DashedVMobject,
     Dot,
     FadeIn,
     FadeOut,
+    Indicate,
     Integer,
     LaggedStart,
     Line,
+    ManimColor,
+    ShowPassingFlash,
     ValueTracker,
     VGroup,
+    VMobject,
     linear,
 )
 
@@ -63,15 +69,17 @@ def opening_notes(run: Artifact) -> str:
 
 
 def opening_said(run: Artifact) -> tuple[str, str, str]:
-    """While the input's axis appears, while its values appear and the marked ones light up, while the panels
-    are drawn."""
+    """While the input's values appear; while the marked ones light up, then are pointed out ('values'); while
+    the marker lines are drawn, then each panel as it is named ('write', 'memory', 'guess', 'target')."""
     (first, second), values = markers(run), run["values"]
     return (
         "Now we open up the trained LSTM on one sequence.",
         f"Its markers sit at steps {spoken.integer(first)} and {spoken.integer(second)}, "
-        f"on the values {spoken.number(float(values[first]), 2)} and {spoken.number(float(values[second]), 2)}.",
-        "Three panels follow: what the cell writes, what its memory holds, and its guess of the sum, "
-        f"against a target of {spoken.number(float(run['target']), 2)}.",
+        f"{spoken.mark('values')}on the values {spoken.number(float(values[first]), 2)} and "
+        f"{spoken.number(float(values[second]), 2)}.",
+        f"Three panels follow: {spoken.mark('write')}what the cell writes, {spoken.mark('memory')}what its memory "
+        f"holds, and {spoken.mark('guess')}its guess of the sum, {spoken.mark('target')}against a target of "
+        f"{spoken.number(float(run['target']), 2)}.",
     )
 
 
@@ -86,12 +94,13 @@ def first_marker_notes(run: Artifact) -> str:
 
 
 def first_marker_said(run: Artifact) -> tuple[str]:
-    """While time runs up to the first marker."""
+    """While time runs up to the first marker, then while the write and the guess are pointed out."""
     first, _ = markers(run)
     write, guess = run["write_norm"], run["running_guess"]
     return (
-        f"At the first marker, step {spoken.integer(first)}, the write jumps to {about(float(write[first]))} "
-        f"and the guess rises to {spoken.number(float(guess[first]), 2)}.",
+        f"At the first marker, step {spoken.integer(first)}, {spoken.mark('write')}the write jumps to "
+        f"{about(float(write[first]))} {spoken.mark('guess')}and the guess rises to "
+        f"{spoken.number(float(guess[first]), 2)}.",
     )
 
 
@@ -107,14 +116,14 @@ def holding_notes(run: Artifact) -> str:
 
 
 def holding_said(run: Artifact) -> tuple[str]:
-    """While time runs between the markers."""
+    """While time runs between the markers, then while the guess and the true sum are pointed out."""
     first, second = markers(run)
     between = run["cell_norm"][first + 1 : second]
     low, high = about(float(between.min())), about(float(between.max()))
     return (
         f"Between the markers the memory holds, between {low} and {high}, "
-        f"while the guess drifts to {spoken.number(float(run['running_guess'][second - 1]), 2)}; "
-        f"the true sum stays {spoken.number(float(run['true_running_sum'][first]), 2)}.",
+        f"{spoken.mark('guess')}while the guess drifts to {spoken.number(float(run['running_guess'][second - 1]), 2)}; "
+        f"{spoken.mark('true')}the true sum stays {spoken.number(float(run['true_running_sum'][first]), 2)}.",
     )
 
 
@@ -133,13 +142,13 @@ def second_marker_notes(run: Artifact) -> str:
 
 
 def second_marker_said(run: Artifact) -> tuple[str]:
-    """While time steps onto the second marker."""
+    """While time steps onto the second marker, then while the write and the guess are pointed out."""
     _, second = markers(run)
     write = run["write_norm"]
     largest = ", its largest," if int(np.argmax(write)) == second else ""
     return (
-        f"At the second marker the write spikes again{largest} "
-        f"and the guess jumps to {spoken.number(float(run['running_guess'][second]), 2)}.",
+        f"At the second marker {spoken.mark('write')}the write spikes again{largest} "
+        f"{spoken.mark('guess')}and the guess jumps to {spoken.number(float(run['running_guess'][second]), 2)}.",
     )
 
 
@@ -154,12 +163,14 @@ def answer_notes(run: Artifact) -> str:
 
 
 def answer_said(run: Artifact) -> tuple[str, str]:
-    """While time runs to the last step, then while the final guess is marked."""
+    """While time runs to the last step, the final guess is marked ('guess'), then the target ('target'); while
+    the error is drawn, then the guess is followed along the way ('rough')."""
     guess, target = float(run["running_guess"][-1]), float(run["target"])
     return (
-        f"After the last step the guess is {spoken.number(guess, 2)}, against a target of {spoken.number(target, 2)}.",
+        f"After the last step {spoken.mark('guess')}the guess is {spoken.number(guess, 2)}, "
+        f"{spoken.mark('target')}against a target of {spoken.number(target, 2)}.",
         f"An error of {spoken.number(abs(guess - target), 2)}. "
-        "Trained only on its final answer, the network's guess along the way is rough.",
+        f"{spoken.mark('rough')}Trained only on its final answer, the network's guess along the way is rough.",
     )
 
 
@@ -180,13 +191,17 @@ def gates_notes(run: Artifact) -> str:
 
 
 def gates_said(run: Artifact) -> tuple[str, str]:
-    """While the gate heatmaps replace the curves, then while the claim appears."""
+    """While the curves fade, then each gate's heatmap appears as it is named ('forget', 'input', 'output') and
+    its axis ('rows'); while the marked steps are lit and their columns lined, then the input gate is pointed out
+    ('input') and the claim appears ('times')."""
     at, elsewhere = change_at_markers(run["input_gate"], markers(run))
     return (
         f"Behind these curves are the gates of all {spoken.integer(run['input_gate'].shape[1])} hidden units: "
-        "forget, input and output, one row per unit and one column per step.",
+        f"{spoken.mark('forget')}forget, {spoken.mark('input')}input and {spoken.mark('output')}output, "
+        f"{spoken.mark('rows')}one row per unit and one column per step.",
         "They switch at the markers and hold in between: "
-        f"there the input gate moves about {about(at / elsewhere)} times more than elsewhere.",
+        f"{spoken.mark('input')}there the input gate {spoken.mark('times')}moves about {about(at / elsewhere)} times "
+        "more than elsewhere.",
     )
 
 
@@ -217,69 +232,87 @@ class InsideTheLSTM(LectureSlide):
 
     def opening(self) -> None:
         self.next_slide(notes=opening_notes(self.run))
-        axis, values, panels = opening_said(self.run)
+        sequence, marked, panels = opening_said(self.run)
         self.build_panels()
-        with self.beat(axis):
-            self.title("What the trained LSTM actually does")
-            self.play(FadeIn(self.stream_label), Create(self.stream.baseline), run_time=0.6)
-        with self.beat(values):
-            self.play(self.stream.appear(run_time_per_step=0.03), run_time=1.2)
-            self.play(self.stream.light(self.markers, theme.highlight()), run_time=0.5)
-        with self.beat(panels):
+        with self.beat(sequence) as beat:
+            axis = [FadeIn(self.stream_label), Create(self.stream.baseline), self.stream.appear()]
+            self.title("What the trained LSTM actually does", along=axis, run_time=beat.remaining)
+        with self.beat(marked) as beat:
+            self.play(self.stream.light(self.markers, theme.highlight()), run_time=beat.until("values"))
             self.play(
-                Create(self.write_plot),
-                Create(self.memory),
-                Create(self.readout),
-                FadeIn(self.legends),
-                Create(self.marker_lines),
-                Create(self.target_line),
-                FadeIn(self.target_label),
-                run_time=1.2,
+                LaggedStart(*[Indicate(self.stream.stem(m)) for m in self.markers], lag_ratio=0.5),
+                run_time=beat.remaining,
             )
-            self.wait(1.0)
+        with self.beat(panels) as beat:  # each panel as it is named
+            self.play(Create(self.marker_lines), run_time=beat.until("write"))
+            self.play(Create(self.write_plot), FadeIn(self.legends[0]), run_time=beat.until("memory"))
+            self.play(Create(self.memory), FadeIn(self.legends[1]), run_time=beat.until("guess"))
+            self.play(Create(self.readout), FadeIn(self.legends[2]), run_time=beat.until("target"))
+            self.play(Create(self.target_line), FadeIn(self.target_label), run_time=beat.remaining)
         self.cursor_time = ValueTracker(0.0)
         self.start_live()
 
     def first_marker(self) -> None:
         self.next_slide(notes=first_marker_notes(self.run))
         (said,) = first_marker_said(self.run)
-        with self.beat(said):
-            self.walk_to(self.markers[0], 2.0)
+        first = self.markers[0]
+        with self.beat(said) as beat:
+            self.walk_to(first, beat.until("write"))
+            self.play(self.point_out(self.write_plot, first, self.write[first]), run_time=beat.until("guess"))
+            self.play(self.point_out(self.readout, first, self.guess[first]), run_time=beat.remaining)
 
     def holding(self) -> None:
         self.next_slide(notes=holding_notes(self.run))
         (said,) = holding_said(self.run)
-        with self.beat(said):
-            self.walk_to(self.markers[1] - 1, 3.0)
+        first, last = self.markers[0], self.markers[1] - 1
+        with self.beat(said) as beat:
+            self.walk_to(last, beat.until("guess"))
+            self.play(self.point_out(self.readout, last, self.guess[last]), run_time=beat.until("true"))
+            self.play(self.point_out(self.readout, last, self.running[first], theme.muted()), run_time=beat.remaining)
 
     def second_marker(self) -> None:
         self.next_slide(notes=second_marker_notes(self.run))
         (said,) = second_marker_said(self.run)
-        with self.beat(said):
-            self.walk_to(self.markers[1], 1.0)
-            self.wait(0.8)
+        second = self.markers[1]
+        with self.beat(said) as beat:
+            self.walk_to(second, beat.until("write"))
+            self.play(self.point_out(self.write_plot, second, self.write[second]), run_time=beat.until("guess"))
+            self.play(self.point_out(self.readout, second, self.guess[second]), run_time=beat.remaining)
 
     def answer(self) -> None:
         self.next_slide(notes=answer_notes(self.run))
         reached, error = answer_said(self.run)
-        with self.beat(reached):
-            self.walk_to(self.length - 1, 1.5)
-        with self.beat(error):
-            self.finish()
-            self.wait(1.5)
+        with self.beat(reached) as beat:
+            self.walk_to(self.length - 1, beat.until("guess"))
+            self.finish(beat.until("target"))
+            self.play(Indicate(self.target_label), Indicate(self.target_line), run_time=beat.remaining)
+        with self.beat(error) as beat:
+            self.play(Create(self.error[0]), FadeIn(self.error[1]), run_time=beat.until("rough"))
+            along = self.live[3].copy().clear_updaters().set_stroke(theme.highlight(), width=6)
+            self.play(ShowPassingFlash(along, time_width=0.3, rate_func=linear), run_time=beat.remaining)
 
     def gates(self) -> None:
         self.next_slide(notes=gates_notes(self.run))
         shown, switching = gates_said(self.run)
         at, elsewhere = change_at_markers(self.run["input_gate"], markers(self.run))
-        with self.beat(shown):
-            self.show_gates()
-        with self.beat(switching):
+        maps, axis = self.gate_maps()
+        columns = self.marker_columns(maps)
+        with self.beat(shown) as beat:  # the curves give way to the gates, each as it is named
+            self.play(FadeOut(self.curves_shown()), run_time=beat.until("forget"))
+            self.play(FadeIn(maps[0]), run_time=beat.until("input"))
+            self.play(FadeIn(maps[1]), run_time=beat.until("output"))
+            self.play(FadeIn(maps[2]), run_time=beat.until("rows"))
+            self.play(FadeIn(axis), run_time=beat.remaining)
+        with self.beat(switching) as beat:
+            lit = [Indicate(self.stream.stem(m)) for m in self.markers]
+            self.play(Create(columns), *lit, run_time=beat.until("input"))
+            gate = Circumscribe(maps[1][0].cells, fade_out=True, color=theme.highlight())
+            self.play(gate, run_time=beat.until("times"))
             self.say(
                 f"the gates switch at the markers and hold in between (input gate: {at / elsewhere:.0f}× the change)",
                 theme.caption_colour(),
+                run_time=beat.remaining,
             )
-            self.wait(1.5)
 
     # --- layout -----------------------------------------------------------------------------------------
 
@@ -363,9 +396,9 @@ class InsideTheLSTM(LectureSlide):
         self.add(self.live, cursor, stamp)
         self.cursor = cursor
 
-    def show_gates(self) -> None:
-        """The T x H gate heatmaps: forget, input and output gate per time step (columns) and unit (rows)."""
-        panels = VGroup(
+    def curves_shown(self) -> VGroup:
+        """Everything of the three panels on screen: axes, legends, marker lines, the live curves, the cursor."""
+        return VGroup(
             self.write_plot,
             self.memory,
             self.readout,
@@ -373,8 +406,15 @@ class InsideTheLSTM(LectureSlide):
             self.target_line,
             self.target_label,
             self.marker_lines,
+            self.live,
+            self.final,
+            self.error,
+            self.cursor,
         )
-        self.play(FadeOut(panels), FadeOut(self.live), FadeOut(self.final), FadeOut(self.cursor), run_time=0.6)
+
+    def gate_maps(self) -> tuple[VGroup, VMobject]:
+        """The T x H gate heatmaps: forget, input and output gate per time step (columns) and unit (rows),
+        each with its name; and the axis note under them. Not yet shown."""
         maps = VGroup()
         for (name, label), y in zip(GATES, (0.95, -0.4, -1.75)):
             values = self.run[name].T  # (hidden units, time steps)
@@ -395,14 +435,37 @@ class InsideTheLSTM(LectureSlide):
         axis = theme.text(f"rows: {self.run[GATES[0][0]].shape[1]} hidden units", theme.SMALL_SIZE, theme.muted())
         axis.next_to(maps, DOWN, buff=0.15).align_to(maps[0][0].cells, LEFT)
         # The marked steps are the lit input boxes right above their columns.
-        self.play(LaggedStart(*[FadeIn(m) for m in maps], lag_ratio=0.35), FadeIn(axis), run_time=1.6)
+        return maps, axis
+
+    def marker_columns(self, maps: VGroup) -> VGroup:
+        """A dashed line down each marked step's column, over the three gate heatmaps."""
+        top, bottom = maps[0][0].cells.get_top()[1], maps[2][0].cells.get_bottom()[1]
+        return VGroup(
+            *[
+                DashedVMobject(
+                    Line([self.stream.x_of(m), bottom, 0], [self.stream.x_of(m), top, 0]), num_dashes=24
+                ).set_stroke(theme.highlight(), width=2, opacity=0.8)
+                for m in self.markers
+            ]
+        )
+
+    def point_out(self, plot: Plot, step: int, value: float, colour: ManimColor | None = None) -> Circumscribe:
+        """A ring drawn around the value of step `step` on `plot`, then taken away: the number being read."""
+        spot = Dot(plot.axes.c2p(step, float(value)), radius=0.1)
+        return Circumscribe(spot, Circle, fade_out=True, color=colour or theme.highlight(), buff=0.04)
 
     def walk_to(self, step: int, run_time: float) -> None:
+        """Time runs to `step` at an even pace: the cursor and the curves behind it."""
         self.play(self.cursor_time.animate.set_value(float(step)), run_time=run_time, rate_func=linear)
 
-    def finish(self) -> None:
-        end = self.readout.axes.c2p(self.length - 1, self.guess[-1])
+    def finish(self, run_time: float) -> None:
+        """The final guess, marked and labelled beside the target; its error to the target (on self, not shown)."""
+        last = self.length - 1
+        end, goal = self.readout.axes.c2p(last, self.guess[-1]), self.readout.axes.c2p(last, self.target)
         final = theme.text(f"final guess {self.guess[-1]:.2f}", theme.SMALL_SIZE, theme.output_colour())
         final.next_to(self.target_label, DOWN, buff=0.12).align_to(self.target_label, LEFT)
         self.final = VGroup(final, Dot(end, radius=0.06, color=theme.output_colour()))
-        self.play(FadeIn(final), Create(self.final[1]), run_time=0.6)
+        self.play(FadeIn(final), Create(self.final[1]), run_time=run_time)
+        gap = Line(end, goal, color=theme.highlight(), stroke_width=4)
+        error = theme.text(f"error {abs(self.guess[-1] - self.target):.2f}", theme.SMALL_SIZE, theme.highlight())
+        self.error = VGroup(gap, error.next_to(final, DOWN, buff=0.12).align_to(final, LEFT))
