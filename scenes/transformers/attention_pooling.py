@@ -11,13 +11,17 @@ from manim import (
     RIGHT,
     UP,
     Arrow,
+    Circumscribe,
     Create,
     DashedVMobject,
     Dot,
     FadeIn,
     FadeOut,
+    Indicate,
+    LaggedStart,
     SurroundingRectangle,
     VGroup,
+    linear,
 )
 
 from scenes.transformers.shared import TICK_SIZE, significant
@@ -27,7 +31,7 @@ from seqanim.kit.alignment import token_box
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.plots import Plot
 from seqanim.slide import LectureSlide
-from seqanim.spoken import count, integer, percent
+from seqanim.spoken import count, integer, mark, percent
 
 # --- the words ----------------------------------------------------------------------------------------
 
@@ -55,10 +59,10 @@ def tokens_notes(run: Artifact) -> str:
 def tokens_said(run: Artifact) -> tuple[str, str]:
     keys = _keys(run)
     return (
-        f"Attention can also average. {count(len(keys), 'token').capitalize()} each carry a key, shown by colour, "
-        "and a value.",
-        "Each token must output the mean value of its key group; for key "
-        f"{integer(int(keys[0]))}, that is {significant(run['target'][0])}.",
+        f"Attention can also average. {count(len(keys), 'token').capitalize()} each carry a key, "
+        f"{mark('colour')}shown by colour, and {mark('value')}a value.",
+        f"Each token must output {mark('mean')}the mean value of its key group; for key "
+        f"{integer(int(keys[0]))}, {mark('first')}that is {significant(run['target'][0])}.",
     )
 
 
@@ -72,9 +76,10 @@ def matrix_notes(run: Artifact) -> str:
 
 def matrix_said(run: Artifact) -> tuple[str, str]:
     return (
-        "In the trained attention matrix, each row is a token looking, each column a token it sees.",
-        f"Of every row's weight, {percent(run.metrics['example_within_group_mass'], 1)} stays inside its own key "
-        "group.",
+        f"In the trained attention matrix, {mark('row')}each row is a token looking, "
+        f"{mark('column')}each column a token it sees.",
+        f"Of every row's weight, {percent(run.metrics['example_within_group_mass'], 1)} {mark('inside')}stays "
+        "inside its own key group.",
     )
 
 
@@ -96,8 +101,8 @@ def blocks_said(run: Artifact) -> tuple[str, str]:
     share = float(attention[group[0], group].mean())
     return (
         "Each key group forms a square block of weight.",
-        f"Inside a block the weight is spread evenly: in a group of {integer(len(group))}, each token gets "
-        f"{significant(share)}. A soft group-by.",
+        f"Inside a block the weight is spread evenly: {mark('group')}in a group of {integer(len(group))}, each "
+        f"token gets {significant(share)}. {mark('soft')}A soft group-by.",
     )
 
 
@@ -119,11 +124,11 @@ def times_smaller(run: Artifact) -> int:
 
 def outputs_said(run: Artifact) -> tuple[str, str, str]:
     return (
-        f"This plot shows the true group mean at each of the {count(len(run['target']), 'position')}.",
-        "The attention output, dashed, lands right on them: its largest error is "
-        f"{significant(run.metrics['example_max_abs_error'])}.",
-        f"On held-out sequences its squared error is about {integer(times_smaller(run))} times smaller than "
-        "guessing each sequence's mean.",
+        f"This plot shows {mark('truth')}the true group mean at each of the {count(len(run['target']), 'position')}.",
+        "The attention output, dashed, lands right on them: "
+        f"{mark('error')}its largest error is {significant(run.metrics['example_max_abs_error'])}.",
+        f"On held-out sequences its squared error is {mark('times')}about {integer(times_smaller(run))} times "
+        "smaller than guessing each sequence's mean.",
     )
 
 
@@ -177,13 +182,21 @@ class AttentionPooling(LectureSlide):
                 for token, target in zip(self.token_row, targets)
             ]
         )
-        with self.beat(opening):
-            self.title(heading)
-            self.play(FadeIn(self.token_row, lag_ratio=0.08), run_time=1.2)
-            self.wait(0.5)
-        with self.beat(task_said):
-            self.play(Create(arrows), FadeIn(targets), FadeIn(target_title), run_time=1.0)
-            self.wait(1.3)
+        groups = _groups(self.keys)
+        with self.beat(opening) as beat:  # the tokens appear, then their colours (keys), then their values
+            tokens = LaggedStart(*[FadeIn(token, shift=0.1 * DOWN) for token in self.token_row], lag_ratio=0.15)
+            self.title(heading, along=[tokens], run_time=beat.until("colour"))
+            by_key = [Indicate(VGroup(*[self.token_row[i][0] for i in group])) for group in groups]
+            self.play(LaggedStart(*by_key, lag_ratio=0.6), run_time=beat.until("value"))
+            self.play(LaggedStart(*[Indicate(token[1], scale_factor=1.15) for token in self.token_row], lag_ratio=0.1),
+                      run_time=beat.remaining)  # fmt: skip
+        first = groups[0]
+        with self.beat(task_said) as beat:  # each token points to its group's mean; key 0's is read out
+            self.play(LaggedStart(*[Create(arrow) for arrow in arrows], lag_ratio=0.1), run_time=beat.until("mean"))
+            self.play(LaggedStart(*[FadeIn(target, shift=0.1 * DOWN) for target in targets], lag_ratio=0.1),
+                      FadeIn(target_title), run_time=beat.until("first"))  # fmt: skip
+            self.play(Circumscribe(VGroup(*[self.token_row[i] for i in first], *[targets[i] for i in first]),
+                                   color=theme.highlight()), run_time=beat.remaining)  # fmt: skip
         self.task = VGroup(targets, target_title, arrows)
 
     def matrix(self) -> None:
@@ -207,11 +220,21 @@ class AttentionPooling(LectureSlide):
         for labels in (self.heatmap.row_labels, self.heatmap.col_labels):
             for label, key in zip(labels, self.keys):
                 label.set_color(theme.item_colour(key))
-        with self.beat(rows_and_columns):
-            self.play(FadeOut(self.token_row), FadeOut(self.task), FadeIn(self.heatmap), run_time=1.0)
-            self.wait(1.0)
-        with self.beat(within):
-            self.wait(1.7)
+        with self.beat(rows_and_columns) as beat:
+            self.play(FadeOut(self.token_row), FadeOut(self.task), run_time=0.4)
+            self.play(FadeIn(self.heatmap), run_time=beat.until("row"))
+            self.play(LaggedStart(*[Indicate(label) for label in self.heatmap.row_labels], lag_ratio=0.15),
+                      run_time=beat.until("column"))  # fmt: skip
+            self.play(LaggedStart(*[Indicate(label) for label in self.heatmap.col_labels], lag_ratio=0.15),
+                      run_time=beat.remaining)  # fmt: skip
+        share = self.run.metrics["example_within_group_mass"]
+        with self.beat(within) as beat:  # the share is written, then each row's in-group cells light up in turn
+            self.within = self.fact(f"{share:.1%} of every row's weight", "stays inside its key group")
+            self.within.next_to(self.heatmap, RIGHT, buff=0.6).align_to(self.heatmap.cells, UP).shift(0.6 * DOWN)
+            self.play(FadeIn(self.within, shift=0.1 * UP), run_time=beat.until("inside"))
+            rows = [VGroup(*[self.heatmap.cell(i, j) for j in g]) for g in _groups(self.keys) for i in g]
+            self.play(LaggedStart(*[Indicate(row, scale_factor=1.05) for row in rows], lag_ratio=0.3),
+                      run_time=beat.remaining)  # fmt: skip
 
     def blocks(self) -> None:
         keys = self.keys
@@ -225,10 +248,29 @@ class AttentionPooling(LectureSlide):
                     corner_cells, buff=0.0, color=theme.item_colour(int(keys[group[0]])), stroke_width=4
                 )
             )
-        with self.beat(blocks_shown):
-            self.play(Create(outlines, lag_ratio=0.3), run_time=1.2)
-        with self.beat(even_spread):
-            self.wait(2.6)
+        with self.beat(blocks_shown) as beat:
+            self.play(LaggedStart(*[Create(outline) for outline in outlines], lag_ratio=0.5), run_time=beat.remaining)
+        groups = _groups(keys)
+        largest = max(range(len(groups)), key=lambda g: len(groups[g]))
+        group = groups[largest]
+        share = float(self.run["attention"][group[0], group].mean())
+        with self.beat(even_spread) as beat:  # the largest block's cells, its even share, then the name of it
+            cells = VGroup(*[self.heatmap.cell(i, j) for i in group for j in group])
+            self.play(Indicate(cells, scale_factor=1.05), run_time=beat.until("group"))
+            spread = self.fact(f"a group of {len(group)}: {share:.3f}", "of the weight on each token")
+            spread.next_to(self.within, DOWN, buff=0.5, aligned_edge=LEFT)
+            self.play(FadeIn(spread, shift=0.1 * UP), run_time=beat.until("soft"))
+            soft = theme.text("a soft group-by", theme.BODY_SIZE, theme.highlight())
+            soft.next_to(spread, DOWN, buff=0.5, aligned_edge=LEFT)
+            self.play(FadeIn(soft), Circumscribe(outlines[largest], color=theme.highlight()), run_time=beat.remaining)
+        self.facts = VGroup(self.within, spread, soft)
+
+    @staticmethod
+    def fact(*lines: str, size: int = theme.LABEL_SIZE) -> VGroup:
+        """A short written fact, line under line, beside the picture it is about."""
+        return VGroup(*[theme.text(line, size, theme.muted()) for line in lines]).arrange(
+            DOWN, aligned_edge=LEFT, buff=0.1
+        )
 
     def outputs(self) -> None:
         target, output = self.run["target"], self.run["output"]
@@ -244,7 +286,7 @@ class AttentionPooling(LectureSlide):
             y_label="value",
             tick_size=TICK_SIZE,
         )
-        plot.to_edge(RIGHT, buff=0.35).shift(0.35 * DOWN)
+        plot.to_edge(RIGHT, buff=0.35).shift(0.1 * UP)  # room below it for the held-out errors
         positions = np.arange(count)
         truth_line = plot.curve(positions, target, theme.foreground(), stroke_width=3)
         truth_dots = VGroup(
@@ -264,11 +306,24 @@ class AttentionPooling(LectureSlide):
             .arrange(RIGHT, buff=0.4)
             .next_to(plot, UP, buff=0.2)
         )
-        with self.beat(truth_said):
-            self.play(Create(plot), FadeIn(legend), run_time=0.8)
-            self.play(Create(truth_line), FadeIn(truth_dots), run_time=0.8)
-        with self.beat(output_said):
-            self.play(Create(output_line), FadeIn(output_dots), run_time=0.8)
-            self.wait(1.2)
-        with self.beat(held_out):
-            self.wait(1.9)
+        worst = int(np.argmax(np.abs(output - target)))
+        metrics = self.run.metrics
+        with self.beat(truth_said) as beat:  # the plot, then the truth traced left to right as it is named
+            self.play(FadeOut(self.facts), run_time=0.4)
+            self.play(Create(plot), run_time=beat.until("truth"))
+            self.play(FadeIn(legend[0]), Create(truth_line), LaggedStart(*[FadeIn(dot) for dot in truth_dots]),
+                      rate_func=linear, run_time=beat.remaining)  # fmt: skip
+        with self.beat(output_said) as beat:  # the output traced over it, then its worst point circled
+            self.play(FadeIn(legend[1]), Create(output_line), LaggedStart(*[FadeIn(dot) for dot in output_dots]),
+                      rate_func=linear, run_time=beat.until("error"))  # fmt: skip
+            self.play(Circumscribe(VGroup(truth_dots[worst], output_dots[worst]), color=theme.highlight()),
+                      run_time=beat.remaining)  # fmt: skip
+        with self.beat(held_out) as beat:  # the held-out errors, side by side
+            errors = self.fact(
+                f"held-out MSE {metrics['mse']:.1e}",
+                f"each sequence's mean: {metrics['sequence_mean_mse']:.4f}",
+                size=theme.SMALL_SIZE,
+            )
+            errors.next_to(plot, DOWN, buff=0.2).align_to(plot, RIGHT)
+            self.play(FadeIn(errors[0], shift=0.1 * UP), run_time=beat.until("times"))
+            self.play(FadeIn(errors[1], shift=0.1 * UP), run_time=beat.remaining)

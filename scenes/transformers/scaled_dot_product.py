@@ -5,9 +5,26 @@ one sample's softmax weights with and without the scale, d growing from 2 to 512
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Create, Dot, FadeIn, Text, ValueTracker, VGroup
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    Dot,
+    FadeIn,
+    Indicate,
+    LaggedStart,
+    MoveAlongPath,
+    Text,
+    ValueTracker,
+    VGroup,
+    VMobject,
+    linear,
+)
 
 from scenes.transformers.shared import TICK_SIZE, significant
 from seqanim.contract import Artifact
@@ -16,7 +33,7 @@ from seqanim.kit.bars import Bars
 from seqanim.kit.plots import Plot
 from seqanim.kit.readout import Readout
 from seqanim.slide import LectureSlide
-from seqanim.spoken import count, integer, number
+from seqanim.spoken import count, integer, mark, number
 
 # --- the words ----------------------------------------------------------------------------------------
 
@@ -34,9 +51,11 @@ def setup_views_notes(run: Artifact) -> str:
 def setup_views_said(run: Artifact) -> tuple[str, str, str]:
     keys = run["sample_logits"].shape[1]
     return (
-        "Why are attention scores divided by the square root of the dimension d?",
-        f"On the right, one query against {count(keys, 'key')}: its softmax weights with the scaling, and without.",
-        "On the left, the average entropy of the softmax: one means spread evenly, zero means all on one key.",
+        f"Why are attention scores divided by the square root of {mark('d')}the dimension d?",
+        f"On the right, one query against {count(keys, 'key')}: {mark('scaled')}its softmax weights with the "
+        f"scaling, and {mark('unscaled')}without.",
+        f"On the left, {mark('entropy')}the average entropy of the softmax: {mark('one')}one means spread evenly, "
+        f"{mark('zero')}zero means all on one key.",
     )
 
 
@@ -55,10 +74,10 @@ def grow_d_said(run: Artifact) -> tuple[str, str, str]:
     dims, spread = run["dims"], run["logit_std"]
     return (
         "Now the dimension doubles, step by step. Without scaling, the scores spread wider and the softmax sharpens.",
-        f"Their spread, {significant(spread[0])} at {integer(int(dims[0]))} dimensions, grows like the square root "
-        "of d, and the unscaled weights pile onto fewer and fewer keys.",
-        f"At {integer(int(dims[-1]))} dimensions the spread is {significant(spread[-1])}, and one key takes "
-        f"{significant(run['sample_weights_unscaled'][-1].max())} of the unscaled weight.",
+        f"Their spread, {significant(spread[0])} at {integer(int(dims[0]))} dimensions, {mark('grows')}grows like "
+        "the square root of d, and the unscaled weights pile onto fewer and fewer keys.",
+        f"At {integer(int(dims[-1]))} dimensions {mark('spread')}the spread is {significant(spread[-1])}, and "
+        f"{mark('key')}one key takes {significant(run['sample_weights_unscaled'][-1].max())} of the unscaled weight.",
     )
 
 
@@ -80,9 +99,10 @@ def scaled_floor(run: Artifact) -> float:
 def conclude_said(run: Artifact) -> tuple[str, str]:
     entropy = run["entropy_unscaled"]
     return (
-        f"Unscaled, the average entropy falls from {significant(entropy[0])} to {significant(entropy[-1])}: "
-        "attention turns one-hot, and its gradients vanish.",
-        f"Divided by the square root of d, the entropy never drops below {number(scaled_floor(run), 2)}.",
+        f"Unscaled, {mark('falls')}the average entropy falls from {significant(entropy[0])} to "
+        f"{significant(entropy[-1])}: {mark('hot')}attention turns one-hot, and its gradients vanish.",
+        f"Divided by the square root of d, {mark('never')}the entropy never drops below "
+        f"{number(scaled_floor(run), 2)}.",
     )
 
 
@@ -134,6 +154,7 @@ class ScaledDotProduct(LectureSlide):
             tick_size=TICK_SIZE,
         )
         self.plot.to_edge(LEFT, buff=0.6).shift(0.35 * DOWN)
+        uniform = len("1=uniform,")  # the glyphs (no spaces) of the first half of the reading key
         meaning = (
             theme.text("1 = uniform, 0 = one-hot", theme.SMALL_SIZE, theme.muted())
             .next_to(self.plot.axes, UP, buff=0.15)
@@ -192,13 +213,17 @@ class ScaledDotProduct(LectureSlide):
         header = VGroup(d_text, std_text).arrange(RIGHT, buff=0.6).next_to(scaled_title, UP, buff=0.3)
         d_text.keep_aligned()
         std_text.keep_aligned()
-        with self.beat(question):
-            self.title("Why attention is scaled by 1/√d")
-            self.play(Create(self.plot), FadeIn(meaning), run_time=0.8)
-            self.wait(0.5)
-        with self.beat(charts_said):
-            self.play(FadeIn(charts), FadeIn(scaled_title), FadeIn(unscaled_title), FadeIn(header), run_time=0.8)
-            self.wait(1.0)
+        with self.beat(question) as beat:  # the plot's axes with the title, then d, named
+            self.title("Why attention is scaled by 1/√d", along=[Create(self.plot)], run_time=beat.until("d"))
+            self.play(FadeIn(header, shift=0.1 * DOWN), Indicate(self.plot.x_label), run_time=beat.remaining)
+        with self.beat(charts_said) as beat:  # the query's weights over its keys: scaled, then unscaled
+            self.play(FadeIn(self.scaled_bars.baseline), FadeIn(self.unscaled_bars.baseline),
+                      run_time=beat.until("scaled"))  # fmt: skip
+            self.play(LaggedStart(*[FadeIn(bar, shift=0.1 * UP) for bar in self.scaled_bars.bars], lag_ratio=0.1),
+                      FadeIn(scaled_title), run_time=beat.until("unscaled"))  # fmt: skip
+            self.play(LaggedStart(*[FadeIn(bar, shift=0.1 * UP) for bar in self.unscaled_bars.bars], lag_ratio=0.1),
+                      FadeIn(unscaled_title), run_time=beat.remaining)  # fmt: skip
+        self.add(charts)  # the charts' parts, all on screen now, as one
 
         self.d_tracker = ValueTracker(float(dims[0]))
         self.scaled_curve = self.plot.live_curve(dims, run["entropy_scaled"], self.d_tracker, theme.allowed_colour())
@@ -211,25 +236,40 @@ class ScaledDotProduct(LectureSlide):
             points = self.plot.to_screen(dims, values)
             self.markers.add(VGroup(*[Dot(point, radius=0.07, color=colour) for point in points]))
         self.add(self.scaled_curve, self.unscaled_curve)
-        with self.beat(entropy_said):
-            self.play(FadeIn(self.markers[0][0]), FadeIn(self.markers[1][0]), run_time=0.4)
-            self.wait(1.8)
+        with self.beat(entropy_said) as beat:  # the axis named, its two ends read, the first measurement placed
+            self.play(Indicate(self.plot.y_label), run_time=beat.until("entropy"))
+            self.play(FadeIn(meaning), FadeIn(self.markers[0][0]), FadeIn(self.markers[1][0]),
+                      run_time=beat.until("one"))  # fmt: skip
+            self.play(Indicate(meaning[:uniform]), run_time=beat.until("zero"))
+            self.play(Indicate(meaning[uniform:]), run_time=beat.remaining)
 
     def grow_d(self) -> None:
         self.next_slide(notes=grow_d_notes(self.run))
         said = grow_d_said(self.run)
         # The doublings of d, shared out over the beats in order.
-        stages = np.array_split(np.arange(1, len(self.dims)), len(said))
-        for words, indices in zip(said, stages):
-            with self.beat(words):
-                for index in indices:
-                    self.grow_to(int(index))
+        first, second, third = np.array_split(np.arange(1, len(self.dims)), len(said))
+        with self.beat(said[0]) as beat:
+            self.grow_over(first, lambda: beat.remaining)
+        with self.beat(said[1]) as beat:  # the spread's readout, named, then d keeps doubling
+            self.play(Indicate(self.std_number), run_time=beat.until("grows"))
+            self.grow_over(second, lambda: beat.remaining)
+        with self.beat(said[2]) as beat:  # the last doublings, the spread read, the one key's bar
+            self.grow_over(third, lambda: beat.until("spread"))
+            self.play(Indicate(self.std_number), run_time=beat.until("key"))
+            top = int(np.argmax(self.run["sample_weights_unscaled"][-1]))
+            self.play(Indicate(self.unscaled_bars.bars[top], scale_factor=1.1), run_time=beat.remaining)
         for curve in (self.scaled_curve, self.unscaled_curve):
             curve.clear_updaters()
 
-    def grow_to(self, index: int) -> None:
+    def grow_over(self, indices: np.ndarray, left: Callable[[], float]) -> None:
+        """The doublings of d at `indices`, sharing equally the seconds `left()` (a beat's time to its end or to
+        a bookmark), so that the last ends on that word."""
+        for done, index in enumerate(indices):
+            self.grow_to(int(index), left() / (len(indices) - done))
+
+    def grow_to(self, index: int, seconds: float) -> None:
         """One doubling of d: readouts jump to the next measured d (no invented in-between values); bars and
-        curves glide there."""
+        curves glide there, in `seconds`."""
         run = self.run
         self.d_number.set_value(int(self.dims[index]))
         self.std_number.set_value(float(run["logit_std"][index]))
@@ -239,10 +279,9 @@ class ScaledDotProduct(LectureSlide):
             self.d_tracker.animate.set_value(float(self.dims[index])),
             self.scaled_bars.morph(run["sample_weights_scaled"][index], readouts=False),
             self.unscaled_bars.morph(run["sample_weights_unscaled"][index], readouts=False),
-            run_time=1.3,
+            run_time=seconds,
         )
         self.add(self.markers[0][index], self.markers[1][index])
-        self.wait(0.2)
 
     def conclude(self) -> None:
         run, dims = self.run, self.dims
@@ -266,8 +305,19 @@ class ScaledDotProduct(LectureSlide):
                 UP,
             ),
         )
-        with self.beat(collapse):
-            self.play(FadeIn(labels), run_time=0.6)
-            self.wait(2.0)
-        with self.beat(kept):
-            self.wait(1.8)
+        falling, level = (
+            VMobject().set_points_as_corners(self.plot.to_screen(dims, run[name]))
+            for name in ("entropy_unscaled", "entropy_scaled")
+        )
+        rider = Dot(falling.get_start(), radius=0.1, color=theme.highlight())
+        with self.beat(collapse) as beat:  # the unscaled curve named, ridden down from its first to last value
+            self.play(FadeIn(labels[1]), run_time=beat.until("falls"))
+            self.play(FadeIn(rider, scale=0.5), run_time=0.3)
+            self.play(MoveAlongPath(rider, falling), rate_func=linear, run_time=beat.until("hot"))
+            top = int(np.argmax(run["sample_weights_unscaled"][-1]))
+            self.play(rider.animate.set_opacity(0), Indicate(self.unscaled_bars.bars[top], scale_factor=1.1),
+                      run_time=beat.remaining)  # fmt: skip
+        with self.beat(kept) as beat:  # the scaled curve named, then ridden along: it stays level
+            rider.move_to(level.get_start())  # unseen: it reappears at the scaled curve's start
+            self.play(FadeIn(labels[0]), rider.animate.set_opacity(1), run_time=beat.until("never"))
+            self.play(MoveAlongPath(rider, level), rate_func=linear, run_time=beat.remaining)

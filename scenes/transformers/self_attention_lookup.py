@@ -5,7 +5,20 @@ query's row, that row as bars, and the value read off the matching item."""
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Arrow, Create, FadeIn, FadeOut, TransformFromCopy, VGroup
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arrow,
+    Create,
+    FadeIn,
+    FadeOut,
+    Indicate,
+    LaggedStart,
+    TransformFromCopy,
+    VGroup,
+)
 
 from seqanim.contract import Artifact
 from seqanim.kit import theme
@@ -14,7 +27,7 @@ from seqanim.kit.bars import Bars
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.motion import Travel
 from seqanim.slide import LectureSlide
-from seqanim.spoken import count, integer, percent
+from seqanim.spoken import count, integer, mark, percent
 
 # --- the words ----------------------------------------------------------------------------------------
 
@@ -41,9 +54,9 @@ def tokens_notes(run: Artifact) -> str:
 def tokens_said(run: Artifact) -> tuple[str, str, str]:
     items, key = len(_labels(run)) - 1, integer(int(run["query_key"]))
     return (
-        f"Self-attention can act as a lookup. Here are {count(items, 'item token')} and one query.",
-        f"Each item holds a key and a value; the query holds only key {key}.",
-        f"One attention layer, one head, must output the value stored under key {key}.",
+        f"Self-attention can act as a lookup. Here are {count(items, 'item token')} {mark('query')}and one query.",
+        f"Each item holds a key and a value; {mark('query')}the query holds only key {key}.",
+        f"One attention layer, one head, {mark('task')}must output the value stored under key {key}.",
     )
 
 
@@ -59,7 +72,8 @@ def matrix_notes(run: Artifact) -> str:
 def matrix_said(run: Artifact) -> tuple[str, str]:
     diagonal = float(np.mean(np.diagonal(run["attention"])[:-1]))
     return (
-        "Each row of this matrix is one token asking a question; each column is a token it can look at.",
+        f"Each row of this matrix is one token asking a question; {mark('column')}each column is a token it can "
+        "look at.",
         f"Item rows keep their weight on themselves: {percent(diagonal, 0)}, on average, sits on the diagonal.",
     )
 
@@ -76,7 +90,10 @@ def query_row_notes(run: Artifact) -> str:
 
 def query_row_said(run: Artifact) -> tuple[str]:
     weight = float(run["attention"][-1, _match(run)])
-    return (f"The bottom row is the query. It puts {percent(weight, 1)} of its weight on the one matching item.",)
+    return (
+        f"The bottom row is the query. It puts {mark('weight')}{percent(weight, 1)} of its weight on "
+        f"{mark('match')}the one matching item.",
+    )
 
 
 def bars_notes(run: Artifact) -> str:
@@ -90,8 +107,8 @@ def bars_notes(run: Artifact) -> str:
 def bars_said(run: Artifact) -> tuple[str, str]:
     row, match = run["attention"][-1], _match(run)
     return (
-        "As bars, the query's row is one tall bar on the matching item.",
-        f"The other {integer(len(row) - 1)} weights share just {percent(1 - float(row[match]), 1)}.",
+        f"As bars, the query's row is one tall bar on {mark('item')}the matching item.",
+        f"The other {integer(len(row) - 1)} weights {mark('share')}share just {percent(1 - float(row[match]), 1)}.",
     )
 
 
@@ -110,9 +127,10 @@ def read_out_said(run: Artifact) -> tuple[str, str]:
     stored = int(run["values"][_match(run)])
     verdict = "the right answer" if prediction == answer else f"wrong: the answer was value {integer(answer)}"
     return (
-        f"So the layer reads the value stored in that item, value {integer(stored)}.",
-        f"It predicts value {integer(prediction)}, {verdict}. On {integer(int(run.params['test_size']))} new "
-        f"lookups it is right {percent(run.metrics['accuracy'], 1)} of the time.",
+        f"So the layer reads the value stored in that item, {mark('value')}value {integer(stored)}.",
+        f"It predicts value {integer(prediction)}, {verdict}. {mark('test')}On "
+        f"{integer(int(run.params['test_size']))} new lookups it is right {percent(run.metrics['accuracy'], 1)} "
+        "of the time.",
     )
 
 
@@ -158,15 +176,18 @@ class SelfAttentionLookup(LectureSlide):
             f"one self-attention layer, one head, width {run.params['d']}", theme.LABEL_SIZE, theme.muted()
         )
         VGroup(layer, task).arrange(DOWN, buff=0.35).next_to(kinds, DOWN, buff=0.9)
-        with self.beat(opening):
-            self.title(heading)
-            self.play(FadeIn(self.token_row, lag_ratio=0.1), run_time=1.2)
-        with self.beat(kinds_said):
-            self.play(FadeIn(kinds))
-            self.wait(0.5)
-        with self.beat(task_said):
-            self.play(FadeIn(layer), FadeIn(task, shift=0.2 * UP))
-            self.wait(0.5)
+        item_tokens, query_token = self.token_row[:items], self.token_row[-1]
+        with self.beat(opening) as beat:  # the items come with the title, then the query
+            arriving = LaggedStart(*[FadeIn(token, shift=0.1 * DOWN) for token in item_tokens], lag_ratio=0.2)
+            self.title(heading, along=[arriving], run_time=beat.until("query"))
+            self.play(FadeIn(query_token, shift=0.1 * DOWN), run_time=beat.remaining)
+        with self.beat(kinds_said) as beat:  # what the items hold, then what the query holds
+            self.play(FadeIn(kinds[0]), LaggedStart(*[Indicate(token) for token in item_tokens], lag_ratio=0.2),
+                      run_time=beat.until("query"))  # fmt: skip
+            self.play(FadeIn(kinds[1]), Indicate(query_token), run_time=beat.remaining)
+        with self.beat(task_said) as beat:
+            self.play(FadeIn(layer), run_time=beat.until("task"))
+            self.play(FadeIn(task, shift=0.2 * UP), run_time=beat.remaining)
         self.kinds = VGroup(kinds, layer, task)
 
     def matrix(self) -> None:
@@ -194,20 +215,30 @@ class SelfAttentionLookup(LectureSlide):
             for labels in (self.heatmap.row_labels, self.heatmap.col_labels)
             for token, label in zip(self.token_row, labels)
         ]
-        with self.beat(rows_and_columns):
-            self.play(FadeOut(self.kinds), *[FadeOut(token[0]) for token in self.token_row], run_time=0.5)
-            self.play(FadeIn(self.heatmap), *[FadeOut(token[1]) for token in self.token_row], *travels, run_time=1.4)
-            self.wait(0.3)
-        with self.beat(diagonal):
-            self.wait(1.8)
+        to_rows, to_columns = travels[: len(self.labels)], travels[len(self.labels) :]
+        with self.beat(rows_and_columns) as beat:  # the tokens become the rows, then the columns, as each is named
+            self.play(FadeOut(self.kinds), *[FadeOut(token[0]) for token in self.token_row], run_time=0.4)
+            self.play(FadeIn(self.heatmap), *to_rows, run_time=beat.until("column"))
+            self.play(*[FadeOut(token[1]) for token in self.token_row], *to_columns, run_time=beat.remaining)
+        items = range(len(self.labels) - 1)
+        own = [self.weight_cell(i, i) for i in items]
+        with self.beat(diagonal) as beat:  # each item row's weight on itself, down the diagonal
+            self.play(LaggedStart(*[Indicate(cell) for cell in own], lag_ratio=0.5), run_time=beat.remaining)
+
+    def weight_cell(self, row: int, col: int) -> VGroup:
+        """A cell of the attention matrix with its number."""
+        return VGroup(self.heatmap.cell(row, col), self.heatmap.annotations[row * len(self.labels) + col])
 
     def query_row(self) -> None:
         self.next_slide(notes=query_row_notes(self.run))
         (said,) = query_row_said(self.run)
         self.box = self.heatmap.row_box(len(self.labels) - 1, theme.query_colour())
-        with self.beat(said):
-            self.play(Create(self.box))
-            self.wait(1.3)
+        weight = self.weight_cell(len(self.labels) - 1, self.match)
+        with self.beat(said) as beat:  # the row boxed, its one weight, then the item it falls on
+            self.play(Create(self.box), run_time=beat.until("weight"))
+            self.play(Indicate(weight), run_time=beat.until("match"))
+            self.play(Indicate(self.heatmap.row_labels[self.match]), Indicate(self.heatmap.col_labels[self.match]),
+                      run_time=beat.remaining)  # fmt: skip
 
     def bars(self) -> None:
         row = self.attention[-1]
@@ -234,18 +265,29 @@ class SelfAttentionLookup(LectureSlide):
         axis = theme.text("attention weight of the query row", theme.LABEL_SIZE, theme.muted()).next_to(
             self.chart, UP, buff=0.35
         )
-        with self.beat(one_bar):
+        others = [j for j in range(len(row)) if j != self.match]
+        rest = (
+            theme.text(
+                f"the other {len(others)}: {1 - row[self.match]:.4f} in all", theme.LABEL_SIZE, theme.key_colour()
+            )
+            .next_to(self.chart, DOWN, buff=0.35)
+            .align_to(self.chart, LEFT)
+        )
+        with self.beat(one_bar) as beat:  # the row becomes bars, then the tall one is indicated as it is named
             self.play(
                 TransformFromCopy(self.heatmap.row(len(row) - 1), self.chart.bars),
                 FadeIn(self.chart.baseline),
                 FadeIn(self.chart.labels),
-                run_time=1.2,
+                run_time=beat.until("item"),
             )
-            self.wait(0.3)
-        with self.beat(the_rest):
-            self.play(FadeIn(self.chart.readouts), FadeIn(axis))
-            self.wait(0.2)
-        self.chart_title = axis
+            self.play(Indicate(self.chart.bars[self.match], scale_factor=1.1), Indicate(self.chart.labels[self.match]),
+                      run_time=beat.remaining)  # fmt: skip
+        with self.beat(the_rest) as beat:  # the other items named in turn, then their total written
+            self.play(FadeIn(self.chart.readouts), FadeIn(axis),
+                      LaggedStart(*[Indicate(self.chart.labels[j]) for j in others], lag_ratio=0.3),
+                      run_time=beat.until("share"))  # fmt: skip
+            self.play(FadeIn(rest, shift=0.1 * UP), run_time=beat.remaining)
+        self.chart_title, self.rest = axis, rest
 
     def read_out(self) -> None:
         run = self.run
@@ -268,9 +310,13 @@ class SelfAttentionLookup(LectureSlide):
         arrow = Arrow(
             start, [start[0], lines.get_bottom()[1], 0], buff=0.08, color=theme.value_colour(), stroke_width=4
         )
-        with self.beat(read_said):
+        held_out = theme.text(
+            f"{run.params['test_size']} new lookups: {run.metrics['accuracy']:.1%} right", theme.LABEL_SIZE, colour
+        ).next_to(self.rest, DOWN, buff=0.2, aligned_edge=LEFT)
+        with self.beat(read_said) as beat:  # from the tall bar up to the value it reads
             self.play(FadeOut(self.chart_title), run_time=0.3)
-            self.play(Create(arrow), FadeIn(read, shift=0.2 * UP))
-        with self.beat(verdict_said):
-            self.play(FadeIn(result, shift=0.2 * UP))
-            self.wait(1.5)
+            self.play(Create(arrow), run_time=beat.until("value"))
+            self.play(FadeIn(read, shift=0.2 * UP), run_time=beat.remaining)
+        with self.beat(verdict_said) as beat:  # the verdict, then the held-out accuracy under the chart
+            self.play(FadeIn(result, shift=0.2 * UP), run_time=beat.until("test"))
+            self.play(FadeIn(held_out, shift=0.2 * UP), run_time=beat.remaining)
