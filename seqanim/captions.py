@@ -86,10 +86,9 @@ def word_cues(beats: Sequence[Sequence[tuple[str, float, float]]], width: int, f
         start, last = group[0][1], group[-1][2]
         text = " ".join(word for word, _, _ in group)
         wanted = max(last, start + SHORTEST_CUE, start + len(text) / CHARACTERS_PER_SECOND)
-        end = min(wanted, last + TAIL)
-        if index + 1 < len(groups):
-            end = min(end, groups[index + 1][0][1] - FRAMES_BETWEEN_CUES / fps)
-        end = math.ceil(max(end, start + 1 / fps) * 1000) / 1000  # whole milliseconds, never short of the rate
+        end = math.ceil(max(min(wanted, last + TAIL), start + 1 / fps) * 1000) / 1000  # whole milliseconds
+        if index + 1 < len(groups):  # two frames before the next cue, as written (in whole milliseconds)
+            end = min(end, math.floor((round(groups[index + 1][0][1], 3) - FRAMES_BETWEEN_CUES / fps) * 1000) / 1000)
         cues.append(Cue(round(start, 3), end, tuple(wrap(text, width, where))))
     return cues
 

@@ -235,6 +235,7 @@ class AttentionPooling(LectureSlide):
             rows = [VGroup(*[self.heatmap.cell(i, j) for j in g]) for g in _groups(self.keys) for i in g]
             self.play(LaggedStart(*[Indicate(row, scale_factor=1.05) for row in rows], lag_ratio=0.3),
                       run_time=beat.remaining)  # fmt: skip
+        self.add(self.heatmap)  # manim took the lit cells out of it: one heatmap again
 
     def blocks(self) -> None:
         keys = self.keys
@@ -257,6 +258,7 @@ class AttentionPooling(LectureSlide):
         with self.beat(even_spread) as beat:  # the largest block's cells, its even share, then the name of it
             cells = VGroup(*[self.heatmap.cell(i, j) for i in group for j in group])
             self.play(Indicate(cells, scale_factor=1.05), run_time=beat.until("group"))
+            self.add(self.heatmap)  # manim took the lit cells out of it: one heatmap again
             spread = self.fact(f"a group of {len(group)}: {share:.3f}", "of the weight on each token")
             spread.next_to(self.within, DOWN, buff=0.5, aligned_edge=LEFT)
             self.play(FadeIn(spread, shift=0.1 * UP), run_time=beat.until("soft"))

@@ -224,6 +224,7 @@ class SelfAttentionLookup(LectureSlide):
         own = [self.weight_cell(i, i) for i in items]
         with self.beat(diagonal) as beat:  # each item row's weight on itself, down the diagonal
             self.play(LaggedStart(*[Indicate(cell) for cell in own], lag_ratio=0.5), run_time=beat.remaining)
+        self.add(self.heatmap)  # manim took the lit cells out of it: one heatmap again
 
     def weight_cell(self, row: int, col: int) -> VGroup:
         """A cell of the attention matrix with its number."""
@@ -239,6 +240,7 @@ class SelfAttentionLookup(LectureSlide):
             self.play(Indicate(weight), run_time=beat.until("match"))
             self.play(Indicate(self.heatmap.row_labels[self.match]), Indicate(self.heatmap.col_labels[self.match]),
                       run_time=beat.remaining)  # fmt: skip
+        self.add(self.heatmap)  # manim took the lit cells out of it: one heatmap again
 
     def bars(self) -> None:
         row = self.attention[-1]

@@ -95,7 +95,7 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
             "[CHAPTER]", "TIMEBASE=1/1000", f"START={round(start * 1000)}", f"END={round(end * 1000)}",
             f"title={_ffmeta(scene)}",
         ]  # fmt: skip
-        chapters.append(f"{clock(start)} {humanise(scene)}")
+        chapters.append(f"{clock(round(start * 1000) / 1000)} {humanise(scene)}")  # the chapter's own millisecond
         cues += captions.shifted([captions.Cue(a, b, tuple(text)) for a, b, text in timing["cues"]], start)
         pieces += [
             (_clip_path(audio, said, beat, record, scene, lecture), seconds)
