@@ -57,11 +57,11 @@ build: setup
 # Lint first: it takes a second and names the line to fix. Tests wait on renders, browsers and X servers
 # more than they compute: two workers (one test file each at a time; the first builds the lecture, the other
 # waits for it) keep both cores busy. TEST_WORKERS=0 runs them in this process.
-# Bytecode goes under pytest's cache, not beside the sources.
+# Bytecode and ruff's cache go under pytest's cache, not beside the sources.
 TEST_WORKERS ?= 2
 test: setup
-	$(PY) -m ruff check .
-	$(PY) -m ruff format --check .
+	RUFF_CACHE_DIR=$(CURDIR)/.pytest_cache/ruff $(PY) -m ruff check .
+	RUFF_CACHE_DIR=$(CURDIR)/.pytest_cache/ruff $(PY) -m ruff format --check .
 	PYTHONPYCACHEPREFIX=$(CURDIR)/.pytest_cache/pycache $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 bench: setup
