@@ -152,7 +152,7 @@ class EchoOfAPulse(LectureSlide):
         # the pulse, the turn and the scale are separate parts, each written as the words name it
         pulse, turn, scale = r"h_0 = (1,\,0)", rf"R\!\left(\tfrac{{2\pi}}{{{self.divisor}}}\right)", r"\rho\,"
         formula = parts_formula(("h_t =", scale, turn, r"h_{t-1},\qquad", pulse), theme.tex_size(theme.BODY_SIZE), {})
-        formula.move_to(2.7 * UP)
+        formula.move_to(2.5 * UP)  # below the title band, so it reads as the scene opening with the title
         recurrence = VGroup(part(formula, "h_t ="), part(formula, turn), part(formula, r"h_{t-1},\qquad"))
         with self.beat(written) as beat:
             self.title("The echo of a single pulse", along=[Write(part(formula, pulse))], run_time=beat.until("turns"))
