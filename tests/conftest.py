@@ -70,7 +70,8 @@ def lasts_its_words(report: dict[str, Any]) -> bool:
 
 def suite_workspace(source: Path, target: Path) -> Path:
     """`target` made a workspace of the lecture in `source`: its lecturer's files copied (again, so that an
-    edited scene is the one tested), reveal.js linked; its own data/, renders/, slides/ and .seqanim/ start empty."""
+    edited scene is the one tested), reveal.js linked; its own data/, renders/, slides/ (their READMEs only) and
+    .seqanim/ start empty."""
     target.mkdir(parents=True, exist_ok=True)
     for name in LECTURER_FILES:
         origin, copy = source / name, target / name
@@ -79,6 +80,11 @@ def suite_workspace(source: Path, target: Path) -> Path:
             shutil.copytree(origin, copy, ignore=shutil.ignore_patterns("__pycache__"))
         elif origin.exists():
             shutil.copy2(origin, copy)
+    for folder in GENERATED[:3]:  # the README each generated folder carries in git, as a clone has it
+        readme = source / folder / "README.md"
+        if readme.is_file():
+            (target / folder).mkdir(exist_ok=True)
+            shutil.copy2(readme, target / folder / "README.md")
     modules = target / "node_modules"
     if (source / "node_modules").exists() and not modules.exists():
         modules.symlink_to((source / "node_modules").resolve())
