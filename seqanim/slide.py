@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from manim import DOWN, UP, Animation, AnimationGroup, FadeIn, Mobject, Text, Wait, config, linear
+from manim import DOWN, UP, Animation, AnimationGroup, FadeIn, Mobject, Text, Wait, config, rate_functions
 from manim_slides import Slide
 
 from seqanim import contract, voice
@@ -316,9 +316,9 @@ class LectureSlide(Slide):
         opens with at most half a second of its title alone; with `along`, none)."""
         heading = self.heading(text) if isinstance(text, str) else text
         if animate:  # the title comes in at once; what comes with it takes the whole run time
-            for animation in along:  # at an even pace over the words: visible from the start, not eased in
-                animation.set_run_time(run_time)
-                animation.set_rate_func(linear)
+            for animation in along:  # fast at first, so it shows beside the title at once, then settling
+                animation.set_run_time(run_time)  # as its words end (an even pace over a long sentence
+                animation.set_rate_func(rate_functions.ease_out_cubic)  # left the title alone for a second)
             self.play(AnimationGroup(FadeIn(heading, shift=0.2 * DOWN, run_time=min(run_time, 0.6)), *along))
         else:
             self.add(heading)

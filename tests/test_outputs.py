@@ -250,8 +250,10 @@ def test_no_scene_opens_on_its_title_alone(lecture_built: Path, scene: str) -> N
     frames = _opening_frames(current().renders(QUALITY) / f"{scene}.mp4", tuple(report["resolution"]))
     background = np.array(theme.background().to_rgb()) * 255
     ink = np.abs(frames.astype(float) - background).max(axis=3) > 40  # pixels clearly off the background
-    band = round(70 * frames.shape[1] / 480)  # the title's rows (70 at 480p: it stands at the top edge, 40-unit type)
-    title = [i for i in range(len(ink)) if ink[i, :band].sum() > 50]
-    below = [i for i in range(len(ink)) if ink[i, band:].sum() > 50]
+    scale = frames.shape[1] / 480  # sizes measured at 480p, scaled to the render's height
+    band = round(70 * scale)  # the title's rows (70 at 480p: it stands at the top edge, 40-unit type)
+    least = 50 * scale**2  # 50 pixels of ink at 480p (four of the key plane's dots), an area: 12.5 at 240p
+    title = [i for i in range(len(ink)) if ink[i, :band].sum() > least]
+    below = [i for i in range(len(ink)) if ink[i, band:].sum() > least]
     assert title, f"{scene}: no title in the first {len(ink) / fps:.1f} s"
     assert below and (below[0] - title[0]) / fps <= 0.5, f"{scene}: the title stands alone for more than 0.5 s"
