@@ -127,12 +127,13 @@ class QueryKeyValue(WhyAttentionSlide):
         heading = self.heading("Query, keys and values")
         self.diagram, points, arrow = self.key_plane(art["Q"][0], art["K"])
         points.set_z_index(2)  # the query arrow ends on key A: keep the keys on top
-        with self.beat(memory) as beat:
-            self.title(heading, along=[Create(self.diagram)], run_time=beat.remaining)
+        stored = LaggedStart(*[FadeIn(point[0], scale=0.5) for point in points], lag_ratio=0.3)
+        with self.beat(memory) as beat:  # the key plane and every stored item (its dot) come with the title
+            self.title(heading, along=[Create(self.diagram), stored], run_time=beat.remaining)
         with self.beat(keys) as beat:
-            for label, point in zip(self.labels, points):  # each key appears as it is named
-                self.play(FadeIn(point, scale=0.5), run_time=beat.until(label))
-            self.play(FadeIn(points[-1], scale=0.5), run_time=beat.until("address"))
+            for label, point in zip(self.labels, points):  # each item is labelled as it is named
+                self.play(FadeIn(point[1], shift=0.1 * DOWN), Indicate(point[0], color=theme.highlight()),
+                          run_time=beat.until(label))  # fmt: skip
             self.play(*[Indicate(point, color=theme.highlight()) for point in points], run_time=beat.remaining)
         with self.beat(query) as beat:
             self.play(GrowArrow(arrow[0]), run_time=beat.until("vector"))
