@@ -1,6 +1,8 @@
 """Builds stopped half-way (issue #17): SIGKILL and Ctrl-C landing inside a render and a deck export, the
 build killed alone, what a killed build leaves behind, a full disk, and a build while `seqanim watch` runs.
-Everything runs for real on an isolated copy of the built lecture (tests/tree.py).
+Everything runs for real: the deck export and the leftovers on an isolated copy of the built lecture
+(tests/tree.py); the renders and `watch` on a tiny lecture of their own (tests/tiny.py), whose scene renders
+in seconds (the lecture's scenes last their narration: a minute or more of video each).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import pytest
 from seqanim import contract
 from seqanim.config import load
 from tests.conftest import QUALITY
+from tests.tiny import make_tiny
 from tests.tree import (
     ROOT,
     Tree,
@@ -39,7 +42,39 @@ from tests.tree import (
 )  # fmt: skip
 
 STEPS = load().linear_rnn.steps  # other values are offsets from it: whatever the lecture says, they differ
+HEIGHT = 0.5  # the tiny lecture's pulse height (its lecture.toml says it); the tests here set others
 INTERRUPTED = "interrupted; finished outputs are kept, the next build resumes"
+
+# The tiny lecture's scene: a dozen short animations (a dozen partial movies) on seven slides, about 8 s of
+# video, so a kill can land between its first partial movie and its end.
+PULSE_SCENE = '''\
+"""A tiny part for the kill tests."""
+
+from __future__ import annotations
+
+from manim import UP, FadeIn, Indicate
+
+from seqanim.declare import Part
+from seqanim.kit.bars import Bars
+from seqanim.slide import LectureSlide
+
+PART = Part("Pulse", order=1)
+
+
+class PulseScene(LectureSlide):
+    data = ("pulse",)
+
+    def construct(self) -> None:
+        art = self.load("pulse")
+        values = art["values"]
+        self.next_slide(notes="A pulse.")
+        self.title("A pulse")
+        bars = Bars(values, [f"t{i}" for i in range(len(values))], max_value=10, height=2.5, decimals=2)
+        for step in range(6):
+            self.next_slide(notes=f"Step {step}: its height is {art.metrics['height']:.2f}.")
+            self.play(FadeIn(bars) if step == 0 else Indicate(bars), run_time=0.6)
+            self.play(bars.animate.shift(0.1 * UP * (-1) ** step), run_time=0.6)
+'''
 
 
 @pytest.fixture(scope="module")
@@ -47,14 +82,26 @@ def tree(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> Tree:
     return make_tree(tmp_path_factory.mktemp("kills") / "lecture")
 
 
-def test_build_while_watch_runs(tree: Tree, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Tree:
+    """The tiny lecture, built (its experiment, scene, narration and decks)."""
+    toml = f'[publish]\nvoice = "none"\n\n[pulse]\nheight = {HEIGHT}\n'
+    tiny = make_tiny(tmp_path_factory.mktemp("kills") / "tiny", PULSE_SCENE, toml)
+    tree = Tree(tiny.root)
+    built = tree.run("build")
+    assert built.returncode == 0, built.stderr[-3000:]
+    return tree
+
+
+def test_build_while_watch_runs(tiny: Tree, tmp_path: Path) -> None:
     """watch holds the lock only while it builds: a build runs while it idles; a build that holds the lock
     when a file is saved makes watch say so once, and build the change when the other build is done: exactly
-    what the saved value feeds (the scaling experiment and ScaledDotProduct, `ran 2`)."""
+    what the saved value feeds (the pulse experiment and its scene, `ran 2`)."""
+    tree = tiny
     log = tmp_path / "watch.log"
     config = tree.root / "lecture.toml"
     original = config.read_text()
-    stage_log = tree.root / ".seqanim" / "logs" / "experiment-scaling.log"
+    stage_log = tree.root / ".seqanim" / "logs" / "experiment-pulse.log"
     with open(log, "w") as sink:
         watch = subprocess.Popen(
             [sys.executable, "-m", "seqanim.cli", "watch", "--interval", "0.3"],
@@ -64,32 +111,32 @@ def test_build_while_watch_runs(tree: Tree, tmp_path: Path) -> None:
             stderr=sink,
             start_new_session=True,
         )
-    samples = load().scaling.n_samples  # three other values: run by hand (idle, locked) and saved
-    idle_value, manual_value, saved_value = samples + 200, samples + 500, samples + 1000
+    # three other heights: run by hand (idle, locked) and saved
+    idle_value, manual_value, saved_value = HEIGHT + 1, HEIGHT + 2, HEIGHT + 3
     try:
         poll(lambda: "up to date" in log.read_text(), 120, "watch's first pass")
-        idle = tree.run("precompute", "scaling", "--set", f"scaling.n_samples={idle_value}")
+        idle = tree.run("precompute", "pulse", "--set", f"pulse.height={idle_value}")
         assert idle.returncode == 0, idle.stderr  # watch is idle: it holds no lock
-        assert tree.data_param("scaling", "n_samples") == idle_value
+        assert tree.data_param("pulse", "height") == idle_value
 
         stage_log.unlink(missing_ok=True)
-        manual = tree.popen("render", "ScaledDotProduct", "-j", "1", "--set", f"scaling.n_samples={manual_value}")
+        manual = tree.popen("render", "PulseScene", "-j", "1", "--set", f"pulse.height={manual_value}")
         poll(stage_log.exists, 120, "the manual build to start its first stage (it then holds the lock)")
-        config.write_text(with_value(original, "scaling", "n_samples", saved_value))
+        config.write_text(with_value(original, "pulse", "height", saved_value))
         poll(lambda: "another seqanim build is running" in log.read_text(), 120, "watch to find the lock held", log)
         _, manual_err = manual.communicate(timeout=300)
         assert manual.returncode == 0 and "ran 2, restored 0" in manual_err, manual_err
         after_lock = lambda: log.read_text().split("another seqanim build is running", 1)[1]  # noqa: E731
         poll(lambda: "ran 2, restored 0" in after_lock(), 300, "watch to build the change once the lock was free", log)
-        assert tree.data_param("scaling", "n_samples") == saved_value
+        assert tree.data_param("pulse", "height") == saved_value
         assert log.read_text().count("another seqanim build is running") == 1  # said once, not at every check
     finally:
         config.write_text(original)
         os.killpg(watch.pid, signal.SIGINT)
         watch.wait(timeout=60)
-    restore = tree.run("render", "ScaledDotProduct")
+    restore = tree.run("render", "PulseScene")
     assert restore.returncode == 0, restore.stderr
-    assert tree.data_param("scaling", "n_samples") == samples
+    assert tree.data_param("pulse", "height") == HEIGHT
 
 
 def test_leftovers_of_a_killed_build_are_removed_by_the_next(tree: Tree) -> None:
@@ -208,12 +255,13 @@ def _reference(tree: Tree, args: tuple[str, ...], stage: str) -> Reference:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
-def test_kill_inside_a_render_resumes_to_the_same_outputs(tree: Tree, sig: signal.Signals) -> None:
-    args = ("render", "EchoOfAPulse", "--set", f"linear_rnn.steps={STEPS + 40}")
-    stage = f"scene:{QUALITY}:EchoOfAPulse"
+def test_kill_inside_a_render_resumes_to_the_same_outputs(tiny: Tree, sig: signal.Signals) -> None:
+    tree = tiny
+    args = ("render", "PulseScene", "--set", f"pulse.height={HEIGHT + 4}")
+    stage = f"scene:{QUALITY}:PulseScene"
     reference = _reference(tree, args, stage)
     recorded = _state(tree)[stage]["key"]
-    process = _start_inside(tree, args, _partial_movies(tree, "EchoOfAPulse"), "manim to write partial movies")
+    process = _start_inside(tree, args, _partial_movies(tree, "PulseScene"), "manim to write partial movies")
     os.killpg(process.pid, sig)
     _, stderr = process.communicate(timeout=60)
     assert _state(tree)[stage]["key"] == recorded, "the render finished before the kill"  # it was running
@@ -224,7 +272,7 @@ def test_kill_inside_a_render_resumes_to_the_same_outputs(tree: Tree, sig: signa
     assert resumed.returncode == 0 and "ran 1, restored 0" in resumed.stderr, resumed.stderr
     assert reference.differences(tree) == []
     assert leftovers(tree.root) == []
-    assert tree.run("render", "EchoOfAPulse").returncode == 0
+    assert tree.run("render", "PulseScene").returncode == 0
 
 
 def test_kill_inside_a_deck_export_resumes_to_the_same_outputs(tree: Tree) -> None:
@@ -245,11 +293,12 @@ def test_kill_inside_a_deck_export_resumes_to_the_same_outputs(tree: Tree) -> No
     assert tree.run("slides", deck).returncode == 0
 
 
-def test_build_killed_alone_takes_its_stages_with_it(tree: Tree) -> None:
+def test_build_killed_alone_takes_its_stages_with_it(tiny: Tree) -> None:
     """SIGKILL to the build process only (not its group): its stages must die with it, write nothing after,
     and the next build must redo what they were doing."""
-    args = ("render", "EchoOfAPulse", "--set", f"linear_rnn.steps={STEPS + 42}")
-    process = _start_inside(tree, args, _partial_movies(tree, "EchoOfAPulse"), "manim to write partial movies")
+    tree = tiny
+    args = ("render", "PulseScene", "--set", f"pulse.height={HEIGHT + 5}")
+    process = _start_inside(tree, args, _partial_movies(tree, "PulseScene"), "manim to write partial movies")
     killed = time.time()
     os.kill(process.pid, signal.SIGKILL)
     process.communicate(timeout=60)
@@ -260,7 +309,7 @@ def test_build_killed_alone_takes_its_stages_with_it(tree: Tree) -> None:
     resumed = tree.run(*args)
     assert resumed.returncode == 0 and "ran 1" in resumed.stderr, resumed.stderr
     assert leftovers(tree.root) == []
-    assert tree.run("render", "EchoOfAPulse").returncode == 0
+    assert tree.run("render", "PulseScene").returncode == 0
 
 
 # --- a full disk: one line, nothing published half-written ----------------------------------------------
