@@ -1,5 +1,6 @@
 """Faults the build survives (issue #17): two builds at once, damaged outputs, state and cache, cleaning,
-cache eviction and bad input. Everything runs for real on an isolated copy of the built lecture; kills, full
+cache eviction and bad input. Everything runs for real on an isolated copy of the built lecture, or, where a
+render is locked or damaged, on the timed tiny lecture (tests/tiny.py: a render of seconds); kills, full
 disks and watch are in test_kills.py.
 
 Damage is always written to a new file renamed over the output, never in place: the copy's renders/ and
@@ -19,6 +20,7 @@ import pytest
 from seqanim import contract
 from seqanim.config import load
 from tests.conftest import QUALITY
+from tests.tiny import HEIGHT, timed_lecture
 from tests.tree import Tree, framemd5, leftovers, lines, make_tree, one_error_line
 
 STEPS = load().linear_rnn.steps  # other values are offsets from it: whatever the lecture says, they differ
@@ -28,6 +30,11 @@ LOCKED = "error: another seqanim build is running in this folder; wait for it or
 @pytest.fixture(scope="module")
 def tree(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> Tree:
     return make_tree(tmp_path_factory.mktemp("faults") / "lecture")
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Tree:
+    return timed_lecture(tmp_path_factory.mktemp("faults") / "tiny")
 
 
 def replace(path: Path, payload: bytes) -> None:
@@ -47,8 +54,9 @@ DAMAGE = {
 # --- two builds at once ----------------------------------------------------------------------------------
 
 
-def test_two_builds_at_once_only_one_runs(tree: Tree) -> None:
-    args = ("render", "EchoOfAPulse", "-j", "1", "--set", f"linear_rnn.steps={STEPS + 11}")
+def test_two_builds_at_once_only_one_runs(tiny: Tree) -> None:
+    tree = tiny
+    args = ("render", "PulseScene", "-j", "1", "--set", f"pulse.height={HEIGHT + 1}")
     first, second = tree.popen(*args), tree.popen(*args)
     results = [(*process.communicate(timeout=300), process.returncode) for process in (first, second)]
     codes = sorted(code for _, _, code in results)
@@ -57,8 +65,8 @@ def test_two_builds_at_once_only_one_runs(tree: Tree) -> None:
     winner = next(stderr for _, stderr, code in results if code == 0)
     assert lines(loser) == [LOCKED]
     assert "ran 2, restored 0 from cache" in winner  # the winner did it all, once
-    assert tree.data_param("linear_rnn", "steps") == STEPS + 11
-    assert tree.run("render", "EchoOfAPulse").returncode == 0  # back to lecture.toml (from the cache)
+    assert tree.data_param("pulse", "height") == HEIGHT + 1
+    assert tree.run("render", "PulseScene").returncode == 0  # back to lecture.toml (from the cache)
 
 
 # --- damaged outputs: named in one line each, rebuilt on request ---------------------------------------
@@ -144,37 +152,39 @@ def _damage_in_place(path: Path, how: str) -> None:
         handle.write(payload)
 
 
-def test_damaged_cache_entries_are_named_dropped_and_rebuilt(tree: Tree) -> None:
+def test_damaged_cache_entries_are_named_dropped_and_rebuilt(tiny: Tree) -> None:
     """Two entries this copy built itself, damaged in place: the experiment's npz truncated, and a slide video
     inside the scene's entry (a folder of it) zeroed, same size. Going back to those parameters names each in
     one warning, drops both entries and rebuilds both stages: a damaged entry is never restored."""
-    other = f"linear_rnn.steps={STEPS + 21}"
-    assert tree.run("render", "EchoOfAPulse", "--set", other).returncode == 0
-    built_data = (tree.root / "data" / "linear_rnn.npz").read_bytes()
-    built_video = framemd5(tree.root / f"renders/{QUALITY}/EchoOfAPulse.mp4")
-    experiment = tree.cache_entry("experiment:linear_rnn")
-    scene = tree.cache_entry(f"scene:{QUALITY}:EchoOfAPulse")
-    assert tree.run("render", "EchoOfAPulse").returncode == 0  # back: the entries now stand alone
-    slide_video = sorted((scene / "4-EchoOfAPulse").iterdir())[0]
-    _damage_in_place(experiment / "0-linear_rnn.npz", "truncated")
+    tree = tiny
+    other = f"pulse.height={HEIGHT + 2}"
+    assert tree.run("render", "PulseScene", "--set", other).returncode == 0
+    built_data = (tree.root / "data" / "pulse.npz").read_bytes()
+    built_video = framemd5(tree.root / f"renders/{QUALITY}/PulseScene.mp4")
+    experiment = tree.cache_entry("experiment:pulse")
+    scene = tree.cache_entry(f"scene:{QUALITY}:PulseScene")
+    assert tree.run("render", "PulseScene").returncode == 0  # back: the entries now stand alone
+    (slides,) = scene.glob("*-PulseScene")  # the entry's folder of slide videos
+    slide_video = sorted(slides.iterdir())[0]
+    _damage_in_place(experiment / "0-pulse.npz", "truncated")
     _damage_in_place(slide_video, "zeroed")
 
-    result = tree.run("render", "EchoOfAPulse", "--set", other)
+    result = tree.run("render", "PulseScene", "--set", other)
     assert result.returncode == 0, result.stderr
     *warnings, summary = lines(result.stderr)
     assert sorted(warnings) == sorted(
         [
-            f"warning: .seqanim/cache/{experiment.name}/0-linear_rnn.npz in the cache is damaged; "
-            "entry dropped, experiment:linear_rnn is rebuilt",
-            f"warning: .seqanim/cache/{scene.name}/4-EchoOfAPulse/{slide_video.name} in the cache is damaged; "
-            f"entry dropped, scene:{QUALITY}:EchoOfAPulse is rebuilt",
+            f"warning: .seqanim/cache/{experiment.name}/0-pulse.npz in the cache is damaged; "
+            "entry dropped, experiment:pulse is rebuilt",
+            f"warning: .seqanim/cache/{scene.name}/{slides.name}/{slide_video.name} in the cache is damaged; "
+            f"entry dropped, scene:{QUALITY}:PulseScene is rebuilt",
         ]
     )
     # The experiment's key is unchanged, so the scene's is too: its entry is looked up, found damaged, rendered.
     assert summary == "ran 2, restored 0 from cache"
-    assert (tree.root / "data" / "linear_rnn.npz").read_bytes() == built_data  # recomputed, not the damaged bytes
-    assert framemd5(tree.root / f"renders/{QUALITY}/EchoOfAPulse.mp4") == built_video
-    assert tree.run("render", "EchoOfAPulse").returncode == 0
+    assert (tree.root / "data" / "pulse.npz").read_bytes() == built_data  # recomputed, not the damaged bytes
+    assert framemd5(tree.root / f"renders/{QUALITY}/PulseScene.mp4") == built_video
+    assert tree.run("render", "PulseScene").returncode == 0
 
 
 def test_output_truncated_in_place_takes_its_cache_copy_with_it(tree: Tree) -> None:

@@ -26,7 +26,7 @@ import pytest
 from seqanim import contract
 from seqanim.config import load
 from tests.conftest import QUALITY
-from tests.tiny import make_tiny
+from tests.tiny import HEIGHT, timed_lecture
 from tests.tree import (
     ROOT,
     Tree,
@@ -42,39 +42,7 @@ from tests.tree import (
 )  # fmt: skip
 
 STEPS = load().linear_rnn.steps  # other values are offsets from it: whatever the lecture says, they differ
-HEIGHT = 0.5  # the tiny lecture's pulse height (its lecture.toml says it); the tests here set others
 INTERRUPTED = "interrupted; finished outputs are kept, the next build resumes"
-
-# The tiny lecture's scene: a dozen short animations (a dozen partial movies) on seven slides, about 8 s of
-# video, so a kill can land between its first partial movie and its end.
-PULSE_SCENE = '''\
-"""A tiny part for the kill tests."""
-
-from __future__ import annotations
-
-from manim import UP, FadeIn, Indicate
-
-from seqanim.declare import Part
-from seqanim.kit.bars import Bars
-from seqanim.slide import LectureSlide
-
-PART = Part("Pulse", order=1)
-
-
-class PulseScene(LectureSlide):
-    data = ("pulse",)
-
-    def construct(self) -> None:
-        art = self.load("pulse")
-        values = art["values"]
-        self.next_slide(notes="A pulse.")
-        self.title("A pulse")
-        bars = Bars(values, [f"t{i}" for i in range(len(values))], max_value=10, height=2.5, decimals=2)
-        for step in range(6):
-            self.next_slide(notes=f"Step {step}: its height is {art.metrics['height']:.2f}.")
-            self.play(FadeIn(bars) if step == 0 else Indicate(bars), run_time=0.6)
-            self.play(bars.animate.shift(0.1 * UP * (-1) ** step), run_time=0.6)
-'''
 
 
 @pytest.fixture(scope="module")
@@ -84,13 +52,7 @@ def tree(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> Tree:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Tree:
-    """The tiny lecture, built (its experiment, scene, narration and decks)."""
-    toml = f'[publish]\nvoice = "none"\n\n[pulse]\nheight = {HEIGHT}\n'
-    tiny = make_tiny(tmp_path_factory.mktemp("kills") / "tiny", PULSE_SCENE, toml)
-    tree = Tree(tiny.root)
-    built = tree.run("build")
-    assert built.returncode == 0, built.stderr[-3000:]
-    return tree
+    return timed_lecture(tmp_path_factory.mktemp("kills") / "tiny")
 
 
 def test_build_while_watch_runs(tiny: Tree, tmp_path: Path) -> None:
