@@ -13,7 +13,6 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 from manim import (
-    DOWN,
     UP,
     Animation,
     AnimationGroup,
@@ -213,10 +212,6 @@ class ScoreStrip(VGroup):
 def label_above(mobject: VGroup, text: str, size: float = theme.SMALL_SIZE, buff: float = 0.12) -> Text:
     """A muted caption just above `mobject`."""
     return theme.label(text, size, theme.muted()).next_to(mobject, UP, buff=buff)
-
-
-def label_below(mobject: VGroup, text: str, size: float = theme.SMALL_SIZE, buff: float = 0.12) -> Text:
-    return theme.label(text, size, theme.muted()).next_to(mobject, DOWN, buff=buff)
 
 
 def cell_outlines(heatmap: Heatmap, cells: Iterable[tuple[int, int]], colour: ManimColor | None = None) -> VGroup:

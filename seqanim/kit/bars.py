@@ -141,6 +141,3 @@ class Bars(VGroup):
             readout.set_value(value)
         self.values = values
         return self
-
-    def bar_top(self, index: int) -> np.ndarray:
-        return self.bars[index].get_top()

@@ -29,7 +29,7 @@ from manim import (
 from manim.utils.family import extract_mobject_family_members
 
 from seqanim.kit import theme
-from seqanim.kit.theme import MIN_GLYPH_PX, TEX_SCALE
+from seqanim.kit.theme import MIN_GLYPH_PX
 
 TEXT_TYPES = (Text, MarkupText, Paragraph, MathTex, Tex, SingleStringMathTex, DecimalNumber, Integer)
 FRAME_TOLERANCE = 0.05  # manim units; 0.05 is 3 px at 480p
@@ -113,14 +113,6 @@ def visible_texts(mobjects: list[Mobject]) -> list[str]:
         else:
             result.append(str(getattr(text, "text", None) or getattr(text, "tex_string", "")))
     return result
-
-
-def font_size_of(mobject: Mobject) -> float | None:
-    """The size as it reads on screen: LaTeX sizes are divided by TEX_SCALE to compare with Pango text."""
-    size = getattr(mobject, "font_size", None)
-    if size is None:
-        return None
-    return float(size) / TEX_SCALE if isinstance(mobject, TEX_TYPES) else float(size)
 
 
 @lru_cache(maxsize=8)

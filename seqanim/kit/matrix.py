@@ -22,7 +22,6 @@ from manim import (
     Rectangle,
     SurroundingRectangle,
     Text,
-    Transform,
     VGroup,
     interpolate_color,
 )
@@ -33,18 +32,6 @@ from seqanim.kit.heatmap import colour_for
 from seqanim.kit.motion import CountTexts, RollTexts, paced
 
 Formatter = Callable[[float], str]
-
-
-class AdoptTexts(Transform):
-    """Transform a group of texts into new ones, then keep the new Text objects themselves.
-
-    A plain Transform leaves the old Text shaped like the new one, so its font size (measured from its
-    height) would read wrong for e.g. "0.7071" -> "-inf"; adopting the targets keeps sizes honest.
-    """
-
-    def clean_up_from_scene(self, scene) -> None:  # type: ignore[no-untyped-def]
-        super().clean_up_from_scene(scene)
-        self.mobject.submobjects = list(self.target_mobject.submobjects)
 
 
 def number_format(decimals: int = 4, *, exact_zero: bool = False) -> Formatter:

@@ -25,14 +25,6 @@ def nice_range(low: float, high: float, ticks: int = 4) -> tuple[float, float, f
     return tuple(int(round(b)) for b in bounds) if step >= 1 else tuple(float(b) for b in bounds)  # type: ignore[return-value]
 
 
-def nice_limit(value: float) -> tuple[float, float]:
-    """A symmetric axis limit >= value and its tick step: 1, 2 or 5 times a power of ten."""
-    value *= 1 - 1e-9  # a peak of exactly 1 gets the limit 1
-    magnitude = 10 ** np.floor(np.log10(value))
-    limit = float(next(factor * magnitude for factor in (1, 2, 5, 10) if factor * magnitude >= value))
-    return limit, limit
-
-
 class Plot(VGroup):
     """Axes with labels. `log_y=True` takes y_range as decades, e.g. (-5, 4, 1) spans 1e-5..1e4."""
 

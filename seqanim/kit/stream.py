@@ -17,7 +17,6 @@ from manim import (
     UP,
     Animation,
     AnimationGroup,
-    Create,
     Dot,
     FadeIn,
     GrowFromPoint,
@@ -171,6 +170,3 @@ class Stream(VGroup):
         follow(line)
         line.add_updater(follow)
         return line
-
-    def draw_axis(self) -> Create:
-        return Create(self.baseline)

@@ -6,7 +6,6 @@ the lecture's `[theme]` before a scene draws anything.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -126,12 +125,6 @@ def ordered_colour(position: float) -> ManimColor:
     name, low, high = theme().look.ordered
     ramp = matplotlib.colormaps[name]
     return ManimColor.from_rgb(ramp(low + (high - low) * min(max(position, 0.0), 1.0))[:3])
-
-
-def ordered_colours(values: Sequence[float]) -> list[ManimColor]:
-    """One ordered-ramp colour per value, placed by the value between the smallest and the largest."""
-    low, high = min(values), max(values)
-    return [ordered_colour((v - low) / ((high - low) or 1.0)) for v in values]
 
 
 def heatmap_colormap() -> list[ManimColor]:
