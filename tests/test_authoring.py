@@ -142,3 +142,15 @@ def test_a_scene_file_its_part_does_not_list_is_named_in_one_line(tmp_path: Path
     )
     assert listed.returncode == 0, listed.stderr
     assert "EchoOfAPulse" in listed.stdout
+
+
+def test_the_public_api_names_what_a_lecture_imports_and_loads_nothing_heavy() -> None:
+    """`from seqanim import LectureSlide, mark, ...` gives the objects of their modules; `import seqanim` alone
+    imports neither manim nor torch (the commands import it first)."""
+    check = (
+        "import sys, seqanim; heavy = sorted({'manim', 'torch'} & set(sys.modules)); "
+        "from seqanim import *; from seqanim.slide import LectureSlide as S; from seqanim.spoken import mark as m; "
+        "print(heavy, LectureSlide is S, mark is m)"
+    )
+    result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPOSITORY, check=True)
+    assert result.stdout.split() == ["[]", "True", "True"], result.stdout
