@@ -19,7 +19,6 @@ from scenes.recurrent_attention.shared import (
 from seqanim.contract import Artifact
 from seqanim.kit import theme
 from seqanim.kit.alignment import cell_outlines
-from seqanim.slide import Beat
 from seqanim.spoken import count, integer, mark, percent
 
 DETAILED = 3  # the first decoder steps, one slide each; the rest run fast on one slide
@@ -370,12 +369,6 @@ class ReverseAlignment(AlignmentBuildUp):
             self.land(step, beat.until("where"))
             due = int(_mirror(self.run)[step])
             self.play(*self.indicate_token(due, theme.query_colour()), run_time=beat.remaining)
-
-    def decode(self, steps: list[int], beat: Beat, until: str | None = None) -> None:
-        """Decoder steps `steps`, sharing the beat's time up to bookmark `until` (or its end) equally."""
-        for index, step in enumerate(steps):
-            left = beat.until(until) if until else beat.remaining
-            self.decode_step(step, left / (len(steps) - index))
 
     def rest(self) -> None:
         self.next_slide(notes=rest_notes(self.run))

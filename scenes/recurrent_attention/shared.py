@@ -29,7 +29,7 @@ from seqanim.kit import theme
 from seqanim.kit.alignment import ScoreStrip, TokenRow, WeightedFan, label_above
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.motion import RollTexts, roll
-from seqanim.slide import LectureSlide
+from seqanim.slide import Beat, LectureSlide
 from seqanim.spoken import integer, listing
 
 # --- words ---------------------------------------------------------------------------------------
@@ -182,6 +182,12 @@ class AlignmentBuildUp(LectureSlide):
         self.score(step, 0.3 * run_time)
         self.weigh(step, 0.3 * run_time)
         self.land(step, 0.25 * run_time)
+
+    def decode(self, steps: list[int], beat: Beat, until: str | None = None) -> None:
+        """Decoder steps `steps`, sharing the beat's time up to bookmark `until` (or its end) equally."""
+        for index, step in enumerate(steps):
+            left = beat.until(until) if until else beat.remaining
+            self.decode_step(step, left / (len(steps) - index))
 
     def point(self, step: int, run_time: float, *along: Animation) -> None:
         """The decoder moves on to step `step`: its state's label and the row box of the matrix (with `along`)."""

@@ -33,7 +33,6 @@ from seqanim.contract import Artifact
 from seqanim.kit import theme
 from seqanim.kit.alignment import cell_outlines
 from seqanim.kit.heatmap import Heatmap
-from seqanim.slide import Beat
 from seqanim.spoken import count, integer, listing, mark, percent
 
 DETAILED = 2  # the first decoder steps, one slide each; the rest run fast on one slide
@@ -371,12 +370,6 @@ class SortAlignment(AlignmentBuildUp):
                       run_time=beat.remaining)  # fmt: skip
         with self.beat(landing) as beat:
             self.land(step, beat.remaining)
-
-    def decode(self, steps: list[int], beat: Beat, until: str | None = None) -> None:
-        """Decoder steps `steps`, sharing the beat's time up to bookmark `until` (or its end) equally."""
-        for index, step in enumerate(steps):
-            left = beat.until(until) if until else beat.remaining
-            self.decode_step(step, left / (len(steps) - index))
 
     def rest(self) -> None:
         self.next_slide(notes=rest_notes(self.run))
