@@ -14,6 +14,7 @@ from seqanim.errors import ConfigError, DataError
 from seqanim.render import SHARED_MEDIA
 from seqanim.workspace import current
 from tests.conftest import QUALITY
+from tests.tiny import HEIGHT, timed_lecture
 from tests.tree import Tree, make_tree
 
 
@@ -137,17 +138,17 @@ def test_code_change_reruns_only_its_stages(tree: Tree) -> None:
         source.write_text(original)
 
 
-def test_switching_back_restores_from_cache(tree: Tree) -> None:
+def test_switching_back_restores_from_cache(tmp_path: Path) -> None:
+    tree = timed_lecture(tmp_path / "tiny")  # a render of seconds: the lecture's scenes last a minute or more
     before = tree.outputs()
-    other = f"linear_rnn.steps={load().linear_rnn.steps + 7}"  # EchoOfAPulse: the cheaper of its two scenes
-    changed = tree.run("render", "EchoOfAPulse", "--set", other)
+    changed = tree.run("render", "PulseScene", "--set", f"pulse.height={HEIGHT + 1}")
     assert changed.returncode == 0, changed.stderr
-    assert tree.outputs()["data/linear_rnn.npz"] != before["data/linear_rnn.npz"]
-    back = tree.run("render", "EchoOfAPulse")
+    assert tree.outputs()["data/pulse.npz"] != before["data/pulse.npz"]
+    back = tree.run("render", "PulseScene")
     assert back.returncode == 0, back.stderr
     assert "ran 0, restored 2 from cache" in back.stderr
     after = tree.outputs()
-    for name in ("data/linear_rnn.npz", f"renders/{QUALITY}/EchoOfAPulse.mp4", f"slides/{QUALITY}/EchoOfAPulse.json"):
+    for name in ("data/pulse.npz", f"renders/{QUALITY}/PulseScene.mp4", f"slides/{QUALITY}/PulseScene.json"):
         assert after[name] == before[name]
 
 
