@@ -98,13 +98,16 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
     workspace = current()
     # manim's own caches are reused: its LaTeX and text SVGs by every scene at every quality (manim names them
     # by their content), its partial movies by later renders of the scene at that quality. A killed render
-    # could leave a half-written .dvi or .mp4 that manim would trust later, so each render works on hard-linked
-    # copies, and its files join the caches only when it has finished.
+    # could leave a half-written .dvi or .mp4 that manim would trust later, so each render works on copies,
+    # and its files join the caches only when it has finished. The copies are hard links, but for the text
+    # SVGs: manim rewrites a Text's SVG in place each time it builds it (PangoUtils.remove_last_M), which
+    # through a link would empty the shared file for a moment (a parallel render then fails to parse it) or
+    # for good (a render killed as it writes).
     media_cache = workspace.media / quality / name
     media = stage / "media"
-    for folder in SHARED_MEDIA:
+    for folder, copy in SHARED_MEDIA.items():
         if (workspace.media / folder).exists():
-            shutil.copytree(workspace.media / folder, media / folder, copy_function=os.link)
+            shutil.copytree(workspace.media / folder, media / folder, copy_function=copy)
     if media_cache.exists():
         ignore = shutil.ignore_patterns(*SHARED_MEDIA)  # an older cache's own copies: the shared folders serve
         shutil.copytree(media_cache, media, copy_function=os.link, ignore=ignore, dirs_exist_ok=True)
@@ -198,8 +201,9 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
     return report
 
 
-# manim's folders of LaTeX and text SVGs (its tex_dir and text_dir inside media_dir), named by their content.
-SHARED_MEDIA = ("Tex", "texts")
+# manim's folders of LaTeX and text SVGs (its tex_dir and text_dir inside media_dir), named by their content,
+# and how a render takes its copy of each (see _render_in).
+SHARED_MEDIA = {"Tex": os.link, "texts": shutil.copyfile}
 
 
 def _share(finished: Path, shared: Path) -> None:

@@ -75,11 +75,12 @@ def test_second_build_does_nothing(tree: Tree) -> None:
 def test_latex_is_compiled_once_for_every_scene_and_quality(tree: Tree, tmp_path: Path) -> None:
     """manim's LaTeX and text SVGs live in one folder for every scene and quality: a scene rendered at a quality
     the lecture was never built at finds every formula there. Its `latex` and `dvisvgm` fail if called, and it
-    adds no file to the folder."""
+    neither adds a file to the folder nor writes one there (manim rewrites a Text's SVG each time it builds
+    it: done in the shared file, a parallel render could read it empty, and a killed one leave it so)."""
     built = current().media  # the session's build of every scene
     assert not list(built.glob(f"{QUALITY}/*/Tex")) + list(built.glob(f"{QUALITY}/*/texts")), "a scene keeps its own"
     media = tree.root / ".seqanim" / "media"  # the copy's: linked from the build's
-    shared = {folder: {path.name: path.stat().st_ino for path in (media / folder).iterdir()} for folder in SHARED_MEDIA}
+    shared = _files(media)
     assert any(name.endswith(".svg") for name in shared["Tex"]), "the lecture's formulas are not in the shared folder"
     for tool in ("latex", "dvisvgm"):  # first on PATH: a formula compiled again fails the render
         stub = tmp_path / tool
@@ -88,7 +89,15 @@ def test_latex_is_compiled_once_for_every_scene_and_quality(tree: Tree, tmp_path
     path = f"{tmp_path}{os.pathsep}{os.environ['PATH']}"
     result = tree.run("render", "ScaledScores", "--quality", "low", env={"PATH": path})
     assert result.returncode == 0 and "ran 1, restored 0" in result.stderr, result.stderr
-    assert {folder: {p.name: p.stat().st_ino for p in (media / folder).iterdir()} for folder in SHARED_MEDIA} == shared
+    assert _files(media) == shared
+
+
+def _files(media: Path) -> dict[str, dict[str, tuple[int, int]]]:
+    """Per shared folder of manim's, its files' inodes and times of last writing."""
+    return {
+        folder: {path.name: (path.stat().st_ino, path.stat().st_mtime_ns) for path in (media / folder).iterdir()}
+        for folder in SHARED_MEDIA
+    }
 
 
 def test_dry_run_lists_exactly_what_adding_T_feeds(tree: Tree) -> None:

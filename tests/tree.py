@@ -111,7 +111,7 @@ def make_tree(destination: Path, quality: str = QUALITY) -> Tree:
     voice = ROOT / ".seqanim" / "voice"
     if voice.exists():  # the narration clips, linked: a clip is only ever replaced by rename
         shutil.copytree(voice, destination / ".seqanim" / "voice", copy_function=os.link)
-    for folder in SHARED_MEDIA:  # manim's LaTeX and text SVGs, linked: a file there is never rewritten
+    for folder in SHARED_MEDIA:  # manim's LaTeX and text SVGs, linked: a render writes only its own copies
         if (ROOT / ".seqanim" / "media" / folder).exists():
             shutil.copytree(ROOT / ".seqanim" / "media" / folder, destination / ".seqanim" / "media" / folder,
                             copy_function=os.link)  # fmt: skip

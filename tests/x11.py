@@ -72,11 +72,23 @@ def x(display: str, *command: str, timeout: float = 30) -> str:
     return result.stdout.decode(errors="replace")
 
 
+RETRIES = 5  # xwd attempts per screenshot (see screenshot)
+
+
 def screenshot(display: str, window: str) -> np.ndarray:
     """The window as the X server shows it (H x W x 3 uint8): taken with xwd, decoded by ffmpeg."""
     with tempfile.TemporaryDirectory(prefix="seqanim-xwd-") as tmp:
         dump = Path(tmp) / "window.xwd"
-        x(display, "xwd", "-silent", "-id", window, "-out", str(dump))
+        command = ("xwd", "-silent", "-id", window, "-out", str(dump))
+        # xwd walks the window's children; Qt replaces its video widget's native child window as a slide
+        # starts, and a child gone mid-walk fails the dump with BadWindow. The window itself is still there:
+        # take the picture again.
+        for _ in range(RETRIES):
+            result = subprocess.run(command, env={**os.environ, "DISPLAY": display}, capture_output=True, timeout=30)
+            if result.returncode == 0 or b"BadWindow" not in result.stderr:
+                break
+            time.sleep(0.1)
+        assert result.returncode == 0, f"{command}: {result.stderr.decode(errors='replace')[-500:]}"
         png = subprocess.run(
             [
                 "ffmpeg",
