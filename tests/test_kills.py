@@ -26,9 +26,8 @@ import pytest
 from seqanim import contract
 from seqanim.config import load
 from tests.conftest import QUALITY
-from tests.tiny import HEIGHT, timed_lecture
+from tests.tiny import HEIGHT, PULSE_SCENE, make_tiny, timed_lecture
 from tests.tree import (
-    ROOT,
     Tree,
     framemd5,
     leftovers,
@@ -237,8 +236,8 @@ def test_kill_inside_a_render_resumes_to_the_same_outputs(tiny: Tree, sig: signa
     assert tree.run("render", "PulseScene").returncode == 0
 
 
-def test_kill_inside_a_deck_export_resumes_to_the_same_outputs(tree: Tree) -> None:
-    deck = "recurrent-attention"
+def test_kill_inside_a_deck_export_resumes_to_the_same_outputs(tiny: Tree) -> None:
+    tree, deck = tiny, "pulse"
     args = ("slides", deck, "--set", f"decks.handout_notes={str(not load().decks.handout_notes).lower()}")
     stage = f"deck:{QUALITY}:{deck}"
     reference = _reference(tree, args, stage)
@@ -278,8 +277,9 @@ def test_build_killed_alone_takes_its_stages_with_it(tiny: Tree) -> None:
 
 
 class SmallDisk:
-    """A workspace whose writes fail for lack of room: on a tmpfs of its own when this runs as root (its free
-    space set per test), else under `ulimit -f` (files over a size limit fail: EFBIG)."""
+    """A tiny lecture (tests/tiny.py, with a second scene) whose writes fail for lack of room: on a tmpfs of
+    its own when this runs as root (its free space set per test), else under `ulimit -f` (files over a size
+    limit fail: EFBIG)."""
 
     def __init__(self, folder: Path) -> None:
         self.mount = folder
@@ -292,14 +292,8 @@ class SmallDisk:
             == 0
         )
         self.tmpfs = bool(made)
-        self.tree = Tree(folder / "lecture")
-        self.tree.root.mkdir()
-        for name in ("precompute", "scenes", "lecture.toml"):
-            source = ROOT / name
-            if source.is_dir():
-                shutil.copytree(source, self.tree.root / name, ignore=shutil.ignore_patterns("__pycache__"))
-            else:
-                shutil.copy2(source, self.tree.root / name)
+        toml = f'[publish]\nvoice = "none"\n\n[pulse]\nheight = {HEIGHT}\n'
+        self.tree = Tree(make_tiny(folder / "lecture", TWO_SCENES, toml).root)
         self.limit: int | None = None
 
     def room(self, kilobytes: int | None) -> None:
@@ -332,11 +326,23 @@ class SmallDisk:
             subprocess.run(["umount", "-l", str(self.mount)], capture_output=True)
 
 
+# A second scene beside the timed one: a build of two renders, one at a time.
+PULSE_AGAIN = '''
+
+class PulseAgain(PulseScene):
+    """The pulse again: the render a build stopped by a full disk must not start."""
+
+    def construct(self) -> None:
+        super().construct()
+'''
+TWO_SCENES = PULSE_SCENE + PULSE_AGAIN
+
+
 @pytest.fixture(scope="module")
-def small_disk(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SmallDisk]:
+def small_disk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SmallDisk]:
     disk = SmallDisk(tmp_path_factory.mktemp("disk") / "mount")
     try:
-        built = disk.run("render", "EchoOfAPulse")  # a cold build: one experiment, one scene
+        built = disk.run("render", "PulseScene", "PulseAgain")  # a cold build: the experiment and both scenes
         assert built.returncode == 0, built.stderr
         yield disk
     finally:
@@ -358,23 +364,22 @@ def _whole(path: Path) -> bool:
     return True
 
 
-# Room left, per stage that must run out of it: an experiment's npz takes ~14 KB, a render's partial movies MBs.
-# "two renders" (one at a time): the first runs out of room and stops the build; the other does not start and
-# add a line.
+# Room left, per stage that must run out of it, and the value that makes it run: the experiment's npz takes
+# 16 KB with a pulse 2,000 steps wide; a render writes hundreds of KB. "two renders" (one at a time): the first
+# runs out of room and stops the build; the other does not start and add a line.
 ROOM = {
-    "experiment": (8, ("precompute", "linear_rnn")),
-    "two renders": (200, ("render", "EchoOfAPulse", "QueryKeyValue")),
+    "experiment": (8, ("precompute", "pulse"), "pulse.width=2000"),
+    "two renders": (100, ("render", "PulseScene", "PulseAgain"), f"pulse.height={HEIGHT + 6}"),
 }
 
 
 @pytest.mark.parametrize("where", list(ROOM))
 def test_disk_full_stops_with_one_line_and_nothing_half_written(small_disk: SmallDisk, where: str) -> None:
-    kilobytes, command = ROOM[where]
-    steps = STEPS + 60 + list(ROOM).index(where)
+    kilobytes, command, value = ROOM[where]
     before = small_disk.tree.outputs()
     small_disk.room(kilobytes)
     try:
-        result = small_disk.run(*command, "-j", "1", "--set", f"linear_rnn.steps={steps}")
+        result = small_disk.run(*command, "-j", "1", "--set", value)
     finally:
         small_disk.room(None)
     line = one_error_line(result)
@@ -385,8 +390,9 @@ def test_disk_full_stops_with_one_line_and_nothing_half_written(small_disk: Smal
     assert all(_whole(root / name) for name in after if after[name] != before.get(name))
     assert leftovers(root) == []
     if where == "experiment":
-        assert after["data/linear_rnn.npz"] == before["data/linear_rnn.npz"]  # the new one did not fit
-    resumed = small_disk.run(*command, "--set", f"linear_rnn.steps={steps}")
+        assert after["data/pulse.npz"] == before["data/pulse.npz"]  # the new one did not fit
+    resumed = small_disk.run(*command, "--set", value)
     assert resumed.returncode == 0, resumed.stderr
-    assert small_disk.tree.data_param("linear_rnn", "steps") == steps
+    key, number = value.removeprefix("pulse.").split("=")
+    assert float(small_disk.tree.data_param("pulse", key)) == float(number)
     assert leftovers(root) == []

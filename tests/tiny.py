@@ -31,7 +31,7 @@ from seqanim.declare import Experiment, Field, Params
 
 class Parameters(Params):
     height: float = Field(0.5, gt=0, le=10, description="height of the pulse")
-    width: int = Field(3, ge=1, le=20, description="steps the pulse lasts")
+    width: int = Field(3, ge=1, le=5000, description="steps the pulse lasts")  # 2,000: a 16 KB npz
 
 
 EXPERIMENT = Experiment(Parameters, seconds=0.1)
