@@ -115,7 +115,26 @@ def _groups(words: list[tuple[str, float, float]], width: int, where: str) -> li
                 current = []
     if current:
         groups.append(current)
+    return _balanced(groups, width, where)
+
+
+def _balanced(
+    groups: list[list[tuple[str, float, float]]], width: int, where: str
+) -> list[list[tuple[str, float, float]]]:
+    """Greedy cutting leaves a sentence's last cue short ("to the signal." alone for under a second): where a
+    cue ends mid-sentence, its last words move on to the next cue while that one stays the shorter and fits."""
+    for first, second in zip(groups, groups[1:]):
+        if first[-1][0].endswith(SENTENCE_END):
+            continue
+        while len(first) > 1 and _length([first[-1], *second]) <= _length(first[:-1]):
+            if not _fits([first[-1], *second], width, where):
+                break
+            second.insert(0, first.pop())
     return groups
+
+
+def _length(words: Sequence[tuple[str, float, float]]) -> int:
+    return len(" ".join(word for word, _, _ in words))
 
 
 def fastest(words: Sequence[tuple[str, float, float]], width: int, fps: float, where: str) -> float:

@@ -143,6 +143,20 @@ def test_no_caption_cue_breaks_the_template(lecture_built: Path, deck_video: Pat
         assert cues and problems(cues, chars, fps) == [], path
 
 
+def test_a_sentence_cut_across_cues_leaves_no_fragment(lecture_built: Path, deck_video: Path) -> None:
+    """Where a sentence runs on from one cue to the next, the words are shared out: the shorter of the two
+    cues holds at least a third of their characters (cut greedily, "to the signal." stood alone for 0.9 s)."""
+    from seqanim.captions import SENTENCE_END
+
+    pairs = []
+    for path in [deck_video.with_suffix(".vtt"), *(current().renders(QUALITY) / f"{s}.vtt" for s in _deck_scenes())]:
+        texts = [" ".join(lines) for _, _, lines in read_vtt(path)]
+        pairs += [(a, b) for a, b in zip(texts, texts[1:]) if not a.endswith(SENTENCE_END)]
+    assert pairs, "no sentence runs across two cues: the test could not tell"
+    fragments = [(a, b) for a, b in pairs if 3 * min(len(a), len(b)) < len(a) + len(b)]
+    assert fragments == []
+
+
 def test_the_published_deck_moves_with_its_words(deck_video: Path) -> None:
     """Issue 34's goals on the rnn deck as the suite builds it: a still picture (no change over 0.2 s) at most 25 %
     of the cut and never longer than 6 s, and at most 5 % of the caption cues spoken over a picture that does not
