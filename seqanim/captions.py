@@ -80,7 +80,7 @@ def word_cues(beats: Sequence[Sequence[tuple[str, float, float]]], width: int, f
     TAIL longer while the reading rate or the shortest cue asks for it, and two frames before the next cue."""
     groups: list[list[tuple[str, float, float]]] = []
     for words in beats:
-        groups += _groups(list(words), width, where)
+        groups += _groups(list(words), width, fps, where)
     cues = []
     for index, group in enumerate(groups):
         start, last = group[0][1], group[-1][2]
@@ -98,7 +98,9 @@ def _fits(words: Sequence[tuple[str, float, float]], width: int, where: str) -> 
     return len(lines) <= LINES_PER_CUE and words[-1][2] - words[0][1] <= LONGEST_CUE - TAIL
 
 
-def _groups(words: list[tuple[str, float, float]], width: int, where: str) -> list[list[tuple[str, float, float]]]:
+def _groups(
+    words: list[tuple[str, float, float]], width: int, fps: float, where: str
+) -> list[list[tuple[str, float, float]]]:
     """The beat's words cut into cues: greedy, at a sentence end when the next sentence does not fit whole."""
     groups: list[list[tuple[str, float, float]]] = []
     current: list[tuple[str, float, float]] = []
@@ -115,22 +117,33 @@ def _groups(words: list[tuple[str, float, float]], width: int, where: str) -> li
                 current = []
     if current:
         groups.append(current)
-    return _balanced(groups, width, where)
+    return _balanced(groups, width, FRAMES_BETWEEN_CUES / fps, where)
 
 
 def _balanced(
-    groups: list[list[tuple[str, float, float]]], width: int, where: str
+    groups: list[list[tuple[str, float, float]]], width: int, gap: float, where: str
 ) -> list[list[tuple[str, float, float]]]:
     """Greedy cutting leaves a sentence's last cue short ("to the signal." alone for under a second): where a
-    cue ends mid-sentence, its last words move on to the next cue while that one stays the shorter and fits."""
-    for first, second in zip(groups, groups[1:]):
+    cue ends mid-sentence, its last words move on to the next cue while that one stays the shorter, fits, and
+    neither cue asks to be read faster than the template allows (or than the pair did before)."""
+    for index in range(len(groups) - 1):
+        first, second = groups[index], groups[index + 1]
+        after = groups[index + 2][0][1] - gap if index + 2 < len(groups) else None
         if first[-1][0].endswith(SENTENCE_END):
             continue
         while len(first) > 1 and _length([first[-1], *second]) <= _length(first[:-1]):
-            if not _fits([first[-1], *second], width, where):
+            moved, kept = [first[-1], *second], first[:-1]
+            limit = max(CHARACTERS_PER_SECOND, _rate(first, second[0][1] - gap), _rate(second, after))
+            if not _fits(moved, width, where) or max(_rate(kept, moved[0][1] - gap), _rate(moved, after)) > limit:
                 break
             second.insert(0, first.pop())
     return groups
+
+
+def _rate(words: Sequence[tuple[str, float, float]], following: float | None) -> float:
+    """Characters a second of a cue of `words`, held up to TAIL after its last word, until `following`."""
+    end = words[-1][2] + TAIL if following is None else min(following, words[-1][2] + TAIL)
+    return _length(words) / max(end - words[0][1], 1e-3)
 
 
 def _length(words: Sequence[tuple[str, float, float]]) -> int:
@@ -140,7 +153,7 @@ def _length(words: Sequence[tuple[str, float, float]]) -> int:
 def fastest(words: Sequence[tuple[str, float, float]], width: int, fps: float, where: str) -> float:
     """The highest reading rate, in characters a second, of the cues `word_cues` makes of one beat's words,
     when what follows the beat leaves its last cue no time after its last word."""
-    groups = _groups(list(words), width, where)
+    groups = _groups(list(words), width, fps, where)
     rates = []
     for index, group in enumerate(groups):
         last = group[-1][2]

@@ -139,8 +139,9 @@ READABLE_RATE = 0.97 * captions.CHARACTERS_PER_SECOND
 def readable_clip(text: str, publish: Publish, synthetic: str) -> Clip:
     """The voice's clip of a beat, spoken slowly enough that its captions can be read: where hibari would
     say a cue faster than a reader reads (READABLE_RATE: Netflix's 17 characters a second, less what the
-    frames take), the beat is spoken that much slower (down to SLOWEST_SPEED of `hibari_speed`): the listener hears the dense sentence slower,
-    and the reader has the time the template asks for. Other voices are kept as they speak."""
+    frames take), the beat is spoken that much slower (down to SLOWEST_SPEED of `hibari_speed`): the listener
+    hears the dense sentence slower, and the reader has the time the template asks for. Other voices are kept
+    as they speak."""
     made, speed = clip(text, publish, voice=synthetic), publish.hibari_speed
     if synthetic != "hibari" or not made.words:
         return made

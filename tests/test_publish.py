@@ -348,6 +348,12 @@ def _humanise(scene: str) -> str:
     return humanise(scene)
 
 
+# The caption box as the page shows it: hidden, the current slide video's time, its text.
+SHOWN = """() => { const box = document.getElementById('seqanim-captions');
+  const video = Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video');
+  return [box.hidden, video.currentTime, box.textContent]; }"""
+
+
 def test_html_deck_shows_captions_on_c_and_times_each_slide(lecture_built: Path) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -367,17 +373,27 @@ def test_html_deck_shows_captions_on_c_and_times_each_slide(lecture_built: Path)
             page.evaluate("Reveal.slide(1)")  # the title card is slide 0: slide 1 is the first scene's first slide
             hidden = page.evaluate("document.getElementById('seqanim-captions').hidden")
             page.keyboard.press("c")
-            shown = page.evaluate(
-                "[document.getElementById('seqanim-captions').hidden, "
-                "document.getElementById('seqanim-captions').textContent]"
-            )
+            # While the slide's video plays, the box shows the cue of the published cut at the video's time.
+            seen = []
+            for _ in range(12):
+                seen.append(page.evaluate(SHOWN))
+                page.wait_for_timeout(300)
             notes = page.evaluate("Reveal.getSlideNotes()")
         finally:
             browser.close()
     assert blocked == []
-    assert hidden is True and shown[0] is False
-    assert shown[1] == timing["slides"][0]["narration"]
+    assert hidden is True and not any(box_hidden for box_hidden, _, _ in seen)
     first = timing["slides"][0]
+    cues = [(start - first["start"], end - first["start"], "\n".join(lines)) for start, end, lines in timing["cues"]]
+    checked = 0
+    for _, at, text in seen:
+        # a cue's first or last 0.1 s may be drawn either way: the box follows the page's animation frames
+        if any(abs(at - edge) < 0.1 for start, end, _ in cues for edge in (start, end)):
+            continue
+        expected = next((words for start, end, words in cues if start <= at < end), "")
+        assert text == expected, (at, text, expected)
+        checked += bool(text)
+    assert checked >= 3, seen  # cues were shown, not only the gaps between them
     assert timings[1] == max(1, round(first["end"] - first["start"]))
     assert "Captions" in notes
 

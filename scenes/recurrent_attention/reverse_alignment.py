@@ -237,7 +237,7 @@ def mirror_board(run: Artifact) -> tuple[str, ...]:
 def mirror_said(run: Artifact) -> tuple[str, str]:
     metrics = run.metrics
     on_mirror, late = percent(metrics["example_mirror_mass"], 0), percent(metrics["example_shifted_mass"], 0)
-    first = "Dashed squares mark the mirror image, where the notebook expects each step to look."
+    first = "Dashed squares mark the mirror image: where the notebook expects each step to look."
     if _looks_late(run):
         second = (
             f"Only {on_mirror} of the weight sits there; {mark('right')}{late} sits one square right: "

@@ -76,8 +76,8 @@ def matrix_notes(run: Artifact) -> str:
 
 def matrix_said(run: Artifact) -> tuple[str, str]:
     return (
-        f"In the trained attention matrix, {mark('row')}each row is a token looking, "
-        f"{mark('column')}each column a token it sees.",
+        f"In the trained attention matrix, {mark('row')}each row is a token looking; "
+        f"{mark('column')}each column, a token it sees.",
         f"Of every row's weight, {percent(run.metrics['example_within_group_mass'], 1)} {mark('inside')}stays "
         "inside its own key group.",
     )

@@ -1,6 +1,7 @@
 """The offline HTML deck: reveal.js from node_modules, every slide's video, the speaker notes, and each
-slide's captions (C toggles them; the speaker view shows them) and narrated duration (reveal.js
-`data-timing`, the speaker view's pacing timer)."""
+slide's captions (C toggles them, cue by cue with the slide's video, as the published video shows them; the
+speaker view shows them whole) and narrated duration (reveal.js `data-timing`, the speaker view's pacing
+timer)."""
 
 from __future__ import annotations
 
@@ -106,17 +107,28 @@ def _check_offline(html: str, css_files: Sequence[Path] = ()) -> None:
 
 CAPTIONS = """
 <style>
-#seqanim-captions { position: fixed; left: 50%; bottom: 4vh; transform: translateX(-50%); max-width: 80vw;
+#seqanim-captions { position: fixed; left: 50%; bottom: 1.5vh; transform: translateX(-50%); max-width: 80vw;
   padding: .4em .8em; background: rgba(0, 0, 0, .82); color: #fff; font: 2.6vh/1.45 "DejaVu Sans", sans-serif;
-  border-radius: .3em; z-index: 40; text-align: center; }
-#seqanim-captions[hidden] { display: none; }
+  border-radius: .3em; z-index: 40; text-align: center; white-space: pre-line; }
+#seqanim-captions[hidden], #seqanim-captions:empty { display: none; }
 </style>
 <div id="seqanim-captions" role="region" aria-label="Captions" aria-live="polite" hidden></div>
 <script>
 (function () {
-  // C shows or hides the current slide's captions (its narration, the published video's subtitles).
+  // C shows or hides the captions: on a scene's slide, the published video's cue at the slide video's time
+  // (data-cues: start, end and lines, in seconds of the slide's video); on a card, its notes.
   const box = document.getElementById("seqanim-captions");
-  const show = () => { box.textContent = (Reveal.getCurrentSlide() || {}).dataset?.captions || ""; };
+  const show = () => {
+    const slide = Reveal.getCurrentSlide();
+    if (!slide) return;
+    const cues = JSON.parse(slide.dataset.cues || "[]");
+    const video = slide.slideBackgroundContentElement?.querySelector("video");
+    if (!cues.length || !video) { box.textContent = slide.dataset.captions || ""; return; }
+    const cue = cues.find(([start, end]) => start <= video.currentTime && video.currentTime < end);
+    const text = cue ? cue[2] : "";
+    if (box.textContent !== text) box.textContent = text;
+  };
+  const follow = () => { if (!box.hidden) show(); requestAnimationFrame(follow); };
   // The slides are rendered at the pace of their narration; the lecturer presents at [decks] playback_rate.
   const rate = +(document.body.dataset.playbackRate || 1);
   const pace = () => document.querySelectorAll(".slide-background video").forEach(v => {
@@ -130,39 +142,50 @@ CAPTIONS = """
   });
   Reveal.on("slidechanged", show);
   Reveal.on("ready", show);
+  requestAnimationFrame(follow);
 })();
 </script>
 """
 
 
-def slide_captions(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> list[tuple[str, int]]:
-    """(captions, narrated seconds) of every deck slide in order: a scene slide's narration and its interval
-    in the narrated cut; a card's notes at their reading time."""
+Caption = tuple[str, int, list[tuple[float, float, str]]]
+
+
+def slide_captions(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> list[Caption]:
+    """(captions, narrated seconds, timed cues) of every deck slide in order: a scene slide's narration, its
+    interval in the narrated cut, and the cut's caption cues in it (in seconds of the slide's video, which is
+    that interval of the cut); a card's notes at their reading time, untimed."""
     from seqanim.decks.cards import CARD_SECONDS
     from seqanim.decks.video import narration_timing
     from seqanim.narrate import reading_seconds
 
-    result: list[tuple[str, int]] = []
+    result: list[Caption] = []
     cards = {card.id: card for card in plan.cards}
     for entry, presentation in zip(plan.entries, presentations):
         if entry.kind == "scene":
             timing = narration_timing(entry.name, plan.quality)
             if len(timing["slides"]) != len(presentation.slides):
                 raise StageFailed(f"{entry.name}: its narration is older than its slides; run `seqanim build`")
-            result += [(r["narration"], max(1, round(r["end"] - r["start"]))) for r in timing["slides"]]
+            for r in timing["slides"]:
+                cues = [
+                    (round(start - r["start"], 3), round(min(end, r["end"]) - r["start"], 3), "\n".join(lines))
+                    for start, end, lines in timing["cues"]
+                    if r["start"] - 1e-3 <= start < r["end"]
+                ]
+                result.append((r["narration"], max(1, round(r["end"] - r["start"])), cues))
         else:
             notes = cards[entry.name].notes
             seconds = max(CARD_SECONDS, reading_seconds(notes, lecture.publish.words_per_minute))
-            result += [(notes, max(1, round(seconds)))] * len(presentation.slides)
+            result += [(notes, max(1, round(seconds)), [])] * len(presentation.slides)
     return result
 
 
 SLIDE_TAG = re.compile(r"<section\b(?=[^>]*data-background-(?:video|image)=)[^>]*>")
 
 
-def add_captions(html: str, captions: list[tuple[str, int]], playback_rate: float = 1.0) -> str:
-    """Each slide's `data-captions` and `data-timing`, its captions in its speaker notes, the C key, and the
-    rate the slides' videos play at (`[decks] playback_rate`).
+def add_captions(html: str, captions: list[Caption], playback_rate: float = 1.0) -> str:
+    """Each slide's `data-captions`, `data-cues` and `data-timing`, its captions in its speaker notes, the C key,
+    and the rate the slides' videos play at (`[decks] playback_rate`).
 
     Edited as text, not re-serialised through a parser: the one-file deck carries scripts and base64 videos
     that a parser's round trip breaks (the page then never finishes loading)."""
@@ -174,11 +197,12 @@ def add_captions(html: str, captions: list[tuple[str, int]], playback_rate: floa
             f"the HTML deck has {len(slides)} slides but {len(captions)} captions; update seqanim/decks/html.py"
         )
     pieces, at = [], 0
-    for index, (match, (text, seconds)) in enumerate(zip(slides, captions)):
+    for index, (match, (text, seconds, cues)) in enumerate(zip(slides, captions)):
         end = slides[index + 1].start() if index + 1 < len(slides) else len(html)
         tag = match.group(0)
         pieces.append(html[at : match.start()])
-        pieces.append(f'{tag[:-1]} data-captions="{escape(text)}" data-timing="{seconds}">')
+        timed = escape(json.dumps(cues, ensure_ascii=False))
+        pieces.append(f'{tag[:-1]} data-captions="{escape(text)}" data-cues="{timed}" data-timing="{seconds}">')
         body = html[match.end() : end]
         aside = body.find("</aside>")
         if aside >= 0:
@@ -195,13 +219,13 @@ def add_captions(html: str, captions: list[tuple[str, int]], playback_rate: floa
     return page[:closing] + CAPTIONS + page[closing:]
 
 
-def _converter_options(plan: DeckPlan, presentations: list[Any], captions: list[tuple[str, int]]) -> dict[str, Any]:
+def _converter_options(plan: DeckPlan, presentations: list[Any], captions: list[Caption]) -> dict[str, Any]:
     return {
         # The speaker view shows its pacing timer only when the config has a default timing (reveal.js notes
         # plugin, getTimings); every slide then brings its own `data-timing`. (Set at initialisation: a later
         # Reveal.configure re-syncs the slides, which the one-file deck's base64-video observer answers by
         # re-syncing again, and the page never finishes loading.)
-        "default_timing": round(sum(seconds for _, seconds in captions) / max(1, len(captions))),
+        "default_timing": round(sum(seconds for _, seconds, _ in captions) / max(1, len(captions))),
         "title": plan.title,
         "reveal_version": reveal_version(),
         "background_color": str(presentations[0].background_color.as_hex()),
