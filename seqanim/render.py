@@ -106,8 +106,11 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
     media_cache = workspace.media / quality / name
     media = stage / "media"
     for folder, copy in SHARED_MEDIA.items():
-        if (workspace.media / folder).exists():
-            shutil.copytree(workspace.media / folder, media / folder, copy_function=copy)
+        if (workspace.media / folder).is_dir():
+            (media / folder).mkdir(parents=True)
+            with naming_a_full_disk(media / folder):  # a file by hand: copytree would bundle the error up
+                for path in (workspace.media / folder).iterdir():
+                    copy(path, media / folder / path.name)
     if media_cache.exists():
         ignore = shutil.ignore_patterns(*SHARED_MEDIA)  # an older cache's own copies: the shared folders serve
         shutil.copytree(media_cache, media, copy_function=os.link, ignore=ignore, dirs_exist_ok=True)

@@ -366,10 +366,13 @@ def _whole(path: Path) -> bool:
 
 # Room left, per stage that must run out of it, and the value that makes it run: the experiment's npz takes
 # 16 KB with a pulse 2,000 steps wide; a render writes hundreds of KB. "two renders" (one at a time): the first
-# runs out of room and stops the build; the other does not start and add a line.
+# runs out of room and stops the build; the other does not start and add a line. "a render's copies": a render
+# starts by copying manim's text SVGs into its staging folder (seqanim.render); with 24 KB free, the first of
+# them fit and a later one does not (measured: at 16 KB and below an earlier write fails).
 ROOM = {
     "experiment": (8, ("precompute", "pulse"), "pulse.width=2000"),
     "two renders": (100, ("render", "PulseScene", "PulseAgain"), f"pulse.height={HEIGHT + 6}"),
+    "a render's copies": (24, ("render", "PulseScene"), 'theme.muted="#8a8f90"'),
 }
 
 
@@ -393,6 +396,7 @@ def test_disk_full_stops_with_one_line_and_nothing_half_written(small_disk: Smal
         assert after["data/pulse.npz"] == before["data/pulse.npz"]  # the new one did not fit
     resumed = small_disk.run(*command, "--set", value)
     assert resumed.returncode == 0, resumed.stderr
-    key, number = value.removeprefix("pulse.").split("=")
-    assert float(small_disk.tree.data_param("pulse", key)) == float(number)
+    if value.startswith("pulse."):
+        key, number = value.removeprefix("pulse.").split("=")
+        assert float(small_disk.tree.data_param("pulse", key)) == float(number)
     assert leftovers(root) == []
