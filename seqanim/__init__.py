@@ -24,7 +24,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-_PUBLIC = {
+PUBLIC = {  # name -> the module it comes from (seqanim.graph follows these as imports)
     "Experiment": "seqanim.declare",
     "Field": "seqanim.declare",
     "Params": "seqanim.declare",
@@ -70,8 +70,8 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     """`seqanim.LectureSlide` and the other public names, imported from their module when first asked for."""
-    if name not in _PUBLIC:
+    if name not in PUBLIC:
         raise AttributeError(f"module 'seqanim' has no attribute {name!r}")
-    value = getattr(import_module(_PUBLIC[name]), name)
+    value = getattr(import_module(PUBLIC[name]), name)
     globals()[name] = value
     return value

@@ -31,6 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import seqanim
 from seqanim import registry
 from seqanim.config import Lecture, experiment_params
 from seqanim.files import atomic_write_text, digest, link_or_copy, replace_dir
@@ -81,16 +82,24 @@ _FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#]+)", re.MULTILINE)
 
 
+# Imports for type checkers only: they never run, so they feed no stage (seqanim/__init__.py names the whole
+# public API this way, which would make every stage depend on every module it names).
+_TYPE_CHECKING = re.compile(r"^if TYPE_CHECKING:\n(?:(?:[ \t]+.*)?\n)*", re.MULTILINE)
+
+
 @cache
 def _local_imports(path: Path) -> tuple[Path, ...]:
     """The project modules `path` imports directly. Cached: the experiments share most of their modules."""
-    text = path.read_text()
+    text = _TYPE_CHECKING.sub("", path.read_text())
     names: list[str] = []
     for module, imported in _FROM_IMPORT.findall(text):
         names.append(module)
         for alias in imported.strip("()").replace("\n", ",").split(","):
             if alias.split():
-                names.append(f"{module}.{alias.split()[0]}")
+                name = alias.split()[0]
+                names.append(f"{module}.{name}")
+                if module == "seqanim" and name in seqanim.PUBLIC:  # `from seqanim import LectureSlide`
+                    names.append(seqanim.PUBLIC[name])
     for imported in _IMPORT.findall(text):
         names += [alias.split()[0] for alias in imported.split(",") if alias.split()]
     found = {module: None for module in map(_local_module_path, names) if module is not None}

@@ -147,6 +147,20 @@ def test_code_change_reruns_only_its_stages(tree: Tree) -> None:
         source.write_text(original)
 
 
+def test_an_experiment_depends_on_no_narration_code(lecture_built: Path) -> None:
+    """An experiment runs no voice, caption or slide code: editing those reruns scenes and their cuts and
+    trains nothing again. Scenes import the public API (`from seqanim import LectureSlide`), whose names are
+    followed to their modules; its type-only imports are not."""
+    from seqanim.workspace import ENGINE
+
+    narration = {f"code:seqanim/{name}.py" for name in ("voice", "captions", "slide", "narrate")}
+    experiment = set(graph.code_inputs(ENGINE / "experiments.py"))
+    assert experiment & narration == set() and "code:seqanim/contract.py" in experiment
+    for name in registry.scenes():
+        scene = registry.scene(name)
+        assert {"code:seqanim/slide.py", "code:seqanim/voice.py"} <= set(graph.code_inputs(scene.source)), name
+
+
 def test_switching_back_restores_from_cache(tmp_path: Path) -> None:
     tree = timed_lecture(tmp_path / "tiny")  # a render of seconds: the lecture's scenes last a minute or more
     before = tree.outputs()
