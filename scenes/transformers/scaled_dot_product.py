@@ -101,8 +101,7 @@ def conclude_said(run: Artifact) -> tuple[str, str]:
     return (
         f"Unscaled, {mark('falls')}the average entropy falls from {significant(entropy[0])} to "
         f"{significant(entropy[-1])}: {mark('hot')}attention turns one-hot, and its gradients vanish.",
-        f"Divided by root d, {mark('never')}the entropy never drops below "
-        f"{number(scaled_floor(run), 2)}.",
+        f"Divided by root d, {mark('never')}the entropy never drops below {number(scaled_floor(run), 2)}.",
     )
 
 
