@@ -39,13 +39,14 @@ from seqanim.workspace import current
 
 SAMPLE_RATE = 24_000  # plenty for speech; half the disk of 48 kHz
 RECORDED_SUFFIXES = (".wav", ".flac", ".mp3")
-VERSION = 3  # bump when the processing below changes a key's clip (2: short clips padded; 3: word timings)
+VERSION = 4  # bump when the processing changes a key's clip (2: short clips padded; 3: word timings; 4: trimmed)
 # ffmpeg's loudnorm needs 3 s of audio: a shorter clip came out about 25 dB under the target (a 3.0 s espeak
 # clip at -41 LUFS). Shorter clips are padded with silence for both passes, and trimmed back after.
 LOUDNORM_SHORTEST_S = 4.0
 HIBARI = "hibari-tts==0.2.1"  # the package pyproject.toml pins, as the fix of a missing one names it
 HIBARI_VOICE = "heart"  # the one voice inside hibari's wheel; its others download on first use: never here
 HIBARI_SEED = 0  # hibari adds a noise component; a fixed seed makes a key's clip the same on every machine
+LEAD_IN_S, TAIL_OUT_S = 0.15, 0.15  # the silence a hibari clip keeps before its first word and after its last
 
 
 # A word of a clip as heard: its text (a word of `spoken(text)`), and its start and end in seconds.
@@ -269,8 +270,13 @@ class Hibari(SpeechService):
             parts.append(audio)
         if not parts:
             raise SeqanimError(f"hibari found nothing to say in {text[:60]!r}; write the narration in words")
-        write_wav(str(target), np.concatenate(parts))
-        return _words_of(text, spans, model)
+        # hibari opens each clip with about 0.4 s of silence and ends it with 0.2 s: with the beat's gap that
+        # was 0.7 s of dead air between two beats. Keep a breath either side of the words.
+        audio = np.concatenate(parts)
+        cut = max(0.0, spans[0][0] - LEAD_IN_S) if spans else 0.0
+        end = min(len(audio) / dsp.SR, spans[-1][1] + TAIL_OUT_S) if spans else len(audio) / dsp.SR
+        write_wav(str(target), audio[round(cut * dsp.SR) : round(end * dsp.SR)])
+        return _words_of(text, [(start - cut, stop - cut) for start, stop in spans], model)
 
 
 def _hibari_model_file() -> str:
