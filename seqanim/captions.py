@@ -20,6 +20,9 @@ CHARACTERS_PER_SECOND = 17.0
 FRAMES_BETWEEN_CUES = 2
 # A cue appears with its first word and stays at most this long after its last.
 TAIL = 0.5
+# Captions are timed at every quality; two frames between cues take longest at the slowest rate (preview's).
+SLOWEST_FPS = 10
+RATE_MARGIN = 0.01  # characters a second that the cues' whole milliseconds can add
 SENTENCE_END = (".", "?", "!", ";", ":")
 
 
@@ -75,12 +78,13 @@ def slide_cues(text: str, start: float, seconds: float, end: float, width: int, 
 def word_cues(beats: Sequence[Sequence[tuple[str, float, float]]], width: int, fps: float, where: str) -> list[Cue]:
     """Cues for a run of beats, each a list of its words with their start and end (seconds on the cut's clock).
 
-    A cue holds as many words as fit its two lines and its seven seconds, and breaks at the end of a sentence
-    when the next one would not fit whole; it starts on its first word and ends on its last, held up to
+    A cue holds as many words as fit its two lines and its seven seconds, breaks at the end of a sentence
+    when the next one would not fit whole, and shares a sentence's words with the next cue rather than leave
+    a few alone; it starts on its first word and ends on its last, held up to
     TAIL longer while the reading rate or the shortest cue asks for it, and two frames before the next cue."""
     groups: list[list[tuple[str, float, float]]] = []
     for words in beats:
-        groups += _groups(list(words), width, fps, where)
+        groups += _groups(list(words), width, where)
     cues = []
     for index, group in enumerate(groups):
         start, last = group[0][1], group[-1][2]
@@ -98,10 +102,9 @@ def _fits(words: Sequence[tuple[str, float, float]], width: int, where: str) -> 
     return len(lines) <= LINES_PER_CUE and words[-1][2] - words[0][1] <= LONGEST_CUE - TAIL
 
 
-def _groups(
-    words: list[tuple[str, float, float]], width: int, fps: float, where: str
-) -> list[list[tuple[str, float, float]]]:
-    """The beat's words cut into cues: greedy, at a sentence end when the next sentence does not fit whole."""
+def _groups(words: list[tuple[str, float, float]], width: int, where: str) -> list[list[tuple[str, float, float]]]:
+    """The beat's words cut into cues: greedy, at a sentence end when the next sentence does not fit whole,
+    then a sentence's words shared out between its cues (_balanced). The same at every frame rate."""
     groups: list[list[tuple[str, float, float]]] = []
     current: list[tuple[str, float, float]] = []
     for index, word in enumerate(words):
@@ -117,32 +120,35 @@ def _groups(
                 current = []
     if current:
         groups.append(current)
-    return _balanced(groups, width, FRAMES_BETWEEN_CUES / fps, where)
+    return _balanced(groups, width, where)
 
 
 def _balanced(
-    groups: list[list[tuple[str, float, float]]], width: int, gap: float, where: str
+    groups: list[list[tuple[str, float, float]]], width: int, where: str
 ) -> list[list[tuple[str, float, float]]]:
     """Greedy cutting leaves a sentence's last cue short ("to the signal." alone for under a second): where a
     cue ends mid-sentence, its last words move on to the next cue while that one stays the shorter, fits, and
-    neither cue asks to be read faster than the template allows (or than the pair did before)."""
+    neither cue asks to be read faster than the template allows (or than the pair did before), with the
+    cues timed as `fastest` times them at the slowest frame rate (so every quality cuts the same)."""
     for index in range(len(groups) - 1):
         first, second = groups[index], groups[index + 1]
-        after = groups[index + 2][0][1] - gap if index + 2 < len(groups) else None
+        after = groups[index + 2][0][1] if index + 2 < len(groups) else None
         if first[-1][0].endswith(SENTENCE_END):
             continue
         while len(first) > 1 and _length([first[-1], *second]) <= _length(first[:-1]):
             moved, kept = [first[-1], *second], first[:-1]
-            limit = max(CHARACTERS_PER_SECOND, _rate(first, second[0][1] - gap), _rate(second, after))
-            if not _fits(moved, width, where) or max(_rate(kept, moved[0][1] - gap), _rate(moved, after)) > limit:
+            limit = max(CHARACTERS_PER_SECOND - RATE_MARGIN, _rate(first, second[0][1]), _rate(second, after))
+            if not _fits(moved, width, where) or max(_rate(kept, moved[0][1]), _rate(moved, after)) > limit:
                 break
             second.insert(0, first.pop())
     return groups
 
 
 def _rate(words: Sequence[tuple[str, float, float]], following: float | None) -> float:
-    """Characters a second of a cue of `words`, held up to TAIL after its last word, until `following`."""
-    end = words[-1][2] + TAIL if following is None else min(following, words[-1][2] + TAIL)
+    """Characters a second of a cue of `words` followed by a cue starting at `following` (two frames at the
+    slowest frame rate before it, held at most TAIL after its last word), or by nothing (ending on its last)."""
+    last = words[-1][2]
+    end = last if following is None else min(following - FRAMES_BETWEEN_CUES / SLOWEST_FPS, last + TAIL)
     return _length(words) / max(end - words[0][1], 1e-3)
 
 
@@ -153,7 +159,7 @@ def _length(words: Sequence[tuple[str, float, float]]) -> int:
 def fastest(words: Sequence[tuple[str, float, float]], width: int, fps: float, where: str) -> float:
     """The highest reading rate, in characters a second, of the cues `word_cues` makes of one beat's words,
     when what follows the beat leaves its last cue no time after its last word."""
-    groups = _groups(list(words), width, fps, where)
+    groups = _groups(list(words), width, where)
     rates = []
     for index, group in enumerate(groups):
         last = group[-1][2]

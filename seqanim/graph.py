@@ -77,7 +77,7 @@ def _local_module_path(module: str) -> Path | None:
 
 
 # Import statements, found by their shape: a full parse of every module costs more than the rest of planning.
-# A docstring line that looks like an import can only add a dependency, never hide one.
+# A docstring line that looks like an import adds a dependency; only an `if TYPE_CHECKING:` block is skipped.
 _FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)", re.MULTILINE)
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#]+)", re.MULTILINE)
 

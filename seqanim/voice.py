@@ -128,8 +128,6 @@ def beat_clip(
         raise SeqanimError(f"{scene} slide {slide}: {error}") from None
 
 
-# Captions are timed at every quality; two frames between cues take longest at the slowest rate (preview's).
-SLOWEST_CAPTION_FPS = 10
 # A beat too fast to caption is slowed at most this far below [publish] hibari_speed.
 SLOWEST_SPEED = 0.8
 # The rate a slowed beat is brought under: 3 % below the template's, because the video starts and ends each
@@ -147,7 +145,7 @@ def readable_clip(text: str, publish: Publish, synthetic: str) -> Clip:
     if synthetic != "hibari" or not made.words:
         return made
     for _ in range(6):  # pauses do not stretch with the speed: the rate falls less than the speed, try again
-        rate = captions.fastest(written_words(text, made.words), publish.caption_chars, SLOWEST_CAPTION_FPS, "a beat")
+        rate = captions.fastest(written_words(text, made.words), publish.caption_chars, captions.SLOWEST_FPS, "a beat")
         wanted = math.floor(speed * READABLE_RATE / rate * 1000) / 1000
         slower = max(SLOWEST_SPEED * publish.hibari_speed, wanted)
         if rate <= READABLE_RATE or slower >= speed:
@@ -270,8 +268,9 @@ class Hibari(SpeechService):
             parts.append(audio)
         if not parts:
             raise SeqanimError(f"hibari found nothing to say in {text[:60]!r}; write the narration in words")
-        # hibari opens each clip with about 0.4 s of silence and ends it with 0.2 s: with the beat's gap that
-        # was 0.7 s of dead air between two beats. Keep a breath either side of the words.
+        # hibari opens each sentence with about 0.4 s of silence and ends it with 0.2 s: with the beat's gap,
+        # 0.7 s of dead air between two beats. The clip keeps a breath before and after its words; the pauses
+        # between its sentences stay as hibari makes them.
         audio = np.concatenate(parts)
         cut = max(0.0, spans[0][0] - LEAD_IN_S) if spans else 0.0
         end = min(len(audio) / dsp.SR, spans[-1][1] + TAIL_OUT_S) if spans else len(audio) / dsp.SR

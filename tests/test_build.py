@@ -154,8 +154,10 @@ def test_an_experiment_depends_on_no_narration_code(lecture_built: Path) -> None
     from seqanim.workspace import ENGINE
 
     narration = {f"code:seqanim/{name}.py" for name in ("voice", "captions", "slide", "narrate")}
-    experiment = set(graph.code_inputs(ENGINE / "experiments.py"))
-    assert experiment & narration == set() and "code:seqanim/contract.py" in experiment
+    runner = set(graph.code_inputs(ENGINE / "experiments.py"))
+    assert runner & narration == set() and "code:seqanim/contract.py" in runner
+    for name in registry.experiments():
+        assert set(graph.code_inputs(registry.experiment(name).source)) & narration == set(), name
     for name in registry.scenes():
         scene = registry.scene(name)
         assert {"code:seqanim/slide.py", "code:seqanim/voice.py"} <= set(graph.code_inputs(scene.source)), name

@@ -118,10 +118,13 @@ CAPTIONS = """
   // C shows or hides the captions: on a scene's slide, the published video's cue at the slide video's time
   // (data-cues: start, end and lines, in seconds of the slide's video); on a card, its notes.
   const box = document.getElementById("seqanim-captions");
+  let slide = null, cues = [];
   const show = () => {
-    const slide = Reveal.getCurrentSlide();
+    if (Reveal.getCurrentSlide() !== slide) {
+      slide = Reveal.getCurrentSlide();
+      cues = JSON.parse(slide?.dataset.cues || "[]");
+    }
     if (!slide) return;
-    const cues = JSON.parse(slide.dataset.cues || "[]");
     const video = slide.slideBackgroundContentElement?.querySelector("video");
     if (!cues.length || !video) { box.textContent = slide.dataset.captions || ""; return; }
     const cue = cues.find(([start, end]) => start <= video.currentTime && video.currentTime < end);
@@ -154,7 +157,8 @@ Caption = tuple[str, int, list[tuple[float, float, str]]]
 def slide_captions(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> list[Caption]:
     """(captions, narrated seconds, timed cues) of every deck slide in order: a scene slide's narration, its
     interval in the narrated cut, and the cut's caption cues in it (in seconds of the slide's video, which is
-    that interval of the cut); a card's notes at their reading time, untimed."""
+    that interval of the cut; none on a looping slide or one held past its video); a card's notes at their
+    reading time, untimed."""
     from seqanim.decks.cards import CARD_SECONDS
     from seqanim.decks.video import narration_timing
     from seqanim.narrate import reading_seconds
@@ -167,10 +171,13 @@ def slide_captions(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -
             if len(timing["slides"]) != len(presentation.slides):
                 raise StageFailed(f"{entry.name}: its narration is older than its slides; run `seqanim build`")
             for r in timing["slides"]:
+                # A looping slide's video repeats, and a slide held past its video (its words outlast it) ends
+                # before its last cues: those show their whole narration instead.
+                timed = not r["loop"] and r["held_seconds"] <= 0
                 cues = [
                     (round(start - r["start"], 3), round(min(end, r["end"]) - r["start"], 3), "\n".join(lines))
                     for start, end, lines in timing["cues"]
-                    if r["start"] - 1e-3 <= start < r["end"]
+                    if timed and r["start"] - 1e-3 <= start < r["end"]
                 ]
                 result.append((r["narration"], max(1, round(r["end"] - r["start"])), cues))
         else:
