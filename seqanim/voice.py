@@ -6,8 +6,9 @@ text; `check` fails in one line, before anything runs, when the voice cannot be 
 `SERVICES` names them; a new voice is one class there.
 
 Each clip is made once per (spoken text, voice, the voice's settings) and kept in `.seqanim/voice/<key>.wav`
-(mono, 24 kHz, normalised with ffmpeg's two-pass `loudnorm` to `[publish] loudness_lufs`) beside a
-`<key>.json` with its duration, measured loudness and word timings: when each spoken word starts and ends.
+(mono, 24 kHz, brought to `[publish] loudness_lufs` by one gain, measured as ITU-R BS.1770 measures it)
+beside a `<key>.json` with its duration, measured loudness and word timings: when each spoken word starts and
+ends.
 hibari gives them exactly (its model's duration predictor, read as an extra output of the ONNX graph); for
 the other voices and recordings they are estimated, spread by characters over the clip's voiced span, and
 the clip says so (`timing`). Changing one slide's narration therefore makes one new
@@ -26,7 +27,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -39,10 +40,9 @@ from seqanim.workspace import current
 
 SAMPLE_RATE = 24_000  # plenty for speech; half the disk of 48 kHz
 RECORDED_SUFFIXES = (".wav", ".flac", ".mp3")
-VERSION = 4  # bump when the processing changes a key's clip (2: short clips padded; 3: word timings; 4: trimmed)
-# ffmpeg's loudnorm needs 3 s of audio: a shorter clip came out about 25 dB under the target (a 3.0 s espeak
-# clip at -41 LUFS). Shorter clips are padded with silence for both passes, and trimmed back after.
-LOUDNORM_SHORTEST_S = 4.0
+# Bump when the processing changes a key's clip (2: short clips padded; 3: word timings; 4: trimmed; 5: the
+# loudness measured in this process, not by ffmpeg's loudnorm).
+VERSION = 5
 HIBARI = "hibari-tts==0.2.1"  # the package pyproject.toml pins, as the fix of a missing one names it
 HIBARI_VOICE = "heart"  # the one voice inside hibari's wheel; its others download on first use: never here
 HIBARI_SEED = 0  # hibari adds a noise component; a fixed seed makes a key's clip the same on every machine
@@ -136,23 +136,41 @@ READABLE_RATE = 0.97 * captions.CHARACTERS_PER_SECOND
 
 
 def readable_clip(text: str, publish: Publish, synthetic: str) -> Clip:
-    """The voice's clip of a beat, spoken slowly enough that its captions can be read: where hibari would
-    say a cue faster than a reader reads (READABLE_RATE: Netflix's 17 characters a second, less what the
-    frames take), the beat is spoken that much slower (down to SLOWEST_SPEED of `hibari_speed`): the listener
-    hears the dense sentence slower, and the reader has the time the template asks for. Other voices are kept
-    as they speak."""
-    made, speed = clip(text, publish, voice=synthetic), publish.hibari_speed
-    if synthetic != "hibari" or not made.words:
-        return made
+    """The voice's clip of a beat, spoken slowly enough that its captions can be read (`readable_speed`);
+    voices other than hibari are kept as they speak."""
+    if synthetic == "hibari":
+        publish = publish.model_copy(update={"hibari_speed": readable_speed(text, publish)})
+    return clip(text, publish, voice=synthetic)
+
+
+def readable_speed(text: str, publish: Publish) -> float:
+    """The hibari speed for a beat: where hibari would say a cue faster than a reader reads (READABLE_RATE:
+    Netflix's 17 characters a second, less what the frames take), the beat is spoken that much slower (down to
+    SLOWEST_SPEED of `hibari_speed`): the listener hears the dense sentence slower, and the reader has the time
+    the template asks for. Found from the model's durations alone (no audio is made while it searches), once
+    per text and settings: the answer is kept beside the clips."""
+    speaker = Hibari(publish)
+    request = {"text": spoken(text), **speaker.settings(), "chars": publish.caption_chars, "v": VERSION}
+    record = cache_dir() / f"{digest({**request, 'rate': READABLE_RATE, 'slowest': SLOWEST_SPEED})[:24]}.speed"
+    try:
+        return float(record.read_text())
+    except (OSError, ValueError):
+        pass
+    speed = publish.hibari_speed
+    words = speaker.word_times(spoken(text))
     for _ in range(6):  # pauses do not stretch with the speed: the rate falls less than the speed, try again
-        rate = captions.fastest(written_words(text, made.words), publish.caption_chars, captions.SLOWEST_FPS, "a beat")
+        if not words:
+            break
+        rate = captions.fastest(written_words(text, words), publish.caption_chars, captions.SLOWEST_FPS, "a beat")
         wanted = math.floor(speed * READABLE_RATE / rate * 1000) / 1000
         slower = max(SLOWEST_SPEED * publish.hibari_speed, wanted)
         if rate <= READABLE_RATE or slower >= speed:
             break
         speed = slower
-        made = clip(text, publish.model_copy(update={"hibari_speed": speed}), voice=synthetic)
-    return made
+        words = Hibari(publish.model_copy(update={"hibari_speed": speed})).word_times(spoken(text))
+    record.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(record, f"{speed!r}\n")
+    return speed
 
 
 def written_words(text: str, heard: Sequence[Word]) -> tuple[Word, ...]:
@@ -253,29 +271,48 @@ class Hibari(SpeechService):
         import numpy as np
         from hibari import dsp, write_wav  # type: ignore[import-not-found]
 
-        model, session = _hibari_model(), _hibari_timed_session()
         rng = np.random.default_rng(HIBARI_SEED)  # one generator for all sentences, as hibari's own call
+        sentences = list(self._sentences(text))
+        audio = np.concatenate([dsp.synth(*(output[0] for output in outputs), rng) for _, outputs, _ in sentences])
+        spans, cut = self._spans(sentences)
+        end = min(len(audio) / dsp.SR, spans[-1][1] + cut + TAIL_OUT_S) if spans else len(audio) / dsp.SR
+        write_wav(str(target), audio[round(cut * dsp.SR) : round(end * dsp.SR)])
+        return _words_of(text, spans, _hibari_model())
+
+    def word_times(self, text: str) -> list[Word] | None:
+        """The words' times in the clip `generate_from_text` would make, from the model's durations alone."""
+        return _words_of(text, self._spans(list(self._sentences(text)))[0], _hibari_model())
+
+    def _sentences(self, text: str) -> Iterator[tuple[str, list[Any], Any]]:
+        """Per sentence hibari makes of `text`: its phonemes, the model's outputs (its audio, once through
+        hibari's dsp.synth) and each phoneme's duration in 25 ms steps (the audio lasts exactly their sum)."""
+        import numpy as np
+
+        model, session = _hibari_model(), _hibari_timed_session()
         speed = np.asarray([self.publish.hibari_speed], np.float32)
-        parts, spans, at = [], [], 0.0
+        found = False
         for phonemes in model.phonemize(text):
             ids = model.ids(phonemes)
             if len(ids) < 3:
                 continue
             *outputs, durations = session.run(None, {"ids": np.asarray([ids], np.int64), "speed": speed})
-            audio = dsp.synth(*(output[0] for output in outputs), rng)
-            spans += [(at + start, at + end) for start, end in phoneme_word_spans(phonemes, model.vocab, durations)]
-            at += len(audio) / dsp.SR
-            parts.append(audio)
-        if not parts:
+            found = True
+            yield phonemes, outputs, durations
+        if not found:
             raise SeqanimError(f"hibari found nothing to say in {text[:60]!r}; write the narration in words")
-        # hibari opens each sentence with about 0.4 s of silence and ends it with 0.2 s: with the beat's gap,
-        # 0.7 s of dead air between two beats. The clip keeps a breath before and after its words; the pauses
-        # between its sentences stay as hibari makes them.
-        audio = np.concatenate(parts)
+
+    @staticmethod
+    def _spans(sentences: list[tuple[str, list[Any], Any]]) -> tuple[list[tuple[float, float]], float]:
+        """Each sounded word's span in the clip, and where the clip starts in hibari's audio: hibari opens each
+        sentence with about 0.4 s of silence and ends it with 0.2 s (with the beat's gap, 0.7 s of dead air
+        between two beats), so the clip keeps a breath before and after its words; the pauses between its
+        sentences stay as hibari makes them."""
+        spans, at = [], 0.0
+        for phonemes, _, durations in sentences:
+            spans += [(at + a, at + b) for a, b in phoneme_word_spans(phonemes, _hibari_model().vocab, durations)]
+            at += float(durations.sum()) * HIBARI_DURATION_STEP
         cut = max(0.0, spans[0][0] - LEAD_IN_S) if spans else 0.0
-        end = min(len(audio) / dsp.SR, spans[-1][1] + TAIL_OUT_S) if spans else len(audio) / dsp.SR
-        write_wav(str(target), audio[round(cut * dsp.SR) : round(end * dsp.SR)])
-        return _words_of(text, [(start - cut, stop - cut) for start, stop in spans], model)
+        return [(a - cut, b - cut) for a, b in spans], cut
 
 
 def _hibari_model_file() -> str:
@@ -497,55 +534,93 @@ def check_voice(publish: Publish, *, needs_synthesis: bool = True) -> None:
 # --- loudness and the cache ------------------------------------------------------------------------------
 
 
-def _padding(source: Path) -> tuple[str, str]:
-    """The filters before and after loudnorm that let it see at least LOUDNORM_SHORTEST_S of audio."""
+def _samples(source: Path) -> Any:
+    """A WAV's samples as floats in [-1, 1], mono at SAMPLE_RATE (16-bit PCM here; anything else through ffmpeg)."""
     import wave
 
+    import numpy as np
+    from scipy.signal import resample_poly
+
     try:
-        seconds = clip_seconds(source)
+        with wave.open(str(source), "rb") as handle:
+            width, channels, rate = handle.getsampwidth(), handle.getnchannels(), handle.getframerate()
+            data = handle.readframes(handle.getnframes())
     except (wave.Error, EOFError):
-        return "", ""  # not a plain PCM WAV: normalised as it is
-    if seconds >= LOUDNORM_SHORTEST_S:
-        return "", ""
-    return f"apad=whole_dur={LOUDNORM_SHORTEST_S},", f",atrim=duration={seconds:.6f}"
+        width = 0
+    if width != 2:  # a float or 24-bit WAV: ffmpeg makes it plain
+        plain = source.with_name(f"{source.stem}.s16.wav")
+        _decode(source, plain)
+        return _samples(plain)
+    samples = np.frombuffer(data, dtype="<i2").astype(np.float64).reshape(-1, channels).mean(axis=1) / 32768
+    if rate != SAMPLE_RATE:
+        common = math.gcd(rate, SAMPLE_RATE)
+        samples = resample_poly(samples, SAMPLE_RATE // common, rate // common)
+    return samples
 
 
-def _measure(source: Path, publish: Publish) -> dict[str, Any]:
-    """loudnorm's first pass: the clip's integrated loudness, range, true peak and threshold."""
-    pad, _ = _padding(source)
-    result = _run(
-        ["ffmpeg", "-hide_banner", "-nostats", "-i", str(source), "-af",
-         f"{pad}loudnorm=I={publish.loudness_lufs}:TP={publish.true_peak_db}:LRA=11:print_format=json",
-         "-f", "null", "-"],
-        f"ffmpeg could not read {current().label(source)}; export it again as WAV, FLAC or MP3",
-    )  # fmt: skip
-    match = re.search(r"\{[^{}]*\"input_i\"[^{}]*\}", result.stderr)
-    if match is None:
-        raise SeqanimError(f"{current().label(source)}: ffmpeg loudnorm printed no measurement; is it audio?")
-    return json.loads(match.group(0))
+def loudness(samples: Any) -> float:
+    """Integrated loudness in LUFS (ITU-R BS.1770-4, the measure of ffmpeg's loudnorm and ebur128), of mono
+    samples at SAMPLE_RATE; a clip shorter than the measure's 0.4 s window is measured padded with silence."""
+    import numpy as np
+    import pyloudnorm
+
+    padded = np.pad(samples, (0, max(0, round(0.4 * SAMPLE_RATE) + 1 - len(samples))))
+    return float(pyloudnorm.Meter(SAMPLE_RATE).integrated_loudness(padded))
+
+
+def true_peak_db(samples: Any) -> float:
+    """The true peak in dBTP: the highest sample of the signal four times oversampled (BS.1770's method)."""
+    import numpy as np
+    from scipy.signal import resample_poly
+
+    peak = float(np.max(np.abs(resample_poly(samples, 4, 1)))) if len(samples) else 0.0
+    return 20 * math.log10(peak) if peak > 0 else float("-inf")
+
+
+def limited(samples: Any, ceiling_db: float) -> Any:
+    """The samples with their true peak at most `ceiling_db`: a limiter's gain, lowered around each sample
+    whose four-times oversampled peak passes the ceiling (20 ms around it, faded in and out over 20 ms: a
+    minimum filter, then a moving average of the same width, which stays under the gain each peak needs)."""
+    import numpy as np
+    from scipy.ndimage import minimum_filter1d, uniform_filter1d
+    from scipy.signal import resample_poly
+
+    ceiling = 10 ** (ceiling_db / 20)
+    peaks = np.abs(resample_poly(samples, 4, 1))[: 4 * len(samples)].reshape(-1, 4).max(axis=1)
+    needed = np.minimum(1.0, ceiling / np.maximum(peaks, 1e-12))
+    if needed.min() >= 1.0:
+        return samples
+    width = round(0.02 * SAMPLE_RATE) | 1
+    gain = uniform_filter1d(minimum_filter1d(needed, width, mode="nearest"), width, mode="nearest")
+    result = samples * gain
+    over = true_peak_db(result) - ceiling_db  # what the gain's own slope adds between samples
+    return result * 10 ** (-over / 20) if over > 0 else result
 
 
 def _normalise(source: Path, publish: Publish, target: Path) -> float:
-    """loudnorm's second pass with the first pass's measurements (linear when the peak allows); returns the
-    integrated loudness of the result as loudnorm measured it."""
-    measured = _measure(source, publish)
-    if measured["input_i"] in ("-inf", "inf"):
+    """`source` made mono at SAMPLE_RATE and brought to `[publish] loudness_lufs` by one gain, its few peaks
+    above `true_peak_db` limited (so the timings still hold). Returns the result's loudness."""
+    import wave
+
+    import numpy as np
+
+    samples = _samples(source)
+    measured = loudness(samples)
+    if not math.isfinite(measured):
         raise SeqanimError(f"{current().label(source)} is silent; record or synthesise it again")
-    pad, trim = _padding(source)
-    loudnorm = (
-        f"{pad}loudnorm=I={publish.loudness_lufs}:TP={publish.true_peak_db}:LRA=11"
-        f":measured_I={measured['input_i']}:measured_TP={measured['input_tp']}"
-        f":measured_LRA={measured['input_lra']}:measured_thresh={measured['input_thresh']}"
-        f":offset={measured['target_offset']}:linear=true:print_format=json{trim}"
-    )
-    result = _run(
-        ["ffmpeg", "-hide_banner", "-nostats", "-y", "-i", str(source), "-af", loudnorm,
-         "-ar", str(SAMPLE_RATE), "-ac", "1", "-c:a", "pcm_s16le", str(target)],
-        f"ffmpeg could not normalise {current().label(source)}",
-        writing=target,
-    )  # fmt: skip
-    match = re.search(r"\{[^{}]*\"output_i\"[^{}]*\}", result.stderr)
-    return float(json.loads(match.group(0))["output_i"]) if match else float("nan")
+    louder = samples
+    for _ in range(3):  # limiting the peaks takes a little loudness off: make it up, and limit again
+        louder = limited(louder * 10 ** ((publish.loudness_lufs - measured) / 20), publish.true_peak_db)
+        measured = loudness(louder)
+        if abs(measured - publish.loudness_lufs) < 0.2:
+            break
+    pcm = np.clip(np.round(louder * 32767), -32768, 32767).astype("<i2")
+    with naming_a_full_disk(target), wave.open(str(target), "wb") as handle:
+        handle.setnchannels(1)
+        handle.setsampwidth(2)
+        handle.setframerate(SAMPLE_RATE)
+        handle.writeframes(pcm.tobytes())
+    return loudness(pcm / 32768)
 
 
 def clip_seconds(path: Path) -> float:
@@ -609,7 +684,7 @@ def _decode(recorded: Path, target: Path) -> None:
     """A recording (any of RECORDED_SUFFIXES) as WAV; one line naming the file when it cannot be decoded."""
     result = subprocess.run(
         ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-i", str(recorded), "-vn", "-ac", "1",
-         "-c:a", "pcm_s16le", str(target)],
+         "-ar", str(SAMPLE_RATE), "-c:a", "pcm_s16le", str(target)],
         capture_output=True, text=True,
     )  # fmt: skip
     if result.returncode != 0 or not target.is_file() or target.stat().st_size <= 44:
