@@ -102,9 +102,12 @@ def _fits(words: Sequence[tuple[str, float, float]], width: int, where: str) -> 
     return len(lines) <= LINES_PER_CUE and words[-1][2] - words[0][1] <= LONGEST_CUE - TAIL
 
 
-def _groups(words: list[tuple[str, float, float]], width: int, where: str) -> list[list[tuple[str, float, float]]]:
+def _groups(
+    words: list[tuple[str, float, float]], width: int, where: str, *, rate_limited: bool = True
+) -> list[list[tuple[str, float, float]]]:
     """The beat's words cut into cues: greedy, at a sentence end when the next sentence does not fit whole,
-    then a sentence's words shared out between its cues (_balanced). The same at every frame rate."""
+    then each sentence cut across two cues cut again where it reads best (_balanced). The same at every frame
+    rate."""
     groups: list[list[tuple[str, float, float]]] = []
     current: list[tuple[str, float, float]] = []
     for index, word in enumerate(words):
@@ -120,27 +123,42 @@ def _groups(words: list[tuple[str, float, float]], width: int, where: str) -> li
                 current = []
     if current:
         groups.append(current)
-    return _balanced(groups, width, where)
+    return _balanced(groups, width, where, rate_limited=rate_limited)
+
+
+# Where a sentence runs on into the next cue, the cut goes after one of these, if one leaves both cues whole.
+CLAUSE_END = (",", ";", ":", "—")
 
 
 def _balanced(
-    groups: list[list[tuple[str, float, float]]], width: int, where: str
+    groups: list[list[tuple[str, float, float]]], width: int, where: str, *, rate_limited: bool = True
 ) -> list[list[tuple[str, float, float]]]:
-    """Greedy cutting leaves a sentence's last cue short ("to the signal." alone for under a second): where a
-    cue ends mid-sentence, its last words move on to the next cue while that one stays the shorter, fits, and
-    neither cue asks to be read faster than the template allows (or than the pair did before), with the
-    cues timed as `fastest` times them at the slowest frame rate (so every quality cuts the same)."""
+    """Greedy cutting leaves a sentence's last cue short ("happens to the signal." alone): where a cue ends
+    mid-sentence, the pair is cut again where it reads best: after a clause (a comma) if the shorter cue then
+    holds at least a third of the words' characters, else where the two are closest in length. A cut must
+    fit both cues and, `rate_limited`, ask no faster reading than the template allows (or than the greedy
+    pair did), with the cues timed as `fastest` times them at the slowest frame rate (so every quality cuts
+    the same). `fastest` asks without the rate limit: the voice slows down for the cut that reads best."""
     for index in range(len(groups) - 1):
         first, second = groups[index], groups[index + 1]
-        after = groups[index + 2][0][1] if index + 2 < len(groups) else None
         if first[-1][0].endswith(SENTENCE_END):
             continue
-        while len(first) > 1 and _length([first[-1], *second]) <= _length(first[:-1]):
-            moved, kept = [first[-1], *second], first[:-1]
-            limit = max(CHARACTERS_PER_SECOND - RATE_MARGIN, _rate(first, second[0][1]), _rate(second, after))
-            if not _fits(moved, width, where) or max(_rate(kept, moved[0][1]), _rate(moved, after)) > limit:
-                break
-            second.insert(0, first.pop())
+        after = groups[index + 2][0][1] if index + 2 < len(groups) else None
+        both = [*first, *second]
+        limit = max(CHARACTERS_PER_SECOND - RATE_MARGIN, _rate(first, second[0][1]), _rate(second, after))
+        best, best_score = len(first), None
+        for cut in range(1, len(both)):
+            kept, moved = both[:cut], both[cut:]
+            if not (_fits(kept, width, where) and _fits(moved, width, where)):
+                continue
+            if rate_limited and max(_rate(kept, moved[0][1]), _rate(moved, after)) > limit:
+                continue
+            shorter, total = min(_length(kept), _length(moved)), _length(kept) + _length(moved)
+            clause = kept[-1][0].endswith(CLAUSE_END) and 3 * shorter >= total
+            score = (not clause, total - 2 * shorter)
+            if best_score is None or score < best_score:
+                best, best_score = cut, score
+        groups[index], groups[index + 1] = both[:best], both[best:]
     return groups
 
 
@@ -158,8 +176,9 @@ def _length(words: Sequence[tuple[str, float, float]]) -> int:
 
 def fastest(words: Sequence[tuple[str, float, float]], width: int, fps: float, where: str) -> float:
     """The highest reading rate, in characters a second, of the cues `word_cues` makes of one beat's words,
-    when what follows the beat leaves its last cue no time after its last word."""
-    groups = _groups(list(words), width, where)
+    when what follows the beat leaves its last cue no time after its last word, and the beat's sentences are
+    cut across cues where they read best, however fast (the voice slows down to make that readable)."""
+    groups = _groups(list(words), width, where, rate_limited=False)
     rates = []
     for index, group in enumerate(groups):
         last = group[-1][2]
