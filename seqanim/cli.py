@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.table import Table
 
 from seqanim import cluster, graph, registry
-from seqanim.config import QUALITIES, Lecture, load
+from seqanim.config import CHECK, QUALITIES, Lecture, load
 from seqanim.decks.plan import deck_names, deck_scenes
 from seqanim.errors import BuildLocked, ConfigError, SeqanimError
 from seqanim.files import FULL, disk_full
@@ -70,7 +70,7 @@ def quality_option(command: Callable[..., Any]) -> Callable[..., Any]:
         "-q",
         type=click.Choice(QUALITY_CHOICES),
         default=None,
-        help="Render quality (default: [render] quality).",
+        help="Render quality (default: [render] quality; check: no frames, every scene's code, words and layout).",
     )(command)
 
 
@@ -204,6 +204,8 @@ def build(lecture: Lecture, quality: str | None, jobs: int | None, scheduler: st
 
     quality = quality or lecture.render.quality
     _run(lecture, quality, dry_run=dry_run, jobs=jobs, scheduler=scheduler)
+    if quality == CHECK:  # no videos: no variant decks to switch
+        return
     args = click.get_current_context().meta["lecture_args"]
     variants.build(lecture, quality, args, jobs=_jobs(lecture, jobs), scheduler=scheduler, dry_run=dry_run)
 

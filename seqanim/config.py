@@ -31,7 +31,9 @@ from seqanim.workspace import current as workspace
 
 # Stage processes read the resolved parameters from the file this names, so `--set` reaches them.
 CONFIG_ENV = "SEQANIM_CONFIG_JSON"
-QUALITIES = ("preview", "low", "medium", "high", "4k")
+# `check` draws no frame: every scene's code runs, its words are spoken and its layout checked, in seconds.
+QUALITIES = ("check", "preview", "low", "medium", "high", "4k")
+CHECK = "check"
 PARAMS_CACHE_ENTRIES = 256
 
 
@@ -42,8 +44,10 @@ class Section(BaseModel):
 class Render(Section):
     """rendering"""
 
-    quality: Literal["preview", "low", "medium", "high", "4k"] = Field(
-        "low", description="preview (240p10: checks, watch) | low (480p15) | medium (720p30) | high (1080p60) | 4k"
+    quality: Literal["check", "preview", "low", "medium", "high", "4k"] = Field(
+        "low",
+        description="check (no frames: code, words, layout) | preview (240p10: watch) | low (480p15) | medium (720p30) "
+        "| high (1080p60) | 4k",
     )
     jobs: int = Field(0, ge=0, le=64, description="stages run at once, one process each; 0 = all cores")
 

@@ -33,7 +33,8 @@ from typing import Any
 
 import seqanim
 from seqanim import registry
-from seqanim.config import Lecture, experiment_params
+from seqanim.config import CHECK, Lecture, experiment_params
+from seqanim.errors import ConfigError
 from seqanim.files import atomic_write_text, digest, link_or_copy, replace_dir
 from seqanim.workspace import ENGINE, current
 
@@ -162,9 +163,15 @@ def plan(
     experiments: list[str] | None = None,
     narrations: list[str] | None = None,
 ) -> dict[str, Stage]:
-    """All stages needed for the requested targets (default: everything), in dependency order."""
+    """All stages needed for the requested targets (default: everything), in dependency order. At the `check`
+    quality, which draws no frame, everything is the experiments and the scenes: nothing to narrate or export."""
     from seqanim.decks.plan import deck_names
     from seqanim.render import outputs as scene_outputs
+
+    if quality == CHECK and (decks or narrations):
+        raise ConfigError(
+            f"--quality {CHECK} draws no frames, so it has no narrated cuts or decks; build those at preview or above"
+        )
 
     stages: dict[str, Stage] = {}
     theme_hash = digest(lecture.section("theme"))
@@ -270,7 +277,7 @@ def plan(
         add_scene(name)
     for name in narrations or []:
         add_narration(name)
-    for name in decks if decks is not None else (deck_names(lecture) if everything else []):
+    for name in decks if decks is not None else (deck_names(lecture) if everything and quality != CHECK else []):
         add_deck(name)
 
     ordered = _topological(stages)
@@ -282,7 +289,7 @@ def plan(
 
 def _voice_model_hash(lecture: Lecture) -> str:
     """The Piper voice model's content hash; a missing model fails the plan (nothing runs, nothing is lost)."""
-    from seqanim.errors import ConfigError, SeqanimError
+    from seqanim.errors import SeqanimError
     from seqanim.voice import check_voice, model_path
 
     publish = lecture.publish

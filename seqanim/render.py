@@ -1,5 +1,10 @@
 """Render one scene in this process: video, slide files, thumbnail and a report, each written atomically.
 
+At the `check` quality nothing is drawn but the last frame: manim skips every animation to its end state (as
+`manim -s` does), so the scene's code runs, its words are spoken and timed, its layout is checked at the end
+of every slide, and the report says where every beat would run, in a fraction of a render's time; its
+thumbnail and report are its only outputs.
+
 The build renders each scene as a stage of its own (`seqanim.worker scene NAME`, in a process of its own:
 manim's configuration is global). Everything is rendered into a staging folder first and moved into
 `renders/<q>/` and `slides/<q>/` only when the scene has finished; the report says what the checks found
@@ -20,6 +25,7 @@ from typing import Any
 
 import click
 
+from seqanim.config import CHECK
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
 from seqanim.files import FULL, atomic_write_text, disk_full, naming_a_full_disk, replace_dir
 from seqanim.frames import differing_share, frame_count, last_frame, video_seconds
@@ -29,6 +35,7 @@ from seqanim.workspace import current
 # manim's settings per quality. `preview` (240p10) renders every scene's real code, layout check included,
 # for the test suite and `seqanim watch`: about a third of low's pixels and two thirds of its frames.
 MANIM_QUALITY: dict[str, dict[str, Any]] = {
+    CHECK: {"quality": "low_quality", "pixel_width": 426, "pixel_height": 240, "frame_rate": 10},
     "preview": {"quality": "low_quality", "pixel_width": 426, "pixel_height": 240, "frame_rate": 10},
     "low": {"quality": "low_quality"},
     "medium": {"quality": "medium_quality"},
@@ -40,10 +47,12 @@ MANIM_QUALITY: dict[str, dict[str, Any]] = {
 def outputs(scene: str, quality: str) -> dict[str, Path]:
     """Every file a scene's render produces."""
     renders, slides = current().renders(quality), current().slides(quality)
+    drawn = {"thumbnail": renders / f"{scene}.png", "report": renders / f"{scene}.report.json"}
+    if quality == CHECK:
+        return drawn
     return {
         "video": renders / f"{scene}.mp4",
-        "thumbnail": renders / f"{scene}.png",
-        "report": renders / f"{scene}.report.json",
+        **drawn,
         "slides": slides / f"{scene}.json",
         "files": slides / "files" / scene,
     }
@@ -92,7 +101,7 @@ def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, A
 
 def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str, Any]:
     """render_scene's work, in the staging folder `stage`."""
-    from manim import config, tempconfig
+    from manim import Scene, config, tempconfig
 
     spec = scene_spec(name)
     workspace = current()
@@ -120,7 +129,7 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
         "output_file": name,
         "progress_bar": "none" if quiet else "display",
         "verbosity": "WARNING",
-        "write_to_movie": True,
+        "write_to_movie": quality != CHECK,
         "format": "mp4",
         # manim's partial-movie cache hashes every play call (a JSON dump of all mobjects on screen). At low
         # quality that hashing costs more than drawing: ReverseAlignment takes 38.5 s with the cache and
@@ -132,9 +141,12 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
     with tempconfig(settings):
         module = importlib.import_module(f"scenes.{spec.module}")
         scene_class = getattr(module, name)
-        scene = scene_class(output_folder=stage / "slides")
+        scene = scene_class(output_folder=stage / "slides", skip_animations=quality == CHECK)
         try:
-            scene.render()
+            if quality == CHECK:  # manim's render alone: manim-slides would join slide videos there are none of
+                Scene.render(scene)
+            else:
+                scene.render()
         except SeqanimError:
             raise
         except OSError as error:
@@ -145,8 +157,7 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
         except Exception as error:  # noqa: BLE001 - any scene bug becomes one line; the traceback goes to the log
             _fail_if_the_disk_is_full(stage)
             raise _scene_failed(name, error) from None
-        movie = Path(scene.renderer.file_writer.movie_file_path)
-        frame = scene.renderer.get_frame()
+        frame = scene._draw_final_state() if quality == CHECK else scene.renderer.get_frame()
         seconds = time.perf_counter() - started
         width, height, fps = config.pixel_width, config.pixel_height, config.frame_rate
 
@@ -155,6 +166,32 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
     out = outputs(name, quality)
     thumb_tmp = stage / "thumbnail.png"
     Image.fromarray(frame).convert("RGB").save(thumb_tmp)
+    report = {
+        "scene": name,
+        "quality": quality,
+        "resolution": [width, height],
+        "fps": fps,
+        "render_seconds": round(seconds, 2),
+        "notes": scene.notes,
+        "narrations": scene.narrations,  # what the published video says and captions, per slide
+        "alts": scene.alts,  # alt text of each slide's last frame, written from the data on screen
+        "screen_texts": scene.screen_texts,
+    }
+    if quality == CHECK:
+        scene._add_last_slide()  # as manim-slides closes the last slide when it saves
+        starts = [slide.start_animation for slide in scene._slides]
+        report |= {
+            "duration": round(sum(scene.animation_frames) / fps, 4),  # what the video would last
+            "slides": len(scene._slides),
+            "loops": [index for index, slide in enumerate(scene._slides) if slide.loop],
+            "beats": beat_times(scene, fps, scene.animation_frames, starts),
+            "layout_violations": [str(v) for v in scene.layout_violations],
+        }
+        _copy_atomic(thumb_tmp, out["thumbnail"])
+        atomic_write_text(out["report"], json.dumps(report, indent=2) + "\n")
+        _share_media(media, media_cache)
+        return report
+    movie = Path(scene.renderer.file_writer.movie_file_path)
 
     # manim-slides stores paths relative to the slides folder's parent; make them relative to slides/.
     slides_json = json.loads((stage / "slides" / f"{name}.json").read_text())
@@ -162,28 +199,23 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
         for key in ("file", "rev_file"):
             slide[key] = f"{quality}/files/{name}/{Path(slide[key]).name}"
 
-    duration = video_seconds(movie)
     paused = paused_frame_shares(stage / "slides" / "files" / name, slides_json["slides"], scene.final_frames)
     paused_violations = [
         f"slide {index}: paused frame: {share:.2%} of its pixels differ from the slide's final state"
         for index, share in enumerate(paused, start=1)
         if share is not None and share > PAUSED_FRAME_TOLERANCE
     ]
-    report = {
-        "scene": name,
-        "quality": quality,
-        "resolution": [width, height],
-        "fps": fps,
-        "duration": duration,
-        "render_seconds": round(seconds, 2),
+    # The movies manim-slides joins, in its numbering of animations (a skipped animation has none). Counted
+    # from each movie: a render from manim's cache skips the drawing but not the movie.
+    frames = [frame_count(path) for path in scene._partial_movie_files]
+    report |= {
+        "duration": video_seconds(movie),
         "slides": len(slides_json["slides"]),
-        "notes": scene.notes,
-        "narrations": scene.narrations,  # what the published video says and captions, per slide
-        "beats": beat_times(scene, fps),  # per slide: each beat's words, and where its animations run
-        "alts": scene.alts,  # alt text of each slide's last frame, written from the data on screen
+        "loops": [index for index, slide in enumerate(slides_json["slides"]) if slide.get("loop")],
+        # per slide: each beat's words, and where its animations run
+        "beats": beat_times(scene, fps, frames, [slide.start_animation for slide in scene._slides]),
         "layout_violations": [str(v) for v in scene.layout_violations] + paused_violations,
         "paused_frame_shares": paused,  # per slide: share of pixels off its final state (None: a loop)
-        "screen_texts": scene.screen_texts,
     }
     # Publish: new slide files join the old ones (manim-slides names them by content hash), the JSON switches
     # to them, and only then do files the JSON no longer names go. A presenter never sees a dangling path.
@@ -198,10 +230,15 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
     _copy_atomic(movie, out["video"])
     _copy_atomic(thumb_tmp, out["thumbnail"])
     atomic_write_text(out["report"], json.dumps(report, indent=2) + "\n")
-    for folder in SHARED_MEDIA:
-        _share(media / folder, workspace.media / folder)
-    replace_dir(media, media_cache)
+    _share_media(media, media_cache)
     return report
+
+
+def _share_media(media: Path, media_cache: Path) -> None:
+    """A finished render's LaTeX and text SVGs join the shared folders; the rest of its media is kept."""
+    for folder in SHARED_MEDIA:
+        _share(media / folder, current().media / folder)
+    replace_dir(media, media_cache)
 
 
 # manim's folders of LaTeX and text SVGs (its tex_dir and text_dir inside media_dir), named by their content,
@@ -230,14 +267,10 @@ def _share(finished: Path, shared: Path) -> None:
 PAUSED_FRAME_TOLERANCE = 0.0002
 
 
-def beat_times(scene: Any, fps: float) -> list[list[dict[str, Any]]]:
+def beat_times(scene: Any, fps: float, frames: list[int], starts: list[int]) -> list[list[dict[str, Any]]]:
     """Per slide, its beats: their words, the seconds of the slide's video in which they run (their hold
     included), and their speech: how long it lasts and when each word starts and ends, from the beat's start.
-    Counted in frames from manim's movie of each animation, as manim-slides joins them into the slide's video
-    (a render from manim's cache skips the drawing but not the movie, so its clock is not a reliable count)."""
-    # The movies manim-slides joins, in its numbering of animations (a skipped animation has none).
-    frames = [frame_count(path) for path in scene._partial_movie_files]
-    starts = [slide.start_animation for slide in scene._slides]  # manim-slides' record of each slide's animations
+    `frames`: each animation's frames, in manim-slides' numbering; `starts`: each slide's first animation."""
     if len(starts) != len(scene.beats):
         raise StageFailed(f"{len(starts)} slide videos but {len(scene.beats)} slides opened with notes")
     timed = []

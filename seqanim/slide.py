@@ -139,13 +139,14 @@ class LectureSlide(Slide):
         self._in_beat = False
         self._beat: Beat | None = None  # the beat being played, until its words and its pause have ended
         self.frames_written = 0  # every frame manim has written so far, counted as manim counts them
+        self.animation_frames: list[int] = []  # per animation (manim-slides' numbering), the frames it wrote
         # Per slide, the alt text of its last frame: described data mobjects on screen, or the slide's `alt=`.
         self.alts: list[str] = []
         self._alt_override: list[str | None] = []
         self.layout_violations: list[layout.Violation] = []
         self.screen_texts: list[list[str]] = []  # per slide, what is readable at its end (for tests)
         # Per slide, a picture of its final state, drawn from the mobjects; render.py compares it with the
-        # last frame of the slide's video, the one a deck pauses on.
+        # last frame of the slide's video, the one a deck pauses on (none at the `check` quality: no video).
         self.final_frames: list[np.ndarray] = []
         # manim writes an animation's frames at t < run_time: without a frame after it, a slide's video would
         # end (and a deck pause) before its last animation has finished. One held frame (1.5 frame periods:
@@ -252,6 +253,8 @@ class LectureSlide(Slide):
 
     def play(self, *args: Any, **kwargs: Any) -> None:
         super().play(*args, **kwargs)
+        if self.skip_animations:  # as manim ends a drawn play: the updaters once more, with every end state set
+            self.update_mobjects(0)
         # The frames manim just wrote for it: a still for int(t * fps), anything else for ceil(t * fps) (its
         # times are arange(0, t, 1 / fps)); a cached animation's movie has the frames it had when drawn.
         step = 1 / config.frame_rate
@@ -260,6 +263,7 @@ class LectureSlide(Slide):
         else:
             frames = len(np.arange(0, self.duration, step))
         self.frames_written += frames
+        self.animation_frames.append(frames)
         if self._beat is not None and len(self.animations) == 1 and isinstance(self.animations[0], Wait):
             self._beat.still_frames += frames
 
@@ -285,7 +289,8 @@ class LectureSlide(Slide):
         on_screen = list(self.mobjects)
         self.layout_violations += layout.check(on_screen, self._slide_index)
         self.screen_texts.append(layout.visible_texts(on_screen))
-        self.final_frames.append(self._draw_final_state())
+        if not self.skip_animations:  # the `check` quality draws no frame to compare it with
+            self.final_frames.append(self._draw_final_state())
         index = len(self.alts)
         override = self._alt_override[index] if index < len(self._alt_override) else None
         self.alts.append(override or alt_text(on_screen))
