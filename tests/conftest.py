@@ -7,9 +7,12 @@ collected it is the current directory, so every build, copy and read of data/, r
 .seqanim/ happens there. `SEQANIM_WORKSPACE` is not passed on: a command a test starts in a copy of its own
 (cwd=) finds that copy, as a lecturer's command finds the folder it runs in.
 
-The suite runs the real pipeline once in its workspace (`seqanim build`, the suite's quality) and asserts on
-what it produced. Nothing is mocked. When the session ends it checks that the checkout's generated folders
-hold what they held when it started, and fails the run, naming the files, if they do not.
+The suite runs the real pipeline once in its workspace and asserts on what it produced; nothing is mocked.
+It builds the whole lecture at the `check` quality (every experiment trained, every scene's code run with its
+words spoken, timed and its layout checked, no frame drawn), and renders, narrates and publishes one deck for
+real at preview quality: `sample`, two scenes of two parts, which the suite adds to its lecture.toml. When
+the session ends it checks that the checkout's generated folders hold what they held when it started, and
+fails the run, naming the files, if they do not.
 
     SEQANIM_TEST_WORKSPACE=DIR   run in DIR as it is, and keep it (a workspace of a test that runs the suite's
                                  generated tests, or a suite workspace kept for the next run)
@@ -37,9 +40,13 @@ from seqanim import contract
 from seqanim.config import experiment_params, load
 from seqanim.workspace import WORKSPACE_ENV, current, find_root
 
-# The suite renders every scene's real code, layout check included, at preview quality (240p10): a third
-# faster than low. Every test module reads this one value.
+# The quality the suite builds the whole lecture at (no frame drawn), and the one it renders, narrates and
+# publishes its sample deck at (240p10, the cheapest that draws). Every test module reads these values.
+CHECK = "check"
 QUALITY = "preview"
+SAMPLE = "sample"
+SAMPLE_SCENES = ("EchoOfAPulse", "QueryKeyValue")  # a loop slide, formulas, two parts: a title and two dividers
+SAMPLE_DECK = f'\n[decks.{SAMPLE}]\ntitle = "A sample of the lecture"\nscenes = {json.dumps(list(SAMPLE_SCENES))}\n'
 
 
 def frame_settings(quality: str = QUALITY) -> dict[str, int]:
@@ -70,8 +77,8 @@ def lasts_its_words(report: dict[str, Any]) -> bool:
 
 def suite_workspace(source: Path, target: Path) -> Path:
     """`target` made a workspace of the lecture in `source`: its lecturer's files copied (again, so that an
-    edited scene is the one tested), reveal.js linked; its own data/, renders/, slides/ (their READMEs only) and
-    .seqanim/ start empty."""
+    edited scene is the one tested) with the sample deck added to its lecture.toml, reveal.js linked; its own
+    data/, renders/, slides/ (their READMEs only) and .seqanim/ start empty."""
     target.mkdir(parents=True, exist_ok=True)
     for name in LECTURER_FILES:
         origin, copy = source / name, target / name
@@ -80,6 +87,8 @@ def suite_workspace(source: Path, target: Path) -> Path:
             shutil.copytree(origin, copy, ignore=shutil.ignore_patterns("__pycache__"))
         elif origin.exists():
             shutil.copy2(origin, copy)
+    with open(target / "lecture.toml", "a") as toml:
+        toml.write(SAMPLE_DECK)
     for folder in GENERATED[:3]:  # the README each generated folder carries in git, as a clone has it
         readme = source / folder / "README.md"
         if readme.is_file():
@@ -180,15 +189,15 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 @pytest.fixture(scope="session")
 def lecture_built() -> Path:
-    """Build the whole lecture once per session (a no-op when `make` already built it). Under pytest-xdist
-    every worker asks: the first one builds, the others wait for it and find everything up to date."""
+    """Build the lecture once per session: everything at the check quality, then the sample deck at preview.
+    Under pytest-xdist every worker asks: the first one builds, the others wait for it and find everything up
+    to date."""
     if not os.environ.get("SEQANIM_TEST_SKIP_BUILD"):
         current().state_dir.mkdir(parents=True, exist_ok=True)
         with open(current().state_dir / "tests.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # the build's own lock would make a second worker fail, not wait
-            subprocess.run(
-                [sys.executable, "-m", "seqanim.cli", "build", "--quality", QUALITY], cwd=current().root, check=True
-            )
+            for command in (("build", "--quality", CHECK), ("slides", SAMPLE, "--quality", QUALITY)):
+                subprocess.run([sys.executable, "-m", "seqanim.cli", *command], cwd=current().root, check=True)
     return current().root
 
 
@@ -201,9 +210,9 @@ def artifact(lecture_built: Path) -> Callable[[str], contract.Artifact]:
 
 @pytest.fixture(scope="session")
 def scene_report(lecture_built: Path) -> Callable[[str], dict[str, Any]]:
-    """The render report of a scene: slides, notes, layout violations, duration, resolution."""
+    """The report of a scene's check: slides, notes, narration, beats, layout violations, duration, resolution."""
 
     def read(scene: str) -> dict[str, Any]:
-        return json.loads((current().renders(QUALITY) / f"{scene}.report.json").read_text())
+        return json.loads((current().renders(CHECK) / f"{scene}.report.json").read_text())
 
     return read

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.conftest import frame_settings, lasts_its_words
+from tests.conftest import CHECK, frame_settings, lasts_its_words
 
 SLIDES = {"ReverseAlignment": 7, "SortAlignment": 7}
 
@@ -14,7 +14,7 @@ SLIDES = {"ReverseAlignment": 7, "SortAlignment": 7}
 def test_scene_renders_cleanly(scene_report, scene: str) -> None:
     report = scene_report(scene)
     assert report["layout_violations"] == []
-    frame = frame_settings()
+    frame = frame_settings(CHECK)
     assert report["resolution"] == [frame["pixel_width"], frame["pixel_height"]]
     assert report["slides"] == SLIDES[scene]
     assert len(report["notes"]) == SLIDES[scene]

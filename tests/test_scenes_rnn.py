@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 from seqanim.contract import Artifact
-from seqanim.workspace import current
-from tests.conftest import QUALITY, frame_settings, lasts_its_words
+from tests.conftest import CHECK, frame_settings, lasts_its_words
 
 # scene -> (slides it produces, index of its loop slide or None)
 SCENES = {
@@ -26,7 +24,7 @@ SCENES = {
 def test_scene_renders_cleanly(scene_report, scene: str) -> None:
     report = scene_report(scene)
     assert report["layout_violations"] == []
-    frame = frame_settings()
+    frame = frame_settings(CHECK)
     assert report["resolution"] == [frame["pixel_width"], frame["pixel_height"]]
     assert report["slides"] == SCENES[scene][0]
     assert len(report["notes"]) == SCENES[scene][0]
@@ -126,12 +124,11 @@ def test_every_slide_note_quotes_its_data(scene_report, artifact, scene: str) ->
 
 
 @pytest.mark.parametrize("scene", SCENES)
-def test_loop_slides_are_never_first_or_last(lecture_built, scene: str) -> None:
-    slides = json.loads((current().slides(QUALITY) / f"{scene}.json").read_text())["slides"]
-    loops = [index for index, slide in enumerate(slides) if slide["loop"]]
+def test_loop_slides_are_never_first_or_last(scene_report, scene: str) -> None:
+    report = scene_report(scene)
     expected = SCENES[scene][1]
-    assert loops == ([] if expected is None else [expected])
-    assert 0 not in loops and len(slides) - 1 not in loops
+    assert report["loops"] == ([] if expected is None else [expected])
+    assert 0 not in report["loops"] and report["slides"] - 1 not in report["loops"]
 
 
 def test_training_race_verdict_follows_the_data(scene_report, artifact) -> None:

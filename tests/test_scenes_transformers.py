@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from seqanim.contract import Artifact
-from tests.conftest import frame_settings, lasts_its_words
+from tests.conftest import CHECK, frame_settings, lasts_its_words
 
 SLIDES = {
     "SelfAttentionLookup": 5,
@@ -78,7 +78,7 @@ def expected_notes(scene: str, artifact: Callable[[str], Artifact]) -> list[str]
 def test_scene_renders_cleanly(scene: str, scene_report: Callable[[str], dict[str, Any]]) -> None:
     report = scene_report(scene)
     assert report["layout_violations"] == []
-    frame = frame_settings()
+    frame = frame_settings(CHECK)
     assert report["resolution"] == [frame["pixel_width"], frame["pixel_height"]]
     assert report["slides"] == SLIDES[scene]
     assert len(report["notes"]) == SLIDES[scene]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.conftest import frame_settings
+from tests.conftest import CHECK, frame_settings
 
 SLIDES = {
     "QueryKeyValue": 3,
@@ -87,7 +87,7 @@ def expected_numbers(art) -> dict[str, list[str]]:  # type: ignore[no-untyped-de
 def test_scene_report(scene: str, scene_report, artifact) -> None:  # type: ignore[no-untyped-def]
     report = scene_report(scene)
     assert report["layout_violations"] == []
-    frame = frame_settings()
+    frame = frame_settings(CHECK)
     assert report["resolution"] == [frame["pixel_width"], frame["pixel_height"]]
     assert report["slides"] == SLIDES[scene]
     notes = report["notes"]

@@ -27,7 +27,7 @@ from typing import Any
 
 from seqanim.render import SHARED_MEDIA
 from seqanim.workspace import ENGINE, REPOSITORY, current
-from tests.conftest import QUALITY
+from tests.conftest import CHECK
 
 ROOT = current().root
 
@@ -88,9 +88,10 @@ class Tree:
         return result
 
 
-def make_tree(destination: Path, quality: str = QUALITY) -> Tree:
-    """A copy of the built lecture whose commands build at `quality` by default (the suite's; the benches
-    measure the lecturer's build, `low`)."""
+def make_tree(destination: Path, quality: str = CHECK) -> Tree:
+    """A copy of the suite's built lecture whose commands build at `quality` by default: the check quality the
+    suite built everything at, so a plain `seqanim build` there is up to date (the benches measure the
+    lecturer's build, `low`). Its sample deck is built at preview (tests.conftest)."""
     destination.mkdir(parents=True, exist_ok=True)
     for name in COPIED:
         source = ROOT / name
@@ -116,24 +117,11 @@ def make_tree(destination: Path, quality: str = QUALITY) -> Tree:
             shutil.copytree(ROOT / ".seqanim" / "media" / folder, destination / ".seqanim" / "media" / folder,
                             copy_function=os.link)  # fmt: skip
     cache = ROOT / ".seqanim" / "cache"
-    if cache.exists():
-        # Real copies: cache entries share inodes with the real outputs, and tests here damage files in place.
-        # Not every entry: the tests build only the suite's quality, and old deck exports (tens of MB) pile up.
-        current = {entry["key"] for entry in json.loads(state.read_text()).values()} if state.exists() else set()
+    if cache.exists():  # real copies: cache entries share inodes with the real outputs, and tests damage them
         for entry in cache.iterdir():
-            if entry.is_dir() and _needed(entry, current, quality):
+            if entry.is_dir() and (entry / "COMPLETE").is_file():  # finished: what a build would restore
                 shutil.copytree(entry, destination / ".seqanim" / "cache" / entry.name)
     return Tree(destination)
-
-
-def _needed(entry: Path, current: set[str], quality: str) -> bool:
-    """Experiments and the suite's scenes, every version (tests switch parameters back); decks: the current ones."""
-    try:
-        stage = json.loads((entry / "COMPLETE").read_text())["stage"]
-    except (OSError, ValueError, KeyError):
-        return False  # unfinished or foreign: the build would not restore it either
-    kind, _, rest = stage.partition(":")
-    return kind == "experiment" or (rest.startswith(f"{quality}:") and (kind == "scene" or entry.name in current))
 
 
 def worker_checkout(folder: Path, commit: str | None = None) -> Path:

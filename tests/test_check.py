@@ -1,0 +1,35 @@
+"""The check quality against a real render: what a check reports of a scene (its slides, words, beats and
+layout, and how long its video lasts) is what rendering it reports, and a check makes nothing to narrate or
+export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from seqanim import graph
+from seqanim.config import load
+from seqanim.workspace import current
+from tests.conftest import CHECK, QUALITY, SAMPLE, SAMPLE_SCENES
+from tests.tree import Tree, make_tree, one_error_line
+
+SHARED = ("duration", "slides", "loops", "notes", "narrations", "beats", "alts", "screen_texts", "layout_violations")
+
+
+@pytest.mark.parametrize("scene", SAMPLE_SCENES)
+def test_a_check_reports_what_the_render_of_its_frames_does(lecture_built: Path, scene: str) -> None:
+    checked = json.loads((current().renders(CHECK) / f"{scene}.report.json").read_text())
+    rendered = json.loads((current().renders(QUALITY) / f"{scene}.report.json").read_text())
+    assert checked["fps"] == rendered["fps"]
+    assert {key: checked[key] for key in SHARED} == {key: rendered[key] for key in SHARED}
+    assert not (current().renders(CHECK) / f"{scene}.mp4").exists()
+
+
+def test_a_build_at_check_has_nothing_to_narrate_or_export(lecture_built: Path, tmp_path: Path) -> None:
+    stages = graph.plan(load(), CHECK)
+    assert {stage.kind for stage in stages.values()} == {"experiment", "scene"}
+    tree: Tree = make_tree(tmp_path / "lecture")
+    line = one_error_line(tree.run("slides", SAMPLE, "--quality", CHECK))
+    assert "check draws no frames" in line and "preview or above" in line
