@@ -2,8 +2,8 @@
 
 About ten real narration sentences (one per scene, from the built lecture's `renders/low/*.report.json`;
 fixed representative sentences when the lecture is not built) are spoken by each voice through
-`seqanim.voice.clip`, so each clip is the published one: the voice's own synthesis, then the same two-pass
-loudnorm to `[publish] loudness_lufs`. pocketsphinx (its bundled en-us acoustic model, dictionary and
+`seqanim.voice.clip`, so each clip is the published one: the voice's own synthesis, then the same loudness
+normalisation to `[publish] loudness_lufs`. pocketsphinx (its bundled en-us acoustic model, dictionary and
 general language model) transcribes each clip, resampled to 16 kHz mono. Printed per voice: the word error
 rate (word-level Levenshtein distance / reference words, over all sentences), the speaking rate in words per
 minute (reference words / clip seconds, the clip's short leading and trailing silences included) and the
@@ -301,7 +301,7 @@ def main() -> None:
                 speaker.generate_from_text(voice.spoken(sentence), raw)
                 synthesis += time.perf_counter() - started
                 raw_seconds += voice.clip_seconds(raw)
-                made = voice.clip(sentence, publish, voice=name)  # the published clip: synthesis + loudnorm
+                made = voice.clip(sentence, publish, voice=name)  # the published clip: synthesis + loudness
                 clip_seconds += made.seconds
                 heard = recognise(made.path)
                 wrong = edits(reference, words(heard))
