@@ -57,12 +57,14 @@ build: setup
 # Lint first: it takes a second and names the line to fix. The tests mostly render (CPU-bound): two workers
 # (one test file each at a time; the first builds the lecture, the other waits for it) keep both cores busy,
 # and four were no faster (93 % busy, 10 min 38 s against 9 min 55 s). TEST_WORKERS=0 runs them in this process.
-# Bytecode and ruff's cache go under pytest's cache, not beside the sources; the 25 slowest tests are listed at the end.
+# No bytecode is written (the checkout keeps no __pycache__; the libraries' own, compiled by pip, are read: a
+# PYTHONPYCACHEPREFIX would make every process compile manim and torch again, 3-5 s each); ruff's cache goes
+# under pytest's. The 25 slowest tests are listed at the end.
 TEST_WORKERS ?= 2
 test: setup
 	RUFF_CACHE_DIR=$(CURDIR)/.pytest_cache/ruff $(PY) -m ruff check .
 	RUFF_CACHE_DIR=$(CURDIR)/.pytest_cache/ruff $(PY) -m ruff format --check .
-	PYTHONPYCACHEPREFIX=$(CURDIR)/.pytest_cache/pycache $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
+	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 bench: setup
 	$(PY) bench/precompute.py && $(PY) bench/kernels.py && $(PY) bench/reverse_seeds.py && $(PY) bench/build.py && $(PY) bench/faults.py --kills 2

@@ -1,10 +1,13 @@
 """Decks against the real tools: Chromium plays the HTML deck offline, the Qt presenter runs offscreen,
 python-pptx and pypdf read the PowerPoint and the handout back, ffprobe reads the joined video.
 
-A small deck keeps this fast: `test-mini` = the title card + HiddenStateDynamics. Every deck here is
+A small deck keeps this fast: `test-mini` = the title card + EchoOfAPulse, one of the sample scenes the suite
+renders and narrates at preview (tests/conftest.py; no other scene has slides at preview). Every deck here is
 exported in an isolated copy of the built lecture (tests/tree.py), by the copy's own seqanim in a child
 process: the real slides/ and renders/ are never written, so an interrupted run leaves nothing behind there
-and a concurrent build never meets a test deck.
+and a concurrent build never meets a test deck. A deck of two parts is the suite's own sample deck: its cards
+are read as the session exported them, and rendered again in the copy. The `full` and part decks are checked
+as plans (which scenes, which parts, which cards), without a build.
 """
 
 from __future__ import annotations
@@ -27,13 +30,12 @@ from seqanim.config import Deck, Decks, Lecture, load
 from seqanim.decks.html import _local_refs
 from seqanim.decks.plan import deck_parts, deck_scenes
 from seqanim.workspace import current
-from tests.conftest import QUALITY
+from tests.conftest import QUALITY, SAMPLE, SAMPLE_SCENES
 from tests.tree import Tree, make_tree
 
-SCENE = "HiddenStateDynamics"
+SCENE = SAMPLE_SCENES[0]  # EchoOfAPulse: six slides, one of them a loop, notes with h_t in them
 MINI = "test-mini"
-PAIR = "test-pair"  # the same scene twice: two chapters, the second starting where the first ends
-FAST = "test-fast"  # the scene at [decks] playback_rate = 2
+RATE = 2.0  # the mini deck's [decks] playback_rate: the pace the lecturer presents at, twice the narration's
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -58,11 +60,13 @@ lecture = Lecture.model_validate_json(Path(sys.argv[1]).read_text())
 
 
 class Export(NamedTuple):
-    """A deck exported in the copy: where, with which parameters, and what `export_deck` returned."""
+    """A deck exported in the copy: where, with which parameters, what `export_deck` returned, and its handout
+    as exported first with `[decks] handout_notes = false`."""
 
     tree: Tree
     lecture: Lecture
     written: dict[str, Path]
+    quiet_pdf: Path
 
 
 def _report(tree: Tree, scene: str) -> dict[str, Any]:
@@ -117,21 +121,27 @@ def deck_tree(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 @pytest.fixture(scope="module")
 def mini(deck_tree: Tree) -> Export:
-    """The small deck, exported in every format (with the standalone HTML) in the copy."""
+    """The small deck, exported in every format (with the standalone HTML) in the copy, played at RATE. One child
+    process exports it twice (manim and the exporters imported once): first its handout without notes, which
+    it keeps aside, then everything."""
     base = load(deck_tree.root / "lecture.toml")
     lecture = base.model_copy(
         update={
             "decks": Decks(
                 one_file=True,
                 handout_notes=True,
-                items={
-                    MINI: Deck(title="Mini lecture", scenes=[SCENE]),
-                    PAIR: Deck(title="Pair", scenes=[SCENE, SCENE]),
-                },
+                playback_rate=RATE,
+                items={MINI: Deck(title="Mini lecture", scenes=[SCENE])},
             )
         }
     )
-    return Export(deck_tree, lecture, _export(deck_tree, lecture, MINI))
+    quiet = deck_tree.root.parent / "quiet-handout.pdf"
+    body = f"""\
+quiet = lecture.model_copy(update={{"decks": lecture.decks.model_copy(update={{"handout_notes": False}})}})
+decks.export_deck(quiet, {MINI!r}, {QUALITY!r}, formats=("pdf",))["pdf"].rename({str(quiet)!r})
+result = decks.export_deck(lecture, {MINI!r}, {QUALITY!r})"""
+    written = {name: Path(path) for name, path in _call(deck_tree, lecture, body).items()}
+    return Export(deck_tree, lecture, written, quiet)
 
 
 def _browse(url: str, *, allowed: tuple[str, ...]) -> tuple[list[dict[str, Any]], list[str], list[str], Any]:
@@ -225,16 +235,14 @@ def test_html_deck_plays_offline_with_notes(mini: Export) -> None:
     assert _normalise(report["notes"][0]) in _normalise(speaker_text)
 
 
-def test_html_deck_plays_the_slides_at_the_playback_rate(deck_tree: Tree) -> None:
+def test_html_deck_plays_the_slides_at_the_playback_rate(mini: Export) -> None:
     """The slides are rendered at the pace of their narration; `[decks] playback_rate` is the pace the
-    lecturer presents them at. In Chromium, at 2 a slide's video plays twice as fast as the page's clock."""
+    lecturer presents them at. In Chromium, at 2 (the mini deck's) a slide's video plays twice as fast as the
+    page's clock. (The suite's sample deck plays at the default, 1: tests/test_publish.py follows its captions
+    against its videos' time.)"""
     from playwright.sync_api import sync_playwright
 
-    base = load(deck_tree.root / "lecture.toml")
-    lecture = base.model_copy(
-        update={"decks": Decks(playback_rate=2.0, items={FAST: Deck(title="Fast", scenes=[SCENE])})}
-    )
-    html = _export(deck_tree, lecture, FAST, formats=("html",))["html"]
+    html = mini.written["html"]
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -254,7 +262,7 @@ def test_html_deck_plays_the_slides_at_the_playback_rate(deck_tree: Tree) -> Non
             )
         finally:
             browser.close()
-    assert rate == 2.0
+    assert rate == RATE
     assert 1.5 < pace < 2.5, pace  # the video's clock against the page's: twice as fast
 
 
@@ -313,37 +321,34 @@ def test_pdf_handout_one_page_per_slide_with_notes(mini: Export) -> None:
 def test_pdf_handout_without_notes(mini: Export) -> None:
     from pypdf import PdfReader
 
-    quiet = mini.lecture.model_copy(update={"decks": mini.lecture.decks.model_copy(update={"handout_notes": False})})
-    path = _export(mini.tree, quiet, MINI, ("pdf",))["pdf"]
-    text = _normalise(PdfReader(str(path)).pages[1].extract_text())
+    text = _normalise(PdfReader(str(mini.quiet_pdf)).pages[1].extract_text())
     assert _report(mini.tree, SCENE)["notes"][0][:30] not in text
-    assert "Hidden state dynamics" in text
+    assert "Echo of a pulse" in text
 
 
 def test_joined_video_has_a_chapter_per_scene(mini: Export) -> None:
+    """The mini deck's video: one chapter, its scene's narrated cut. (A video of two chapters, the second
+    starting where the first ends, is the sample deck's: tests/test_outputs.py and tests/test_publish.py.)"""
     written = mini.written
-    pair = _export(mini.tree, mini.lecture, PAIR, ("video",))
     # The published video is the narrated cut: each chapter lasts as long as the scene's narrated cut.
     narration = mini.tree.root / "renders" / QUALITY / f"{SCENE}.narration.json"
     duration = json.loads(narration.read_text())["duration"]
     # The scene is rendered at the pace of its narration: its narrated cut plays its video as it is.
     assert duration == pytest.approx(_report(mini.tree, SCENE)["duration"], abs=0.2)
-    for path, scenes in ((written["video"], [SCENE]), (pair["video"], [SCENE, SCENE])):
-        probe = json.loads(
-            subprocess.run(
-                ["ffprobe", "-v", "error", "-show_chapters", "-show_format", "-of", "json", str(path)],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-        )
-        chapters = probe["chapters"]
-        assert [c["tags"]["title"] for c in chapters] == scenes
-        for k, chapter in enumerate(chapters):
-            assert float(chapter["start_time"]) == pytest.approx(k * duration, abs=0.1)
-            assert float(chapter["end_time"]) == pytest.approx((k + 1) * duration, abs=0.1)
-        assert float(probe["format"]["duration"]) == pytest.approx(len(scenes) * duration, abs=0.2)
-    assert written["thumbnail"].is_file() and pair["thumbnail"].is_file()
+    probe = json.loads(
+        subprocess.run(
+            ["ffprobe", "-v", "error", "-show_chapters", "-show_format", "-of", "json", str(written["video"])],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    chapters = probe["chapters"]
+    assert [c["tags"]["title"] for c in chapters] == [SCENE]
+    assert float(chapters[0]["start_time"]) == pytest.approx(0, abs=0.1)
+    assert float(chapters[0]["end_time"]) == pytest.approx(duration, abs=0.1)
+    assert float(probe["format"]["duration"]) == pytest.approx(duration, abs=0.2)
+    assert written["thumbnail"].is_file()
 
 
 def test_every_listed_output_exists_and_no_temp_file_is_left(mini: Export) -> None:
@@ -369,7 +374,7 @@ def test_every_listed_output_exists_and_no_temp_file_is_left(mini: Export) -> No
 def test_qt_presenter_runs_offscreen(mini: Export) -> None:
     body = (
         f"sys.exit(present(lecture, {MINI!r}, {QUALITY!r}, fullscreen=False, screen=None, start_at=None, "
-        "extra=['--skip-all', '--exit-after-last-slide', '--playback-rate', '4']))"  # 4x: the scene lasts ~30 s
+        "extra=['--skip-all', '--exit-after-last-slide', '--playback-rate', '16']))"  # 16x: a minute in seconds
     )
     _call(mini.tree, mini.lecture, body, timeout=120, env={"QT_QPA_PLATFORM": "offscreen"})
 
@@ -407,6 +412,7 @@ def test_full_deck_gets_a_divider_per_part() -> None:
     groups = deck_parts(lecture, "full")
     assert [part for part, _ in groups] == list(registry.parts())  # the parts, in their declared order
     assert [scene for _, group in groups for scene in group] == deck_scenes(lecture, "full")
+    assert sorted(deck_scenes(lecture, "full")) == sorted(registry.scenes())  # every scene, once
     assert deck_parts(lecture, "rnn") == [(None, deck_scenes(lecture, "rnn"))]
     card_ids = [key for key in decks.deck_outputs(lecture, "full", QUALITY) if key.startswith("card:")]
     assert card_ids == ["card:full-title"] + [
@@ -414,21 +420,21 @@ def test_full_deck_gets_a_divider_per_part() -> None:
     ]
 
 
-def test_divider_cards_are_real_slides(deck_tree: Tree) -> None:
-    """A deck spanning two parts: title card, then a divider before each part, each with notes."""
+def test_divider_cards_are_real_slides(lecture_built: Path) -> None:
+    """A deck spanning two parts: title card, then a divider before each part, each with notes. The sample deck
+    is one (its scenes from the rnn and why-attention parts): its PowerPoint as the session exported it."""
     from pptx import Presentation
 
-    first, second = SCENE, "ScaledScores"  # from two lecture parts: rnn, why-attention
-    base = load(deck_tree.root / "lecture.toml")
-    lecture = base.model_copy(
-        update={"decks": Decks(items={"test-parts": Deck(title="Two parts", scenes=[first, second])})}
-    )
+    lecture = load()
+    first, second = deck_scenes(lecture, SAMPLE)
     part_a, part_b = (registry.parts()[registry.scene(scene).part].title for scene in (first, second))
-    path = _export(deck_tree, lecture, "test-parts", ("pptx",))["pptx"]
+    assert part_a != part_b
+    path = current().slides(QUALITY) / f"{SAMPLE}.pptx"
     notes = [slide.notes_slide.notes_text_frame.text for slide in Presentation(str(path)).slides]
-    a, b = _report(deck_tree, first), _report(deck_tree, second)
+    a, b = (json.loads((current().renders(QUALITY) / f"{s}.report.json").read_text()) for s in (first, second))
+    title = lecture.decks.items[SAMPLE].title
     assert len(notes) == 1 + 1 + a["slides"] + 1 + b["slides"]
-    assert notes[0].startswith(f"Two parts: 2 parts, 2 scenes, {a['slides'] + b['slides']} slides")
+    assert notes[0].startswith(f"{title}: 2 parts, 2 scenes, {a['slides'] + b['slides']} slides")
     assert notes[1].startswith(f"Part 1 of 2: {part_a}. 1 scene, {a['slides']} slides")
     assert notes[2 + a["slides"]].startswith(f"Part 2 of 2: {part_b}. 1 scene, {b['slides']} slides")
     assert notes[2 : 2 + a["slides"]] == a["notes"]
@@ -437,14 +443,12 @@ def test_divider_cards_are_real_slides(deck_tree: Tree) -> None:
 def test_a_card_rendered_again_alone_comes_back_the_same(deck_tree: Tree) -> None:
     """An export killed while it rendered cards renders only the unfinished ones next time, alone in their
     process: each must land under the name and bytes an uninterrupted export gave it (manim-slides names a
-    video after manim's hashes, which depend on what the process rendered before)."""
-    base = load(deck_tree.root / "lecture.toml")
-    lecture = base.model_copy(
-        update={"decks": Decks(items={"test-parts": Deck(title="Two parts", scenes=[SCENE, "ScaledScores"])})}
-    )
-    _export(deck_tree, lecture, "test-parts", ("pptx",))
+    video after manim's hashes, which depend on what the process rendered before). The uninterrupted export
+    is the session's of the sample deck (the copy holds its cards); its last card is rendered again alone."""
+    lecture = load(deck_tree.root / "lecture.toml")
     cards = deck_tree.root / "slides" / QUALITY / "cards"
-    last = sorted(cards.glob("test-parts-part-*.json"))[-1]  # rendered third, after the title and part 1
+    last = sorted(cards.glob(f"{SAMPLE}-part-*.json"))[-1]  # rendered third, after the title and part 1
+    assert last.name == f"{SAMPLE}-part-2-{registry.scene(SAMPLE_SCENES[1]).part}.json"
 
     def files() -> dict[str, bytes]:
         return {
@@ -454,5 +458,5 @@ def test_a_card_rendered_again_alone_comes_back_the_same(deck_tree: Tree) -> Non
 
     before = files()
     last.unlink()
-    _export(deck_tree, lecture, "test-parts", ("pptx",))
+    _export(deck_tree, lecture, SAMPLE, ("pptx",))
     assert files() == before

@@ -1,9 +1,12 @@
-"""The built lecture's real outputs, opened with real tools: the `full` deck in Chromium with its title and
-divider cards, its PDF handout page by page against each slide's last frame, every movie of its PowerPoint
-against its slide's video, the joined video's chapters, and every scene video's size and length from ffprobe.
+"""The built lecture's real outputs, opened with real tools: the sample deck (two scenes of two parts: a title
+card and two part dividers, as `full` has) in Chromium with its cards, its PDF handout page by page against
+each slide's last frame, every movie of its PowerPoint against its slide's video, the joined video's
+chapters, and its scenes' videos' size, length and opening from ffprobe and ffmpeg.
 
-Expected values come from the registry, the parameters in force and manim's quality table, never from
-today's numbers. Everything here only reads the built tree (the session's `seqanim build`).
+Expected values come from the registry, lecture.toml, the parameters in force and manim's quality table,
+never from today's numbers. Everything here only reads what the session built (tests/conftest.py: the sample
+deck is the one deck, and its scenes the only scenes, rendered at preview; tests/test_decks.py checks the
+`full` deck's plan).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from seqanim import decks, registry
 from seqanim.config import load
 from seqanim.decks.plan import deck_parts, deck_scenes
 from seqanim.workspace import current
-from tests.conftest import QUALITY, frame_settings
+from tests.conftest import QUALITY, SAMPLE, SAMPLE_SCENES, frame_settings
 from tests.test_decks import CHROMIUM, CHROMIUM_ARGS
 
 # A still compared with the frame it was made from: mean absolute difference per channel, of 255. The
@@ -53,13 +56,13 @@ def _video(file: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def full_deck(lecture_built: Path) -> list[Slide]:
-    """Every slide of the `full` deck, in order: its title card, then per part a divider and the part's scenes."""
+def sample_deck(lecture_built: Path) -> list[Slide]:
+    """Every slide of the sample deck, in order: its title card, then per part a divider and the part's scenes."""
     lecture = load()
-    outputs = decks.deck_outputs(lecture, "full", QUALITY)
+    outputs = decks.deck_outputs(lecture, SAMPLE, QUALITY)
     cards = [(key.removeprefix("card:"), path) for key, path in outputs.items() if key.startswith("card:")]
-    parts = deck_parts(lecture, "full")
-    assert len(cards) == 1 + len(parts)
+    parts = deck_parts(lecture, SAMPLE)
+    assert len(parts) == 2 and len(cards) == 1 + len(parts)
     order: list[tuple[str, str, Path]] = [("title", *cards[0])]
     for (_, scenes), divider in zip(parts, cards[1:]):
         order.append(("divider", *divider))
@@ -90,12 +93,12 @@ def _probe(path: Path, *entries: str) -> dict[str, Any]:
     return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
 
 
-def test_full_deck_opens_in_chromium_with_its_title_and_dividers(full_deck: list[Slide]) -> None:
+def test_sample_deck_opens_in_chromium_with_its_title_and_dividers(sample_deck: list[Slide]) -> None:
     from playwright.sync_api import sync_playwright
 
-    html = current().slides(QUALITY) / "full.html"
+    html = current().slides(QUALITY) / f"{SAMPLE}.html"
     left: list[str] = []
-    parts = deck_parts(load(), "full")
+    parts = deck_parts(load(), SAMPLE)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -103,7 +106,7 @@ def test_full_deck_opens_in_chromium_with_its_title_and_dividers(full_deck: list
             page.on("request", lambda r: None if r.url.startswith(("file:", "data:", "blob:")) else left.append(r.url))
             page.goto(html.as_uri())
             page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=20_000)
-            assert page.evaluate("Reveal.getTotalSlides()") == len(full_deck)
+            assert page.evaluate("Reveal.getTotalSlides()") == len(sample_deck)
             sources = page.evaluate(
                 "[...document.querySelectorAll('.slides > section')].map(s => s.dataset.backgroundVideo)"
             )
@@ -111,16 +114,16 @@ def test_full_deck_opens_in_chromium_with_its_title_and_dividers(full_deck: list
                 "[...document.querySelectorAll('.slides > section aside.notes')].map(a => a.textContent)"
             )
             # Every slide plays its own video: the asset is a copy (or link) of the slide's file.
-            for source, slide in zip(sources, full_deck):
+            for source, slide in zip(sources, sample_deck):
                 asset = html.parent / source
                 assert asset.name.endswith("_" + slide.video.name), (source, slide)
                 assert asset.read_bytes() == slide.video.read_bytes(), source
             # A scene slide's notes end with its captions' marker (seqanim.decks.html.add_captions); the rest is
             # the slide's own notes.
             spoken = [re.sub(r"\s*\[Captions: [^\]]* · narrated \d+ s\]$", "", " ".join(n.split())) for n in notes]
-            assert spoken == [" ".join(s.notes.split()) for s in full_deck]
-            cards = [index for index, slide in enumerate(full_deck) if slide.kind != "scene"]
-            assert [full_deck[i].kind for i in cards] == ["title"] + ["divider"] * len(parts)
+            assert spoken == [" ".join(s.notes.split()) for s in sample_deck]
+            cards = [index for index, slide in enumerate(sample_deck) if slide.kind != "scene"]
+            assert [sample_deck[i].kind for i in cards] == ["title"] + ["divider"] * len(parts)
             for number, index in enumerate(cards):
                 page.evaluate(f"Reveal.slide({index})")
                 page.wait_for_function(
@@ -131,7 +134,7 @@ def test_full_deck_opens_in_chromium_with_its_title_and_dividers(full_deck: list
                 width = page.evaluate(
                     "Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video').videoWidth"
                 )
-                assert width == _last_frame(full_deck[index].video).shape[1]
+                assert width == _last_frame(sample_deck[index].video).shape[1]
                 if number:  # a divider: "Part k of n: <the part's title>"
                     part = registry.parts()[parts[number - 1][0]]
                     assert notes[index].startswith(f"Part {number} of {len(parts)}: {part.title}."), notes[index]
@@ -159,13 +162,13 @@ def _image(xobject: Any) -> np.ndarray:
     return np.asarray(xobject.decode_as_image().convert("RGB"))
 
 
-def test_pdf_handout_has_one_page_per_slide_with_its_still(full_deck: list[Slide]) -> None:
+def test_pdf_handout_has_one_page_per_slide_with_its_still(sample_deck: list[Slide]) -> None:
     from pypdf import PdfReader
 
-    pages = PdfReader(str(current().slides(QUALITY) / "full.pdf")).pages
-    assert len(pages) == len(full_deck)
+    pages = PdfReader(str(current().slides(QUALITY) / f"{SAMPLE}.pdf")).pages
+    assert len(pages) == len(sample_deck)
     differences = []
-    for number, (page, slide) in enumerate(zip(pages, full_deck), start=1):
+    for number, (page, slide) in enumerate(zip(pages, sample_deck), start=1):
         # The images the page draws (its resources may list every page's: matplotlib shares them).
         drawn = _DRAWN.findall(page.get_contents().get_data())
         assert len(drawn) == 1, f"page {number} draws {len(drawn)} images"
@@ -178,15 +181,15 @@ def test_pdf_handout_has_one_page_per_slide_with_its_still(full_deck: list[Slide
         assert still.shape == frame.shape, f"page {number}: still {still.shape}, frame {frame.shape}"
         differences.append(float(np.abs(still.astype(np.int16) - frame.astype(np.int16)).mean()))
     worst = int(np.argmax(differences))
-    assert differences[worst] <= STILL_TOLERANCE, f"page {worst + 1} ({full_deck[worst].owner}): {differences[worst]}"
+    assert differences[worst] <= STILL_TOLERANCE, f"page {worst + 1} ({sample_deck[worst].owner}): {differences[worst]}"
 
 
-def test_every_pptx_movie_is_its_slides_video(full_deck: list[Slide]) -> None:
+def test_every_pptx_movie_is_its_slides_video(sample_deck: list[Slide]) -> None:
     from pptx import Presentation
 
-    slides = list(Presentation(str(current().slides(QUALITY) / "full.pptx")).slides)
-    assert len(slides) == len(full_deck)
-    for number, (slide, expected) in enumerate(zip(slides, full_deck), start=1):
+    slides = list(Presentation(str(current().slides(QUALITY) / f"{SAMPLE}.pptx")).slides)
+    assert len(slides) == len(sample_deck)
+    for number, (slide, expected) in enumerate(zip(slides, sample_deck), start=1):
         movies = [rel.target_part.blob for rel in slide.part.rels.values() if rel.reltype.endswith("/video")]
         assert len(movies) == 1, f"slide {number}: {len(movies)} movies"
         digest = hashlib.sha256(movies[0]).hexdigest()
@@ -194,12 +197,12 @@ def test_every_pptx_movie_is_its_slides_video(full_deck: list[Slide]) -> None:
         assert slide.notes_slide.notes_text_frame.text == expected.notes
 
 
-def test_full_video_has_a_chapter_per_scene_of_the_lecture(lecture_built: Path) -> None:
-    scenes = deck_scenes(load(), "full")
-    assert sorted(scenes) == sorted(registry.scenes())  # the full deck is every scene, once
-    probe = _probe(current().renders(QUALITY) / "full.mp4", "-show_chapters", "-show_format")
+def test_sample_video_has_a_chapter_per_scene_of_the_deck(lecture_built: Path) -> None:
+    scenes = deck_scenes(load(), SAMPLE)
+    assert scenes == list(SAMPLE_SCENES)  # lecture.toml's [decks.sample], in its order
+    probe = _probe(current().renders(QUALITY) / f"{SAMPLE}.mp4", "-show_chapters", "-show_format")
     chapters = probe["chapters"]
-    assert len(chapters) == len(registry.scenes())
+    assert len(chapters) == len(SAMPLE_SCENES)
     assert [chapter["tags"]["title"] for chapter in chapters] == scenes
     start = 0.0
     for chapter, scene in zip(chapters, scenes):
@@ -211,7 +214,8 @@ def test_full_video_has_a_chapter_per_scene_of_the_lecture(lecture_built: Path) 
     assert float(probe["format"]["duration"]) == pytest.approx(start, abs=0.2)
 
 
-@pytest.mark.parametrize("scene", list(registry.scenes()))
+# The scenes the suite draws; every scene's code, words and layout run at the check quality (tests/test_check.py).
+@pytest.mark.parametrize("scene", SAMPLE_SCENES)
 def test_scene_video_has_the_quality_size_and_the_reported_length(lecture_built: Path, scene: str) -> None:
     quality = frame_settings()
     video = current().renders(QUALITY) / f"{scene}.mp4"
@@ -240,7 +244,7 @@ def _opening_frames(video: Path, size: tuple[int, int], seconds: float = 1.5) ->
     return np.frombuffer(raw, dtype=np.uint8).reshape(-1, height, width, 3)
 
 
-@pytest.mark.parametrize("scene", list(registry.scenes()))
+@pytest.mark.parametrize("scene", SAMPLE_SCENES)  # the scenes the suite draws
 def test_no_scene_opens_on_its_title_alone(lecture_built: Path, scene: str) -> None:
     """From the first frame with the title to the first with anything below it: at most half a second."""
     from seqanim.kit import theme
