@@ -1,8 +1,13 @@
-"""Builds stopped half-way (issue #17): SIGKILL and Ctrl-C landing inside a render and a deck export, the
-build killed alone, what a killed build leaves behind, a full disk, and a build while `seqanim watch` runs.
-Everything runs for real: the deck export and the leftovers on an isolated copy of the built lecture
-(tests/tree.py); the renders and `watch` on a tiny lecture of their own (tests/tiny.py), whose scene renders
-in seconds (the lecture's scenes last their narration: a minute or more of video each).
+"""Builds stopped half-way (issue #17): Ctrl-C landing inside a render, the build killed alone (SIGKILL) and
+what it leaves behind, a full disk, and a build while `seqanim watch` runs. Everything runs for real, on a tiny
+lecture of its own (tests/tiny.py), whose scene renders in seconds (the lecture's scenes last their narration:
+a minute or more of video each).
+
+One case per behaviour docs/engine.md promises ("What a build survives"); bench/faults.py's campaign kills
+builds at random moments of every kind of stage (the deck export included), with both signals, in a cold build
+and a rebuild, and fills the disk at several sizes, every `make bench`. Every real build here costs a local
+Dask cluster's start, so the tests reuse what an earlier one built: the values `watch` builds are the
+uninterrupted builds the kills are compared with (restored from the cache; built anew when a test runs alone).
 """
 
 from __future__ import annotations
@@ -15,7 +20,6 @@ import signal
 import subprocess
 import sys
 import time
-import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,29 +28,13 @@ from typing import Any
 import pytest
 
 from seqanim import contract
-from seqanim.config import load
 from tests.conftest import QUALITY
-from tests.tiny import HEIGHT, PULSE_SCENE, make_tiny, timed_lecture
-from tests.tree import (
-    Tree,
-    framemd5,
-    leftovers,
-    lines,
-    make_tree,
-    one_error_line,
-    poll,
-    processes_in,
-    with_value,
-    workspaces,
-)  # fmt: skip
+from tests.tiny import HEIGHT, timed_lecture
+from tests.tree import Tree, framemd5, leftovers, lines, one_error_line, poll, processes_in, with_value, workspaces
 
-STEPS = load().linear_rnn.steps  # other values are offsets from it: whatever the lecture says, they differ
 INTERRUPTED = "interrupted; finished outputs are kept, the next build resumes"
-
-
-@pytest.fixture(scope="module")
-def tree(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> Tree:
-    return make_tree(tmp_path_factory.mktemp("kills") / "lecture")
+# Two heights `watch` builds (by hand while it waits, and saved); the kills go back to them.
+MANUAL, SAVED = HEIGHT + 2, HEIGHT + 3
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +43,9 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Tree:
 
 
 def test_build_while_watch_runs(tiny: Tree, tmp_path: Path) -> None:
-    """watch holds the lock only while it builds: a build runs while it idles; a build that holds the lock
-    when a file is saved makes watch say so once, and build the change when the other build is done: exactly
-    what the saved value feeds (the pulse experiment and its scene, `ran 2`)."""
+    """watch holds the lock only while it builds: a build started while it idles runs; that build holds the
+    lock when a file is saved, so watch says so once, and builds the change when the other build is done:
+    exactly what the saved value feeds (the pulse experiment and its scene, `ran 2`)."""
     tree = tiny
     log = tmp_path / "watch.log"
     config = tree.root / "lecture.toml"
@@ -72,24 +60,22 @@ def test_build_while_watch_runs(tiny: Tree, tmp_path: Path) -> None:
             stderr=sink,
             start_new_session=True,
         )
-    # three other heights: run by hand (idle, locked) and saved
-    idle_value, manual_value, saved_value = HEIGHT + 1, HEIGHT + 2, HEIGHT + 3
     try:
         poll(lambda: "up to date" in log.read_text(), 120, "watch's first pass")
-        idle = tree.run("precompute", "pulse", "--set", f"pulse.height={idle_value}")
-        assert idle.returncode == 0, idle.stderr  # watch is idle: it holds no lock
-        assert tree.data_param("pulse", "height") == idle_value
-
         stage_log.unlink(missing_ok=True)
-        manual = tree.popen("render", "PulseScene", "-j", "1", "--set", f"pulse.height={manual_value}")
-        poll(stage_log.exists, 120, "the manual build to start its first stage (it then holds the lock)")
-        config.write_text(with_value(original, "pulse", "height", saved_value))
+        manual = tree.popen("render", "PulseScene", "-j", "1", "--set", f"pulse.height={MANUAL}")
+        poll(
+            lambda: stage_log.exists() or manual.poll() is not None, 120,
+            "the manual build to start its first stage (it then holds the lock)",
+        )  # fmt: skip
+        assert manual.poll() is None, manual.communicate()  # watch is idle: it holds no lock
+        config.write_text(with_value(original, "pulse", "height", SAVED))
         poll(lambda: "another seqanim build is running" in log.read_text(), 120, "watch to find the lock held", log)
         _, manual_err = manual.communicate(timeout=300)
         assert manual.returncode == 0 and "ran 2, restored 0" in manual_err, manual_err
         after_lock = lambda: log.read_text().split("another seqanim build is running", 1)[1]  # noqa: E731
         poll(lambda: "ran 2, restored 0" in after_lock(), 300, "watch to build the change once the lock was free", log)
-        assert tree.data_param("pulse", "height") == saved_value
+        assert tree.data_param("pulse", "height") == SAVED
         assert log.read_text().count("another seqanim build is running") == 1  # said once, not at every check
     finally:
         config.write_text(original)
@@ -100,33 +86,7 @@ def test_build_while_watch_runs(tiny: Tree, tmp_path: Path) -> None:
     assert tree.data_param("pulse", "height") == HEIGHT
 
 
-def test_leftovers_of_a_killed_build_are_removed_by_the_next(tree: Tree) -> None:
-    """SIGKILL runs no cleanup: what a killed stage was writing beside an output stays, until the next build
-    that takes the lock removes it. Files of the same folders that are not such leftovers stay."""
-    leftover = [
-        f"slides/{QUALITY}/.rnn.pdf.wt6_5m8d.tmp",  # files.atomic_output (found by bench/faults.py)
-        f"renders/{QUALITY}/.EchoOfAPulse.mp4.4242.tmp",  # render._copy_atomic
-        f"slides/{QUALITY}/.rnn.pptx.abcd.tmp.pptx",
-        "data/.linear_rnn.npz.restore-4242",
-        f"slides/{QUALITY}/files/.EchoOfAPulse.old-4242/a.mp4",
-        f"slides/{QUALITY}/.stage-rnn-x1y2/index.html",  # decks/html.py
-        ".seqanim/cache/.0123abcd.4242/COMPLETE",  # graph.cache_store
-    ]
-    kept = ["data/.keep", f"slides/{QUALITY}/.rnn.notes"]
-    for name in leftover + kept:
-        (tree.root / name).parent.mkdir(parents=True, exist_ok=True)
-        (tree.root / name).write_text("x")
-    result = tree.run("precompute", "linear_rnn", "--set", f"linear_rnn.steps={STEPS + 4}")
-    assert result.returncode == 0, result.stderr
-    assert [name for name in leftovers(tree.root) if name not in kept] == []
-    assert [name for name in leftover if (tree.root / name).exists()] == []
-    assert all((tree.root / name).exists() for name in kept)
-    for name in kept:
-        (tree.root / name).unlink()
-    assert tree.run("precompute", "linear_rnn").returncode == 0
-
-
-# --- kills that land inside a render or a deck export (checked), and the build killed alone -------------
+# --- a kill that lands inside a render (checked), and the build killed alone ---------------------------
 
 
 def _state(tree: Tree) -> dict:
@@ -147,21 +107,11 @@ def _partial_movies(tree: Tree, scene: str) -> Callable[[], bool]:
     return lambda: any(any(workspace.glob(pattern)) for workspace in workspaces(tree.root))
 
 
-def _exporting(tree: Tree, deck: str) -> Callable[[], bool]:
-    """The deck's export is writing: a temporary file or folder of it beside its outputs."""
-    return lambda: any(
-        deck in path.name
-        for workspace in workspaces(tree.root)
-        for folder in (f"slides/{QUALITY}", f"renders/{QUALITY}")
-        for path in (workspace / folder).glob(".*")
-    )
-
-
 @dataclass
 class Reference:
     """An uninterrupted build's outputs: their hashes, and the files themselves under `root` (data/ copied,
-    renders/ and slides/ hard-linked: outputs are only ever replaced by rename). Videos, reports and PPTX
-    files are decoded only where their bytes differ, never all of them (the lecture holds an hour of video)."""
+    renders/ and slides/ hard-linked: outputs are only ever replaced by rename). Videos and reports are read
+    only where their bytes differ."""
 
     root: Path
     hashes: dict[str, str]
@@ -179,8 +129,6 @@ class Reference:
                 continue
             if name.endswith(".report.json") and _report(mine) == _report(built):
                 continue  # a scene's report carries its render time
-            if name.endswith(".pptx") and _zip_contents(mine) == _zip_contents(built):
-                continue  # the same members, byte for byte; only the zip's timestamps and core.xml's date differ
             problems.append(name)
         return problems
 
@@ -189,18 +137,13 @@ def _report(path: Path) -> dict[str, Any]:
     return {k: v for k, v in json.loads(path.read_text()).items() if k != "render_seconds"}
 
 
-def _zip_contents(path: Path) -> dict[str, int]:
-    """A zip's members and their CRCs, but for docProps/core.xml (it carries the time of writing)."""
-    with zipfile.ZipFile(path) as archive:
-        return {info.filename: info.CRC for info in archive.infolist() if info.filename != "docProps/core.xml"}
-
-
 _REFERENCES: dict[tuple[str, ...], tuple[Reference, str]] = {}
 
 
 def _reference(tree: Tree, args: tuple[str, ...], stage: str) -> Reference:
-    """Build `args` uninterrupted (once per module) and keep its outputs; then go back to lecture.toml and
-    drop the stage's cache entry of `args`, so that the next build of `args` really runs it."""
+    """Build `args` uninterrupted (once per module: restored from the cache when an earlier test built it) and
+    keep its outputs; then go back to lecture.toml and drop the stage's cache entry of `args`, so that the
+    next build of `args` really runs it."""
     if args not in _REFERENCES:
         built = tree.run(*args)
         assert built.returncode == 0, built.stderr
@@ -215,19 +158,20 @@ def _reference(tree: Tree, args: tuple[str, ...], stage: str) -> Reference:
     return reference
 
 
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
-def test_kill_inside_a_render_resumes_to_the_same_outputs(tiny: Tree, sig: signal.Signals) -> None:
+def test_ctrl_c_inside_a_render_resumes_to_the_same_outputs(tiny: Tree) -> None:
+    """Ctrl-C (SIGINT to the build's process group, as a terminal sends it) while manim writes the scene's
+    animations: exit 130 and one line; the next build renders the scene again and its outputs equal an
+    uninterrupted build's. SIGKILL to the whole group: bench/faults.py, and the build killed alone below."""
     tree = tiny
-    args = ("render", "PulseScene", "--set", f"pulse.height={HEIGHT + 4}")
+    args = ("render", "PulseScene", "--set", f"pulse.height={MANUAL}")
     stage = f"scene:{QUALITY}:PulseScene"
     reference = _reference(tree, args, stage)
     recorded = _state(tree)[stage]["key"]
     process = _start_inside(tree, args, _partial_movies(tree, "PulseScene"), "manim to write partial movies")
-    os.killpg(process.pid, sig)
+    os.killpg(process.pid, signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert _state(tree)[stage]["key"] == recorded, "the render finished before the kill"  # it was running
-    if sig == signal.SIGINT:
-        assert process.returncode == 130 and lines(stderr)[-1] == INTERRUPTED, stderr
+    assert process.returncode == 130 and lines(stderr)[-1] == INTERRUPTED, stderr
     poll(lambda: processes_in(tree.root) == [], 10, "the build's processes to end")
     resumed = tree.run(*args)
     assert resumed.returncode == 0 and "ran 1, restored 0" in resumed.stderr, resumed.stderr
@@ -236,29 +180,27 @@ def test_kill_inside_a_render_resumes_to_the_same_outputs(tiny: Tree, sig: signa
     assert tree.run("render", "PulseScene").returncode == 0
 
 
-def test_kill_inside_a_deck_export_resumes_to_the_same_outputs(tiny: Tree) -> None:
-    tree, deck = tiny, "pulse"
-    args = ("slides", deck, "--set", "decks.handout_notes=false")  # the tiny lecture's is the default, true
-    stage = f"deck:{QUALITY}:{deck}"
-    reference = _reference(tree, args, stage)
-    recorded = _state(tree)[stage]["key"]
-    process = _start_inside(tree, args, _exporting(tree, deck), "the export to write its first file")
-    os.killpg(process.pid, signal.SIGKILL)
-    process.communicate(timeout=60)
-    assert _state(tree)[stage]["key"] == recorded, "the export finished before the kill"
-    poll(lambda: processes_in(tree.root) == [], 10, "the build's processes to end")
-    resumed = tree.run(*args)
-    assert resumed.returncode == 0 and "ran 1, restored 0" in resumed.stderr, resumed.stderr
-    assert reference.differences(tree) == []
-    assert leftovers(tree.root) == []
-    assert tree.run("slides", deck).returncode == 0
+# What a killed stage writes beside an output before renaming it in place: a SIGKILL leaves it there.
+LEFTOVER = [
+    f"slides/{QUALITY}/.pulse.pdf.wt6_5m8d.tmp",  # files.atomic_output (found by bench/faults.py)
+    f"renders/{QUALITY}/.PulseScene.mp4.4242.tmp",  # render._copy_atomic
+    f"slides/{QUALITY}/.pulse.pptx.abcd.tmp.pptx",
+    "data/.pulse.npz.restore-4242",
+    f"slides/{QUALITY}/files/.PulseScene.old-4242/a.mp4",
+    f"slides/{QUALITY}/.stage-pulse-x1y2/index.html",  # decks/html.py
+    ".seqanim/cache/.0123abcd.4242/COMPLETE",  # graph.cache_store
+]
+NOT_LEFTOVER = ["data/.keep", f"slides/{QUALITY}/.pulse.notes"]  # dot-files of the same folders, not a build's
 
 
 def test_build_killed_alone_takes_its_stages_with_it(tiny: Tree) -> None:
     """SIGKILL to the build process only (not its group): its stages must die with it, write nothing after,
-    and the next build must redo what they were doing."""
+    and the next build must redo what they were doing, to an uninterrupted build's outputs. SIGKILL runs no
+    cleanup: what a killed stage was writing beside an output stays (here, one of each writer's temporary
+    files), until the next build that takes the lock removes it; other dot-files of the same folders stay."""
     tree = tiny
-    args = ("render", "PulseScene", "--set", f"pulse.height={HEIGHT + 5}")
+    args = ("render", "PulseScene", "--set", f"pulse.height={SAVED}")
+    reference = _reference(tree, args, f"scene:{QUALITY}:PulseScene")
     process = _start_inside(tree, args, _partial_movies(tree, "PulseScene"), "manim to write partial movies")
     killed = time.time()
     os.kill(process.pid, signal.SIGKILL)
@@ -267,9 +209,17 @@ def test_build_killed_alone_takes_its_stages_with_it(tiny: Tree) -> None:
     time.sleep(2)  # what an orphaned stage would publish, it would have published by now
     late = [name for name in tree.outputs() if (tree.root / name).stat().st_mtime > killed]
     assert late == [], f"written after the build was killed: {late}"
+    for name in LEFTOVER + NOT_LEFTOVER:
+        (tree.root / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree.root / name).write_text("x")
     resumed = tree.run(*args)
-    assert resumed.returncode == 0 and "ran 1" in resumed.stderr, resumed.stderr
-    assert leftovers(tree.root) == []
+    assert resumed.returncode == 0 and "ran 1, restored 0" in resumed.stderr, resumed.stderr
+    assert [name for name in leftovers(tree.root) if name not in NOT_LEFTOVER] == []
+    assert [name for name in LEFTOVER if (tree.root / name).exists()] == []
+    assert all((tree.root / name).exists() for name in NOT_LEFTOVER)
+    for name in NOT_LEFTOVER:
+        (tree.root / name).unlink()
+    assert reference.differences(tree) == []
     assert tree.run("render", "PulseScene").returncode == 0
 
 
@@ -277,29 +227,36 @@ def test_build_killed_alone_takes_its_stages_with_it(tiny: Tree) -> None:
 
 
 class SmallDisk:
-    """A tiny lecture (tests/tiny.py, with a second scene) whose writes fail for lack of room: on a tmpfs of
-    its own when this runs as root (its free space set per test), else under `ulimit -f` (files over a size
-    limit fail: EFBIG)."""
+    """A copy of the module's tiny lecture, with a second scene, whose writes fail for lack of room: on a
+    tmpfs of its own when this runs as root (its free space set by `room`), else under `ulimit -f` (files over
+    a size limit fail: EFBIG)."""
 
-    def __init__(self, folder: Path) -> None:
+    SIZE_MB = 64
+
+    def __init__(self, folder: Path, tiny: Tree) -> None:
         self.mount = folder
         folder.mkdir()
         made = (
             os.geteuid() == 0
             and subprocess.run(
-                ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(folder)], capture_output=True
+                ["mount", "-t", "tmpfs", "-o", f"size={self.SIZE_MB}m", "tmpfs", str(folder)], capture_output=True
             ).returncode
             == 0
         )
         self.tmpfs = bool(made)
-        toml = f'[publish]\nvoice = "none"\n\n[pulse]\nheight = {HEIGHT}\n'
-        self.tree = Tree(make_tiny(folder / "lecture", TWO_SCENES, toml).root)
+        # Its files as built (copy2 keeps their times: the copy is up to date), but for what no build keeps.
+        scratch = lambda directory, names: {"dask", "stage", "logs"} if Path(directory).name == ".seqanim" else ()  # noqa: E731
+        shutil.copytree(tiny.root, folder / "lecture", symlinks=True, ignore=scratch)
+        with open(folder / "lecture" / "scenes" / "pulse.py", "a") as scenes:
+            scenes.write(PULSE_AGAIN)
+        self.tree = Tree(folder / "lecture")
         self.limit: int | None = None
 
     def room(self, kilobytes: int | None) -> None:
         """Leave `kilobytes` free (None: plenty)."""
         if self.tmpfs:
-            size = 64 * 1024 if kilobytes is None else (shutil.disk_usage(self.mount).used + 1023) // 1024 + kilobytes
+            used = (shutil.disk_usage(self.mount).used + 1023) // 1024
+            size = self.SIZE_MB * 1024 if kilobytes is None else used + kilobytes
             subprocess.run(["mount", "-o", f"remount,size={size}k", str(self.mount)], check=True)
         else:
             self.limit = None if kilobytes is None else kilobytes * 1024
@@ -335,15 +292,12 @@ class PulseAgain(PulseScene):
     def construct(self) -> None:
         super().construct()
 '''
-TWO_SCENES = PULSE_SCENE + PULSE_AGAIN
 
 
-@pytest.fixture(scope="module")
-def small_disk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SmallDisk]:
-    disk = SmallDisk(tmp_path_factory.mktemp("disk") / "mount")
+@pytest.fixture
+def small_disk(tiny: Tree, tmp_path: Path) -> Iterator[SmallDisk]:
+    disk = SmallDisk(tmp_path / "mount", tiny)
     try:
-        built = disk.run("render", "PulseScene", "PulseAgain")  # a cold build: the experiment and both scenes
-        assert built.returncode == 0, built.stderr
         yield disk
     finally:
         disk.close()
@@ -364,41 +318,29 @@ def _whole(path: Path) -> bool:
     return True
 
 
-# Room left, per stage that must run out of it, and the value that makes it run: the experiment's npz takes
-# 16 KB with a pulse 2,000 steps wide; a render writes hundreds of KB. "two renders" (one at a time): the first
-# runs out of room and stops the build; the other does not start and add a line. "a render's copies": a render
-# starts by copying manim's text SVGs into its staging folder (seqanim.render); with 24 KB free, the first of
-# them fit and a later one does not (measured: at 16 KB and below an earlier write fails).
-ROOM = {
-    "experiment": (8, ("precompute", "pulse"), "pulse.width=2000"),
-    "two renders": (100, ("render", "PulseScene", "PulseAgain"), f"pulse.height={HEIGHT + 6}"),
-    "a render's copies": (24, ("render", "PulseScene"), 'theme.muted="#8a8f90"'),
-}
+# Room left for a build of two renders, one at a time, after the experiment (a few hundred bytes): a render
+# writes hundreds of KB, so the first runs out of room and stops the build; the other does not start and add a
+# line. One representative of what docs/engine.md promises on a full disk; bench/faults.py fills the disk at
+# several sizes in the experiment, the renders and the deck export of a rebuild.
+ROOM_KB = 100
 
 
-@pytest.mark.parametrize("where", list(ROOM))
-def test_disk_full_stops_with_one_line_and_nothing_half_written(small_disk: SmallDisk, where: str) -> None:
-    kilobytes, command, value = ROOM[where]
+def test_disk_full_stops_with_one_line_and_nothing_half_written(small_disk: SmallDisk) -> None:
+    command = ("render", "PulseScene", "PulseAgain", "--set", f"pulse.height={HEIGHT + 6}")
     before = small_disk.tree.outputs()
-    small_disk.room(kilobytes)
+    small_disk.room(ROOM_KB)
     try:
-        result = small_disk.run(*command, "-j", "1", "--set", value)
+        result = small_disk.run(*command, "-j", "1")
     finally:
         small_disk.room(None)
     line = one_error_line(result)
     assert "no space left on the disk holding " in line or "file size limit reached" in line, line
-    if where == "a render's copies" and small_disk.tmpfs:  # under `ulimit -f` each small SVG fits on its own
-        assert "/media/texts " in line, line
     root = small_disk.tree.root
     after = small_disk.tree.outputs()
     assert set(after) >= set(before), "an output went missing"
     assert all(_whole(root / name) for name in after if after[name] != before.get(name))
     assert leftovers(root) == []
-    if where == "experiment":
-        assert after["data/pulse.npz"] == before["data/pulse.npz"]  # the new one did not fit
-    resumed = small_disk.run(*command, "--set", value)
+    resumed = small_disk.run(*command)
     assert resumed.returncode == 0, resumed.stderr
-    if value.startswith("pulse."):
-        key, number = value.removeprefix("pulse.").split("=")
-        assert float(small_disk.tree.data_param("pulse", key)) == float(number)
+    assert small_disk.tree.data_param("pulse", "height") == HEIGHT + 6
     assert leftovers(root) == []
