@@ -103,7 +103,9 @@ def _refused(stage: graph.Stage, reason: str, explicit: set[str]) -> str | None:
     if stage.id in explicit or not any(words in reason for words in damaged):
         return None
     fix = {"experiment": "precompute", "scene": "render", "narration": "render --narrated", "deck": "slides"}
-    command = f"seqanim {fix[stage.kind]} {stage.name}"
+    # The quality is named: the fix rebuilds this output, whatever quality lecture.toml's [render] says.
+    at = f" --quality {stage.quality}" if stage.quality else ""
+    command = f"seqanim {fix[stage.kind]} {stage.name}{at}"
     return f"{reason}; run `{command}` to rebuild it"
 
 
