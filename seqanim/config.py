@@ -153,7 +153,7 @@ class Publish(Section):
         0.1, ge=0.0, le=10.0, description="0..10 s of pause after each beat's words (a slide's, without beats)"
     )
     loudness_lufs: float = Field(
-        -16.0, ge=-30.0, le=-9.0, description="-30..-9 LUFS integrated, two-pass loudnorm (-16: video platforms)"
+        -16.0, ge=-30.0, le=-9.0, description="-30..-9 LUFS integrated (BS.1770; -16: video platforms)"
     )
     true_peak_db: float = Field(-1.5, ge=-9.0, le=0.0, description="-9..0 dBTP, the narration's true-peak ceiling")
     language: str = Field(

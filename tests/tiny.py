@@ -2,7 +2,7 @@
 width) and the scene a test module gives, built with this repository's engine in child processes at the
 suite's quality. tests/test_publish.py (a change, a recording, bad input, then a rebuild) and
 tests/test_variants.py ("what if?" values) build theirs; `timed_lecture` is the one whose render tests/test_kills.py
-and tests/test_faults.py kill, lock and damage. None of them touches the lecture or its copies.
+kills and locks. None of them touches the lecture or its copies.
 """
 
 from __future__ import annotations
