@@ -1,4 +1,7 @@
-"""The build graph, the CLI and bad input, run for real on an isolated copy of the built lecture."""
+"""The build graph, the CLI and bad input, run for real on an isolated copy of the built lecture (tests/tree.py):
+the suite built it at the check quality, and its sample deck at preview. The graph's and the cache's tests run
+at the check quality (no frame drawn); a change's reach into a deck is shown on the sample deck, and the one
+test about manim's shared LaTeX renders a scene at preview."""
 
 from __future__ import annotations
 
@@ -9,13 +12,12 @@ import pytest
 
 from seqanim import contract, graph, registry
 from seqanim.config import experiment_params, load
-from seqanim.decks.plan import deck_names, deck_scenes
+from seqanim.decks.plan import deck_names
 from seqanim.errors import ConfigError, DataError
 from seqanim.render import SHARED_MEDIA
 from seqanim.workspace import current
-from tests.conftest import QUALITY
-from tests.tiny import HEIGHT, timed_lecture
-from tests.tree import Tree, make_tree
+from tests.conftest import CHECK, QUALITY, SAMPLE, SAMPLE_SCENES
+from tests.tree import Tree, make_tree, one_error_line
 
 
 @pytest.fixture(scope="module")
@@ -23,25 +25,40 @@ def tree(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> Tree:
     return make_tree(tmp_path_factory.mktemp("tree") / "lecture")
 
 
-def one_error_line(result) -> str:  # noqa: ANN001
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert result.returncode == 2, result.stderr
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("error: ")
-    return lines[0]
+def would_run(result) -> set[str]:  # noqa: ANN001
+    """The stages a --dry-run lists."""
+    assert result.returncode == 0, result.stderr
+    return {line.split()[2] for line in result.stdout.splitlines() if line.startswith("would run")}
+
+
+def reading(experiments: set[str]) -> list[str]:
+    """The scenes that read one of `experiments`, as the registry declares them."""
+    return [name for name in registry.scenes() if experiments & set(registry.scene(name).data)]
 
 
 # --- the graph --------------------------------------------------------------------------------------
 
 
 def test_every_scene_and_experiment_is_in_the_graph(lecture_built: Path) -> None:
-    stages = graph.plan(load(), QUALITY)
+    """At a quality that draws, the graph holds every experiment, scene, narrated cut and deck; at the check
+    quality, which draws nothing, the experiments and the scenes' checks only. `make test` built the whole
+    lecture at the check quality and the sample deck at preview first: nothing of either may be stale."""
+    lecture = load()
+    stages = graph.plan(lecture, QUALITY)
     kinds = {stage.kind for stage in stages.values()}
     assert kinds == {"experiment", "scene", "narration", "deck"}
     assert {s.name for s in stages.values() if s.kind == "scene"} == set(registry.scenes())
     assert {s.name for s in stages.values() if s.kind == "narration"} == set(registry.scenes())
     assert {s.name for s in stages.values() if s.kind == "experiment"} == set(registry.experiments())
-    assert graph.pending(stages) == {}, "make test builds everything first: nothing may be stale"
+    assert {s.name for s in stages.values() if s.kind == "deck"} == set(deck_names(lecture))
+    checked = graph.plan(lecture, CHECK)
+    assert {stage.kind for stage in checked.values()} == {"experiment", "scene"}
+    assert {s.name for s in checked.values() if s.kind == "scene"} == set(registry.scenes())
+    assert {s.name for s in checked.values() if s.kind == "experiment"} == set(registry.experiments())
+    assert graph.pending(checked) == {}, "make test checks the whole lecture first: nothing may be stale"
+    sample = graph.plan(lecture, QUALITY, decks=[SAMPLE])
+    assert {s.name for s in sample.values() if s.kind == "scene"} == set(SAMPLE_SCENES)
+    assert graph.pending(sample) == {}, "make test builds the sample deck first: nothing of it may be stale"
 
 
 def test_a_cold_build_starts_the_longest_chains_first() -> None:
@@ -65,20 +82,25 @@ def test_a_cold_build_starts_the_longest_chains_first() -> None:
 
 
 def test_second_build_does_nothing(tree: Tree) -> None:
+    """The lecture at the check quality, and the sample deck at preview, built again: nothing runs or changes."""
     before = tree.outputs()
-    result = tree.run("build")
-    assert result.returncode == 0, result.stderr
-    assert "up to date" in result.stderr
+    for command in (("build",), ("slides", SAMPLE, "--quality", QUALITY)):
+        result = tree.run(*command)
+        assert result.returncode == 0, result.stderr
+        assert "up to date" in result.stderr, (command, result.stderr)
     assert tree.outputs() == before
 
 
 def test_latex_is_compiled_once_for_every_scene_and_quality(tree: Tree, tmp_path: Path) -> None:
-    """manim's LaTeX and text SVGs live in one folder for every scene and quality: a scene rendered at a quality
-    the lecture was never built at finds every formula there. Its `latex` and `dvisvgm` fail if called, and it
+    """manim's LaTeX and text SVGs live in one folder for every scene and quality (the check quality is one): a
+    scene rendered at a quality it was never built at finds every formula there. WeightedRetrieval, whose
+    formulas its check compiled, is rendered at preview: its `latex` and `dvisvgm` fail if called, and it
     neither adds a file to the folder nor writes one there (manim rewrites a Text's SVG each time it builds
     it: done in the shared file, a parallel render could read it empty, and a killed one leave it so)."""
-    built = current().media  # the session's build of every scene
-    assert not list(built.glob(f"{QUALITY}/*/Tex")) + list(built.glob(f"{QUALITY}/*/texts")), "a scene keeps its own"
+    built = current().media  # the session's check of every scene, and its render of the sample scenes
+    for quality in (CHECK, QUALITY):
+        kept = list(built.glob(f"{quality}/*/Tex")) + list(built.glob(f"{quality}/*/texts"))
+        assert kept == [], f"a scene keeps its own: {kept[:3]}"
     media = tree.root / ".seqanim" / "media"  # the copy's: linked from the build's
     shared = _files(media)
     assert any(name.endswith(".svg") for name in shared["Tex"]), "the lecture's formulas are not in the shared folder"
@@ -87,8 +109,12 @@ def test_latex_is_compiled_once_for_every_scene_and_quality(tree: Tree, tmp_path
         stub.write_text(f"#!/bin/sh\necho '{tool} was called' >&2\nexit 1\n")
         stub.chmod(0o755)
     path = f"{tmp_path}{os.pathsep}{os.environ['PATH']}"
-    result = tree.run("render", "ScaledScores", "--quality", "low", env={"PATH": path})
+    scene = "WeightedRetrieval"
+    assert "MathTex(" in registry.scene(scene).source.read_text(), "the scene must have formulas to test this"
+    assert not (tree.root / "renders" / QUALITY / f"{scene}.mp4").exists(), "the scene was only checked"
+    result = tree.run("render", scene, "--quality", QUALITY, env={"PATH": path})
     assert result.returncode == 0 and "ran 1, restored 0" in result.stderr, result.stderr
+    assert (tree.root / "renders" / QUALITY / f"{scene}.mp4").is_file()
     assert _files(media) == shared
 
 
@@ -101,36 +127,33 @@ def _files(media: Path) -> dict[str, dict[str, tuple[int, int]]]:
 
 
 def test_dry_run_lists_exactly_what_adding_T_feeds(tree: Tree) -> None:
+    """The tree's build (the check quality) reruns the experiment a parameter feeds, those that read it and the
+    checks of the scenes that read any of them, nothing else. At a quality that draws, their narrated cuts and
+    the decks that show them follow: the test below shows it on the sample deck."""
     lecture = load()
     changed = lecture.adding.T + 1
     result = tree.run("build", "--dry-run", "--set", f"adding.T={changed}")
-    assert result.returncode == 0, result.stderr
-    would = {line.split()[2] for line in result.stdout.splitlines() if line.startswith("would run")}
-    decks = {
-        f"deck:{QUALITY}:{name}"
-        for name in deck_names(lecture)
-        if {"AddingProblem", "TrainingRace", "InsideTheLSTM"} & set(deck_scenes(lecture, name))
+    experiments = {"adding", "lstm_inside"}  # lstm_inside reads adding's trained LSTM
+    assert "adding" in registry.experiment("lstm_inside").reads
+    scenes = {"AddingProblem", "TrainingRace", "InsideTheLSTM"}
+    assert set(reading(experiments)) == scenes
+    assert would_run(result) == {f"experiment:{name}" for name in experiments} | {
+        f"scene:{CHECK}:{name}" for name in scenes
     }
-    expected = {
-        "experiment:adding",
-        "experiment:lstm_inside",
-        f"scene:{QUALITY}:AddingProblem",
-        f"scene:{QUALITY}:TrainingRace",
-        f"scene:{QUALITY}:InsideTheLSTM",
-        f"narration:{QUALITY}:AddingProblem",
-        f"narration:{QUALITY}:TrainingRace",
-        f"narration:{QUALITY}:InsideTheLSTM",
-    } | decks
-    assert would == expected
     assert f"adding.T {lecture.adding.T} -> {changed}" in result.stdout
-    assert {f"deck:{QUALITY}:rnn", f"deck:{QUALITY}:full"} <= decks
 
 
 def test_theme_change_reaches_scenes_and_decks_but_not_data(tree: Tree) -> None:
-    result = tree.run("build", "--dry-run", "--set", 'theme.background="#000000"')
-    would = {line.split()[2] for line in result.stdout.splitlines() if line.startswith("would run")}
-    assert would and not any(stage.startswith("experiment:") for stage in would)
-    assert {f"scene:{QUALITY}:{name}" for name in registry.scenes()} <= would
+    """The theme reruns every scene's check, and at preview the sample deck's scenes, their narrated cuts (their
+    video changed) and the deck; no experiment."""
+    theme = 'theme.background="#000000"'
+    assert would_run(tree.run("build", "--dry-run", "--set", theme)) == {
+        f"scene:{CHECK}:{name}" for name in registry.scenes()
+    }
+    deck = tree.run("slides", SAMPLE, "--quality", QUALITY, "--dry-run", "--set", theme)
+    assert would_run(deck) == {
+        f"{kind}:{QUALITY}:{name}" for kind in ("scene", "narration") for name in SAMPLE_SCENES
+    } | {f"deck:{QUALITY}:{SAMPLE}"}
 
 
 def test_code_change_reruns_only_its_stages(tree: Tree) -> None:
@@ -142,7 +165,7 @@ def test_code_change_reruns_only_its_stages(tree: Tree) -> None:
         would = [line.split()[2] for line in result.stdout.splitlines() if line.startswith("would run")]
         assert would[0] == "experiment:positional"
         assert "precompute/positional.py changed" in result.stdout
-        assert all("positional" in line or "SinusoidalPositions" in line or line.startswith("deck:") for line in would)
+        assert set(would) == {"experiment:positional", *(f"scene:{CHECK}:{name}" for name in reading({"positional"}))}
     finally:
         source.write_text(original)
 
@@ -163,42 +186,64 @@ def test_an_experiment_depends_on_no_narration_code(lecture_built: Path) -> None
         assert {"code:seqanim/slide.py", "code:seqanim/voice.py"} <= set(graph.code_inputs(scene.source)), name
 
 
-def test_switching_back_restores_from_cache(tmp_path: Path) -> None:
-    tree = timed_lecture(tmp_path / "tiny")  # a render of seconds: the lecture's scenes last a minute or more
+def test_switching_back_restores_from_cache(tree: Tree) -> None:
+    """A parameter changed reruns its experiment and the scene's check; changed back, both come back from the
+    cache, byte for byte (a variant's video does too: tests/test_variants.py)."""
+    seed = load().linear_rnn.seed
+    scene = "EchoOfAPulse"
+    assert "linear_rnn" in registry.scene(scene).data
+    names = [
+        "data/linear_rnn.npz",
+        "data/linear_rnn.json",
+        *(f"renders/{CHECK}/{scene}.{ext}" for ext in ("report.json", "png")),
+    ]
     before = tree.outputs()
-    changed = tree.run("render", "PulseScene", "--set", f"pulse.height={HEIGHT + 1}")
-    assert changed.returncode == 0, changed.stderr
-    assert tree.outputs()["data/pulse.npz"] != before["data/pulse.npz"]
-    back = tree.run("render", "PulseScene")
+    # -j 1: the two stages run one after the other, so one worker of the local cluster is enough
+    changed = tree.run("render", scene, "-j", "1", "--set", f"linear_rnn.seed={seed + 1}")
+    assert changed.returncode == 0 and "ran 2, restored 0 from cache" in changed.stderr, changed.stderr
+    assert tree.outputs()["data/linear_rnn.npz"] != before["data/linear_rnn.npz"]
+    back = tree.run("render", scene)
     assert back.returncode == 0, back.stderr
     assert "ran 0, restored 2 from cache" in back.stderr
     after = tree.outputs()
-    for name in ("data/pulse.npz", f"renders/{QUALITY}/PulseScene.mp4", f"slides/{QUALITY}/PulseScene.json"):
-        assert after[name] == before[name]
+    for name in names:
+        assert after[name] == before[name], name
 
 
 def test_list_shows_the_graph(tree: Tree) -> None:
-    result = tree.run("list")
+    """At a quality that draws, the graph has decks too (the check quality's has none)."""
+    result = tree.run("list", "--quality", QUALITY)
     assert result.returncode == 0, result.stderr
-    for name in ("adding", "lstm_inside", "InsideTheLSTM", "RopeRotation", "why-attention"):
+    for name in ("adding", "lstm_inside", "InsideTheLSTM", "RopeRotation", "why-attention", SAMPLE):
         assert name in result.stdout
 
 
 # --- bad input: one line, exit 2, nothing overwritten ----------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("override", "expected"),
-    [
-        ("adding.bogus=1", "unknown key 'adding.bogus'"),
-        ("adding.T=forty", "adding.T = 'forty'"),
-        ("adding.T=2", "adding.T = 2 is out of range: allowed >= 4"),
-        ("linear_rnn.rhos=[0.9, -1.0]", "spectral radius -1.0"),
-        ("qkv_walkthrough.temperature=0", "qkv_walkthrough.temperature = 0 is out of range"),
-        ("qkv_walkthrough.is_real_key=[false, true, true]", "is_real_key[0] must be true"),
-    ],
-)
-def test_bad_parameter_is_one_line_and_changes_nothing(tree: Tree, override: str, expected: str) -> None:
+BAD_PARAMETERS = [
+    ("adding.bogus=1", "unknown key 'adding.bogus'"),
+    ("adding.T=forty", "adding.T = 'forty'"),
+    ("adding.T=2", "adding.T = 2 is out of range: allowed >= 4"),
+    ("linear_rnn.rhos=[0.9, -1.0]", "spectral radius -1.0"),
+    ("qkv_walkthrough.temperature=0", "qkv_walkthrough.temperature = 0 is out of range"),
+    ("qkv_walkthrough.is_real_key=[false, true, true]", "is_real_key[0] must be true"),
+]
+
+
+@pytest.mark.parametrize(("override", "expected"), BAD_PARAMETERS)
+def test_bad_parameter_is_named_in_one_line(override: str, expected: str) -> None:
+    """Each rule (a known key, its type, its range, an experiment's own check) refuses a bad value with a message
+    of one line, as `load` makes it for every command's --set and --config (its CLI line: the test below)."""
+    with pytest.raises(ConfigError) as raised:
+        load(overrides=[override])
+    assert expected in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_bad_parameter_is_one_line_and_changes_nothing(tree: Tree) -> None:
+    """The command prints that message as its one line, exits 2 and overwrites nothing (one rule stands for all:
+    they share the path from `load` to the CLI)."""
+    override, expected = BAD_PARAMETERS[2]
     before = tree.outputs()
     line = one_error_line(tree.run("build", "--set", override))
     assert expected in line

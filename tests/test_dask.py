@@ -3,6 +3,10 @@
 at this commit, with the build's code copied over it (uncommitted changes too: what counts is the digest of
 the code). A build sent to them must publish what a local build publishes, survive a worker killed
 mid-render, and leave nothing of the lecture on the workers; a worker at another commit is refused in one line.
+The workers render a sample scene at preview, to be compared frame by frame with the suite's own render; the
+tests of Ctrl-C and of the local cluster's placement need no frames and run at the check quality. The tests
+that do not use the two workers come first (they are started for the last two): the one that kills a worker,
+then the Ctrl-C test, which needs only the other.
 """
 
 from __future__ import annotations
@@ -21,8 +25,9 @@ from pathlib import Path
 
 import pytest
 
+from seqanim import registry
 from seqanim.workspace import REPOSITORY
-from tests.conftest import QUALITY
+from tests.conftest import CHECK, QUALITY, SAMPLE_SCENES
 from tests.tree import (
     ROOT,
     Tree,
@@ -37,7 +42,6 @@ from tests.tree import (
 )
 
 DASK = Path(sys.executable).with_name("dask")
-SCENES = ("EchoOfAPulse", "QueryKeyValue")  # two experiments' worth of data, two renders: ~30 s on 2 cores
 
 
 def _free_port() -> int:
@@ -116,17 +120,21 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     stop_group(scheduler)
 
 
-def _unbuilt(tree: Tree, scenes: tuple[str, ...], experiments: tuple[str, ...]) -> None:
-    """Remove these stages' outputs and the whole cache: the next build must run them, nothing restores."""
+def _unbuilt(tree: Tree, scenes: tuple[str, ...], experiments: tuple[str, ...], quality: str = QUALITY) -> None:
+    """Remove these stages' outputs (the scenes' at `quality`) and the whole cache: the next build must run them,
+    nothing restores."""
     shutil.rmtree(tree.root / ".seqanim" / "cache")
     for name in experiments:
         for path in (tree.root / "data").glob(f"{name}.*"):
             path.unlink()
     for scene in scenes:
-        for path in (tree.root / "renders" / QUALITY).glob(f"{scene}.*"):
+        published = list((tree.root / "renders" / quality).glob(f"{scene}.*"))
+        assert published, f"{scene} was not built at {quality}"
+        for path in published:
             path.unlink()
-        (tree.root / "slides" / QUALITY / f"{scene}.json").unlink()
-        shutil.rmtree(tree.root / "slides" / QUALITY / "files" / scene)
+        if quality != CHECK:  # a check publishes no slides
+            (tree.root / "slides" / quality / f"{scene}.json").unlink()
+            shutil.rmtree(tree.root / "slides" / quality / "files" / scene)
 
 
 def _frames(path: Path) -> int:
@@ -144,100 +152,17 @@ def _stage_processes(worker: Worker) -> list[str]:
     return [process for folder in tasks for process in processes_in(folder)]
 
 
-def _lecture_files(worker: Worker) -> list[str]:
-    """Anything of the lecture's outputs left on a worker: in its Dask folder, or in its checkout's output
-    folders (which hold their READMEs only)."""
+def _lecture_files(worker: Worker, scratch: bool = True) -> list[str]:
+    """Anything of the lecture's outputs left on a worker: in its Dask folder (unless `scratch` is false), or in
+    its checkout's output folders (which hold their READMEs only)."""
     suffixes = {".npz", ".pt", ".mp4", ".png", ".pdf", ".pptx", ".html", ".vtt", ".srt"}
     found = [
         str(path)
-        for path in worker.scratch.rglob("*")
+        for path in (worker.scratch.rglob("*") if scratch else [])
         if path.is_file() and (path.suffix in suffixes or {"data", "renders", "slides"} & set(path.parts))
     ]
     outputs = (worker.checkout / name for name in ("data", "renders", "slides"))
     return found + [str(path) for folder in outputs for path in folder.iterdir() if path.name != "README.md"]
-
-
-def test_a_build_sent_to_a_scheduler_publishes_what_a_local_build_does(
-    cluster: Cluster, lecture_built: Path, tmp_path: Path
-) -> None:
-    tree = make_tree(tmp_path / "lecture")
-    _unbuilt(tree, SCENES, ("linear_rnn",))
-    result = tree.run("render", *SCENES, "--scheduler", cluster.address)
-    assert result.returncode == 0, result.stderr
-    assert "ran 3, restored 0 from cache" in result.stderr  # linear_rnn, and the two renders
-    assert f"dask scheduler {cluster.address}" in result.stderr
-    # Data: byte for byte what the local build wrote (its sidecar but for the measured run time).
-    assert (tree.root / "data" / "linear_rnn.npz").read_bytes() == (ROOT / "data" / "linear_rnn.npz").read_bytes()
-    remote, local = (json.loads((root / "data" / "linear_rnn.json").read_text()) for root in (tree.root, ROOT))
-    remote["metrics"].pop("seconds"), local["metrics"].pop("seconds")
-    assert remote == local
-    for scene in SCENES:
-        video, reference = tree.root / "renders" / QUALITY / f"{scene}.mp4", ROOT / "renders" / QUALITY / f"{scene}.mp4"
-        assert _frames(video) == _frames(reference)
-        assert framemd5(video) == framemd5(reference)
-        slides, built = (root / "slides" / QUALITY / f"{scene}.json" for root in (tree.root, ROOT))
-        assert slides.read_bytes() == built.read_bytes()
-        names = [
-            sorted(p.name for p in (root / "slides" / QUALITY / "files" / scene).iterdir())
-            for root in (tree.root, ROOT)
-        ]
-        assert names[0] == names[1]
-    logs = [(tree.root / ".seqanim" / "logs" / f"scene-{QUALITY}-{scene}.log").read_text() for scene in SCENES]
-    assert all('"slides"' in log for log in logs)
-    for worker in cluster.workers:  # neither kept anything of the lecture
-        assert _lecture_files(worker) == []
-    assert leftovers(tree.root) == []
-    # Up to date now, and the next build says so without a cluster.
-    again = tree.run("render", *SCENES, "--scheduler", cluster.address)
-    assert again.returncode == 0 and "up to date" in again.stderr, again.stderr
-
-
-def test_a_worker_killed_mid_render_loses_nothing(cluster: Cluster, lecture_built: Path, tmp_path: Path) -> None:
-    """The task is retried on the other worker; no partial output is published; the killed worker's stage
-    process dies with it. The killed worker is started again for the tests that follow."""
-    scene = "WeightedRetrieval"  # rendered by no other test here: no worker has its LaTeX or partial movies
-    tree = make_tree(tmp_path / "lecture")
-    _unbuilt(tree, (scene,), ())
-    log = tree.root / ".seqanim" / "logs" / f"scene-{QUALITY}-{scene}.log"
-    build = tree.popen("render", scene, "--scheduler", cluster.address)
-    poll(lambda: log.exists() and "running on worker" in log.read_text(), 120, "the render to start")
-    first = log.read_text().split()[-1]
-    victim = next(worker for worker in cluster.workers if worker.address == first)
-    poll(lambda: any(victim.scratch.rglob("*.svg")), 60, "the render to be under way on its worker")
-    stop_group(victim.process)
-    try:
-        out, err = build.communicate(timeout=300)
-        assert build.returncode == 0, err
-        assert "ran 1, restored 0 from cache" in err
-        survivor = next(worker for worker in cluster.workers if worker is not victim)
-        assert log.read_text().startswith(f"ran on worker {survivor.address}\n")
-        assert framemd5(tree.root / "renders" / QUALITY / f"{scene}.mp4") == framemd5(
-            ROOT / "renders" / QUALITY / f"{scene}.mp4"
-        )
-        assert leftovers(tree.root) == []
-        poll(lambda: processes_in(victim.scratch) == [], 10, "the killed worker's stage process to die")
-    finally:
-        shutil.rmtree(victim.scratch, ignore_errors=True)
-        restarted = _start_worker(cluster.address, victim.checkout, victim.scratch)
-        cluster.workers[cluster.workers.index(victim)] = restarted
-        _wait_for_workers(cluster.address, 2)
-
-
-def test_ctrl_c_cancels_the_remote_stages(cluster: Cluster, lecture_built: Path, tmp_path: Path) -> None:
-    scene = "ScaledScores"
-    tree = make_tree(tmp_path / "lecture")
-    _unbuilt(tree, (scene,), ())
-    log = tree.root / ".seqanim" / "logs" / f"scene-{QUALITY}-{scene}.log"
-    build = tree.popen("render", scene, "--scheduler", cluster.address)
-    poll(lambda: log.exists() and "running on worker" in log.read_text(), 120, "the render to start")
-    worker = next(worker for worker in cluster.workers if worker.address == log.read_text().split()[-1])
-    poll(lambda: _stage_processes(worker) != [], 60, "the stage's process on its worker")
-    os.killpg(build.pid, signal.SIGINT)
-    out, err = build.communicate(timeout=60)
-    assert build.returncode == 130, err
-    assert err.strip().splitlines()[-1] == "interrupted; finished outputs are kept, the next build resumes"
-    poll(lambda: _stage_processes(worker) == [], 15, "the remote stage to be stopped")
-    assert not (tree.root / "renders" / QUALITY / f"{scene}.mp4").exists()
 
 
 def test_a_worker_at_another_commit_is_refused_in_one_line(lecture_built: Path, tmp_path: Path) -> None:
@@ -307,12 +232,87 @@ def test_a_no_op_build_starts_no_cluster_and_contacts_no_scheduler(lecture_built
 
 def test_independent_stages_run_on_both_local_workers(lecture_built: Path, tmp_path: Path) -> None:
     """Two renders with nothing between them run at once, one per worker of the local cluster (Dask places a
-    task where its inputs are; both renders' inputs are built already, and must not draw them to one worker)."""
+    task where its inputs are; both renders' inputs are built already, and must not draw them to one worker).
+    At the tree's quality, the check: where the stages run needs no frames."""
+    scenes = ("AddingProblem", "WeightedRetrieval")  # two short checks, of data from two experiments
     tree = make_tree(tmp_path / "lecture")
-    result = tree.run("render", *SCENES, "-j", "2", "--set", 'theme.muted="#8a8f90"')
-    assert result.returncode == 0, result.stderr
+    result = tree.run("render", *scenes, "-j", "2", "--set", 'theme.muted="#8a8f90"')
+    assert result.returncode == 0 and "ran 2, restored 0 from cache" in result.stderr, result.stderr
     timeline = json.loads((tree.root / ".seqanim" / "logs" / "timeline.json").read_text())
-    first, second = (timeline[f"scene:{QUALITY}:{scene}"] for scene in SCENES)
+    first, second = (timeline[f"scene:{CHECK}:{scene}"] for scene in scenes)
     assert first["worker"] != second["worker"]
     assert max(first["start"], second["start"]) < min(first["end"], second["end"]), timeline
     assert leftovers(tree.root) == []
+
+
+def test_a_build_sent_to_a_scheduler_publishes_what_a_local_build_does_though_a_worker_dies(
+    cluster: Cluster, lecture_built: Path, tmp_path: Path
+) -> None:
+    """A sample scene and the data it reads, built on the cluster at preview, while the worker rendering the
+    scene is killed mid-render: the task is retried on the other worker, no partial output is published and the
+    killed worker's stage process dies with it. What is published is what the suite's local build published:
+    the data byte for byte, the video frame for frame, the slides; the surviving worker, which ran its stages to
+    their end, keeps nothing of the lecture. The killed worker stays down (the Ctrl-C test, the last one on the
+    cluster, needs one)."""
+    scene, data = "QueryKeyValue", "qkv_walkthrough"  # the shorter sample scene (no partial movies cached at preview)
+    assert scene in SAMPLE_SCENES and data in registry.scene(scene).data  # rendered at preview by the suite
+    tree = make_tree(tmp_path / "lecture")
+    _unbuilt(tree, (scene,), (data,))
+    log = tree.root / ".seqanim" / "logs" / f"scene-{QUALITY}-{scene}.log"
+    build = tree.popen("render", scene, "--quality", QUALITY, "--scheduler", cluster.address)
+    try:
+        poll(lambda: log.exists() and "running on worker" in log.read_text(), 120, "the render to start")
+        first = log.read_text().split()[-1]
+        victim = next(worker for worker in cluster.workers if worker.address == first)
+        poll(lambda: any(victim.scratch.rglob("*.svg")), 60, "the render to be under way on its worker")
+        stop_group(victim.process)
+        _, err = build.communicate(timeout=300)
+    except BaseException:
+        stop_group(build)
+        raise
+    assert build.returncode == 0, err
+    assert "ran 2, restored 0 from cache" in err  # the data, and the render
+    assert f"dask scheduler {cluster.address}" in err
+    survivor = next(worker for worker in cluster.workers if worker is not victim)
+    assert log.read_text().startswith(f"ran on worker {survivor.address}\n")
+    poll(lambda: processes_in(victim.scratch) == [], 10, "the killed worker's stage process to die")
+    # Data: byte for byte what the local build wrote (its sidecar but for the measured run time).
+    assert (tree.root / "data" / f"{data}.npz").read_bytes() == (ROOT / "data" / f"{data}.npz").read_bytes()
+    remote, local = (json.loads((root / "data" / f"{data}.json").read_text()) for root in (tree.root, ROOT))
+    remote["metrics"].pop("seconds"), local["metrics"].pop("seconds")
+    assert remote == local
+    video, reference = tree.root / "renders" / QUALITY / f"{scene}.mp4", ROOT / "renders" / QUALITY / f"{scene}.mp4"
+    assert _frames(video) == _frames(reference)
+    assert framemd5(video) == framemd5(reference)
+    slides, built = (root / "slides" / QUALITY / f"{scene}.json" for root in (tree.root, ROOT))
+    assert slides.read_bytes() == built.read_bytes()
+    names = [
+        sorted(p.name for p in (root / "slides" / QUALITY / "files" / scene).iterdir()) for root in (tree.root, ROOT)
+    ]
+    assert names[0] == names[1]
+    assert '"slides"' in log.read_text()
+    assert _lecture_files(survivor) == []
+    assert _lecture_files(victim, scratch=False) == []  # its Dask folder holds what its killed stage left
+    assert leftovers(tree.root) == []
+    # Up to date now, and the next build says so without a cluster.
+    again = tree.run("render", scene, "--quality", QUALITY, "--scheduler", cluster.address)
+    assert again.returncode == 0 and "up to date" in again.stderr, again.stderr
+
+
+def test_ctrl_c_cancels_the_remote_stages(cluster: Cluster, lecture_built: Path, tmp_path: Path) -> None:
+    """Ctrl-C on a build whose scene runs on a remote worker (its check: the tree's quality) stops the stage
+    there; nothing is published. It runs on the worker the test above left."""
+    scene = "ScaledScores"
+    tree = make_tree(tmp_path / "lecture")
+    _unbuilt(tree, (scene,), (), CHECK)
+    log = tree.root / ".seqanim" / "logs" / f"scene-{CHECK}-{scene}.log"
+    build = tree.popen("render", scene, "--scheduler", cluster.address)
+    poll(lambda: log.exists() and "running on worker" in log.read_text(), 120, "the render to start")
+    worker = next(worker for worker in cluster.workers if worker.address == log.read_text().split()[-1])
+    poll(lambda: _stage_processes(worker) != [], 60, "the stage's process on its worker")
+    os.killpg(build.pid, signal.SIGINT)
+    out, err = build.communicate(timeout=60)
+    assert build.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "interrupted; finished outputs are kept, the next build resumes"
+    poll(lambda: _stage_processes(worker) == [], 15, "the remote stage to be stopped")
+    assert list((tree.root / "renders" / CHECK).glob(f"{scene}.*")) == []

@@ -1,11 +1,12 @@
 """`seqanim present` on a real X server: Xvfb, no offscreen platform.
 
-The presenter is started by the CLI in an isolated copy of the built lecture (tests/tree.py), on a small
-deck (`test-window` = the title card + HiddenStateDynamics). Its window is found and driven with real X
-tools: `xdotool` finds it and sends the keys, `xwd` takes the screenshots, ffmpeg turns them (and the
-slide videos' last frames, the expected pictures) into pixels. The preflight is run against a hidden library
-(a broken stub first on LD_LIBRARY_PATH) and against a copy of the plugin that needs a library that is not
-there; stopping `seqanim present` by a signal must stop the manim-slides child it started.
+The presenter is started by the CLI in an isolated copy of the built lecture (tests/tree.py), on the suite's
+sample deck, exported at preview already (the title card, the first part's divider, EchoOfAPulse, the second
+part's divider, QueryKeyValue): it builds nothing. Its window is found and driven with real X tools: `xdotool`
+finds it and sends the keys, `xwd` takes the screenshots, ffmpeg turns them (and the slide videos' last frames,
+the expected pictures) into pixels. The preflight is run against a hidden library (a broken stub first on
+LD_LIBRARY_PATH) and against a copy of the plugin that needs a library that is not there; stopping `seqanim
+present` by a signal must stop the manim-slides child it started.
 
 `make` installs every tool used here (xvfb, xauth, xdotool, x11-apps); nothing is skipped.
 """
@@ -24,25 +25,19 @@ from pathlib import Path
 import pytest
 
 from seqanim.present import PresenterUnavailable, preflight, qt_plugins
-from tests.conftest import QUALITY
+from tests.conftest import QUALITY, SAMPLE, SAMPLE_SCENES
 from tests.tree import Tree, make_tree, stop_group
 from tests.x11 import DIFFERENT, SAME, difference, find_window, last_frame, presenter, wait_for_slide, x, x_env, xvfb
 
-DECK = "test-window"
-SCENE = "HiddenStateDynamics"
-START = 4  # deck slide 4 = the scene's third slide (the title card is slide 1): manim-slides' "1,2"
+DECK = SAMPLE
+SCENE = SAMPLE_SCENES[0]  # the first part's scene: deck slides 1 and 2 are the title card and the part's divider
 SCREENSHOTS = "screenshots"
 
 
 @pytest.fixture(scope="module")
 def tree(lecture_built: Path, tmp_path_factory: pytest.TempPathFactory) -> Tree:
-    """A copy of the built lecture with the small deck, exported once (the presenter then builds nothing)."""
-    tree = make_tree(tmp_path_factory.mktemp("present") / "lecture")
-    with (tree.root / "lecture.toml").open("a") as toml:
-        toml.write(f'\n[decks.{DECK}]\ntitle = "Window test"\nscenes = ["{SCENE}"]\n')
-    result = tree.run("slides", DECK, "--quality", QUALITY)
-    assert result.returncode == 0, result.stderr[-2000:]
-    return tree
+    """A copy of the built lecture, whose sample deck the suite exported (the presenter builds nothing)."""
+    return make_tree(tmp_path_factory.mktemp("present") / "lecture")
 
 
 @pytest.fixture(scope="module")
@@ -52,9 +47,20 @@ def display() -> Iterator[str]:
 
 
 def _slide_videos(tree: Tree) -> list[Path]:
-    """The scene's slide videos in order, as its manim-slides JSON names them (the files the presenter plays)."""
+    """The scene's slide videos in order, as its manim-slides JSON names them (the files the presenter plays).
+    Its last slide is not a loop: it ends on a frame the window holds."""
     folder = tree.root / "slides" / QUALITY
-    return [folder.parent / slide["file"] for slide in json.loads((folder / f"{SCENE}.json").read_text())["slides"]]
+    slides = json.loads((folder / f"{SCENE}.json").read_text())["slides"]
+    assert not slides[-1]["loop"]
+    return [folder.parent / slide["file"] for slide in slides]
+
+
+def _second_divider(tree: Tree) -> Path:
+    """The video of the divider card that opens the deck's second part: the slide after the scene's last."""
+    cards = list((tree.root / "slides" / QUALITY / "cards").glob(f"{DECK}-part-2-*.json"))
+    assert len(cards) == 1, cards
+    (slide,) = json.loads(cards[0].read_text())["slides"]
+    return cards[0].parent.parent / slide["file"]  # manim-slides' paths: from the JSON's folder's parent
 
 
 def _presenter(tree: Tree, env: dict[str, str], *args: str, log: Path) -> subprocess.Popen[bytes]:
@@ -62,10 +68,14 @@ def _presenter(tree: Tree, env: dict[str, str], *args: str, log: Path) -> subpro
 
 
 def test_presenter_plays_the_slide_in_a_real_window(tree: Tree, display: str, tmp_path: Path) -> None:
+    """Started at the scene's last slide (the title card and the divider come first), the window holds that
+    slide's last frame once it has played; Right moves on to the next part's divider card (short slides, both:
+    the test waits for each to play to its end)."""
     videos = _slide_videos(tree)
+    start = 2 + len(videos)
     env = x_env(display)
     log = tmp_path / "present.log"
-    process = _presenter(tree, env, "--start-at", str(START), log=log)
+    process = _presenter(tree, env, "--start-at", str(start), log=log)
     try:
         window = find_window(display, process, log)
         geometry = dict(
@@ -74,21 +84,21 @@ def test_presenter_plays_the_slide_in_a_real_window(tree: Tree, display: str, tm
         size = (int(geometry["WIDTH"]), int(geometry["HEIGHT"]))
         assert size == tuple(json.loads((tree.root / "slides" / QUALITY / f"{SCENE}.json").read_text())["resolution"])
 
-        # Slide 4 = the scene's third slide: once it has played, the window holds its last frame.
-        this, following = last_frame(videos[START - 2], size), last_frame(videos[START - 1], size)
+        # The scene's last slide: once it has played, the window holds its last frame.
+        this, following = last_frame(videos[-1], size), last_frame(_second_divider(tree), size)
         assert difference(this, following) > DIFFERENT, "the two slides look alike: the test could not tell them apart"
-        apart, shot = wait_for_slide(display, window, this, 40, tmp_path / f"slide-{START}.png")
+        apart, shot = wait_for_slide(display, window, this, 40, tmp_path / f"slide-{start}.png")
         assert apart <= SAME, (
-            f"the window does not show slide {START} ({apart:.2%} of the pixels differ); see {tmp_path}"
+            f"the window does not show slide {start} ({apart:.2%} of the pixels differ); see {tmp_path}"
         )
         assert difference(shot, following) > DIFFERENT
 
         # The next-slide key, sent through the X server (XTEST) to the focused window.
         x(display, "xdotool", "windowfocus", "--sync", window)
         x(display, "xdotool", "key", "Right")
-        apart, shot = wait_for_slide(display, window, following, 40, tmp_path / f"slide-{START + 1}.png")
+        apart, shot = wait_for_slide(display, window, following, 40, tmp_path / f"slide-{start + 1}.png")
         assert apart <= SAME, (
-            f"after Right the window does not show slide {START + 1} ({apart:.2%} of the pixels differ); see {tmp_path}"
+            f"after Right the window does not show slide {start + 1} ({apart:.2%} of the pixels differ); see {tmp_path}"
         )
         assert difference(shot, this) > DIFFERENT
 
