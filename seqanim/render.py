@@ -100,29 +100,56 @@ def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, A
 
 
 def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str, Any]:
-    """render_scene's work, in the staging folder `stage`."""
-    from manim import Scene, config, tempconfig
+    """render_scene's work, in the staging folder `stage`: manim runs, the report is written from what it did,
+    and the outputs are published (at the check quality: the report and the thumbnail only)."""
+    media_cache = current().media / quality / name
+    media = _media_copies(stage / "media", media_cache)
+    scene, frame, report = _run_manim(stage, media, name, quality, quiet=quiet)
+    out = outputs(name, quality)
+    if quality == CHECK:
+        report |= _checked(scene, report["fps"])
+    else:
+        report |= _rendered(scene, stage, name, quality, report["fps"])
+        _publish_slides(stage / "slides", name, quality)
+        _copy_atomic(Path(scene.renderer.file_writer.movie_file_path), out["video"])
+    from PIL import Image
 
-    spec = scene_spec(name)
-    workspace = current()
-    # manim's own caches are reused: its LaTeX and text SVGs by every scene at every quality (manim names them
-    # by their content), its partial movies by later renders of the scene at that quality. A killed render
-    # could leave a half-written .dvi or .mp4 that manim would trust later, so each render works on copies,
-    # and its files join the caches only when it has finished. The copies are hard links, but for the text
-    # SVGs: manim rewrites a Text's SVG in place each time it builds it (PangoUtils.remove_last_M), which
-    # through a link would empty the shared file for a moment (a parallel render then fails to parse it) or
-    # for good (a render killed as it writes).
-    media_cache = workspace.media / quality / name
-    media = stage / "media"
+    thumbnail = stage / "thumbnail.png"
+    Image.fromarray(frame).convert("RGB").save(thumbnail)
+    _copy_atomic(thumbnail, out["thumbnail"])
+    atomic_write_text(out["report"], json.dumps(report, indent=2) + "\n")
+    _share_media(media, media_cache)
+    return report
+
+
+def _media_copies(media: Path, media_cache: Path) -> Path:
+    """The render's own copy of manim's caches, in `media`.
+
+    manim's own caches are reused: its LaTeX and text SVGs by every scene at every quality (manim names them
+    by their content), its partial movies by later renders of the scene at that quality. A killed render
+    could leave a half-written .dvi or .mp4 that manim would trust later, so each render works on copies,
+    and its files join the caches only when it has finished. The copies are hard links, but for the text
+    SVGs: manim rewrites a Text's SVG in place each time it builds it (PangoUtils.remove_last_M), which
+    through a link would empty the shared file for a moment (a parallel render then fails to parse it) or
+    for good (a render killed as it writes)."""
+    shared = current().media
     for folder, copy in SHARED_MEDIA.items():
-        if (workspace.media / folder).is_dir():
+        if (shared / folder).is_dir():
             (media / folder).mkdir(parents=True)
             with naming_a_full_disk(media / folder):  # a file by hand: copytree would bundle the error up
-                for path in (workspace.media / folder).iterdir():
+                for path in (shared / folder).iterdir():
                     copy(path, media / folder / path.name)
     if media_cache.exists():
         ignore = shutil.ignore_patterns(*SHARED_MEDIA)  # an older cache's own copies: the shared folders serve
         shutil.copytree(media_cache, media, copy_function=os.link, ignore=ignore, dirs_exist_ok=True)
+    return media
+
+
+def _run_manim(stage: Path, media: Path, name: str, quality: str, *, quiet: bool) -> tuple[Any, Any, dict[str, Any]]:
+    """Run the scene's code: the scene, its last frame, and the report's first fields (what was said, shown
+    and noted). A scene that raises becomes one line, its traceback in its log."""
+    from manim import Scene, config, tempconfig
+
     settings = {
         **MANIM_QUALITY[quality],
         "media_dir": str(media),
@@ -139,9 +166,8 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
     }
     started = time.perf_counter()
     with tempconfig(settings):
-        module = importlib.import_module(f"scenes.{spec.module}")
-        scene_class = getattr(module, name)
-        scene = scene_class(output_folder=stage / "slides", skip_animations=quality == CHECK)
+        module = importlib.import_module(f"scenes.{scene_spec(name).module}")
+        scene = getattr(module, name)(output_folder=stage / "slides", skip_animations=quality == CHECK)
         try:
             if quality == CHECK:  # manim's render alone: manim-slides would join slide videos there are none of
                 Scene.render(scene)
@@ -158,47 +184,42 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
             _fail_if_the_disk_is_full(stage)
             raise _scene_failed(name, error) from None
         frame = scene._draw_final_state() if quality == CHECK else scene.renderer.get_frame()
-        seconds = time.perf_counter() - started
-        width, height, fps = config.pixel_width, config.pixel_height, config.frame_rate
-
-    from PIL import Image
-
-    out = outputs(name, quality)
-    thumb_tmp = stage / "thumbnail.png"
-    Image.fromarray(frame).convert("RGB").save(thumb_tmp)
-    report = {
-        "scene": name,
-        "quality": quality,
-        "resolution": [width, height],
-        "fps": fps,
-        "render_seconds": round(seconds, 2),
-        "notes": scene.notes,
-        "narrations": scene.narrations,  # what the published video says and captions, per slide
-        "alts": scene.alts,  # alt text of each slide's last frame, written from the data on screen
-        "screen_texts": scene.screen_texts,
-    }
-    if quality == CHECK:
-        scene._add_last_slide()  # as manim-slides closes the last slide when it saves
-        starts = [slide.start_animation for slide in scene._slides]
-        report |= {
-            "duration": round(sum(scene.animation_frames) / fps, 4),  # what the video would last
-            "slides": len(scene._slides),
-            "loops": [index for index, slide in enumerate(scene._slides) if slide.loop],
-            "beats": beat_times(scene, fps, scene.animation_frames, starts),
-            "layout_violations": [str(v) for v in scene.layout_violations],
+        report = {
+            "scene": name,
+            "quality": quality,
+            "resolution": [config.pixel_width, config.pixel_height],
+            "fps": config.frame_rate,
+            "render_seconds": round(time.perf_counter() - started, 2),
+            "notes": scene.notes,
+            "narrations": scene.narrations,  # what the published video says and captions, per slide
+            "alts": scene.alts,  # alt text of each slide's last frame, written from the data on screen
+            "screen_texts": scene.screen_texts,
         }
-        _copy_atomic(thumb_tmp, out["thumbnail"])
-        atomic_write_text(out["report"], json.dumps(report, indent=2) + "\n")
-        _share_media(media, media_cache)
-        return report
-    movie = Path(scene.renderer.file_writer.movie_file_path)
+    return scene, frame, report
 
+
+def _checked(scene: Any, fps: float) -> dict[str, Any]:
+    """The rest of a check's report, from the frames each skipped animation would have drawn."""
+    scene._add_last_slide()  # as manim-slides closes the last slide when it saves
+    return {
+        "duration": round(sum(scene.animation_frames) / fps, 4),  # what the video would last
+        "slides": len(scene._slides),
+        "loops": [index for index, slide in enumerate(scene._slides) if slide.loop],
+        "beats": beat_times(scene, fps, scene.animation_frames, [slide.start_animation for slide in scene._slides]),
+        "layout_violations": [str(v) for v in scene.layout_violations],
+    }
+
+
+def _rendered(scene: Any, stage: Path, name: str, quality: str, fps: float) -> dict[str, Any]:
+    """The rest of a render's report, from its video and slide videos; rewrites manim-slides' JSON in `stage`
+    to name its videos from slides/."""
     # manim-slides stores paths relative to the slides folder's parent; make them relative to slides/.
-    slides_json = json.loads((stage / "slides" / f"{name}.json").read_text())
+    slides_path = stage / "slides" / f"{name}.json"
+    slides_json = json.loads(slides_path.read_text())
     for slide in slides_json["slides"]:
         for key in ("file", "rev_file"):
             slide[key] = f"{quality}/files/{name}/{Path(slide[key]).name}"
-
+    slides_path.write_text(json.dumps(slides_json, indent=2))
     paused = paused_frame_shares(stage / "slides" / "files" / name, slides_json["slides"], scene.final_frames)
     paused_violations = [
         f"slide {index}: paused frame: {share:.2%} of its pixels differ from the slide's final state"
@@ -208,8 +229,8 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
     # The movies manim-slides joins, in its numbering of animations (a skipped animation has none). Counted
     # from each movie: a render from manim's cache skips the drawing but not the movie.
     frames = [frame_count(path) for path in scene._partial_movie_files]
-    report |= {
-        "duration": video_seconds(movie),
+    return {
+        "duration": video_seconds(Path(scene.renderer.file_writer.movie_file_path)),
         "slides": len(slides_json["slides"]),
         "loops": [index for index, slide in enumerate(slides_json["slides"]) if slide.get("loop")],
         # per slide: each beat's words, and where its animations run
@@ -217,21 +238,21 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
         "layout_violations": [str(v) for v in scene.layout_violations] + paused_violations,
         "paused_frame_shares": paused,  # per slide: share of pixels off its final state (None: a loop)
     }
-    # Publish: new slide files join the old ones (manim-slides names them by content hash), the JSON switches
-    # to them, and only then do files the JSON no longer names go. A presenter never sees a dangling path.
+
+
+def _publish_slides(staged: Path, name: str, quality: str) -> None:
+    """New slide files join the old ones (manim-slides names them by content hash), the JSON switches to them,
+    and only then do files the JSON no longer names go. A presenter never sees a dangling path."""
+    out = outputs(name, quality)
     out["files"].mkdir(parents=True, exist_ok=True)
-    for video in (stage / "slides" / "files" / name).iterdir():
+    for video in (staged / "files" / name).iterdir():
         os.replace(video, out["files"] / video.name)
-    atomic_write_text(out["slides"], json.dumps(slides_json, indent=2))
-    named = {Path(slide[key]).name for slide in slides_json["slides"] for key in ("file", "rev_file")}
+    text = (staged / f"{name}.json").read_text()
+    atomic_write_text(out["slides"], text)
+    named = {Path(slide[key]).name for slide in json.loads(text)["slides"] for key in ("file", "rev_file")}
     for video in out["files"].iterdir():
         if video.name not in named:
             video.unlink()
-    _copy_atomic(movie, out["video"])
-    _copy_atomic(thumb_tmp, out["thumbnail"])
-    atomic_write_text(out["report"], json.dumps(report, indent=2) + "\n")
-    _share_media(media, media_cache)
-    return report
 
 
 def _share_media(media: Path, media_cache: Path) -> None:
