@@ -166,125 +166,129 @@ def plan(
     """All stages needed for the requested targets (default: everything), in dependency order. At the `check`
     quality, which draws no frame, everything is the experiments and the scenes: nothing to narrate or export."""
     from seqanim.decks.plan import deck_names
-    from seqanim.render import outputs as scene_outputs
 
     if quality == CHECK and (decks or narrations):
         raise ConfigError(
             f"--quality {CHECK} draws no frames, so it has no narrated cuts or decks; build those at preview or above"
         )
+    planner = _Planner(lecture, quality)
+    everything = scenes is None and decks is None and experiments is None and narrations is None
+    for name in experiments if experiments is not None else (registry.experiments() if everything else []):
+        planner.experiment(name)
+    for name in scenes if scenes is not None else (registry.scenes() if everything else []):
+        planner.scene(name)
+    for name in narrations or []:
+        planner.narration(name)
+    for name in decks if decks is not None else (deck_names(lecture) if everything and quality != CHECK else []):
+        planner.deck(name)
+    ordered = _topological(planner.stages)
+    for stage in ordered.values():
+        upstream = {f"stage:{dep}": ordered[dep].key for dep in stage.deps}
+        stage.key = digest({"stage": stage.id, **stage.inputs, **upstream})  # two scenes of one module differ by id
+    return ordered
 
-    stages: dict[str, Stage] = {}
-    theme_hash = digest(lecture.section("theme"))
-    publish = lecture.section("publish")
-    # What a render's timing depends on: the voice, its speed and the pause after each beat (not loudness,
-    # language or captions, which only the narrated cut uses).
-    speech_hash = digest({key: publish[key] for key in SPEECH_KEYS})
 
-    def add_experiment(name: str) -> str:
+class _Planner:
+    """Adds each stage the targets need once, after the stages it reads: what feeds it (its inputs, fingerprinted),
+    the parameters a reason names, and its outputs."""
+
+    def __init__(self, lecture: Lecture, quality: str) -> None:
+        self.lecture, self.quality = lecture, quality
+        self.stages: dict[str, Stage] = {}
+        self.theme_hash = digest(lecture.section("theme"))
+        self.publish = lecture.section("publish")
+        # What a render's timing depends on: the voice, its speed and the pause after each beat (not loudness,
+        # language or captions, which only the narrated cut uses).
+        self.speech_hash = digest({key: self.publish[key] for key in SPEECH_KEYS})
+
+    def experiment(self, name: str) -> str:
         stage_id = f"experiment:{name}"
-        if stage_id in stages:
+        if stage_id in self.stages:
             return stage_id
         spec = registry.experiment(name)
-        deps = [add_experiment(dep) for dep in spec.reads]
-        params = lecture.section(name)
+        deps = [self.experiment(dep) for dep in spec.reads]
+        params = self.lecture.section(name)
         inputs = {
             f"params:{name}": digest(params),
             **code_inputs(spec.source),
             **code_inputs(ENGINE / "experiments.py"),
         }
         stage = Stage(stage_id, "experiment", name, None, inputs, {name: params}, _outputs_of_experiment(name), deps)
-        stage.data_hash = digest(experiment_params(lecture, name))
-        stages[stage_id] = stage
+        stage.data_hash = digest(experiment_params(self.lecture, name))
+        self.stages[stage_id] = stage
         return stage_id
 
-    def add_scene(name: str) -> str:
-        stage_id = f"scene:{quality}:{name}"
-        if stage_id in stages:
+    def scene(self, name: str) -> str:
+        from seqanim.render import outputs
+
+        stage_id = f"scene:{self.quality}:{name}"
+        if stage_id in self.stages:
             return stage_id
         spec = registry.scene(name)
-        deps = [add_experiment(artifact) for artifact in spec.data]
+        deps = [self.experiment(artifact) for artifact in spec.data]
         inputs = {
-            "quality": quality,
-            "params:theme": theme_hash,
-            "params:speech": speech_hash,  # every beat lasts as long as its words
+            "quality": self.quality,
+            "params:theme": self.theme_hash,
+            "params:speech": self.speech_hash,  # every beat lasts as long as its words
             **code_inputs(spec.source),
             **code_inputs(ENGINE / "render.py"),
-            **voice_inputs(name),
+            **self.voice_inputs(name),
         }
-        outs = scene_outputs(name, quality)
-        stage = Stage(
-            stage_id, "scene", name, quality, inputs, {"theme": lecture.section("theme")}, list(outs.values()), deps
-        )
-        stages[stage_id] = stage
+        params = {"theme": self.lecture.section("theme")}
+        outs = list(outputs(name, self.quality).values())
+        self.stages[stage_id] = Stage(stage_id, "scene", name, self.quality, inputs, params, outs, deps)
         return stage_id
 
-    def voice_inputs(name: str) -> dict[str, str]:
+    def voice_inputs(self, name: str) -> dict[str, str]:
         """The lecturer's recordings of the scene and the Piper voice model, when a voice uses them."""
         from seqanim.narrate import recorded_inputs
 
         inputs = {}
-        if "recorded" in (publish["voice"], publish["fallback_voice"]):
+        voices = (self.publish["voice"], self.publish["fallback_voice"])
+        if "recorded" in voices:
             inputs |= recorded_inputs(name)
-        if "piper" in (publish["voice"], publish["fallback_voice"]):
-            inputs["voice_model"] = _voice_model_hash(lecture)
+        if "piper" in voices:
+            inputs["voice_model"] = _voice_model_hash(self.lecture)
         return inputs
 
-    def add_narration(name: str) -> str:
+    def narration(self, name: str) -> str:
         """The scene's narrated cut: its render, the [publish] table, and the lecturer's recordings."""
-        from seqanim.narrate import outputs as narration_outputs
+        from seqanim.narrate import outputs
 
-        stage_id = f"narration:{quality}:{name}"
-        if stage_id in stages:
+        stage_id = f"narration:{self.quality}:{name}"
+        if stage_id in self.stages:
             return stage_id
-        deps = [add_scene(name)]
-        inputs = {"quality": quality, "params:publish": digest(publish), **code_inputs(ENGINE / "narrate.py")}
-        inputs |= voice_inputs(name)
-        outs = narration_outputs(name, quality)
-        stages[stage_id] = Stage(
-            stage_id, "narration", name, quality, inputs, {"publish": publish}, list(outs.values()), deps
+        deps = [self.scene(name)]
+        inputs = {"quality": self.quality, "params:publish": digest(self.publish), **code_inputs(ENGINE / "narrate.py")}
+        inputs |= self.voice_inputs(name)
+        outs = list(outputs(name, self.quality).values())
+        self.stages[stage_id] = Stage(
+            stage_id, "narration", name, self.quality, inputs, {"publish": self.publish}, outs, deps
         )
         return stage_id
 
-    def add_deck(name: str) -> str:
+    def deck(self, name: str) -> str:
         from seqanim.decks import deck_outputs
         from seqanim.decks.plan import deck_definition
 
-        stage_id = f"deck:{quality}:{name}"
-        definition = deck_definition(lecture, name)
-        deps = [add_scene(scene) for scene in definition["scenes"]]
-        deps += [add_narration(scene) for scene in dict.fromkeys(definition["scenes"])]
-        options = {k: v for k, v in lecture.section("decks").items() if k not in ("items", "full_title")}
-        params = {"deck": definition, "decks": options, "publish": publish}
+        stage_id = f"deck:{self.quality}:{name}"
+        definition = deck_definition(self.lecture, name)
+        deps = [self.scene(scene) for scene in definition["scenes"]]
+        deps += [self.narration(scene) for scene in dict.fromkeys(definition["scenes"])]
+        options = {k: v for k, v in self.lecture.section("decks").items() if k not in ("items", "full_title")}
+        params = {"deck": definition, "decks": options, "publish": self.publish}
         inputs = {
-            "quality": quality,
-            "params:theme": theme_hash,
+            "quality": self.quality,
+            "params:theme": self.theme_hash,
             f"params:deck.{name}": digest(params),
             **code_inputs(ENGINE / "decks" / "__init__.py"),
         }
         lock = current().reveal.parent.parent / "package-lock.json"
         if lock.exists():
             inputs["reveal.js"] = _file_hash(lock)
-        stage = Stage(
-            stage_id, "deck", name, quality, inputs, params, list(deck_outputs(lecture, name, quality).values()), deps
-        )
-        stages[stage_id] = stage
+        outs = list(deck_outputs(self.lecture, name, self.quality).values())
+        self.stages[stage_id] = Stage(stage_id, "deck", name, self.quality, inputs, params, outs, deps)
         return stage_id
-
-    everything = scenes is None and decks is None and experiments is None and narrations is None
-    for name in experiments if experiments is not None else (registry.experiments() if everything else []):
-        add_experiment(name)
-    for name in scenes if scenes is not None else (registry.scenes() if everything else []):
-        add_scene(name)
-    for name in narrations or []:
-        add_narration(name)
-    for name in decks if decks is not None else (deck_names(lecture) if everything and quality != CHECK else []):
-        add_deck(name)
-
-    ordered = _topological(stages)
-    for stage in ordered.values():
-        upstream = {f"stage:{dep}": ordered[dep].key for dep in stage.deps}
-        stage.key = digest({"stage": stage.id, **stage.inputs, **upstream})  # two scenes of one module differ by id
-    return ordered
 
 
 def _voice_model_hash(lecture: Lecture) -> str:
