@@ -198,8 +198,6 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
     """Make the scene's narrated cut, captions, timing and stills; return the timing record."""
     if shutil.which("ffmpeg") is None:
         raise ToolMissingError("ffmpeg is missing; run `make setup` to install it")
-    from PIL import Image
-
     publish = lecture.publish
     voice.check_voice(publish)
     workspace = current()
@@ -227,68 +225,14 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
             narrated = _narrate_beats(scene, number, beats, seconds, start, publish, warnings)
         else:
             narrated = _narrate_whole(scene, number, text, seconds, start, publish, warnings)
-        end = start + seconds + narrated.held
         cues += captions.word_cues(narrated.words, publish.caption_chars, fps, where)
         pieces += [(piece[0].path if piece[0] else None, piece[1]) for piece in narrated.pieces]
-        clips = [piece[0] for piece in narrated.pieces if piece[0]]
-        if any(clip.synthesised for clip in clips):
+        if any(piece[0].synthesised for piece in narrated.pieces if piece[0]):
             made.append(number)
-        records.append(
-            {
-                "slide": number,
-                "start": round(start, 3),
-                "end": round(end, 3),
-                "animation_seconds": round(seconds, 4),
-                "speech_seconds": round(narrated.speech, 3),
-                "held_seconds": round(narrated.held, 3),  # its last frame, after its video (a slide without beats)
-                "loop": bool(slide.get("loop")),
-                "narration": text,
-                "alt": alt,
-                # Each beat: its words, where it starts and its words end, and each word's start and end, all on
-                # the cut's clock; where the times come from (the voice's model, an estimate, reading time).
-                "beats": narrated.beats,
-                # The slide's audio, in order: [clip in the voice cache or None for silence, seconds, words,
-                # seconds of speech at its start, its beat (None: the whole slide's narration)].
-                "pieces": [
-                    [clip.path.name if clip else None, round(seconds, 4), said, round(speech, 4), beat]
-                    for clip, seconds, said, speech, beat in narrated.pieces
-                ],
-                "audio": clips[0].path.name if clips else None,  # the first (for a slide in one piece, the) clip
-                # Where its speech comes from (a recorded slide with a missing beat: "recorded+espeak"), and
-                # each clip's measured loudness.
-                "source": "+".join(dict.fromkeys(clip.source for clip in clips)) if clips else "reading time",
-                "lufs": [clip.lufs for clip in clips],
-                "still": f"stills/{scene}/{number}.png",
-                "video": workspace.label(path),
-            }
-        )
+        end = start + seconds + narrated.held
+        records.append(_slide_record(scene, number, slide, text, alt, narrated, (start, end), seconds, path))
         start = end
-    has_audio = any(clip_path is not None for clip_path, _ in pieces)
-    out = outputs(scene, quality)
-    renders = workspace.renders(quality)
-    with tempfile.TemporaryDirectory(prefix=f".stage-narration-{scene}-", dir=renders) as tmp:
-        folder = Path(tmp)
-        srt = folder / "captions.srt"
-        srt.write_text(captions.to_srt(cues))
-        audio = folder / "narration.wav"
-        if has_audio:
-            _write_wav(audio, pieces)
-        staged = folder / "narrated.mp4"
-        encode(
-            records, fps, audio if has_audio else None, srt, publish.language, staged, quality,
-            tuple(report["resolution"]), background_hex(lecture),
-        )  # fmt: skip
-        stills = folder / "stills"
-        stills.mkdir()
-        for record in records:
-            buffer = io.BytesIO()
-            Image.fromarray(last_frame(workspace.root / record["video"])).save(buffer, format="PNG")
-            (stills / f"{record['slide']}.png").write_bytes(buffer.getvalue())
-        os.replace(staged, out["video"])
-        atomic_write_text(out["vtt"], captions.to_vtt(cues, publish.language))
-        atomic_write_bytes(out["srt"], srt.read_bytes())
-        out["stills"].parent.mkdir(parents=True, exist_ok=True)
-        replace_dir(stills, out["stills"])
+    _publish_cut(scene, quality, lecture, report, records, cues, pieces)
     timing = {
         "scene": scene,
         "quality": quality,
@@ -300,7 +244,7 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
         "cues": [[cue.start, cue.end, list(cue.lines)] for cue in cues],
         "slides": records,
     }
-    atomic_write_text(out["timing"], json.dumps(timing, indent=1) + "\n")
+    atomic_write_text(outputs(scene, quality)["timing"], json.dumps(timing, indent=1) + "\n")
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     # How this run made the cut is said in the log, not in the file: the file is the same whether a clip
@@ -308,6 +252,88 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
     which = f" (slide {', '.join(map(str, made))})" if made else ""
     print(f"{scene}: synthesised {len(made)} of {len(records)} slide clips{which}", file=sys.stderr)
     return {**timing, "synthesised": len(made)}
+
+
+def _slide_record(
+    scene: str,
+    number: int,
+    slide: dict[str, Any],
+    text: str,
+    alt: str,
+    narrated: Narrated,
+    span: tuple[float, float],
+    seconds: float,
+    video: Path,
+) -> dict[str, Any]:
+    """One slide's entry in the timing record: where it lies in the cut, what it says and where that comes from."""
+    clips = [piece[0] for piece in narrated.pieces if piece[0]]
+    return {
+        "slide": number,
+        "start": round(span[0], 3),
+        "end": round(span[1], 3),
+        "animation_seconds": round(seconds, 4),
+        "speech_seconds": round(narrated.speech, 3),
+        "held_seconds": round(narrated.held, 3),  # its last frame, after its video (a slide without beats)
+        "loop": bool(slide.get("loop")),
+        "narration": text,
+        "alt": alt,
+        # Each beat: its words, where it starts and its words end, and each word's start and end, all on
+        # the cut's clock; where the times come from (the voice's model, an estimate, reading time).
+        "beats": narrated.beats,
+        # The slide's audio, in order: [clip in the voice cache or None for silence, seconds, words,
+        # seconds of speech at its start, its beat (None: the whole slide's narration)].
+        "pieces": [
+            [clip.path.name if clip else None, round(seconds, 4), said, round(speech, 4), beat]
+            for clip, seconds, said, speech, beat in narrated.pieces
+        ],
+        "audio": clips[0].path.name if clips else None,  # the first (for a slide in one piece, the) clip
+        # Where its speech comes from (a recorded slide with a missing beat: "recorded+espeak"), and
+        # each clip's measured loudness.
+        "source": "+".join(dict.fromkeys(clip.source for clip in clips)) if clips else "reading time",
+        "lufs": [clip.lufs for clip in clips],
+        "still": f"stills/{scene}/{number}.png",
+        "video": current().label(video),
+    }
+
+
+def _publish_cut(
+    scene: str,
+    quality: str,
+    lecture: Lecture,
+    report: dict[str, Any],
+    records: list[dict[str, Any]],
+    cues: list[captions.Cue],
+    pieces: list[tuple[Path | None, float]],
+) -> None:
+    """Encode the cut, write its captions and each slide's still, staged beside renders/ and moved in whole."""
+    from PIL import Image
+
+    workspace = current()
+    out = outputs(scene, quality)
+    has_audio = any(clip_path is not None for clip_path, _ in pieces)
+    with tempfile.TemporaryDirectory(prefix=f".stage-narration-{scene}-", dir=workspace.renders(quality)) as tmp:
+        folder = Path(tmp)
+        srt = folder / "captions.srt"
+        srt.write_text(captions.to_srt(cues))
+        audio = folder / "narration.wav"
+        if has_audio:
+            _write_wav(audio, pieces)
+        staged = folder / "narrated.mp4"
+        encode(
+            records, float(report["fps"]), audio if has_audio else None, srt, lecture.publish.language, staged,
+            quality, tuple(report["resolution"]), background_hex(lecture),
+        )  # fmt: skip
+        stills = folder / "stills"
+        stills.mkdir()
+        for record in records:
+            buffer = io.BytesIO()
+            Image.fromarray(last_frame(workspace.root / record["video"])).save(buffer, format="PNG")
+            (stills / f"{record['slide']}.png").write_bytes(buffer.getvalue())
+        os.replace(staged, out["video"])
+        atomic_write_text(out["vtt"], captions.to_vtt(cues, lecture.publish.language))
+        atomic_write_bytes(out["srt"], srt.read_bytes())
+        out["stills"].parent.mkdir(parents=True, exist_ok=True)
+        replace_dir(stills, out["stills"])
 
 
 def encode(
