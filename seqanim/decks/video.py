@@ -69,8 +69,6 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
     from PIL import Image
 
     from seqanim import captions
-    from seqanim.decks.plan import humanise
-    from seqanim.narrate import AUDIO_CODEC, _write_wav, language_639_2
     from seqanim.narrate import outputs as narration_outputs
 
     publish = lecture.publish
@@ -84,64 +82,16 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
             raise StageFailed(
                 f"{current().label(video)} is missing; run `seqanim build --quality {plan.quality}` first"
             )
-    path = folder / f"{plan.deck}.mp4"
-    cues: list[captions.Cue] = []
-    pieces: list[tuple[Path | None, float]] = []
-    chapters: list[str] = []
-    lines, start = [";FFMETADATA1", f"title={_ffmeta(plan.title)}"], 0.0
+    joined = _Joined(plan, lecture)
     for scene, timing in zip(scenes, timings):
-        end = start + timing["duration"]
-        lines += [
-            "[CHAPTER]", "TIMEBASE=1/1000", f"START={round(start * 1000)}", f"END={round(end * 1000)}",
-            f"title={_ffmeta(scene)}",
-        ]  # fmt: skip
-        chapters.append(f"{clock(round(start * 1000) / 1000)} {humanise(scene)}")  # the chapter's own millisecond
-        cues += captions.shifted([captions.Cue(a, b, tuple(text)) for a, b, text in timing["cues"]], start)
-        pieces += [
-            (_clip_path(audio, said, beat, record, scene, lecture), seconds)
-            for record in timing["slides"]
-            for audio, seconds, said, _, beat in record["pieces"]
-        ]
-        start = end
-    has_audio = any(clip is not None for clip, _ in pieces)
-    with tempfile.TemporaryDirectory(prefix=f".{plan.deck}-video-", dir=folder) as tmp:
-        listing = Path(tmp) / "inputs.txt"
-        listing.write_text(
-            "".join(
-                f"file '{str(video).replace(chr(39), chr(39) + chr(92) + chr(39) + chr(39))}'\n" for video in videos
-            )
-        )
-        metadata = Path(tmp) / "chapters.txt"
-        metadata.write_text("\n".join(lines) + "\n")
-        srt = Path(tmp) / "captions.srt"
-        srt.write_text(captions.to_srt(cues))
-        staged = Path(tmp) / f"{plan.deck}.mp4"
-        command = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"]
-        command += ["-f", "concat", "-safe", "0", "-i", str(listing)]
-        maps = ["-map", "0:v"]
-        inputs = 1
-        if has_audio:
-            audio = Path(tmp) / "narration.wav"
-            _write_wav(audio, pieces)
-            command += ["-i", str(audio)]
-            maps += ["-map", f"{inputs}:a"]
-            inputs += 1
-        command += ["-i", str(srt), "-i", str(metadata)]
-        maps += ["-map", f"{inputs}:s", "-map_metadata", str(inputs + 1), "-map_chapters", str(inputs + 1)]
-        command += [*maps, "-c:v", "copy", *(AUDIO_CODEC if has_audio else []), "-c:s", "mov_text"]
-        command += ["-metadata:s:s:0", f"language={language_639_2(publish.language)}", "-movflags", "+faststart"]
-        result = subprocess.run([*command, str(staged)], capture_output=True, text=True)
-        if result.returncode != 0:
-            tool_wrote_to_a_full_disk(result.stderr, staged)
-            raise StageFailed(
-                f"ffmpeg could not join the {plan.deck} deck: {(result.stderr.strip().splitlines() or ['?'])[-1]}"
-            )
-        os.replace(staged, path)  # the temporary folder lies in renders/<q>/: a same-filesystem rename
+        joined.add(scene, timing)
+    path = folder / f"{plan.deck}.mp4"
+    _join(videos, joined, publish.language, path)
     written = {"video": path}
     for name, text in (
-        ("vtt", captions.to_vtt(cues, publish.language)),
-        ("srt", captions.to_srt(cues)),
-        ("chapters", "\n".join(chapters) + "\n"),
+        ("vtt", captions.to_vtt(joined.cues, publish.language)),
+        ("srt", captions.to_srt(joined.cues)),
+        ("chapters", "\n".join(joined.chapters) + "\n"),
     ):
         suffix = "chapters.txt" if name == "chapters" else name
         written[name] = folder / f"{plan.deck}.{suffix}"
@@ -152,3 +102,76 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
     atomic_write_bytes(thumbnail, buffer.getvalue())
     publish_mode(thumbnail)
     return {**written, "thumbnail": thumbnail}
+
+
+class _Joined:
+    """The deck's tracks, scene after scene on the deck's clock: ffmpeg's chapter metadata, the chapter list,
+    the caption cues and the narration's pieces (a clip or silence, and its seconds)."""
+
+    def __init__(self, plan: DeckPlan, lecture: Lecture) -> None:
+        self.lecture = lecture
+        self.metadata = [";FFMETADATA1", f"title={_ffmeta(plan.title)}"]
+        self.chapters: list[str] = []
+        self.cues: list[Any] = []
+        self.pieces: list[tuple[Path | None, float]] = []
+        self.start = 0.0
+
+    def add(self, scene: str, timing: dict[str, Any]) -> None:
+        from seqanim import captions
+        from seqanim.decks.plan import humanise
+
+        start, end = self.start, self.start + timing["duration"]
+        self.metadata += [
+            "[CHAPTER]", "TIMEBASE=1/1000", f"START={round(start * 1000)}", f"END={round(end * 1000)}",
+            f"title={_ffmeta(scene)}",
+        ]  # fmt: skip
+        self.chapters.append(f"{clock(round(start * 1000) / 1000)} {humanise(scene)}")  # the chapter's millisecond
+        self.cues += captions.shifted([captions.Cue(a, b, tuple(text)) for a, b, text in timing["cues"]], start)
+        self.pieces += [
+            (_clip_path(audio, said, beat, record, scene, self.lecture), seconds)
+            for record in timing["slides"]
+            for audio, seconds, said, _, beat in record["pieces"]
+        ]
+        self.start = end
+
+
+def _join(videos: list[Path], joined: _Joined, language: str, path: Path) -> None:
+    """One ffmpeg run: the cuts' video copied, the narration encoded once, the captions and the chapters added;
+    staged beside `path` and moved in whole."""
+    from seqanim import captions
+    from seqanim.narrate import AUDIO_CODEC, _write_wav, language_639_2
+
+    has_audio = any(clip is not None for clip, _ in joined.pieces)
+    with tempfile.TemporaryDirectory(prefix=f".{path.stem}-video-", dir=path.parent) as tmp:
+        listing = Path(tmp) / "inputs.txt"
+        listing.write_text(
+            "".join(
+                f"file '{str(video).replace(chr(39), chr(39) + chr(92) + chr(39) + chr(39))}'\n" for video in videos
+            )
+        )
+        metadata = Path(tmp) / "chapters.txt"
+        metadata.write_text("\n".join(joined.metadata) + "\n")
+        srt = Path(tmp) / "captions.srt"
+        srt.write_text(captions.to_srt(joined.cues))
+        staged = Path(tmp) / path.name
+        command = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"]
+        command += ["-f", "concat", "-safe", "0", "-i", str(listing)]
+        maps = ["-map", "0:v"]
+        inputs = 1
+        if has_audio:
+            audio = Path(tmp) / "narration.wav"
+            _write_wav(audio, joined.pieces)
+            command += ["-i", str(audio)]
+            maps += ["-map", f"{inputs}:a"]
+            inputs += 1
+        command += ["-i", str(srt), "-i", str(metadata)]
+        maps += ["-map", f"{inputs}:s", "-map_metadata", str(inputs + 1), "-map_chapters", str(inputs + 1)]
+        command += [*maps, "-c:v", "copy", *(AUDIO_CODEC if has_audio else []), "-c:s", "mov_text"]
+        command += ["-metadata:s:s:0", f"language={language_639_2(language)}", "-movflags", "+faststart"]
+        result = subprocess.run([*command, str(staged)], capture_output=True, text=True)
+        if result.returncode != 0:
+            tool_wrote_to_a_full_disk(result.stderr, staged)
+            raise StageFailed(
+                f"ffmpeg could not join the {path.stem} deck: {(result.stderr.strip().splitlines() or ['?'])[-1]}"
+            )
+        os.replace(staged, path)  # the temporary folder lies in renders/<q>/: a same-filesystem rename
