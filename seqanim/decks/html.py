@@ -248,7 +248,7 @@ def export_html(
     """Write `<deck>.html` + `<deck>_assets/` (when `linked`) and, when `one_file`, `<deck>.standalone.html`."""
     from manim_slides.convert import RevealJS
 
-    dist = _reveal_dist()
+    _reveal_dist()  # a missing reveal.js fails first, naming the fix
     folder = current().slides(plan.quality)
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
@@ -259,47 +259,7 @@ def export_html(
         template.write_text(_template())
         options = _converter_options(plan, presentations, captions)
         if linked:
-            assets_name = f"{plan.deck}_assets"
-            assets = stage / assets_name
-            # manim-slides names copies `s<i>_<file>` when there are several presentations; linking them in
-            # first makes its copy step a no-op (it skips files that exist).
-            digits = len(str(len(presentations) - 1))
-            for i, presentation in enumerate(presentations):
-                prefix = f"s{i:0{digits}d}_" if len(presentations) > 1 else ""
-                for slide in presentation.slides:
-                    link_or_copy(slide.file, assets / f"{prefix}{slide.file.name}")
-            cdn = f"{assets_name}/reveal.js"
-            html_path = stage / f"{plan.deck}.html"
-            RevealJS(presentation_configs=presentations, template=template, cdn_url=cdn, **options).convert_to(
-                html_path
-            )
-            html = add_captions(html_path.read_text(), captions, lecture.decks.playback_rate)
-            html_path.write_text(html)
-            refs = _local_refs(html)
-            css_files: list[Path] = []
-            for ref in refs:
-                if ref.startswith(cdn + "/"):
-                    source = dist.parent / ref.removeprefix(cdn + "/")
-                    if not source.is_file():
-                        raise StageFailed(f"the HTML deck needs {source}, which reveal.js {reveal_version()} lacks")
-                    target = stage / ref
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(source, target)
-                    if target.suffix == ".css":
-                        css_files.append(target)
-            _check_offline(html, css_files)
-            used = {Path(ref).name for ref in refs if ref.startswith(assets_name + "/") and not ref.startswith(cdn)}
-            for video in assets.glob("*.mp4"):
-                if video.name not in used:
-                    video.unlink()  # a link made for a name the converter did not use
-            missing = [ref for ref in refs if not ref.startswith(("data:", "#")) and not (stage / ref).exists()]
-            if missing:
-                raise StageFailed(f"the HTML deck refers to {missing[0]}, which was not written")
-            # Assets first, then the page that points at them.
-            publish_mode(html_path)
-            replace_dir(assets, folder / assets_name)
-            os.replace(html_path, folder / f"{plan.deck}.html")
-            written["html"] = folder / f"{plan.deck}.html"
+            written["html"] = _linked(plan, presentations, lecture, captions, stage, template, options)
         if one_file:
             path = folder / f"{plan.deck}.standalone.html"
             staged = stage / path.name
@@ -307,7 +267,7 @@ def export_html(
                 presentation_configs=presentations, template=template, cdn_url="REVEAL", one_file=True, **options
             ).convert_to(staged)
             html = _inline_reveal(
-                add_captions(staged.read_text(), captions, lecture.decks.playback_rate), "REVEAL", dist
+                add_captions(staged.read_text(), captions, lecture.decks.playback_rate), "REVEAL", _reveal_dist()
             )
             _check_offline(html)
             atomic_write_bytes(path, html.encode())
@@ -316,6 +276,61 @@ def export_html(
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return written
+
+
+def _linked(
+    plan: DeckPlan,
+    presentations: list[Any],
+    lecture: Lecture,
+    captions: list[Any],
+    stage: Path,
+    template: Path,
+    options: dict[str, Any],
+) -> Path:
+    """`<deck>.html` and its `<deck>_assets/` (the slide videos and the reveal.js files it names), made in
+    `stage`, checked to work offline and moved in: the assets first, then the page that points at them."""
+    from manim_slides.convert import RevealJS
+
+    folder = current().slides(plan.quality)
+    assets_name = f"{plan.deck}_assets"
+    assets = stage / assets_name
+    # manim-slides names copies `s<i>_<file>` when there are several presentations; linking them in
+    # first makes its copy step a no-op (it skips files that exist).
+    digits = len(str(len(presentations) - 1))
+    for i, presentation in enumerate(presentations):
+        prefix = f"s{i:0{digits}d}_" if len(presentations) > 1 else ""
+        for slide in presentation.slides:
+            link_or_copy(slide.file, assets / f"{prefix}{slide.file.name}")
+    cdn = f"{assets_name}/reveal.js"
+    html_path = stage / f"{plan.deck}.html"
+    RevealJS(presentation_configs=presentations, template=template, cdn_url=cdn, **options).convert_to(html_path)
+    html = add_captions(html_path.read_text(), captions, lecture.decks.playback_rate)
+    html_path.write_text(html)
+    refs = _local_refs(html)
+    css_files: list[Path] = []
+    dist = _reveal_dist()
+    for ref in refs:
+        if ref.startswith(cdn + "/"):
+            source = dist.parent / ref.removeprefix(cdn + "/")
+            if not source.is_file():
+                raise StageFailed(f"the HTML deck needs {source}, which reveal.js {reveal_version()} lacks")
+            target = stage / ref
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+            if target.suffix == ".css":
+                css_files.append(target)
+    _check_offline(html, css_files)
+    used = {Path(ref).name for ref in refs if ref.startswith(assets_name + "/") and not ref.startswith(cdn)}
+    for video in assets.glob("*.mp4"):
+        if video.name not in used:
+            video.unlink()  # a link made for a name the converter did not use
+    missing = [ref for ref in refs if not ref.startswith(("data:", "#")) and not (stage / ref).exists()]
+    if missing:
+        raise StageFailed(f"the HTML deck refers to {missing[0]}, which was not written")
+    publish_mode(html_path)
+    replace_dir(assets, folder / assets_name)
+    os.replace(html_path, folder / f"{plan.deck}.html")
+    return folder / f"{plan.deck}.html"
 
 
 def _inline_reveal(html: str, cdn: str, dist: Path) -> str:
