@@ -153,25 +153,29 @@ def _render(cards: list[Card], quality: str) -> None:
             scene.render()
         if scene.layout_violations:
             raise StageFailed(f"card {card.id}: layout violations: {'; '.join(map(str, scene.layout_violations))}")
-        slides = json.loads((stage / f"{class_name}.json").read_text())
-        # manim-slides names a slide's video after manim's animation hashes, which depend on what this process
-        # rendered before (a card rendered after another gets another name): name it after the card's digest,
-        # so that a card rendered again, alone or in any order, lands under the same name.
-        card_key = card_digest(card, lecture, quality)
-        rendered = stage / "files" / class_name
-        for number, slide in enumerate(slides["slides"]):
-            names: dict[str, str] = {}
-            for key in ("file", "rev_file"):
-                old = Path(slide[key]).name
-                if old not in names:
-                    names[old] = f"{card_key[:16]}-{number}{'-reversed' if key == 'rev_file' else ''}.mp4"
-                    os.replace(rendered / old, rendered / names[old])
-                slide[key] = f"cards/files/{card.id}/{names[old]}"  # relative to slides/<q>/
-        slides["seqanim_card"] = {"id": card.id, "digest": card_key}
-        # Publish like a scene render: the files first, the JSON that points at them last.
-        replace_dir(stage / "files" / class_name, card_files(card.id, quality))
-        atomic_write_text(card_json(card.id, quality), json.dumps(slides, indent=2))
+        _publish(card, stage, class_name, card_digest(card, lecture, quality), quality)
         shutil.rmtree(stage, ignore_errors=True)
+
+
+def _publish(card: Card, stage: Path, class_name: str, card_key: str, quality: str) -> None:
+    """Publish a rendered card like a scene render: the files first, the JSON that points at them last.
+
+    manim-slides names a slide's video after manim's animation hashes, which depend on what this process
+    rendered before (a card rendered after another gets another name): it is named after the card's digest,
+    so that a card rendered again, alone or in any order, lands under the same name."""
+    slides = json.loads((stage / f"{class_name}.json").read_text())
+    rendered = stage / "files" / class_name
+    for number, slide in enumerate(slides["slides"]):
+        names: dict[str, str] = {}
+        for key in ("file", "rev_file"):
+            old = Path(slide[key]).name
+            if old not in names:
+                names[old] = f"{card_key[:16]}-{number}{'-reversed' if key == 'rev_file' else ''}.mp4"
+                os.replace(rendered / old, rendered / names[old])
+            slide[key] = f"cards/files/{card.id}/{names[old]}"  # relative to slides/<q>/
+    slides["seqanim_card"] = {"id": card.id, "digest": card_key}
+    replace_dir(rendered, card_files(card.id, quality))
+    atomic_write_text(card_json(card.id, quality), json.dumps(slides, indent=2))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -102,7 +102,17 @@ def export_transcript(plan: DeckPlan, presentations: list[Any], lecture: Lecture
         offset += timing["duration"]
     if in_part:
         body.append("</section>")
-    page = (
+    page = _page(plan, lecture, body, contents, f"{total} slides · {clock(offset)} of narrated video")
+    _check_offline(page)
+    path = folder / f"{plan.deck}.transcript.html"
+    atomic_write_text(path, page)
+    publish_mode(path)
+    return path
+
+
+def _page(plan: DeckPlan, lecture: Lecture, body: list[str], contents: list[str], length: str) -> str:
+    """The whole page: the title card's header, the contents, the slides, and how long the video is."""
+    return (
         f'<!doctype html>\n<html lang="{html.escape(lecture.publish.language)}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(plan.title)}: transcript</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
@@ -110,11 +120,6 @@ def export_transcript(plan: DeckPlan, presentations: list[Any], lecture: Lecture
         f'<main id="main">\n{body[0] if body else ""}\n'
         f'<nav aria-label="Contents"><h2>Contents</h2><ol>{"".join(contents)}</ol></nav>\n'
         + "\n".join(body[1:])
-        + f'\n<p class="meta">{total} slides · {clock(offset)} of narrated video '
+        + f'\n<p class="meta">{length} '
         f"(renders/{plan.quality}/{html.escape(plan.deck)}.mp4).</p>\n</main>\n</body>\n</html>\n"
     )
-    _check_offline(page)
-    path = folder / f"{plan.deck}.transcript.html"
-    atomic_write_text(path, page)
-    publish_mode(path)
-    return path
