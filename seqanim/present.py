@@ -150,9 +150,8 @@ def _install_hint(problems: Sequence[tuple[str, str]]) -> str:
 
 def preflight(deck: str, quality: str, env: Mapping[str, str] | None = None, plugins: Path | None = None) -> str:
     """Check cheaply (one `ldd`, one short child process) that Qt's platform plugin loads and opens this display;
-    return the
-    platform's name. Raise PresenterUnavailable with one line (the missing library, its Debian package and
-    the install command; or that there is no display, and where the HTML deck is) when it cannot."""
+    return the platform's name. Raise PresenterUnavailable with one line (the missing library, its Debian
+    package and the install command; or that there is no display, and where the HTML deck is) when it cannot."""
     env = dict(os.environ if env is None else env)
     plugins = plugins or qt_plugins()
     html = current().label(current().slides(quality) / f"{deck}.html")
@@ -170,8 +169,7 @@ def preflight(deck: str, quality: str, env: Mapping[str, str] | None = None, plu
     files = [plugin, *sorted((plugins / "multimedia").glob("*.so"))]
     if platform == "xcb":
         files += sorted((plugins / "xcbglintegrations").glob("*.so"))
-    files = [path for path in files if path.exists()]
-    if problems := library_problems(files, env):
+    if problems := library_problems([path for path in files if path.exists()], env):
         raise PresenterUnavailable(
             f"the Qt presenter cannot load its {platform} platform plugin: {_install_hint(problems)}"
         )
@@ -193,6 +191,14 @@ def preflight(deck: str, quality: str, env: Mapping[str, str] | None = None, plu
         ) from None
     if probe.returncode == 0:
         return platform
+    raise _probe_failed(probe, platform, env, browser)
+
+
+def _probe_failed(
+    probe: subprocess.CompletedProcess[str], platform: str, env: Mapping[str, str], browser: str
+) -> PresenterUnavailable:
+    """The one line for a probe that failed: the library the loader could not load, or the display it could
+    not open."""
     lines = [line.strip() for line in probe.stderr.splitlines() if line.strip()]
     if probe.returncode == 3 and lines:  # the dynamic loader's own message names the library
         library = re.match(r"(\S+?): (.*)$", lines[-1])
@@ -202,20 +208,19 @@ def preflight(deck: str, quality: str, env: Mapping[str, str] | None = None, plu
             if "cannot open shared object file" in lines[-1] or not library
             else _unusable(library[1], library[2], env)
         )
-        raise PresenterUnavailable(
+        return PresenterUnavailable(
             f"the Qt presenter cannot load its {platform} platform plugin: {_install_hint([(name, why)])}"
         )
     display = env.get("DISPLAY") if platform == "xcb" else env.get("WAYLAND_DISPLAY")
-    connect = next((line for line in lines if "could not connect to display" in line), None)
-    if connect:
-        raise PresenterUnavailable(
+    if any("could not connect to display" in line for line in lines):
+        return PresenterUnavailable(
             f"the Qt presenter cannot connect to display {display}: "
             f"is the X server running and may this user use it? {browser}"
         )
     detail = next(
         (line for line in lines if line.startswith("qt.")), lines[0] if lines else f"exit code {probe.returncode}"
     )
-    raise PresenterUnavailable(
+    return PresenterUnavailable(
         f"Qt's {platform} platform plugin failed to start on display {display}: {detail}; {browser}"
     )
 
