@@ -1,7 +1,7 @@
 # Two commands on a fresh Debian 12 machine:
 #   make        install what is missing (apt, .venv, reveal.js), then build the whole lecture
-#   make test   the same setup, then the test suite (which renders for real at the lowest quality, in a workspace
-#               of its own: it neither reads nor changes what `make` built)
+#   make test   the same setup, then the test suite, in a workspace of its own (it neither reads nor changes what
+#               `make` built): every scene checked, a sample deck of two scenes rendered for real at preview
 # A second `make` on a built tree installs nothing and rebuilds nothing.
 
 SHELL := /bin/bash
@@ -55,7 +55,7 @@ build: setup
 	$(VENV)/bin/seqanim build
 
 # Lint first: it takes a second and names the line to fix. The tests mostly render (CPU-bound): two workers
-# (one test file each at a time; the first builds the lecture, the other waits for it) keep both cores busy,
+# (one test file each at a time; the first builds the suite's lecture, the other waits for it) keep both cores busy,
 # and four were no faster (93 % busy, 10 min 38 s against 9 min 55 s). TEST_WORKERS=0 runs them in this process.
 # No bytecode is written (the checkout keeps no __pycache__; the libraries' own, compiled by pip, are read: a
 # PYTHONPYCACHEPREFIX would make every process compile manim and torch again, 3-5 s each); ruff's cache goes
