@@ -144,37 +144,65 @@ class Heatmap(VGroup):
         if dense and annotate:
             raise ValueError("a dense Heatmap cannot annotate its cells; use dense=False")
 
+        self.cells = VGroup() if dense else self._grid(rows, cols, cell_stroke)
         if dense:
-            self.cells = VGroup()
             self._draw_dense(self.values)
-        else:
-            self.cells = VGroup(
-                *[
-                    Rectangle(
-                        width=cell_size,
-                        height=self.cell_height,
-                        stroke_width=cell_stroke,
-                        stroke_color=theme.background(),
-                        fill_opacity=1,
-                    )
-                    for _ in range(rows * cols)
-                ]
-            ).arrange_in_grid(rows=rows, cols=cols, buff=0)
         self.add(self.cells)
         self.annotations = VGroup()
         if annotate:
-            size = annotation_size or min(theme.SMALL_SIZE, cell_size * 36)
-            for index, cell in enumerate(self.cells):
-                label = theme.text(self._format(self.values.flat[index]), size).move_to(cell)
-                # Only the cells that matter carry a number (|value| >= annotate_from); the rest show colour.
-                if annotate_from is not None and not abs(self.values.flat[index]) >= annotate_from:
-                    label.set_opacity(0)
-                self.annotations.add(label)
-            self.annotations.set_z_index(1)  # AnimationGroup leaves cells on top otherwise
-            self.add(self.annotations)
+            self._annotate(annotation_size or min(theme.SMALL_SIZE, cell_size * 36), annotate_from)
         if not dense:
             self.recolour(self.values)
+        self._label(row_labels, col_labels, label_size, col_labels_on_top)
+        self.row_title = theme.label(f"{row_title} (rows)", label_size, theme.muted()).rotate(np.pi / 2)
+        self.row_title.next_to(self.row_labels if len(self.row_labels) else self.cells, LEFT, buff=0.15)
+        self.col_title = theme.label(f"{col_title} (columns)", label_size, theme.muted())
+        self.col_title.next_to(
+            self.col_labels if len(self.col_labels) else self.cells, UP if col_labels_on_top else DOWN, buff=0.12
+        )
+        if titles:  # off when a figure labels several heatmaps at once
+            self.add(self.row_title, self.col_title)
 
+        self.colourbar = self._colourbar(label_size) if colourbar else None
+
+    def _colourbar(self, label_size: float) -> Colourbar:
+        bar = Colourbar(self.vmin, self.vmax, self.colormap, height=min(self.cells.height, 3.0), label_size=label_size)
+        self.add(bar.next_to(self.cells, RIGHT, buff=0.25))
+        return bar
+
+    def _grid(self, rows: int, cols: int, stroke: float) -> VGroup:
+        """One rectangle a cell, coloured later by `recolour`."""
+        cells = [
+            Rectangle(
+                width=self.cell_size,
+                height=self.cell_height,
+                stroke_width=stroke,
+                stroke_color=theme.background(),
+                fill_opacity=1,
+            )
+            for _ in range(rows * cols)
+        ]
+        return VGroup(*cells).arrange_in_grid(rows=rows, cols=cols, buff=0)
+
+    def _annotate(self, size: float, annotate_from: float | None) -> None:
+        """A number on each cell; only the cells that matter show theirs (|value| >= annotate_from)."""
+        for index, cell in enumerate(self.cells):
+            label = theme.text(self._format(self.values.flat[index]), size).move_to(cell)
+            if annotate_from is not None and not abs(self.values.flat[index]) >= annotate_from:
+                label.set_opacity(0)
+            self.annotations.add(label)
+        self.annotations.set_z_index(1)  # AnimationGroup leaves cells on top otherwise
+        self.add(self.annotations)
+
+    def _label(
+        self,
+        row_labels: Sequence[str] | None,
+        col_labels: Sequence[str] | None,
+        label_size: float,
+        col_labels_on_top: bool,
+    ) -> None:
+        """Each row's label on its left, each column's below it (or above)."""
+        rows = self.shape[0]
         self.row_labels = VGroup()
         if row_labels is not None:
             for i, text in enumerate(row_labels):
@@ -188,23 +216,6 @@ class Heatmap(VGroup):
                 label.next_to(anchor, UP if col_labels_on_top else DOWN, buff=0.1)
                 self.col_labels.add(label)
             self.add(self.col_labels)
-
-        row_anchor = self.row_labels if len(self.row_labels) else self.cells
-        col_anchor = self.col_labels if len(self.col_labels) else self.cells
-        self.row_title = theme.label(f"{row_title} (rows)", label_size, theme.muted()).rotate(np.pi / 2)
-        self.row_title.next_to(row_anchor, LEFT, buff=0.15)
-        self.col_title = theme.label(f"{col_title} (columns)", label_size, theme.muted())
-        self.col_title.next_to(col_anchor, UP if col_labels_on_top else DOWN, buff=0.12)
-        if titles:  # off when a figure labels several heatmaps at once
-            self.add(self.row_title, self.col_title)
-
-        self.colourbar: Colourbar | None = None
-        if colourbar:
-            self.colourbar = Colourbar(
-                self.vmin, self.vmax, self.colormap, height=min(self.cells.height, 3.0), label_size=label_size
-            )
-            self.colourbar.next_to(self.cells, RIGHT, buff=0.25)
-            self.add(self.colourbar)
 
     # --- access -------------------------------------------------------------------------------------
 

@@ -118,29 +118,15 @@ class MatrixTable(VGroup):
         self.brackets = VGroup()
         if show_brackets:
             left, right = brackets(self.cells.height + 0.12)
-            left.next_to(self.cells, LEFT, buff=0.04)
-            right.next_to(self.cells, RIGHT, buff=0.04)
-            self.brackets.add(left, right)
+            self.brackets.add(left.next_to(self.cells, LEFT, buff=0.04), right.next_to(self.cells, RIGHT, buff=0.04))
             self.add(self.brackets)
         frame = self.brackets if show_brackets else self.cells
 
-        self.row_labels = VGroup()
-        if row_labels is not None:
-            for r, label in enumerate(row_labels):
-                colour = row_label_colours[r] if row_label_colours is not None else theme.foreground()
-                text = theme.text(str(label), label_size, colour)
-                text.move_to(self.cell(r, 0)).align_to(frame, LEFT).shift((text.width + 0.12) * LEFT)
-                self.row_labels.add(text)
-            self.add(self.row_labels)
-        self.col_labels = VGroup()
-        if col_labels is not None:
-            for c, label in enumerate(col_labels):
-                colour = col_label_colours[c] if col_label_colours is not None else theme.foreground()
-                text = theme.text(str(label), label_size, colour).next_to(frame, UP, buff=0.1)
-                text.set_x(self.cell(0, c).get_x())
-                self.col_labels.add(text)
-            self.add(self.col_labels)
+        self._label(frame, row_labels, col_labels, label_size, row_label_colours, col_label_colours)
+        self._title(frame, row_title, col_title, label_size)
 
+    def _title(self, frame: VGroup, row_title: str | None, col_title: str | None, label_size: float) -> None:
+        """The rows' title, turned, left of their labels; the columns' above theirs."""
         self.row_title: Text | None = None
         if row_title:
             anchor = self.row_labels if len(self.row_labels) else frame
@@ -154,6 +140,33 @@ class MatrixTable(VGroup):
             self.col_title = theme.label(col_title, label_size, theme.muted()).next_to(anchor, UP, buff=0.1)
             self.col_title.set_x(self.cells.get_x())
             self.add(self.col_title)
+
+    def _label(
+        self,
+        frame: VGroup,
+        row_labels: Sequence[str] | None,
+        col_labels: Sequence[str] | None,
+        size: float,
+        row_colours: Sequence[ManimColor] | None,
+        col_colours: Sequence[ManimColor] | None,
+    ) -> None:
+        """Each row's label left of `frame` (the brackets, or the cells), each column's above it."""
+        self.row_labels = VGroup()
+        if row_labels is not None:
+            for r, label in enumerate(row_labels):
+                colour = row_colours[r] if row_colours is not None else theme.foreground()
+                text = theme.text(str(label), size, colour)
+                text.move_to(self.cell(r, 0)).align_to(frame, LEFT).shift((text.width + 0.12) * LEFT)
+                self.row_labels.add(text)
+            self.add(self.row_labels)
+        self.col_labels = VGroup()
+        if col_labels is not None:
+            for c, label in enumerate(col_labels):
+                colour = col_colours[c] if col_colours is not None else theme.foreground()
+                text = theme.text(str(label), size, colour).next_to(frame, UP, buff=0.1)
+                text.set_x(self.cell(0, c).get_x())
+                self.col_labels.add(text)
+            self.add(self.col_labels)
 
     def describe(self) -> str:
         """Alt text from the values: shape, titles and range."""

@@ -75,11 +75,7 @@ class Stream(VGroup):
 
         self.marker_cells = VGroup()
         if self.marks is not None:
-            side = min(self.step * 0.8, 0.3)
-            for x, mark in zip(xs, self.marks):
-                cell = Square(side_length=side, stroke_color=theme.muted(), stroke_width=1.5)
-                cell.set_fill(self.mark_colour if mark > 0.5 else theme.background(), opacity=1)
-                self.marker_cells.add(cell.move_to([x, -side / 2 - 0.15, 0]))
+            self.marker_cells = self._marker_cells(xs, self.marks)
             self.add(self.marker_cells)
 
         self.ticks = VGroup()
@@ -99,6 +95,16 @@ class Stream(VGroup):
                 theme.text(marker_label, label_size, theme.muted()).next_to(self.marker_cells, LEFT, buff=0.2)
             )
         self.add(self.channel_labels)
+
+    def _marker_cells(self, xs: np.ndarray, marks: np.ndarray) -> VGroup:
+        """A square under each step, filled where the step is marked."""
+        side = min(self.step * 0.8, 0.3)
+        cells = VGroup()
+        for x, mark in zip(xs, marks):
+            cell = Square(side_length=side, stroke_color=theme.muted(), stroke_width=1.5)
+            cell.set_fill(self.mark_colour if mark > 0.5 else theme.background(), opacity=1)
+            cells.add(cell.move_to([x, -side / 2 - 0.15, 0]))
+        return cells
 
     # --- geometry ----------------------------------------------------------------------------------
 
