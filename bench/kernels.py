@@ -40,7 +40,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from seqanim.config import CONFIG_ENV, load  # noqa: E402 - after the path insert: bench/ runs as a script
+from seqanim.lecture.config import CONFIG_ENV, load  # noqa: E402 - after the path insert: bench/ runs as a script
 from seqanim.workspace import WORKSPACE_ENV, current  # noqa: E402
 
 current().importable()  # the lecture's own precompute/, as `seqanim precompute` imports it
@@ -141,14 +141,14 @@ def extras(name: str, arrays: dict[str, Any]) -> dict[str, Any]:
 
 
 def worker(names: list[str]) -> None:
-    """Run each experiment as `seqanim precompute` does (seqanim/experiments.py: its table validated by its own
+    """Run each experiment as `seqanim precompute` does (seqanim/stages/experiments.py: its table validated by its own
     model, the upstream tables as their models), without writing its artifact; print the metrics as JSON."""
     import importlib
 
     import torch
 
-    from seqanim import registry
-    from seqanim.config import current as lecture_in_force
+    from seqanim.lecture import registry
+    from seqanim.lecture.config import current as lecture_in_force
 
     lecture = lecture_in_force()
     results: dict[str, Any] = {"capability": torch.backends.cpu.get_cpu_capability()}

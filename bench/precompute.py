@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from seqanim.config import load  # noqa: E402 - after the path insert: bench/ runs as a script
+from seqanim.lecture.config import load  # noqa: E402 - after the path insert: bench/ runs as a script
 from tests.tree import make_tree  # noqa: E402
 
 SEEDS = ROOT.parent / "shared" / "seeds"

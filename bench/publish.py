@@ -2,14 +2,14 @@
 
 About ten real narration sentences (one per scene, from the built lecture's `renders/low/*.report.json`;
 fixed representative sentences when the lecture is not built) are spoken by each voice through
-`seqanim.voice.clip`, so each clip is the published one: the voice's own synthesis, then the same loudness
+`seqanim.publish.voice.clip`, so each clip is the published one: the voice's own synthesis, then the same loudness
 normalisation to `[publish] loudness_lufs`. pocketsphinx (its bundled en-us acoustic model, dictionary and
 general language model) transcribes each clip, resampled to 16 kHz mono. Printed per voice: the word error
 rate (word-level Levenshtein distance / reference words, over all sentences), the speaking rate in words per
 minute (reference words / clip seconds, the clip's short leading and trailing silences included) and the
 synthesis speed in x real time (audio seconds / seconds in `generate_from_text`, the model already loaded).
 
-The reference is each sentence as the voice hears it (`seqanim.voice.spoken`), lowercased, punctuation
+The reference is each sentence as the voice hears it (`seqanim.publish.voice.spoken`), lowercased, punctuation
 stripped, numbers in words. Sentences are kept only when every word is plain (a word, or a whole number):
 symbols, decimals and acronyms read differently by each voice would measure the reference, not the voice.
 Reference words missing from the recogniser's dictionary can never be recognised: the bench counts them.
@@ -40,8 +40,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from seqanim import voice  # noqa: E402
-from seqanim.config import Publish  # noqa: E402
+from seqanim.lecture.config import Publish  # noqa: E402
+from seqanim.publish import voice  # noqa: E402
 from seqanim.workspace import WORKSPACE_ENV, current  # noqa: E402
 
 # When renders/low/ has no reports: sentences in the lecture's style, plain words and whole numbers.
@@ -148,8 +148,8 @@ def picture_changes(video: Path) -> tuple[float, list[bool]]:
     import av
 
     sys.path.insert(0, str(ROOT))
-    from seqanim.frames import changes
-    from seqanim.narrate import CAPTION_BAND
+    from seqanim.publish.frames import changes
+    from seqanim.publish.narrate import CAPTION_BAND
 
     with av.open(str(video)) as container:
         fps = float(container.streams.video[0].average_rate)
@@ -196,7 +196,7 @@ def scene_records(scenes: list[str], quality: str) -> tuple[list[dict], float, i
 def report_cut(video: Path, cues: list[list], speech: float, spoken_words: int, reference: list[Path]) -> None:
     """The goals of a published cut, printed: motion at the frame rate, stills, cues over stills, length."""
     sys.path.insert(0, str(ROOT))
-    from seqanim.captions import Cue, problems
+    from seqanim.publish.captions import Cue, problems
 
     fps, changed = picture_changes(video)
     figures = motion_figures(fps, changed)
@@ -225,8 +225,8 @@ def report_cut(video: Path, cues: list[list], speech: float, spoken_words: int, 
 def published_cut(deck: str | None, scene: str | None, quality: str) -> None:
     """The published deck video (or one scene's narrated cut) against the goals."""
     sys.path.insert(0, str(ROOT))
-    from seqanim.config import load
     from seqanim.decks.plan import deck_scenes
+    from seqanim.lecture.config import load
 
     scenes = [scene] if scene else deck_scenes(load(), deck)
     video = ROOT / "renders" / quality / (f"{scene}.narrated.mp4" if scene else f"{deck}.mp4")

@@ -37,7 +37,7 @@ def export(revision: str, target: Path) -> Path:
 def render(tree: Path, scene: str) -> float:
     started = time.perf_counter()
     result = subprocess.run(
-        [str(tree / ".venv" / "bin" / "python"), "-m", "seqanim.render", scene, "--quality", "low", "--quiet"],
+        [str(tree / ".venv" / "bin" / "python"), "-m", "seqanim.stages.render", scene, "--quality", "low", "--quiet"],
         cwd=tree,
         env={"PYTHONPATH": str(tree), "PATH": "/usr/local/bin:/usr/bin:/bin"},
         capture_output=True,
@@ -66,7 +66,7 @@ def main() -> None:
                     took = render(sides[side], scene)
                     seconds.setdefault((scene, side), []).append(took)
                     print(f"round {round_index + 1}  {scene:22s} {side:6s} {took:6.1f} s", flush=True)
-        print(f"\nbest of {args.rounds} (wall seconds, `python -m seqanim.render SCENE --quality low`):")
+        print(f"\nbest of {args.rounds} (wall seconds, `python -m seqanim.stages.render SCENE --quality low`):")
         print(f"{'scene':22s} {args.base[:10]:>10s} {args.head[:10]:>10s}  after/before")
         for scene in scenes:
             before, after = min(seconds[(scene, "before")]), min(seconds[(scene, "after")])

@@ -48,7 +48,7 @@ def probing(curve: list[float], forward: Any) -> Any:
     import torch
 
     from precompute.seq2seq_reverse import test_set
-    from seqanim.config import load
+    from seqanim.lecture.config import load
 
     test_source, test_target = test_set(load().seq2seq_reverse)
 
@@ -83,7 +83,7 @@ def seqanim_curve(seed: int) -> list[float]:
     """The same for the experiment's own training (precompute.seq2seq_reverse.train_model), seed s."""
     os.environ["SEQANIM_QUIET"] = "1"
     from precompute.seq2seq_reverse import train_model
-    from seqanim.config import load
+    from seqanim.lecture.config import load
 
     curve: list[float] = []
     train_model(

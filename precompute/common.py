@@ -10,8 +10,8 @@ from typing import TypeVar
 import numpy as np
 import torch
 
-from seqanim.contract import data_dir
-from seqanim.errors import DataError
+from seqanim import DataError
+from seqanim.lecture.contract import data_dir
 
 T = TypeVar("T")
 

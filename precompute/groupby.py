@@ -17,7 +17,7 @@ from pydantic import model_validator
 from torch import nn
 
 from precompute.common import deterministic, progress
-from seqanim.declare import Experiment, Field, Params
+from seqanim import Experiment, Field, Params
 
 
 class Parameters(Params):

@@ -14,7 +14,7 @@ import torch
 from pydantic import field_validator
 
 from precompute.common import deterministic
-from seqanim.declare import Experiment, Field, Params
+from seqanim import Experiment, Field, Params
 
 
 class Parameters(Params):

@@ -17,8 +17,7 @@ from pydantic import field_validator
 from precompute import adding as adding_problem
 from precompute.adding import Seq
 from precompute.common import deterministic, load_state_dict
-from seqanim.declare import Experiment, Field, Params
-from seqanim.errors import DataError
+from seqanim import DataError, Experiment, Field, Params
 
 
 class Parameters(Params):

@@ -15,8 +15,7 @@ import torch.nn.functional as F
 from pydantic import model_validator
 
 from precompute.common import deterministic
-from seqanim.declare import Experiment, Field, Params
-from seqanim.errors import DataError
+from seqanim import DataError, Experiment, Field, Params
 
 
 class Parameters(Params):

@@ -16,7 +16,7 @@ import torch
 from pydantic import field_validator, model_validator
 
 from precompute.common import deterministic, progress
-from seqanim.declare import Experiment, Field, Params
+from seqanim import Experiment, Field, Params
 
 
 class Parameters(Params):

@@ -20,7 +20,7 @@ from pydantic import model_validator
 from torch import nn
 
 from precompute.common import progress
-from seqanim.declare import Field, Params
+from seqanim import Field, Params
 
 
 class Seq2SeqParams(Params):

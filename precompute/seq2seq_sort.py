@@ -21,7 +21,7 @@ from precompute.seq2seq_model import (
     token_accuracy,
     train,
 )
-from seqanim.declare import Experiment, Field
+from seqanim import Experiment, Field
 
 
 class Parameters(Seq2SeqParams):

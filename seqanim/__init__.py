@@ -11,10 +11,18 @@ What a lecture's own files use, importable from here (`from seqanim import Lectu
   `listing`, `percent`, `sentence`);
 - its pictures: `seqanim.kit` (theme, heatmap, bars, plots, vectors, readouts, motion).
 
-The engine behind them, by stage of the pipeline: `config` and `declare` (lecture.toml and what modules
-declare), `registry` (discovery), `graph` and `build` (plan, cache, publish), `cluster`, `task` and `worker`
-(stages on Dask), `experiments`, `render` and `slide` (scenes), `voice`, `captions` and `narrate` (the
-narrated cut), `decks/` (HTML, PDF, PPTX, video, transcript), `present`, and `cli` (the commands).
+The engine behind them, one package per role, in the order of the pipeline:
+
+    lecture/   lecture.toml and its defaults, what modules declare, the registry, the data contract
+    author/    the slide base class (beats, bookmarks, notes, layout check) and the spoken forms
+    kit/       pictures only: mobjects, theme, motion, the layout check (imports nothing else here)
+    engine/    the plan and its cache (graph), running it on Dask (build, cluster, task, worker)
+    workspace.py, files.py, errors.py   where everything lives, atomic writes, the one-line error
+    stages/    an experiment's run (experiments) and a scene's render (render)
+    publish/   the voices and their word timings, captions, a scene's narrated cut
+    decks/     the title cards and the HTML, PDF, PPTX, transcript and video of a deck
+    present/   the Qt presenter and the "what if?" variants
+    cli.py     the commands, over the above
 
 The names load on first use, so `import seqanim` stays cheap (a no-op build imports neither torch nor manim).
 """
@@ -24,23 +32,25 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-PUBLIC = {  # name -> the module it comes from (seqanim.graph follows these as imports)
-    "Experiment": "seqanim.declare",
-    "Field": "seqanim.declare",
-    "Params": "seqanim.declare",
-    "Part": "seqanim.declare",
+PUBLIC = {  # name -> the module it comes from (seqanim.engine.graph follows these as imports)
+    "Experiment": "seqanim.lecture.declare",
+    "Field": "seqanim.lecture.declare",
+    "Params": "seqanim.lecture.declare",
+    "Part": "seqanim.lecture.declare",
     "DataError": "seqanim.errors",
-    "Artifact": "seqanim.contract",
-    "LectureSlide": "seqanim.slide",
-    "Beat": "seqanim.slide",
-    "mark": "seqanim.spoken",
-    "number": "seqanim.spoken",
-    "integer": "seqanim.spoken",
-    "count": "seqanim.spoken",
-    "listing": "seqanim.spoken",
-    "percent": "seqanim.spoken",
-    "sentence": "seqanim.spoken",
+    "Artifact": "seqanim.lecture.contract",
+    "LectureSlide": "seqanim.author.slide",
+    "Beat": "seqanim.author.slide",
+    "mark": "seqanim.author.spoken",
+    "number": "seqanim.author.spoken",
+    "integer": "seqanim.author.spoken",
+    "count": "seqanim.author.spoken",
+    "listing": "seqanim.author.spoken",
+    "percent": "seqanim.author.spoken",
+    "sentence": "seqanim.author.spoken",
+    "spoken": "seqanim.author.spoken",  # the module itself: `spoken.number(...)`
 }
+MODULES = {"spoken"}
 
 __all__ = [
     "Artifact",
@@ -58,20 +68,23 @@ __all__ = [
     "number",
     "percent",
     "sentence",
+    "spoken",
 ]
 
 if TYPE_CHECKING:
-    from seqanim.contract import Artifact
-    from seqanim.declare import Experiment, Field, Params, Part
+    from seqanim.author import spoken
+    from seqanim.author.slide import Beat, LectureSlide
+    from seqanim.author.spoken import count, integer, listing, mark, number, percent, sentence
     from seqanim.errors import DataError
-    from seqanim.slide import Beat, LectureSlide
-    from seqanim.spoken import count, integer, listing, mark, number, percent, sentence
+    from seqanim.lecture.contract import Artifact
+    from seqanim.lecture.declare import Experiment, Field, Params, Part
 
 
 def __getattr__(name: str) -> Any:
     """`seqanim.LectureSlide` and the other public names, imported from their module when first asked for."""
     if name not in PUBLIC:
         raise AttributeError(f"module 'seqanim' has no attribute {name!r}")
-    value = getattr(import_module(PUBLIC[name]), name)
+    module = import_module(PUBLIC[name])
+    value = module if name in MODULES else getattr(module, name)
     globals()[name] = value
     return value

@@ -27,11 +27,12 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from seqanim import cluster, graph, registry
-from seqanim.config import CHECK, QUALITIES, Lecture, load
 from seqanim.decks.plan import deck_names, deck_scenes
+from seqanim.engine import cluster, graph
 from seqanim.errors import BuildLocked, ConfigError, SeqanimError
 from seqanim.files import FULL, disk_full
+from seqanim.lecture import registry
+from seqanim.lecture.config import CHECK, QUALITIES, Lecture, load
 from seqanim.workspace import ENGINE, current
 
 QUALITY_CHOICES = list(QUALITIES)
@@ -54,7 +55,7 @@ def lecture_options(command: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(command)
     def wrapper(*args: Any, config_path: Path | None, overrides: tuple[str, ...], **kwargs: Any) -> Any:
         lecture = load(config_path, overrides)
-        # As given, for the builds this one starts (a variant's: seqanim.variants).
+        # As given, for the builds this one starts (a variant's: seqanim.present.variants).
         click.get_current_context().meta["lecture_args"] = (
             *(("--config", str(Path(config_path).resolve())) if config_path else ()),
             *(arg for text in overrides for arg in ("--set", text)),
@@ -87,7 +88,7 @@ def jobs_option(command: Callable[..., Any]) -> Callable[..., Any]:
 def _scheduler_address(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
     from pydantic import ValidationError
 
-    from seqanim.config import Build
+    from seqanim.lecture.config import Build
 
     if value is not None and Build.model_fields["scheduler"].default != value:
         try:
@@ -122,7 +123,7 @@ def _run(
     explicit: set[str] = frozenset(),
     **targets: Any,
 ) -> None:  # type: ignore[assignment]
-    from seqanim.build import build_lock, execute
+    from seqanim.engine.build import build_lock, execute
 
     stages = graph.plan(lecture, quality, **targets)
 
@@ -200,7 +201,7 @@ def list_command(lecture: Lecture, quality: str | None) -> None:
 )
 def build(lecture: Lecture, quality: str | None, jobs: int | None, scheduler: str | None, dry_run: bool) -> None:
     """Run every stage that is out of date: precompute, render, decks; then the [variants]."""
-    from seqanim import variants
+    from seqanim.present import variants
 
     quality = quality or lecture.render.quality
     _run(lecture, quality, dry_run=dry_run, jobs=jobs, scheduler=scheduler)
@@ -308,8 +309,8 @@ def present(
     deck: str,
 ) -> None:
     """Present DECK (default: full) in manim-slides' Qt presenter, building what is missing first."""
-    from seqanim import present as presenter
-    from seqanim import variants
+    from seqanim.present import qt as presenter
+    from seqanim.present import variants
 
     quality = quality or lecture.render.quality
     deck_scenes(lecture, deck)
@@ -337,7 +338,7 @@ def clean(cache_only: bool) -> None:
 
     workspace = current()
     shutil.rmtree(workspace.cache, ignore_errors=True)
-    shutil.rmtree(workspace.state_dir / "voice", ignore_errors=True)  # the narration clips (seqanim.voice)
+    shutil.rmtree(workspace.state_dir / "voice", ignore_errors=True)  # the narration clips (seqanim.publish.voice)
     if cache_only:
         console.print("cache emptied")
         return
@@ -409,7 +410,7 @@ def watch(interval: float, quality: str | None) -> None:
 )
 def config_command(show_defaults: bool, check: bool, config_path: Path | None) -> None:
     """lecture.toml from the parameter models: print the defaults, or check the file against them."""
-    from seqanim import defaults
+    from seqanim.lecture import defaults
 
     if show_defaults or not check:
         click.echo(defaults.render(), nl=False)

@@ -17,10 +17,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from seqanim import registry
-from seqanim.contract import read_sidecar
 from seqanim.errors import ConfigError
 from seqanim.files import atomic_write_text
+from seqanim.lecture import registry
+from seqanim.lecture.contract import read_sidecar
 from seqanim.workspace import Workspace
 
 EXPERIMENT_TEMPLATE = '''\
@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from precompute.common import deterministic
-from seqanim.declare import Experiment, Field, Params
+from seqanim import Experiment, Field, Params
 
 
 class Parameters(Params):
@@ -89,11 +89,9 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, Create, FadeIn
 
-from seqanim import spoken
-from seqanim.contract import Artifact
+from seqanim import Artifact, LectureSlide, spoken
 from seqanim.kit import theme
 from seqanim.kit.plots import Plot, nice_range
-from seqanim.slide import LectureSlide
 
 # --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
 
@@ -153,9 +151,10 @@ from collections.abc import Callable
 from typing import Any
 
 from scenes.{part}.{snake} import curve_notes, curve_said
-from seqanim import contract, spoken
+from seqanim.author import spoken
 
 
+from seqanim.lecture import contract
 def test_{snake}_renders_one_clean_slide(scene_report: Callable[[str], dict[str, Any]]) -> None:
     report = scene_report("{name}")
     assert report["slides"] == 1
@@ -207,7 +206,7 @@ def new_experiment(workspace: Workspace, name: str) -> list[Path]:
             raise ConfigError(f"{workspace.label(path)} exists already; pick another name")
     atomic_write_text(module, EXPERIMENT_TEMPLATE.format(name=name))
     registry.forget()
-    from seqanim import defaults  # after the module exists: its table comes from its model
+    from seqanim.lecture import defaults  # after the module exists: its table comes from its model
 
     atomic_write_text(workspace.config, workspace.config.read_text().rstrip("\n") + "\n\n" + defaults.table(name))
     atomic_write_text(test, EXPERIMENT_TEST_TEMPLATE.format(name=name))

@@ -36,8 +36,8 @@ from typing import Any
 
 import pytest
 
-from seqanim import contract
-from seqanim.config import experiment_params, load
+from seqanim.lecture import contract
+from seqanim.lecture.config import experiment_params, load
 from seqanim.workspace import WORKSPACE_ENV, current, find_root
 
 # The quality the suite builds the whole lecture at (no frame drawn), and the one it renders, narrates and
@@ -50,10 +50,10 @@ SAMPLE_DECK = f'\n[decks.{SAMPLE}]\ntitle = "A sample of the lecture"\nscenes = 
 
 
 def frame_settings(quality: str = QUALITY) -> dict[str, int]:
-    """The pixel size and frame rate manim renders `quality` at (seqanim.render's table over manim's)."""
+    """The pixel size and frame rate manim renders `quality` at (seqanim.stages.render's table over manim's)."""
     from manim.constants import QUALITIES
 
-    from seqanim.render import MANIM_QUALITY
+    from seqanim.stages.render import MANIM_QUALITY
 
     settings = MANIM_QUALITY[quality]
     base = QUALITIES[settings["quality"]]

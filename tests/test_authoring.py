@@ -96,7 +96,7 @@ def test_the_new_scene_renders_from_the_new_data(authored: Path) -> None:
 
 def test_the_new_scene_joins_its_part_deck(authored: Path) -> None:
     code = (
-        "from seqanim.config import load; from seqanim.decks.plan import deck_scenes; "
+        "from seqanim.lecture.config import load; from seqanim.decks.plan import deck_scenes; "
         "print(deck_scenes(load(), 'rnn')[-1])"
     )
     assert _run(authored, "-c", code).stdout.strip() == SCENE
@@ -157,7 +157,8 @@ def test_the_public_api_names_what_a_lecture_imports_and_loads_nothing_heavy() -
     imports neither manim nor torch (the commands import it first)."""
     check = (
         "import sys, seqanim; heavy = sorted({'manim', 'torch'} & set(sys.modules)); "
-        "from seqanim import *; from seqanim.slide import LectureSlide as S; from seqanim.spoken import mark as m; "
+        "from seqanim import *; from seqanim.author.slide import LectureSlide as S; "
+        "from seqanim.author.spoken import mark as m; "
         "print(heavy, LectureSlide is S, mark is m)"
     )
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPOSITORY, check=True)

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from seqanim import contract, graph, registry
-from seqanim.config import experiment_params, load
 from seqanim.decks.plan import deck_names
+from seqanim.engine import graph
 from seqanim.errors import ConfigError, DataError
-from seqanim.render import SHARED_MEDIA
+from seqanim.lecture import contract, registry
+from seqanim.lecture.config import experiment_params, load
+from seqanim.stages.render import SHARED_MEDIA
 from seqanim.workspace import current
 from tests.conftest import CHECK, QUALITY, SAMPLE, SAMPLE_SCENES
 from tests.tree import Tree, make_tree, one_error_line
@@ -176,14 +177,18 @@ def test_an_experiment_depends_on_no_narration_code(lecture_built: Path) -> None
     followed to their modules; its type-only imports are not."""
     from seqanim.workspace import ENGINE
 
-    narration = {f"code:seqanim/{name}.py" for name in ("voice", "captions", "slide", "narrate")}
-    runner = set(graph.code_inputs(ENGINE / "experiments.py"))
-    assert runner & narration == set() and "code:seqanim/contract.py" in runner
+    narration = {
+        f"code:seqanim/{name}.py" for name in ("publish/voice", "publish/captions", "author/slide", "publish/narrate")
+    }
+    runner = set(graph.code_inputs(ENGINE / "stages" / "experiments.py"))
+    assert runner & narration == set() and "code:seqanim/lecture/contract.py" in runner
     for name in registry.experiments():
         assert set(graph.code_inputs(registry.experiment(name).source)) & narration == set(), name
     for name in registry.scenes():
         scene = registry.scene(name)
-        assert {"code:seqanim/slide.py", "code:seqanim/voice.py"} <= set(graph.code_inputs(scene.source)), name
+        assert {"code:seqanim/author/slide.py", "code:seqanim/publish/voice.py"} <= set(
+            graph.code_inputs(scene.source)
+        ), name
 
 
 def test_switching_back_restores_from_cache(tree: Tree) -> None:
@@ -326,7 +331,7 @@ def test_missing_latex_is_named(tree: Tree, tmp_path: Path) -> None:
 
     before = tree.outputs()
     completed = subprocess.run(
-        [sys.executable, "-m", "seqanim.worker", "scene", "HiddenStateDynamics", "--quality", QUALITY],
+        [sys.executable, "-m", "seqanim.engine.worker", "scene", "HiddenStateDynamics", "--quality", QUALITY],
         cwd=tree.root,
         env={**os.environ, "PYTHONPATH": str(tree.root), "PATH": str(bare)},
         capture_output=True,
@@ -348,7 +353,7 @@ def test_missing_cairo_is_named(tree: Tree, tmp_path: Path) -> None:
     (shadow / "manimpango.py").write_text("raise ImportError('libpango-1.0.so.0: cannot open shared object file')\n")
     before = tree.outputs()
     completed = subprocess.run(
-        [sys.executable, "-m", "seqanim.worker", "scene", "HiddenStateDynamics", "--quality", QUALITY],
+        [sys.executable, "-m", "seqanim.engine.worker", "scene", "HiddenStateDynamics", "--quality", QUALITY],
         cwd=tree.root,
         env={**os.environ, "PYTHONPATH": f"{shadow}:{tree.root}"},
         capture_output=True,
@@ -362,8 +367,8 @@ def test_missing_cairo_is_named(tree: Tree, tmp_path: Path) -> None:
 def test_scene_that_raises(tree: Tree) -> None:
     broken = tree.root / "scenes" / "zz_broken.py"
     broken.write_text(
-        "from seqanim.declare import Part\n"
-        "from seqanim.slide import LectureSlide\n\n"
+        "from seqanim.lecture.declare import Part\n"
+        "from seqanim.author.slide import LectureSlide\n\n"
         'PART = Part("Broken", order=99)\n\n\n'
         "class BrokenScene(LectureSlide):\n"
         '    data = ("linear_rnn",)\n\n'

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from seqanim import graph
-from seqanim.config import load
+from seqanim.engine import graph
+from seqanim.lecture.config import load
 from seqanim.workspace import current
 from tests.conftest import CHECK, QUALITY, SAMPLE, SAMPLE_SCENES
 from tests.tree import Tree, make_tree, one_error_line

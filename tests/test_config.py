@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from seqanim import defaults, registry
-from seqanim.config import Lecture, validate
+from seqanim.lecture import defaults, registry
+from seqanim.lecture.config import Lecture, validate
 from seqanim.workspace import REPOSITORY, current
 
 SEEDS = REPOSITORY.parent / "shared" / "seeds"

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from seqanim import contract
-from seqanim.config import digest
 from seqanim.errors import DataError
+from seqanim.lecture import contract
+from seqanim.lecture.config import digest
 
 PARAMS = {"seed": 3, "T": 40}
 

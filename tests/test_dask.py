@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from seqanim import registry
+from seqanim.lecture import registry
 from seqanim.workspace import REPOSITORY
 from tests.conftest import CHECK, QUALITY, SAMPLE_SCENES
 from tests.tree import (
@@ -86,12 +86,13 @@ def _start_scheduler(folder: Path) -> tuple[str, subprocess.Popen[bytes]]:
 
 
 def _start_worker(scheduler: str, checkout: Path, scratch: Path) -> Worker:
-    """`dask worker ADDRESS --nthreads 1 --preload seqanim.preload`, started in `checkout` (README: Many machines)."""
+    """`dask worker ADDRESS --nthreads 1 --preload seqanim.engine.preload`, started in `checkout` (README: Many
+    machines)."""
     scratch.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     command = [str(DASK), "worker", scheduler, "--nthreads", "1", "--worker-port", str(port), "--no-dashboard"]
     process = subprocess.Popen(
-        [*command, "--preload", "seqanim.preload", "--name", scratch.name, "--local-directory", str(scratch)],
+        [*command, "--preload", "seqanim.engine.preload", "--name", scratch.name, "--local-directory", str(scratch)],
         cwd=checkout,
         env=_environment(checkout),
         stdout=subprocess.DEVNULL,
@@ -223,7 +224,7 @@ def test_a_no_op_build_starts_no_cluster_and_contacts_no_scheduler(lecture_built
     assert result.returncode == 0 and "up to date" in result.stderr, result.stderr
     timings = [line for line in result.stderr.splitlines() if line.startswith("import time:")]
     imported = {line.rsplit("|", 1)[-1].strip() for line in timings}
-    assert "seqanim.config" in imported, result.stderr[-500:]  # the import list is there
+    assert "seqanim.lecture.config" in imported, result.stderr[-500:]  # the import list is there
     heavy = sorted(name for name in imported if name.split(".")[0] in ("dask", "distributed", "torch", "manim"))
     assert heavy == [], heavy[:5]
     assert contacted == []

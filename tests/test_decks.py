@@ -25,10 +25,11 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from seqanim import decks, registry
-from seqanim.config import Deck, Decks, Lecture, load
+from seqanim import decks
 from seqanim.decks.html import _local_refs
 from seqanim.decks.plan import deck_parts, deck_scenes
+from seqanim.lecture import registry
+from seqanim.lecture.config import Deck, Decks, Lecture, load
 from seqanim.workspace import current
 from tests.conftest import QUALITY, SAMPLE, SAMPLE_SCENES
 from tests.tree import Tree, make_tree
@@ -52,9 +53,9 @@ CHILD_PRELUDE = """\
 import json, sys
 from pathlib import Path
 from seqanim import decks
-from seqanim.config import Lecture
+from seqanim.lecture.config import Lecture
 from seqanim.errors import SeqanimError
-from seqanim.present import present, present_command
+from seqanim.present.qt import present, present_command
 lecture = Lecture.model_validate_json(Path(sys.argv[1]).read_text())
 """
 

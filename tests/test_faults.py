@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from seqanim import contract, registry
-from seqanim.config import load
-from seqanim.render import MANIM_QUALITY
+from seqanim.lecture import contract, registry
+from seqanim.lecture.config import load
+from seqanim.stages.render import MANIM_QUALITY
 from tests.conftest import CHECK, QUALITY, SAMPLE
 from tests.tree import Tree, leftovers, lines, make_tree, one_error_line
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from seqanim import contract
+from seqanim.lecture import contract
 from tests.conftest import QUALITY
 from tests.tiny import HEIGHT, timed_lecture
 from tests.tree import Tree, framemd5, leftovers, lines, one_error_line, poll, processes_in, with_value, workspaces

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from seqanim import registry, spoken
+from seqanim.author import spoken
+from seqanim.lecture import registry
 
 
 @pytest.mark.parametrize("scene", sorted(registry.scenes()))

@@ -26,9 +26,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from seqanim import decks, registry
-from seqanim.config import load
+from seqanim import decks
 from seqanim.decks.plan import deck_parts, deck_scenes
+from seqanim.lecture import registry
+from seqanim.lecture.config import load
 from seqanim.workspace import current
 from tests.conftest import QUALITY, SAMPLE, SAMPLE_SCENES, frame_settings
 from tests.test_decks import CHROMIUM, CHROMIUM_ARGS

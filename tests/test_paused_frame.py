@@ -16,7 +16,7 @@ import pytest
 from seqanim.workspace import REPOSITORY, WORKSPACE_ENV
 
 PART = """\
-from seqanim.declare import Part
+from seqanim.lecture.declare import Part
 
 PART = Part("Frames", order=1, scenes=("counting",))
 """
@@ -24,7 +24,7 @@ PART = Part("Frames", order=1, scenes=("counting",))
 SCENES = '''\
 from manim import LEFT, RIGHT, ChangeDecimalToValue, DecimalNumber, Square
 
-from seqanim.slide import LectureSlide
+from seqanim.author.slide import LectureSlide
 
 
 class Finished(LectureSlide):
@@ -74,7 +74,11 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _render(root: Path, scene: str) -> dict:
     env = {**os.environ, WORKSPACE_ENV: str(root), "PYTHONPATH": os.pathsep.join((str(root), str(REPOSITORY)))}
     result = subprocess.run(
-        [sys.executable, "-m", "seqanim.render", scene, "--quiet"], cwd=root, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "seqanim.stages.render", scene, "--quiet"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     return json.loads((root / "renders" / "low" / f"{scene}.report.json").read_text())

@@ -26,7 +26,7 @@ from precompute.groupby import Parameters as GroupBy
 from precompute.lookup import Parameters as Lookup
 from precompute.seq2seq_model import Seq2SeqAttention
 from precompute.seq2seq_model import Seq2SeqParams as Seq2Seq
-from seqanim.config import load
+from seqanim.lecture.config import load
 from seqanim.workspace import REPOSITORY, current
 
 SEQ2SEQ = ("seq2seq_reverse", "seq2seq_sort")
@@ -66,7 +66,7 @@ def kernel_paths() -> list[str]:
 REVERSE_RUN = """
 import json, torch
 from precompute import seq2seq_reverse
-from seqanim.config import load
+from seqanim.lecture.config import load
 _, metrics = seq2seq_reverse.run(load().seq2seq_reverse)
 print(json.dumps({**metrics, "cpu_kernels": torch.backends.cpu.get_cpu_capability()}))
 """

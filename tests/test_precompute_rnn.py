@@ -16,9 +16,9 @@ from precompute import lstm_inside as inside_experiment
 from precompute.adding import Parameters as Adding
 from precompute.common import load_state_dict
 from precompute.lstm_inside import Parameters as LstmInside
-from seqanim import contract
-from seqanim.config import load
 from seqanim.errors import ConfigError, DataError
+from seqanim.lecture import contract
+from seqanim.lecture.config import load
 
 BASELINE = 1 / 6  # the notebook's predict-the-mean baseline, 0.167
 

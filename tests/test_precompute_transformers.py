@@ -15,8 +15,8 @@ from precompute.positional import run as run_positional
 from precompute.rope import Parameters as Rope
 from precompute.rope import run as run_rope
 from precompute.scaling import Parameters as Scaling
-from seqanim.config import load
 from seqanim.errors import ConfigError
+from seqanim.lecture.config import load
 
 
 def diagonal_spreads(matrix: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from seqanim.present import PresenterUnavailable, preflight, qt_plugins
+from seqanim.present.qt import PresenterUnavailable, preflight, qt_plugins
 from tests.conftest import QUALITY, SAMPLE, SAMPLE_SCENES
 from tests.tree import Tree, make_tree, stop_group
 from tests.x11 import DIFFERENT, SAME, difference, find_window, last_frame, presenter, wait_for_slide, x, x_env, xvfb

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from seqanim.config import Publish, load
+from seqanim.lecture.config import Publish, load
 from seqanim.workspace import REPOSITORY, current
 from tests.conftest import CHECK, QUALITY, SAMPLE, SAMPLE_SCENES
 from tests.tiny import Tiny, make_tiny
@@ -142,7 +142,7 @@ def test_the_cut_plays_the_render_at_its_pace_and_each_beat_lasts_its_words(lect
 def test_no_caption_cue_breaks_the_template(lecture_built: Path, deck_video: Path) -> None:
     """Netflix's English template, on every cue of the deck and of each scene: at most 2 lines of
     [publish] caption_chars, at most 17 characters a second, 5/6 s to 7 s on screen, 2 frames between cues."""
-    from seqanim.captions import Cue, problems
+    from seqanim.publish.captions import Cue, problems
 
     chars = load().publish.caption_chars
     for path in [deck_video.with_suffix(".vtt"), *(current().renders(QUALITY) / f"{s}.vtt" for s in _deck_scenes())]:
@@ -154,7 +154,7 @@ def test_no_caption_cue_breaks_the_template(lecture_built: Path, deck_video: Pat
 def test_a_sentence_cut_across_cues_leaves_no_fragment(lecture_built: Path, deck_video: Path) -> None:
     """Where a sentence runs on from one cue to the next, the words are shared out: the shorter of the two
     cues holds at least a third of their characters (cut greedily, "to the signal." stood alone for 0.9 s)."""
-    from seqanim.captions import SENTENCE_END
+    from seqanim.publish.captions import SENTENCE_END
 
     pairs = []
     for path in [deck_video.with_suffix(".vtt"), *(current().renders(QUALITY) / f"{s}.vtt" for s in _deck_scenes())]:
@@ -169,8 +169,8 @@ def test_the_published_deck_moves_with_its_words(deck_video: Path) -> None:
     """Issue 34's goals on the sample deck as the suite builds it: a still picture (no change over 0.2 s) at most 25 %
     of the cut and never longer than 6 s, and at most 5 % of the caption cues spoken over a picture that does not
     change at all (what bench/publish.py prints for the published lecture)."""
-    from seqanim.frames import changes
-    from seqanim.narrate import CAPTION_BAND
+    from seqanim.publish.frames import changes
+    from seqanim.publish.narrate import CAPTION_BAND
 
     fps = json.loads((current().renders(QUALITY) / f"{_deck_scenes()[0]}.report.json").read_text())["fps"]
     changed = changes(deck_video, bottom=1 - CAPTION_BAND - 0.01)
@@ -190,7 +190,7 @@ def test_the_caption_band_is_left_to_the_captions(lecture_built: Path) -> None:
     """The published picture sits above a band of the background colour where a player draws the captions:
     in frames across a scene's narrated cut, nothing the scene draws reaches into it, while the picture above
     it shows the scene."""
-    from seqanim.narrate import CAPTION_BAND
+    from seqanim.publish.narrate import CAPTION_BAND
 
     scene = _deck_scenes()[0]
     video = current().renders(QUALITY) / f"{scene}.narrated.mp4"
@@ -435,10 +435,10 @@ from __future__ import annotations
 
 from manim import RIGHT, UP, FadeIn, Text, linear
 
-from seqanim.declare import Part
+from seqanim.lecture.declare import Part
 from seqanim.kit.bars import Bars
-from seqanim.slide import LectureSlide
-from seqanim.spoken import mark
+from seqanim.author.slide import LectureSlide
+from seqanim.author.spoken import mark
 
 PART = Part("Pulse", order=1)
 
@@ -536,7 +536,7 @@ def test_a_beats_animation_ends_on_the_frame_its_words_end(tiny: Tiny) -> None:
     """The pixels of slide 4's video, against the words' times the voice gave: each beat's last animation (run
     time `beat.remaining`, linear) keeps changing the picture until its words end, and within one frame of it
     the picture stops changing (its hold)."""
-    from seqanim.frames import changes
+    from seqanim.publish.frames import changes
 
     video, beats, fps = _speaking_slide(tiny)
     changed = changes(video)
@@ -551,7 +551,7 @@ def test_a_beats_animation_ends_on_the_frame_its_words_end(tiny: Tiny) -> None:
 def test_a_bookmarks_animation_starts_on_its_word(tiny: Tiny) -> None:
     """The label "gone", alone in the top right corner, appears with the bookmark before the word "gone": the first
     frame that changes there is within one frame of the time the voice says the word."""
-    from seqanim.frames import changes
+    from seqanim.publish.frames import changes
 
     video, beats, fps = _speaking_slide(tiny)
     beat = beats[0]
@@ -565,8 +565,8 @@ def test_a_bookmarks_animation_starts_on_its_word(tiny: Tiny) -> None:
 def test_the_published_cut_has_no_repeated_frame_inside_motion(tiny: Tiny) -> None:
     """In the tiny deck's published video, every frame of slide 4's moving beats is a new picture: nothing is
     slowed after the render."""
-    from seqanim.frames import changes
-    from seqanim.narrate import CAPTION_BAND
+    from seqanim.publish.frames import changes
+    from seqanim.publish.narrate import CAPTION_BAND
 
     timing = _timing(tiny)
     changed = changes(tiny.renders() / "pulse.mp4", bottom=1 - CAPTION_BAND - 0.01)

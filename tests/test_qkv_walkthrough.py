@@ -9,8 +9,8 @@ import torch.nn.functional as F
 
 from precompute.qkv_walkthrough import Parameters as QkvWalkthrough
 from precompute.qkv_walkthrough import masked_softmax, run
-from seqanim.config import load
 from seqanim.errors import ConfigError, DataError
+from seqanim.lecture.config import load
 
 NAME = "qkv_walkthrough"
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from seqanim.contract import Artifact
+from seqanim.lecture.contract import Artifact
 from tests.conftest import CHECK, frame_settings, lasts_its_words
 
 # scene -> (slides it produces, index of its loop slide or None)

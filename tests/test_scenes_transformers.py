@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from seqanim.contract import Artifact
+from seqanim.lecture.contract import Artifact
 from tests.conftest import CHECK, frame_settings, lasts_its_words
 
 SLIDES = {

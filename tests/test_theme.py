@@ -73,9 +73,9 @@ def test_the_grep_would_catch_a_palette_index() -> None:
 
 
 def test_the_light_preset_is_a_lecture_toml_choice_and_the_kit_draws_with_it() -> None:
-    from seqanim.config import validate
     from seqanim.errors import ConfigError
     from seqanim.kit import theme
+    from seqanim.lecture.config import validate
 
     lecture = validate({"theme": {"preset": "light"}})
     try:

@@ -33,9 +33,9 @@ from __future__ import annotations
 
 from manim import FadeIn
 
-from seqanim.declare import Part
+from seqanim.lecture.declare import Part
 from seqanim.kit.bars import Bars
-from seqanim.slide import LectureSlide
+from seqanim.author.slide import LectureSlide
 
 PART = Part("Pulse", order=1)
 

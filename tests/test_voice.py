@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from seqanim import voice
-from seqanim.config import Publish, load
 from seqanim.errors import SeqanimError, ToolMissingError
+from seqanim.lecture.config import Publish, load
+from seqanim.publish import voice
 from seqanim.workspace import WORKSPACE_ENV, current
 
 SENTENCE = "Attention lets the decoder look back at every word of the input sentence."  # 13 words

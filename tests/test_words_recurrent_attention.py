@@ -14,8 +14,8 @@ import pytest
 from scenes.recurrent_attention import PART
 from scenes.recurrent_attention import reverse_alignment as reverse_words
 from scenes.recurrent_attention import sort_alignment as sort_words
-from seqanim.contract import Artifact
-from seqanim.spoken import count, integer, percent, unheard
+from seqanim.author.spoken import count, integer, percent, unheard
+from seqanim.lecture.contract import Artifact
 
 PART_FOLDER = Path(__file__).resolve().parents[1] / "scenes" / "recurrent_attention"
 
@@ -63,7 +63,7 @@ def test_the_part_lists_one_file_per_scene_without_importing_them() -> None:
     assert PART.scenes == ("reverse_alignment", "sort_alignment")
     init = ast.parse((PART_FOLDER / "__init__.py").read_text())
     imported = [node.module for node in ast.walk(init) if isinstance(node, ast.ImportFrom)]
-    assert imported == ["seqanim.declare"]
+    assert imported == ["seqanim.lecture.declare"]
     for stem in PART.scenes:
         tree = ast.parse((PART_FOLDER / f"{stem}.py").read_text())
         scenes = [

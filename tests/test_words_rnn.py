@@ -1,6 +1,6 @@
 """The words of the recurrent-networks part (scenes/rnn/), called on the real data/ without rendering: every
 beat of the narration is fit to be heard, and it quotes the data's key numbers in spoken form. The expected
-phrases are computed here from data/ with seqanim.spoken."""
+phrases are computed here from data/ with seqanim.author.spoken."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from scenes.rnn import echo_of_a_pulse as echo
 from scenes.rnn import hidden_state_dynamics as dynamics
 from scenes.rnn import inside_the_lstm as inside
 from scenes.rnn import training_race as race
-from seqanim import spoken
-from seqanim.contract import Artifact
+from seqanim.author import spoken
+from seqanim.lecture.contract import Artifact
 
 Load = Callable[[str], Artifact]
 FOLDER = Path(__file__).resolve().parents[1] / "scenes" / "rnn"
@@ -58,7 +58,7 @@ def factor(ratio: float) -> str:
 def test_the_part_lists_one_file_per_scene_in_playing_order() -> None:
     init = ast.parse((FOLDER / "__init__.py").read_text())
     imported = [node for node in ast.walk(init) if isinstance(node, ast.ImportFrom)]
-    assert [node.module for node in imported] == ["seqanim.declare"]  # the scenes are not imported
+    assert [node.module for node in imported] == ["seqanim.lecture.declare"]  # the scenes are not imported
     assert PART.title == "Recurrent neural networks" and PART.order == 1
     assert PART.scenes == tuple(SCENES.values())
     for name, stem in SCENES.items():

@@ -1,6 +1,6 @@
 """The words of the five Transformer scenes, from the real artifacts in data/, without rendering: every beat is
-fit to be heard (`seqanim.spoken.unheard`), and each slide's narration says its key numbers in spoken form
-(expected phrases are built here from data/ with seqanim.spoken)."""
+fit to be heard (`seqanim.author.spoken.unheard`), and each slide's narration says its key numbers in spoken form
+(expected phrases are built here from data/ with seqanim.author.spoken)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from seqanim.contract import Artifact
-from seqanim.spoken import bookmarks, count, integer, number, percent, unheard
+from seqanim.author.spoken import bookmarks, count, integer, number, percent, unheard
+from seqanim.lecture.contract import Artifact
 
 # scene -> (its module under scenes.transformers, the artifact it reads, its slides in order)
 SCENES = {

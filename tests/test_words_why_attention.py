@@ -17,7 +17,7 @@ from scenes.why_attention import (
     weighted_retrieval,
     what_attention_explains,
 )
-from seqanim.spoken import bookmarks, integer, listing, number, unheard
+from seqanim.author.spoken import bookmarks, integer, listing, number, unheard
 from tests.test_scenes_why_attention import SLIDES, expected_numbers
 
 ARTIFACT = "qkv_walkthrough"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from seqanim.render import SHARED_MEDIA
+from seqanim.stages.render import SHARED_MEDIA
 from seqanim.workspace import ENGINE, REPOSITORY, current
 from tests.conftest import CHECK
 
@@ -136,7 +136,7 @@ def worker_checkout(folder: Path, commit: str | None = None) -> Path:
         shutil.copytree(source, folder / source.name, ignore=shutil.ignore_patterns("__pycache__"))
     (folder / "node_modules").symlink_to(REPOSITORY / "node_modules")
     if commit:
-        with open(folder / "seqanim" / "task.py", "a") as source:
+        with open(folder / "seqanim" / "engine" / "task.py", "a") as source:
             source.write(f"# {commit}\n")
         git = ["git", "-C", str(folder), "-c", "user.name=test", "-c", "user.email=test@example.org"]
         subprocess.run([*git, "commit", "--quiet", "-am", commit], check=True)

@@ -16,10 +16,9 @@ from scenes.recurrent_attention.shared import (
     symbols,
     wrong_steps,
 )
-from seqanim.contract import Artifact
+from seqanim import Artifact, count, integer, mark, percent
 from seqanim.kit import theme
 from seqanim.kit.alignment import cell_outlines
-from seqanim.spoken import count, integer, mark, percent
 
 DETAILED = 3  # the first decoder steps, one slide each; the rest run fast on one slide
 

@@ -24,13 +24,11 @@ from manim import (
     Write,
 )
 
-from seqanim.contract import Artifact
+from seqanim import Artifact, Beat, LectureSlide, integer, listing
 from seqanim.kit import theme
 from seqanim.kit.alignment import ScoreStrip, TokenRow, WeightedFan, label_above
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.motion import RollTexts, roll
-from seqanim.slide import Beat, LectureSlide
-from seqanim.spoken import integer, listing
 
 # --- words ---------------------------------------------------------------------------------------
 

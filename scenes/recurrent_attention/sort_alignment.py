@@ -29,11 +29,10 @@ from scenes.recurrent_attention.shared import (
     symbols,
     wrong_steps,
 )
-from seqanim.contract import Artifact
+from seqanim import Artifact, count, integer, listing, mark, percent
 from seqanim.kit import theme
 from seqanim.kit.alignment import cell_outlines
 from seqanim.kit.heatmap import Heatmap
-from seqanim.spoken import count, integer, listing, mark, percent
 
 DETAILED = 2  # the first decoder steps, one slide each; the rest run fast on one slide
 

@@ -1,7 +1,7 @@
 """Part 1 of seed 000: recurrent networks. h_t decay, the pulse echo, the adding problem, the training
 race, and inside the trained LSTM."""
 
-from seqanim.declare import Part
+from seqanim import Part
 
 PART = Part(
     "Recurrent neural networks",

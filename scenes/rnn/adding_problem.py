@@ -22,12 +22,10 @@ from manim import (
     linear,
 )
 
-from seqanim import spoken
+from seqanim import LectureSlide, mark, spoken
 from seqanim.kit import theme
 from seqanim.kit.formula import formula
 from seqanim.kit.stream import Stream
-from seqanim.slide import LectureSlide
-from seqanim.spoken import mark
 
 
 def markers(marks: np.ndarray) -> tuple[int, int]:

@@ -26,14 +26,12 @@ from manim import (
 )
 
 from scenes.rnn.shared import about, change, regime, rho_colour
-from seqanim import spoken
+from seqanim import Beat, LectureSlide, mark, spoken
 from seqanim.kit import theme
 from seqanim.kit.formula import formula as parts_formula
 from seqanim.kit.formula import part
 from seqanim.kit.plots import Plot
 from seqanim.kit.vectors import VectorDiagram
-from seqanim.slide import Beat, LectureSlide
-from seqanim.spoken import mark
 
 LIMIT = 2.0  # the spirals' shared scale, so the three radii compare directly
 

@@ -44,12 +44,11 @@ from manim import (
 )
 
 from scenes.rnn.shared import change, regime, rho_colour
-from seqanim import spoken
+from seqanim import Beat, LectureSlide, spoken
 from seqanim.kit import theme
 from seqanim.kit.formula import maths
 from seqanim.kit.plots import Plot
 from seqanim.kit.vectors import VectorDiagram
-from seqanim.slide import Beat, LectureSlide
 
 # --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
 

@@ -31,13 +31,11 @@ from manim import (
 )
 
 from scenes.rnn.shared import about
-from seqanim import spoken
-from seqanim.contract import Artifact
+from seqanim import Artifact, LectureSlide, spoken
 from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.plots import Plot
 from seqanim.kit.stream import Stream
-from seqanim.slide import LectureSlide
 
 GATES = (("forget_gate", r"forget $f_t$"), ("input_gate", r"input $i_t$"), ("output_gate", r"output $o_t$"))
 

@@ -25,11 +25,9 @@ from manim import (
 )
 
 from scenes.rnn.shared import about
-from seqanim import spoken
+from seqanim import LectureSlide, mark, spoken
 from seqanim.kit import theme
 from seqanim.kit.plots import Plot
-from seqanim.slide import LectureSlide
-from seqanim.spoken import mark
 
 # --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
 

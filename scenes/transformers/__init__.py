@@ -1,7 +1,7 @@
 """Part 3 of seed 000: Transformers. Self-attention as lookup and as pooling, sinusoidal and rotary
 positions, and why dot products are scaled by 1/sqrt(d). Every number is read from data/."""
 
-from seqanim.declare import Part
+from seqanim import Part
 
 PART = Part(
     "Transformers",

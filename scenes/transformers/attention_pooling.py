@@ -25,13 +25,11 @@ from manim import (
 )
 
 from scenes.transformers.shared import TICK_SIZE, significant
-from seqanim.contract import Artifact
+from seqanim import Artifact, LectureSlide, count, integer, mark, percent
 from seqanim.kit import theme
 from seqanim.kit.alignment import token_box
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.plots import Plot
-from seqanim.slide import LectureSlide
-from seqanim.spoken import count, integer, mark, percent
 
 # --- the words ----------------------------------------------------------------------------------------
 

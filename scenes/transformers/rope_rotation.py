@@ -24,14 +24,12 @@ from manim import (
 )
 
 from scenes.transformers.shared import TICK_SIZE, diagonal_line, significant
-from seqanim.contract import Artifact
+from seqanim import Artifact, LectureSlide, count, integer, mark
 from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap, colour_for
 from seqanim.kit.plots import Plot
 from seqanim.kit.readout import Readout
 from seqanim.kit.rotation import PhasorCircle
-from seqanim.slide import LectureSlide
-from seqanim.spoken import count, integer, mark
 
 # --- the words ----------------------------------------------------------------------------------------
 

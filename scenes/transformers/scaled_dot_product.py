@@ -27,13 +27,11 @@ from manim import (
 )
 
 from scenes.transformers.shared import TICK_SIZE, significant
-from seqanim.contract import Artifact
+from seqanim import Artifact, LectureSlide, count, integer, mark, number
 from seqanim.kit import theme
 from seqanim.kit.bars import Bars
 from seqanim.kit.plots import Plot
 from seqanim.kit.readout import Readout
-from seqanim.slide import LectureSlide
-from seqanim.spoken import count, integer, mark, number
 
 # --- the words ----------------------------------------------------------------------------------------
 

@@ -20,14 +20,12 @@ from manim import (
     VGroup,
 )
 
-from seqanim.contract import Artifact
+from seqanim import Artifact, LectureSlide, count, integer, mark, percent
 from seqanim.kit import theme
 from seqanim.kit.alignment import token_box
 from seqanim.kit.bars import Bars
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.motion import Travel
-from seqanim.slide import LectureSlide
-from seqanim.spoken import count, integer, mark, percent
 
 # --- the words ----------------------------------------------------------------------------------------
 

@@ -7,9 +7,9 @@ import math
 
 from manim import DOWN, LEFT, RIGHT, UP, Line, ManimColor
 
+from seqanim import number
 from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap
-from seqanim.spoken import number
 
 # Axis numbers a little above the kit default: these plots are small on a 854x480 frame.
 TICK_SIZE = theme.tex_size(theme.SMALL_SIZE)

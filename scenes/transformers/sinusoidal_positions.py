@@ -26,13 +26,11 @@ from manim import (
 )
 
 from scenes.transformers.shared import TICK_SIZE, diagonal_line, significant
-from seqanim.contract import Artifact
+from seqanim import Artifact, LectureSlide, integer, mark
 from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.plots import Plot, nice_range
 from seqanim.kit.readout import Readout
-from seqanim.slide import LectureSlide
-from seqanim.spoken import integer, mark
 
 # --- the words ----------------------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 values), then masks and what an attention plot can and cannot explain. Every number is read from
 data/qkv_walkthrough (precompute/qkv_walkthrough.py)."""
 
-from seqanim.declare import Part
+from seqanim import Part
 
 PART = Part(
     "Why attention, and how it works",

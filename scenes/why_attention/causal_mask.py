@@ -8,12 +8,11 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Indicate, LaggedStart, MathTex, VGroup, Write
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, position_labels
-from seqanim.contract import Artifact
+from seqanim import Artifact, count, listing, mark, number
 from seqanim.kit import theme
 from seqanim.kit.formula import WEIGHTS, formula
 from seqanim.kit.matrix import MatrixTable, number_format
 from seqanim.kit.motion import paced, roll
-from seqanim.spoken import count, listing, mark, number
 
 # --- the words -----------------------------------------------------------------------------------------
 

@@ -26,11 +26,10 @@ from manim import (
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_row, position_labels
-from seqanim.contract import Artifact
+from seqanim import Artifact, integer, listing, mark, number
 from seqanim.kit import theme
 from seqanim.kit.matrix import MatrixTable, number_format
 from seqanim.kit.motion import paced, roll
-from seqanim.spoken import integer, listing, mark, number
 
 # --- the words -----------------------------------------------------------------------------------------
 

@@ -32,13 +32,12 @@ from manim import (
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
-from seqanim.contract import Artifact
+from seqanim import Artifact, count, listing, mark, number, sentence
 from seqanim.kit import theme
 from seqanim.kit.bars import Bars
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.motion import roll
 from seqanim.kit.vectors import VectorDiagram
-from seqanim.spoken import count, listing, mark, number, sentence
 
 # --- the words -----------------------------------------------------------------------------------------
 

@@ -21,11 +21,10 @@ from manim import (
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, key_labels
-from seqanim.contract import Artifact
+from seqanim import Artifact, count, listing, mark, number, sentence
 from seqanim.kit import theme
 from seqanim.kit.matrix import MatrixTable, number_format
 from seqanim.kit.vectors import VectorDiagram
-from seqanim.spoken import count, listing, mark, number, sentence
 
 # --- the words -----------------------------------------------------------------------------------------
 

@@ -20,12 +20,11 @@ from manim import (
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
-from seqanim.contract import Artifact
+from seqanim import Artifact, integer, mark, number
 from seqanim.kit import theme
 from seqanim.kit.formula import SCORES, formula
 from seqanim.kit.matrix import MatrixTable, number_format
 from seqanim.kit.motion import roll
-from seqanim.spoken import integer, mark, number
 
 # --- the words -----------------------------------------------------------------------------------------
 

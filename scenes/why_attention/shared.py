@@ -7,9 +7,8 @@ from collections.abc import Sequence
 
 from manim import ManimColor
 
-from seqanim.contract import Artifact
+from seqanim import Artifact, LectureSlide
 from seqanim.kit import theme
-from seqanim.slide import LectureSlide
 
 # Bottom captions of these scenes run a little larger than the kit's default label size.
 CAPTION_SIZE = theme.LABEL_SIZE

@@ -7,12 +7,10 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, Indicate, MathTex, SurroundingRectangle, Text, VGroup
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_row, key_labels
-from seqanim.contract import Artifact
+from seqanim import Artifact, Beat, listing, mark, number
 from seqanim.kit import theme
 from seqanim.kit.bars import Bars
 from seqanim.kit.motion import roll
-from seqanim.slide import Beat
-from seqanim.spoken import listing, mark, number
 
 # --- the words -----------------------------------------------------------------------------------------
 

@@ -23,12 +23,10 @@ from manim import (
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
-from seqanim.contract import Artifact
+from seqanim import Artifact, Beat, count, mark, number
 from seqanim.kit import theme
 from seqanim.kit.formula import CONTEXT, formula
 from seqanim.kit.vectors import VectorDiagram
-from seqanim.slide import Beat
-from seqanim.spoken import count, mark, number
 
 # --- the words -----------------------------------------------------------------------------------------
 

@@ -21,10 +21,9 @@ from manim import (
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
-from seqanim.contract import Artifact
+from seqanim import Artifact, listing, mark, number
 from seqanim.kit import theme
 from seqanim.kit.matrix import MatrixTable, number_format
-from seqanim.spoken import listing, mark, number
 
 # --- the words -----------------------------------------------------------------------------------------
 

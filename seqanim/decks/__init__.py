@@ -22,7 +22,6 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from seqanim.config import Lecture
 from seqanim.decks.cards import card_files, card_json
 from seqanim.decks.html import export_html
 from seqanim.decks.pdf import export_pdf
@@ -31,6 +30,7 @@ from seqanim.decks.pptx import export_pptx
 from seqanim.decks.transcript import export_transcript
 from seqanim.decks.video import export_video
 from seqanim.errors import SeqanimError
+from seqanim.lecture.config import Lecture
 from seqanim.workspace import current
 
 __all__ = ["FORMATS", "DeckPlan", "deck_names", "deck_outputs", "deck_scenes", "export_deck", "prepare", "timed_export"]

@@ -23,14 +23,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from seqanim.config import CONFIG_ENV, QUALITIES, Lecture
 from seqanim.errors import StageFailed
 from seqanim.files import atomic_write_text, digest, replace_dir
+from seqanim.lecture.config import CONFIG_ENV, QUALITIES, Lecture
 from seqanim.workspace import ENGINE, current
 
 CARD_SECONDS = 1.2  # the accent line grows for 0.8 s, then the card holds
 # The code a card's pixels depend on: a change here re-renders every card.
-_CODE = [Path(__file__), ENGINE / "slide.py", ENGINE / "kit" / "theme.py", ENGINE / "kit" / "card.py"]
+_CODE = [Path(__file__), ENGINE / "author" / "slide.py", ENGINE / "kit" / "theme.py", ENGINE / "kit" / "card.py"]
 
 
 @dataclass(frozen=True)
@@ -111,10 +111,10 @@ def ensure_cards(cards: Sequence[Card], lecture: Lecture, quality: str) -> list[
 def _render(cards: list[Card], quality: str) -> None:
     from manim import Create, tempconfig
 
-    from seqanim.config import current as lecture_in_force
+    from seqanim.author.slide import LectureSlide
     from seqanim.kit.card import TitleCard
-    from seqanim.render import MANIM_QUALITY
-    from seqanim.slide import LectureSlide
+    from seqanim.lecture.config import current as lecture_in_force
+    from seqanim.stages.render import MANIM_QUALITY
 
     lecture = lecture_in_force()
 

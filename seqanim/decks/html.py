@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from seqanim.config import Lecture
 from seqanim.decks.plan import DeckPlan
 from seqanim.errors import StageFailed, ToolMissingError
 from seqanim.files import atomic_write_bytes, link_or_copy, publish_mode, replace_dir
+from seqanim.lecture.config import Lecture
 from seqanim.workspace import current
 
 
@@ -161,7 +161,7 @@ def slide_captions(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -
     reading time, untimed."""
     from seqanim.decks.cards import CARD_SECONDS
     from seqanim.decks.video import narration_timing
-    from seqanim.narrate import reading_seconds
+    from seqanim.publish.narrate import reading_seconds
 
     result: list[Caption] = []
     cards = {card.id: card for card in plan.cards}

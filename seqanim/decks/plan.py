@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from seqanim import registry
-from seqanim.config import Lecture
 from seqanim.decks.cards import Card, card_json, ensure_cards
 from seqanim.errors import StageFailed, UnknownNameError
+from seqanim.lecture import registry
+from seqanim.lecture.config import Lecture
 from seqanim.workspace import current
 
 FULL = "full"

@@ -14,10 +14,10 @@ import io
 from pathlib import Path
 from typing import Any
 
-from seqanim.config import Lecture
 from seqanim.decks.plan import DeckPlan, humanise
 from seqanim.decks.video import clock, last_frame, narration_timing
 from seqanim.files import atomic_write_text, publish_mode
+from seqanim.lecture.config import Lecture
 from seqanim.workspace import current
 
 STYLE = """

@@ -13,11 +13,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from seqanim.config import Lecture
 from seqanim.decks.plan import DeckPlan
 from seqanim.errors import StageFailed, ToolMissingError
 from seqanim.files import atomic_write_bytes, atomic_write_text, publish_mode, tool_wrote_to_a_full_disk
-from seqanim.frames import last_frame
+from seqanim.lecture.config import Lecture
+from seqanim.publish.frames import last_frame
 from seqanim.workspace import current
 
 
@@ -26,8 +26,8 @@ def _ffmeta(text: str) -> str:
 
 
 def narration_timing(scene: str, quality: str) -> dict[str, Any]:
-    """A scene's narration record (seqanim.narrate), or a one-line error naming the fix."""
-    from seqanim.narrate import outputs
+    """A scene's narration record (seqanim.publish.narrate), or a one-line error naming the fix."""
+    from seqanim.publish.narrate import outputs
 
     path = outputs(scene, quality)["timing"]
     if not path.exists():
@@ -48,12 +48,12 @@ def _clip_path(
     """A slide's (or beat's) normalised clip; made again (same key) when the voice cache lost it."""
     if audio is None:
         return None
-    from seqanim.voice import cache_dir
+    from seqanim.publish.voice import cache_dir
 
     path = cache_dir() / audio
     if path.is_file():
         return path
-    from seqanim.narrate import _audio_for
+    from seqanim.publish.narrate import _audio_for
 
     clip = _audio_for(scene, record["slide"], said, lecture.publish, [], beat)
     return clip.path if clip else None
@@ -68,8 +68,8 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
         raise ToolMissingError("ffmpeg is missing; run `make setup` to install it")
     from PIL import Image
 
-    from seqanim import captions
-    from seqanim.narrate import outputs as narration_outputs
+    from seqanim.publish import captions
+    from seqanim.publish.narrate import outputs as narration_outputs
 
     publish = lecture.publish
     folder = current().renders(plan.quality)
@@ -117,8 +117,8 @@ class _Joined:
         self.start = 0.0
 
     def add(self, scene: str, timing: dict[str, Any]) -> None:
-        from seqanim import captions
         from seqanim.decks.plan import humanise
+        from seqanim.publish import captions
 
         start, end = self.start, self.start + timing["duration"]
         self.metadata += [
@@ -138,8 +138,8 @@ class _Joined:
 def _join(videos: list[Path], joined: _Joined, language: str, path: Path) -> None:
     """One ffmpeg run: the cuts' video copied, the narration encoded once, the captions and the chapters added;
     staged beside `path` and moved in whole."""
-    from seqanim import captions
-    from seqanim.narrate import AUDIO_CODEC, _write_wav, language_639_2
+    from seqanim.publish import captions
+    from seqanim.publish.narrate import AUDIO_CODEC, _write_wav, language_639_2
 
     has_audio = any(clip is not None for clip, _ in joined.pieces)
     with tempfile.TemporaryDirectory(prefix=f".{path.stem}-video-", dir=path.parent) as tmp:

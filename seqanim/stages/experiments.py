@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from seqanim import contract
-from seqanim.config import Lecture, experiment_params
 from seqanim.errors import SeqanimError, StageFailed
 from seqanim.files import atomic_write_bytes
-from seqanim.registry import experiment
+from seqanim.lecture import contract
+from seqanim.lecture.config import Lecture, experiment_params
+from seqanim.lecture.registry import experiment
 
 
 def run_experiment(name: str, lecture: Lecture) -> dict[str, Any]:

@@ -32,16 +32,21 @@ from pathlib import Path
 from typing import Any
 
 import seqanim
-from seqanim import registry
-from seqanim.config import CHECK, Lecture, experiment_params
 from seqanim.errors import ConfigError
 from seqanim.files import atomic_write_text, digest, link_or_copy, replace_dir
+from seqanim.lecture import registry
+from seqanim.lecture.config import CHECK, Lecture, experiment_params
 from seqanim.workspace import ENGINE, current
 
 # Modules whose effect reaches a stage only through parameter values, which are hashed already.
 NOT_CODE_INPUTS = {
-    f"seqanim/{name}.py" for name in ("config", "registry", "errors", "graph", "cli", "declare", "workspace")
-}
+    f"seqanim/{name}.py"
+    for name in (
+        "lecture/config", "lecture/registry", "lecture/declare", "errors", "engine/graph", "workspace", "cli",
+        # the packages' own docstrings
+        *(f"{package}/__init__" for package in ("lecture", "author", "engine", "stages", "publish", "present")),
+    )
+}  # fmt: skip
 
 
 @dataclass
@@ -127,7 +132,7 @@ def forget_code() -> None:
 
 
 def _code_label(module: Path) -> str:
-    """`seqanim/graph.py` for the engine, `precompute/adding.py` for the workspace's own modules."""
+    """`seqanim/engine/graph.py` for the engine, `precompute/adding.py` for the workspace's own modules."""
     if module.is_relative_to(ENGINE):
         return module.relative_to(ENGINE.parent).as_posix()
     return current().label(module)
@@ -211,7 +216,7 @@ class _Planner:
         inputs = {
             f"params:{name}": digest(params),
             **code_inputs(spec.source),
-            **code_inputs(ENGINE / "experiments.py"),
+            **code_inputs(ENGINE / "stages" / "experiments.py"),
         }
         stage = Stage(stage_id, "experiment", name, None, inputs, {name: params}, _outputs_of_experiment(name), deps)
         stage.data_hash = digest(experiment_params(self.lecture, name))
@@ -219,7 +224,7 @@ class _Planner:
         return stage_id
 
     def scene(self, name: str) -> str:
-        from seqanim.render import outputs
+        from seqanim.stages.render import outputs
 
         stage_id = f"scene:{self.quality}:{name}"
         if stage_id in self.stages:
@@ -231,7 +236,7 @@ class _Planner:
             "params:theme": self.theme_hash,
             "params:speech": self.speech_hash,  # every beat lasts as long as its words
             **code_inputs(spec.source),
-            **code_inputs(ENGINE / "render.py"),
+            **code_inputs(ENGINE / "stages" / "render.py"),
             **self.voice_inputs(name),
         }
         params = {"theme": self.lecture.section("theme")}
@@ -241,7 +246,7 @@ class _Planner:
 
     def voice_inputs(self, name: str) -> dict[str, str]:
         """The lecturer's recordings of the scene and the Piper voice model, when a voice uses them."""
-        from seqanim.narrate import recorded_inputs
+        from seqanim.publish.narrate import recorded_inputs
 
         inputs = {}
         voices = (self.publish["voice"], self.publish["fallback_voice"])
@@ -253,13 +258,17 @@ class _Planner:
 
     def narration(self, name: str) -> str:
         """The scene's narrated cut: its render, the [publish] table, and the lecturer's recordings."""
-        from seqanim.narrate import outputs
+        from seqanim.publish.narrate import outputs
 
         stage_id = f"narration:{self.quality}:{name}"
         if stage_id in self.stages:
             return stage_id
         deps = [self.scene(name)]
-        inputs = {"quality": self.quality, "params:publish": digest(self.publish), **code_inputs(ENGINE / "narrate.py")}
+        inputs = {
+            "quality": self.quality,
+            "params:publish": digest(self.publish),
+            **code_inputs(ENGINE / "publish" / "narrate.py"),
+        }
         inputs |= self.voice_inputs(name)
         outs = list(outputs(name, self.quality).values())
         self.stages[stage_id] = Stage(
@@ -294,7 +303,7 @@ class _Planner:
 def _voice_model_hash(lecture: Lecture) -> str:
     """The Piper voice model's content hash; a missing model fails the plan (nothing runs, nothing is lost)."""
     from seqanim.errors import SeqanimError
-    from seqanim.voice import check_voice, model_path
+    from seqanim.publish.voice import check_voice, model_path
 
     publish = lecture.publish
     try:

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from seqanim import captions
-from seqanim.config import Publish
 from seqanim.errors import SeqanimError, ToolMissingError
 from seqanim.files import atomic_write_text, digest, naming_a_full_disk, tool_wrote_to_a_full_disk
+from seqanim.lecture.config import Publish
+from seqanim.publish import captions
 from seqanim.workspace import current
 
 SAMPLE_RATE = 24_000  # plenty for speech; half the disk of 48 kHz

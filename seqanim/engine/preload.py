@@ -1,5 +1,5 @@
-"""Dask worker preload (`dask worker ADDRESS --nthreads 1 --preload seqanim.preload`): import the libraries
-stages use once per worker, so that each stage's process, forked from the worker (seqanim.task), starts with
+"""Dask worker preload (`dask worker ADDRESS --nthreads 1 --preload seqanim.engine.preload`): import the libraries
+stages use once per worker, so that each stage's process, forked from the worker (seqanim.engine.task), starts with
 them; and set glibc's malloc thresholds, which the stages inherit too. A local cluster names the kinds of
 stage its build runs (`--kinds experiment`: no manim for a precompute).
 

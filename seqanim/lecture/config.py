@@ -22,11 +22,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from seqanim import registry
-from seqanim.declare import Params
 from seqanim.errors import ConfigError
 from seqanim.files import atomic_write_text, digest
 from seqanim.kit.style import DEFAULT_STYLE, HEX_OR_EMPTY
+from seqanim.lecture import registry
+from seqanim.lecture.declare import Params
 from seqanim.workspace import current as workspace
 
 # Stage processes read the resolved parameters from the file this names, so `--set` reaches them.

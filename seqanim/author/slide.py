@@ -6,7 +6,7 @@ Every slide ends on a frame of its final state (manim writes an animation's fram
 its end), and that state is kept as a picture to check the rendered slide against (`final_frames`).
 A scene subclass declares which artifacts it reads in `data`, and its `construct` reads like the lecture:
 `self.next_slide(notes=...)`, then the slide's beats, each a sentence for the listener and the animations that
-show it, timed by its speech (manim-voiceover's model). The words are spoken first (`seqanim.voice`, cached),
+show it, timed by its speech (manim-voiceover's model). The words are spoken first (`seqanim.publish.voice`, cached),
 so the beat knows how long they last and when each word falls; its animations take their run times from them,
 and a bookmark starts an animation on its word:
 
@@ -32,13 +32,14 @@ import numpy as np
 from manim import DOWN, UP, Animation, AnimationGroup, FadeIn, Mobject, Text, Wait, config, rate_functions
 from manim_slides import Slide
 
-from seqanim import contract, voice
-from seqanim.config import Lecture, current, experiment_params
+from seqanim.author.spoken import bookmarks
 from seqanim.errors import SeqanimError
 from seqanim.kit import layout, theme
 from seqanim.kit.describe import alt_text
 from seqanim.kit.lean import drop_svg_paths
-from seqanim.spoken import bookmarks
+from seqanim.lecture import contract
+from seqanim.lecture.config import Lecture, current, experiment_params
+from seqanim.publish import voice
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,10 @@ from pathlib import Path
 from subprocess import PIPE
 from typing import Any
 
-from seqanim import registry
-from seqanim.config import Lecture
 from seqanim.errors import SeqanimError
 from seqanim.files import atomic_write_text, link_or_copy, replace_dir
+from seqanim.lecture import registry
+from seqanim.lecture.config import Lecture
 from seqanim.workspace import REPOSITORY, WORKSPACE_ENV, current
 
 # What a variant's workspace takes from the project, by symlink: the lecturer's files, and what stages read.
@@ -93,7 +93,7 @@ def declared(lecture: Lecture) -> list[Variant]:
 
 def named(lecture: Lecture, setting: str) -> Variant:
     """The declared variant `key=value` names (as `--set` spells it), or one line listing the declared ones."""
-    from seqanim.config import parse_override
+    from seqanim.lecture.config import parse_override
 
     keys, value = parse_override(setting)
     for variant in declared(lecture):

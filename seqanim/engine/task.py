@@ -2,14 +2,14 @@
 stage's output files as bytes. Nothing is written to the project here; the build process publishes them.
 
 The worker runs its own checkout's code: a local cluster's workers are this checkout's processes, and a remote
-worker (`dask worker ADDRESS --preload seqanim.preload`) runs the clone it was started in. The request carries
+worker (`dask worker ADDRESS --preload seqanim.engine.preload`) runs the clone it was started in. The request carries
 a digest of the build's code; a worker whose `seqanim/`, `precompute/` and `scenes/` differ refuses the stage
 in one line naming both commits.
 
 The stage runs in a scratch workspace in the worker's folder: its inputs (the results of the stages it reads,
 passed by Dask) are written there, the lecture's folders are links into the checkout, and the caches
 (`.seqanim/voice`, `.seqanim/media`) are the checkout's own. It runs in a child forked from the worker, which
-imported torch and manim once (seqanim.preload); the child imports the project's code afresh. It leads a
+imported torch and manim once (seqanim.engine.preload); the child imports the project's code afresh. It leads a
 process group of its own (LaTeX, ffmpeg and chromium go with it), which is killed when the worker dies (the
 child watches a pipe) or when Dask cancels the task (the build stopped or was killed).
 """
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 TOPIC = "seqanim-stage"  # the workers' "stage started" events, which the build's display follows
-ENGINE = Path(__file__).resolve().parent
+ENGINE = Path(__file__).resolve().parent.parent
 CODE = ("precompute", "scenes")  # the lecture's code; with seqanim/, what the code digest covers
 FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
 
@@ -190,7 +190,7 @@ def _run_child(scratch: Path, request: dict[str, Any], worker: Any) -> int:
 
 def _child(scratch: Path, request: dict[str, Any], watched: int) -> None:
     """In the forked child: lead a process group that dies with the worker, log to the scratch workspace, and
-    run `seqanim.worker` there."""
+    run `seqanim.engine.worker` there."""
     os.setpgid(0, 0)
 
     def watch() -> None:
@@ -217,6 +217,6 @@ def _child(scratch: Path, request: dict[str, Any], watched: int) -> None:
     os.dup2(log, 2)
     os.close(log)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
-    from seqanim.worker import main
+    from seqanim.engine.worker import main
 
-    main(request["argv"], prog_name="seqanim.worker")
+    main(request["argv"], prog_name="seqanim.engine.worker")

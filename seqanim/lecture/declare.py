@@ -10,7 +10,7 @@ An experiment, `precompute/<name>.py`:
     def run(params: Parameters, **upstream: Params) -> tuple[arrays, metrics]: ...
 
 A lecture part is one deck: a folder `scenes/<part>/` with one file per scene (a subclass of
-`seqanim.slide.LectureSlide` with `data = ("experiment", ...)`, its words beside it), whose `__init__.py` says
+`seqanim.author.slide.LectureSlide` with `data = ("experiment", ...)`, its words beside it), whose `__init__.py` says
 the part's title, place and scene order without importing the scenes:
 
     PART = Part("Recurrent neural networks", order=1, scenes=("echo_of_a_pulse", "hidden_state_dynamics"))
@@ -49,7 +49,7 @@ class Experiment:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.params, type) and issubclass(self.params, Params)):
-            raise TypeError("Experiment(params=...) takes a subclass of seqanim.declare.Params")
+            raise TypeError("Experiment(params=...) takes a subclass of seqanim.lecture.declare.Params")
         if self.seconds < 0:
             raise ValueError("Experiment(seconds=...) must be >= 0")
 

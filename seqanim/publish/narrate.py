@@ -5,11 +5,11 @@ render already paced every beat to its words (`LectureSlide.beat`): each beat la
 its animations take their run times from it, and the render's report says where each beat starts and when
 each of its words falls. So the cut is the render itself, nothing slowed, held or moved:
 
-- each beat's clip from `seqanim.voice` (the one the render was timed by, found in the voice cache) starts
+- each beat's clip from `seqanim.publish.voice` (the one the render was timed by, found in the voice cache) starts
   where the beat starts; silence elsewhere. A slide without beats says its narration from its start, its last
   frame held (a loop playing on) while the narration lasts. With `voice = "none"` there is no audio;
 - `renders/<q>/<Scene>.narrated.mp4`: the video above a caption band, the narration (AAC) and a soft subtitle
-  track; `renders/<q>/<Scene>.vtt` / `.srt`: its captions (`seqanim.captions.word_cues`);
+  track; `renders/<q>/<Scene>.vtt` / `.srt`: its captions (`seqanim.publish.captions.word_cues`);
 - `renders/<q>/<Scene>.narration.json`: every slide's interval, narration, alt text, beats with their word
   times, and audio pieces (decks join these into the deck's video, captions, HTML timings and transcript);
 - `slides/<q>/stills/<Scene>/<n>.png`: every slide's last frame (the transcript's pictures).
@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from seqanim import captions, voice
-from seqanim.config import Lecture, Publish
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
 from seqanim.files import atomic_write_bytes, atomic_write_text, replace_dir, tool_wrote_to_a_full_disk
-from seqanim.frames import frame_count, last_frame
+from seqanim.lecture.config import Lecture, Publish
+from seqanim.publish import captions, voice
+from seqanim.publish.frames import frame_count, last_frame
 from seqanim.workspace import current
 
 # The narrated cut is encoded once per scene, in every build that changes it (CI builds at low quality): at
@@ -169,8 +169,8 @@ def _narrate_whole(
     scene: str, number: int, text: str, seconds: float, start: float, publish: Publish, warnings: list[str]
 ) -> Narrated:
     """A slide without beats: its narration from its start, its last frame held while the words go on."""
-    from seqanim.slide import reading_speech
-    from seqanim.voice import written_words
+    from seqanim.author.slide import reading_speech
+    from seqanim.publish.voice import written_words
 
     synthetic = publish.voice
     recorded = voice.recorded_file(scene, number) if publish.voice == "recorded" else None

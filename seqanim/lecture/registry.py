@@ -1,6 +1,6 @@
 """What the lecture is made of: the experiments in `precompute/`, the parts and scenes in `scenes/`.
 
-Discovery imports each module and reads what it declares (see `seqanim.declare`). Importing torch or
+Discovery imports each module and reads what it declares (see `seqanim.lecture.declare`). Importing torch or
 manim costs seconds, so what a folder declares is kept in `.seqanim/declarations.json` under a hash of
 that folder's bytes: `seqanim list` and a no-op build import nothing, and after an edit only the edited
 folder is imported again, once.
@@ -17,9 +17,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from seqanim.declare import Experiment, Part
 from seqanim.errors import ConfigError, UnknownNameError
 from seqanim.files import atomic_write_text
+from seqanim.lecture.declare import Experiment, Part
 from seqanim.workspace import ENGINE, current
 
 FORMAT = 2  # bump when what is cached changes shape
@@ -82,7 +82,7 @@ def folder_key(folder: Path) -> str:
     digest = hashlib.sha256(f"{FORMAT}".encode())
     for path in sorted([*folder.glob("*.py"), *folder.glob("*/*.py")]):
         digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    digest.update((ENGINE / "declare.py").read_bytes())
+    digest.update((ENGINE / "lecture" / "declare.py").read_bytes())
     return digest.hexdigest()[:24]
 
 
@@ -109,7 +109,7 @@ def _declare_experiments() -> list[dict[str, Any]]:
             continue  # a helper module (common, seq2seq_model)
         if not isinstance(declared, Experiment) or not callable(getattr(module, "run", None)):
             raise ConfigError(
-                f"precompute/{path.name}: EXPERIMENT must be a seqanim.declare.Experiment "
+                f"precompute/{path.name}: EXPERIMENT must be a seqanim.lecture.declare.Experiment "
                 "and the module must define run(params)"
             )
         found.append(

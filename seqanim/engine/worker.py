@@ -1,6 +1,6 @@
-"""`seqanim.worker KIND NAME [--quality Q]`: run one build stage in this process, in the current workspace.
+"""`seqanim.engine.worker KIND NAME [--quality Q]`: run one build stage in this process, in the current workspace.
 
-seqanim.task calls it in the process it forks for each stage, in the stage's scratch workspace: one process
+seqanim.engine.task calls it in the process it forks for each stage, in the stage's scratch workspace: one process
 per stage, because manim's configuration (and torch's threads and seeds) are global to a process. It prints
 the stage's result as one JSON line, or `error: ...` and exits 2 (28 for a full disk, whose line may not fit).
 """
@@ -12,9 +12,9 @@ import sys
 
 import click
 
-from seqanim.config import current
 from seqanim.errors import DiskFull, SeqanimError
 from seqanim.files import FULL, disk_full
+from seqanim.lecture.config import current
 from seqanim.workspace import current as current_workspace
 
 
@@ -25,16 +25,16 @@ from seqanim.workspace import current as current_workspace
 def main(kind: str, name: str, quality: str) -> None:
     try:
         if kind == "experiment":
-            from seqanim.experiments import run_experiment
+            from seqanim.stages.experiments import run_experiment
 
             result = run_experiment(name, current())
         elif kind == "scene":
-            from seqanim.render import render_scene
+            from seqanim.stages.render import render_scene
 
             report = render_scene(name, quality, quiet=True)
             result = {k: report[k] for k in ("duration", "render_seconds", "slides")}
         elif kind == "narration":
-            from seqanim.narrate import narrate_scene
+            from seqanim.publish.narrate import narrate_scene
 
             timing = narrate_scene(name, quality, current())
             result = {k: timing[k] for k in ("duration", "animation", "synthesised", "warnings")}

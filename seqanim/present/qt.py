@@ -28,11 +28,11 @@ from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
-from seqanim.config import Lecture
 from seqanim.decks import DeckPlan, prepare
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
 from seqanim.files import remove_orphans
-from seqanim.variants import Variant
+from seqanim.lecture.config import Lecture
+from seqanim.present.variants import Variant
 from seqanim.workspace import current
 
 

@@ -18,12 +18,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from seqanim.config import Lecture
 from seqanim.errors import SeqanimError
 from seqanim.files import FULL, disk_full
+from seqanim.lecture.config import Lecture
 from seqanim.workspace import current
 
-PRELOAD = "seqanim.preload"
+PRELOAD = "seqanim.engine.preload"
 _session: Any = None  # a client kept open across builds (seqanim watch)
 
 

@@ -1,7 +1,7 @@
 """Execute a plan: restore what the cache holds, hand every other pending stage to Dask at once, publish each
 stage's outputs atomically as its task returns them, and record the stage only then.
 
-Each stage is one Dask future (seqanim.task.run_stage). Its arguments are the futures of the stages it reads,
+Each stage is one Dask future (seqanim.engine.task.run_stage). Its arguments are the futures of the stages it reads,
 whose results are their output files as bytes, or for an input built earlier, its files read from the
 project. Dask decides where and when each stage runs; its priority is the expected length of the chain of
 stages waiting on it (graph.priorities), so the longest chain starts first. A stage whose input failed sees
@@ -31,8 +31,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from seqanim import cluster, graph, task
-from seqanim.config import CONFIG_ENV, Lecture
+from seqanim.engine import cluster, graph, task
 from seqanim.errors import BuildLocked, DiskFull, SeqanimError
 from seqanim.files import (
     atomic_write_bytes,
@@ -42,6 +41,7 @@ from seqanim.files import (
     remove_orphans,
     replace_dir,
 )
+from seqanim.lecture.config import CONFIG_ENV, Lecture
 from seqanim.workspace import ENGINE, WORKSPACE_ENV, current
 
 

@@ -2,7 +2,7 @@
 
 `seqanim config --defaults` prints the whole file with every default; `seqanim config --check` (and a
 test) checks that lecture.toml names every key of every table with the model's comment. The values are
-the lecturer's: only their validity is checked, by `seqanim.config`.
+the lecturer's: only their validity is checked, by `seqanim.lecture.config`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from seqanim import registry
-from seqanim.config import ENGINE_TABLES
+from seqanim.lecture import registry
+from seqanim.lecture.config import ENGINE_TABLES
 
 HEADER = """\
 # seqanim lecture parameters. Every number on screen is computed from these.

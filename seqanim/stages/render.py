@@ -5,10 +5,10 @@ At the `check` quality nothing is drawn but the last frame: manim skips every an
 of every slide, and the report says where every beat would run, in a fraction of a render's time; its
 thumbnail and report are its only outputs.
 
-The build renders each scene as a stage of its own (`seqanim.worker scene NAME`, in a process of its own:
+The build renders each scene as a stage of its own (`seqanim.engine.worker scene NAME`, in a process of its own:
 manim's configuration is global). Everything is rendered into a staging folder first and moved into
 `renders/<q>/` and `slides/<q>/` only when the scene has finished; the report says what the checks found
-(layout, paused frames) and where each beat runs. `python -m seqanim.render SCENE` renders one by hand.
+(layout, paused frames) and where each beat runs. `python -m seqanim.stages.render SCENE` renders one by hand.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from typing import Any
 
 import click
 
-from seqanim.config import CHECK
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
 from seqanim.files import FULL, atomic_write_text, disk_full, naming_a_full_disk, replace_dir
-from seqanim.frames import differing_share, frame_count, last_frame, video_seconds
-from seqanim.registry import scene as scene_spec
+from seqanim.lecture.config import CHECK
+from seqanim.lecture.registry import scene as scene_spec
+from seqanim.publish.frames import differing_share, frame_count, last_frame, video_seconds
 from seqanim.workspace import current
 
 # manim's settings per quality. `preview` (240p10) renders every scene's real code, layout check included,
