@@ -367,8 +367,7 @@ def test_missing_cairo_is_named(tree: Tree, tmp_path: Path) -> None:
 def test_scene_that_raises(tree: Tree) -> None:
     broken = tree.root / "scenes" / "zz_broken.py"
     broken.write_text(
-        "from seqanim.lecture.declare import Part\n"
-        "from seqanim.author.slide import LectureSlide\n\n"
+        "from seqanim import LectureSlide, Part\n\n"
         'PART = Part("Broken", order=99)\n\n\n'
         "class BrokenScene(LectureSlide):\n"
         '    data = ("linear_rnn",)\n\n'

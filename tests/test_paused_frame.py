@@ -16,7 +16,7 @@ import pytest
 from seqanim.workspace import REPOSITORY, WORKSPACE_ENV
 
 PART = """\
-from seqanim.lecture.declare import Part
+from seqanim import Part
 
 PART = Part("Frames", order=1, scenes=("counting",))
 """
@@ -24,7 +24,7 @@ PART = Part("Frames", order=1, scenes=("counting",))
 SCENES = '''\
 from manim import LEFT, RIGHT, ChangeDecimalToValue, DecimalNumber, Square
 
-from seqanim.author.slide import LectureSlide
+from seqanim import LectureSlide
 
 
 class Finished(LectureSlide):

@@ -435,9 +435,8 @@ from __future__ import annotations
 
 from manim import RIGHT, UP, FadeIn, Text, linear
 
-from seqanim.lecture.declare import Part
+from seqanim import LectureSlide, Part
 from seqanim.kit.bars import Bars
-from seqanim.author.slide import LectureSlide
 from seqanim.author.spoken import mark
 
 PART = Part("Pulse", order=1)

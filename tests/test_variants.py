@@ -33,9 +33,8 @@ from __future__ import annotations
 
 from manim import FadeIn
 
-from seqanim.lecture.declare import Part
+from seqanim import LectureSlide, Part
 from seqanim.kit.bars import Bars
-from seqanim.author.slide import LectureSlide
 
 PART = Part("Pulse", order=1)
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from seqanim.lecture.declare import Experiment, Field, Params
+from seqanim import Experiment, Field, Params
 
 
 class Parameters(Params):
@@ -95,9 +95,8 @@ from __future__ import annotations
 
 from manim import UP, FadeIn, Indicate
 
-from seqanim.lecture.declare import Part
+from seqanim import LectureSlide, Part
 from seqanim.kit.bars import Bars
-from seqanim.author.slide import LectureSlide
 
 PART = Part("Pulse", order=1)
 
