@@ -42,6 +42,7 @@ from seqanim.files import (
     replace_dir,
 )
 from seqanim.lecture.config import CONFIG_ENV, Lecture
+from seqanim.stages import KINDS
 from seqanim.workspace import ENGINE, WORKSPACE_ENV, current
 
 
@@ -102,10 +103,9 @@ def _refused(stage: graph.Stage, reason: str, explicit: set[str]) -> str | None:
     damaged = ("changed since it was built", "made from other parameters", "is corrupt")
     if stage.id in explicit or not any(words in reason for words in damaged):
         return None
-    fix = {"experiment": "precompute", "scene": "render", "narration": "render --narrated", "deck": "slides"}
     # The quality is named: the fix rebuilds this output, whatever quality lecture.toml's [render] says.
     at = f" --quality {stage.quality}" if stage.quality else ""
-    command = f"seqanim {fix[stage.kind]} {stage.name}{at}"
+    command = f"seqanim {KINDS[stage.kind].rebuild} {stage.name}{at}"
     return f"{reason}; run `{command}` to rebuild it"
 
 

@@ -44,7 +44,7 @@ NOT_CODE_INPUTS = {
     for name in (
         "lecture/config", "lecture/registry", "lecture/declare", "errors", "engine/graph", "workspace", "cli",
         # the packages' own docstrings
-        *(f"{package}/__init__" for package in ("lecture", "author", "engine", "stages", "publish", "present")),
+        *(f"{package}/__init__" for package in ("lecture", "author", "engine", "publish", "present")),
     )
 }  # fmt: skip
 

@@ -16,23 +16,18 @@ from typing import Any
 
 import click
 
-# pydantic.main, not just pydantic: the package imports its model machinery lazily (about 0.1 s per stage).
-COMMON = ("numpy", "pydantic", "pydantic.main", "click", "rich")
-LIBRARIES = {
-    "experiment": (*COMMON, "torch"), "scene": (*COMMON, "manim"), "narration": (*COMMON, "av", "PIL.Image"),
-    "deck": (*COMMON, "manim"),
-}  # fmt: skip
+from seqanim.stages import KINDS
 
 
 @click.command()
-@click.option("--kinds", default=",".join(LIBRARIES), help="The kinds of stage to import libraries for.")
+@click.option("--kinds", default=",".join(KINDS), help="The kinds of stage to import libraries for.")
 def dask_setup(worker: Any, kinds: str) -> None:
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # not the main thread: nothing to ignore here
         pass
     _keep_freed_memory()
-    for name in dict.fromkeys(name for kind in kinds.split(",") for name in LIBRARIES[kind]):
+    for name in dict.fromkeys(name for kind in kinds.split(",") for name in KINDS[kind].libraries):
         importlib.import_module(name)
     # tqdm (manim's progress bars) makes a multiprocessing lock on first use. Made here, once, the stages'
     # processes share it; each stage's own would outlive it (a forked process exits without cleanup), and

@@ -15,33 +15,17 @@ import click
 from seqanim.errors import DiskFull, SeqanimError
 from seqanim.files import FULL, disk_full
 from seqanim.lecture.config import current
+from seqanim.stages import KINDS
 from seqanim.workspace import current as current_workspace
 
 
 @click.command()
-@click.argument("kind", type=click.Choice(["experiment", "scene", "narration", "deck"]))
+@click.argument("kind", type=click.Choice(list(KINDS)))
 @click.argument("name")
 @click.option("--quality", default="low")
 def main(kind: str, name: str, quality: str) -> None:
     try:
-        if kind == "experiment":
-            from seqanim.stages.experiments import run_experiment
-
-            result = run_experiment(name, current())
-        elif kind == "scene":
-            from seqanim.stages.render import render_scene
-
-            report = render_scene(name, quality, quiet=True)
-            result = {k: report[k] for k in ("duration", "render_seconds", "slides")}
-        elif kind == "narration":
-            from seqanim.publish.narrate import narrate_scene
-
-            timing = narrate_scene(name, quality, current())
-            result = {k: timing[k] for k in ("duration", "animation", "synthesised", "warnings")}
-        else:
-            from seqanim.decks import export_deck
-
-            result = {k: str(v) for k, v in export_deck(current(), name, quality).items()}
+        result = KINDS[kind].run(name, quality, current())
     except OSError as error:  # a full disk where no writer of ours named the file
         if error.errno not in FULL:
             raise
