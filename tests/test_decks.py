@@ -177,19 +177,15 @@ def _browse(url: str, *, allowed: tuple[str, ...]) -> tuple[list[dict[str, Any]]
             total = page.evaluate("Reveal.getTotalSlides()")
             states = []
             for index in range(total):
-                page.wait_for_function(
+                # The state is read when the video first has a frame to show: read again later, a looping slide
+                # seeking back to its start can be caught at readyState 1 (found on a CI run).
+                loaded = page.wait_for_function(
                     "() => { const v = Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector('video');"
-                    " return v !== null && v.readyState >= 2; }",
+                    " return v !== null && v.readyState >= 2 && {slide: Reveal.getIndices().h,"
+                    " readyState: v.readyState, width: v.videoWidth, muted: v.muted}; }",
                     timeout=15_000,
                 )
-                states.append(
-                    page.evaluate(
-                        "() => { const v = Reveal.getCurrentSlide().slideBackgroundContentElement"
-                        ".querySelector('video');"
-                        " return {slide: Reveal.getIndices().h, readyState: v.readyState,"
-                        " width: v.videoWidth, muted: v.muted}; }"
-                    )
-                )
+                states.append(loaded.json_value())
                 if index < total - 1:
                     page.evaluate("Reveal.next()")
             notes = page.evaluate("[...document.querySelectorAll('.slides aside.notes')].map(a => a.textContent)")
