@@ -377,6 +377,16 @@ SHOWN = """() => { const box = document.getElementById('seqanim-captions');
   return [box.hidden, video.currentTime, box.textContent]; }"""
 
 
+# Where the slide's picture ends (its video, drawn whole in its element, at the top) and where the caption box is.
+CAPTION_LAYOUT = """() => {
+  const video = Reveal.getCurrentSlide().slideBackgroundContentElement.querySelector("video");
+  const frame = video.getBoundingClientRect();
+  const drawn = Math.min(frame.height, frame.width * video.videoHeight / video.videoWidth);
+  const box = document.getElementById("seqanim-captions").getBoundingClientRect();
+  return {picture_bottom: frame.top + drawn, caption_top: box.top, caption_bottom: box.bottom, viewport: innerHeight};
+}"""
+
+
 def test_html_deck_shows_captions_on_c_and_times_each_slide(lecture_built: Path) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -407,10 +417,15 @@ def test_html_deck_shows_captions_on_c_and_times_each_slide(lecture_built: Path)
                 seen.append(page.evaluate(SHOWN))
                 page.wait_for_timeout(300)
             notes = page.evaluate("Reveal.getSlideNotes()")
+            page.wait_for_function("document.getElementById('seqanim-captions').textContent !== ''", timeout=10_000)
+            layout = page.evaluate(CAPTION_LAYOUT)
         finally:
             browser.close()
     assert blocked == []
     assert hidden is True and not any(box_hidden for box_hidden, _, _ in seen)
+    # The captions sit in a band below the slide's picture, as in the published video: none covers the scene.
+    assert layout["caption_top"] >= layout["picture_bottom"] - 1, layout
+    assert layout["caption_bottom"] <= layout["viewport"], layout
     first = timing["slides"][0]
     cues = [(start - first["start"], end - first["start"], "\n".join(lines)) for start, end, lines in timing["cues"]]
     checked = 0
@@ -435,9 +450,8 @@ from __future__ import annotations
 
 from manim import RIGHT, UP, FadeIn, Text, linear
 
-from seqanim import LectureSlide, Part
+from seqanim import LectureSlide, Part, mark
 from seqanim.kit.bars import Bars
-from seqanim.author.spoken import mark
 
 PART = Part("Pulse", order=1)
 

@@ -111,6 +111,12 @@ CAPTIONS = """
   padding: .4em .8em; background: rgba(0, 0, 0, .82); color: #fff; font: 2.6vh/1.45 "DejaVu Sans", sans-serif;
   border-radius: .3em; z-index: 40; text-align: center; white-space: pre-line; }
 #seqanim-captions[hidden], #seqanim-captions:empty { display: none; }
+/* With the captions on, the slide's picture leaves the bottom of the screen to them, as the published video
+   does: no caption covers what a scene draws there (an axis label, a readout). */
+body.seqanim-captioned .reveal .backgrounds { height: @PICTURE@%; }
+body.seqanim-captioned .reveal-viewport, body.seqanim-captioned { background: @BAND@; }
+body.seqanim-captioned .reveal .slide-background-content video { object-fit: contain !important;
+  object-position: 50% 0 !important; }
 </style>
 <div id="seqanim-captions" role="region" aria-label="Captions" aria-live="polite" hidden></div>
 <script>
@@ -141,7 +147,9 @@ CAPTIONS = """
   Reveal.on("ready", pace);
   document.addEventListener("play", pace, true);
   Reveal.addKeyBinding({ keyCode: 67, key: "C", description: "Show/hide captions" }, () => {
-    box.hidden = !box.hidden; show();
+    box.hidden = !box.hidden;
+    document.body.classList.toggle("seqanim-captioned", !box.hidden);
+    show();
   });
   Reveal.on("slidechanged", show);
   Reveal.on("ready", show);
@@ -190,9 +198,10 @@ def slide_captions(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -
 SLIDE_TAG = re.compile(r"<section\b(?=[^>]*data-background-(?:video|image)=)[^>]*>")
 
 
-def add_captions(html: str, captions: list[Caption], playback_rate: float = 1.0) -> str:
-    """Each slide's `data-captions`, `data-cues` and `data-timing`, its captions in its speaker notes, the C key,
-    and the rate the slides' videos play at (`[decks] playback_rate`).
+def add_captions(html: str, captions: list[Caption], lecture: Lecture) -> str:
+    """Each slide's `data-captions`, `data-cues` and `data-timing`, its captions in its speaker notes, the C key
+    (the captions in a band of the lecture's background below the picture, as in the published video), and the
+    rate the slides' videos play at (`[decks] playback_rate`).
 
     Edited as text, not re-serialised through a parser: the one-file deck carries scripts and base64 videos
     that a parser's round trip breaks (the page then never finishes loading)."""
@@ -219,11 +228,15 @@ def add_captions(html: str, captions: list[Caption], playback_rate: float = 1.0)
         pieces.append(body)
         at = end
     page = "".join(pieces) if slides else html
-    page = page.replace("<body>", f'<body data-playback-rate="{playback_rate:g}">', 1)
+    page = page.replace("<body>", f'<body data-playback-rate="{lecture.decks.playback_rate:g}">', 1)
     closing = page.rfind("</body>")
     if closing < 0:
         raise StageFailed("the HTML deck has no </body>; update seqanim/decks/html.py::add_captions")
-    return page[:closing] + CAPTIONS + page[closing:]
+    from seqanim.publish.narrate import CAPTION_BAND, background_hex
+
+    captions = CAPTIONS.replace("@PICTURE@", f"{100 * (1 - CAPTION_BAND):g}")
+    captions = captions.replace("@BAND@", "#" + background_hex(lecture).removeprefix("0x"))
+    return page[:closing] + captions + page[closing:]
 
 
 def _converter_options(plan: DeckPlan, presentations: list[Any], captions: list[Caption]) -> dict[str, Any]:
@@ -266,9 +279,7 @@ def export_html(
             RevealJS(
                 presentation_configs=presentations, template=template, cdn_url="REVEAL", one_file=True, **options
             ).convert_to(staged)
-            html = _inline_reveal(
-                add_captions(staged.read_text(), captions, lecture.decks.playback_rate), "REVEAL", _reveal_dist()
-            )
+            html = _inline_reveal(add_captions(staged.read_text(), captions, lecture), "REVEAL", _reveal_dist())
             _check_offline(html)
             atomic_write_bytes(path, html.encode())
             publish_mode(path)
@@ -304,7 +315,7 @@ def _linked(
     cdn = f"{assets_name}/reveal.js"
     html_path = stage / f"{plan.deck}.html"
     RevealJS(presentation_configs=presentations, template=template, cdn_url=cdn, **options).convert_to(html_path)
-    html = add_captions(html_path.read_text(), captions, lecture.decks.playback_rate)
+    html = add_captions(html_path.read_text(), captions, lecture)
     html_path.write_text(html)
     refs = _local_refs(html)
     css_files: list[Path] = []
