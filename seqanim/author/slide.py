@@ -37,6 +37,7 @@ from seqanim.errors import SeqanimError
 from seqanim.kit import layout, theme
 from seqanim.kit.describe import alt_text
 from seqanim.kit.lean import drop_svg_paths
+from seqanim.kit.redraw import RedrawWhatMoves
 from seqanim.lecture import contract
 from seqanim.lecture.config import Lecture, current, experiment_params
 from seqanim.publish import voice
@@ -118,7 +119,7 @@ class Beat:
         return self._run_time(self.mark_frame(mark) - self.clock.frames_written)
 
 
-class LectureSlide(Slide):
+class LectureSlide(RedrawWhatMoves, Slide):
     """Base class of every lecture scene."""
 
     # Artifacts in data/ this scene reads; the build graph re-renders the scene when any of them changes.
