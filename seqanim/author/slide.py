@@ -358,9 +358,10 @@ class LectureSlide(RedrawWhatMoves, Slide):
     def backdrop(self, *mobjects: Mobject) -> None:
         """Draw these (those on screen) first, under everything else, for the animations to come.
 
-        During an animation manim draws the mobjects below the first moving one once, and redraws every
-        mobject above it on every frame. Mobjects that stay still while others move (a heatmap, formulas,
-        the caption) belong at the back; they must not cover anything drawn later."""
+        During an animation the mobjects below the first moving one are drawn once, and a still mobject above
+        a moving one is redrawn in every frame where their boxes meet (seqanim.kit.redraw). Mobjects that stay
+        still while others move over them (a heatmap under a row box, formulas, the caption) belong at the
+        back; they must not cover anything drawn later."""
         shown = [mobject for mobject in mobjects if mobject is not None and mobject in self.mobjects]
         if shown:
             self.bring_to_back(*shown)
