@@ -350,7 +350,7 @@ class Heatmap(VGroup):
         return self
 
     def animate_values(self, values: np.ndarray, rows: Sequence[int] | None = None) -> Animation:
-        """Animate cells to new values. Annotations keep their text; use `annotation_targets` to change numbers."""
+        """Animate cells to new values. Annotations keep their text."""
         if self.dense:
             raise ValueError("a dense Heatmap is not animated cell by cell; use recolour() or dense=False")
         target = np.asarray(values, dtype=float)
@@ -365,15 +365,6 @@ class Heatmap(VGroup):
         for row in range(self.shape[0]) if rows is None else rows:
             self.values[row] = target[row]
         return AnimationGroup(*animations, group=self)  # else manim adds a Group of the cells, splitting the map
-
-    def annotation_targets(self, values: np.ndarray) -> VGroup:
-        """New annotation texts for `values`, placed over the cells (for a Transform from `annotations`)."""
-        size = self.annotations[0].font_size if len(self.annotations) else theme.SMALL_SIZE
-        group = VGroup()
-        for index, cell in enumerate(self.cells):
-            value = float(np.asarray(values).flat[index])
-            group.add(theme.text(self._format(value), size, self._text_colour(value)).move_to(cell))
-        return group
 
     def blank(self) -> "Heatmap":
         """Paint every cell as empty (to be filled row by row)."""

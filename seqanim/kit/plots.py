@@ -120,73 +120,7 @@ class Plot(VGroup):
         kind = DashedLine if dashed else Line
         return kind(self.axes.c2p(x0, y), self.axes.c2p(x1, y), color=colour or theme.muted(), stroke_width=2)
 
-    # --- twin axes and step curves (additive) ------------------------------------------------------------
-
-    def add_right_axis(
-        self,
-        y_range: Sequence[float],
-        *,
-        y_label: str = "",
-        colour: ManimColor | None = None,
-        log_y: bool = False,
-        tick_size: float = theme.tex_size(theme.SMALL_SIZE),
-        label_size: float = theme.LABEL_SIZE,
-    ) -> VGroup:
-        """A second y axis on the right sharing the x axis (matplotlib's twinx). Use `right=True` on
-        `to_screen`, `curve` and `live_curve` to draw against it. Returns the visible axis (and label)."""
-        from manim import RIGHT
-
-        y_config: dict = {
-            "stroke_color": colour or theme.muted(),
-            "stroke_width": 2,
-            "include_tip": False,
-            "font_size": tick_size,
-        }
-        if log_y:
-            y_config["scaling"] = LogBase(custom_labels=True)
-        # An invisible twin of the main axes does the mapping and moves with the plot; a visible copy of
-        # its y axis, with labels on the right, sits at the right end of the x axis.
-        twin = Axes(
-            x_range=list(self.axes.x_range),
-            y_range=list(y_range),
-            x_length=self.axes.x_length,
-            y_length=self.axes.y_length,
-            axis_config={"include_tip": False},
-            x_axis_config={"scaling": self.axes.x_axis.scaling},
-            y_axis_config={**y_config, "include_numbers": True, "label_direction": RIGHT},
-            tips=False,
-        )
-        x_scale, y_scale = self.axes.x_axis.scaling.function, twin.y_axis.scaling.function
-        x0 = x_scale(self.axes.x_range[0])
-        twin.shift(
-            self.axes.c2p(x0, self.axes.y_axis.scaling.function(self.axes.y_range[0]))
-            - twin.c2p(x0, y_scale(y_range[0]))
-        )
-        visible = twin.y_axis.copy()
-        visible.shift(self.axes.x_axis.get_right()[0] * RIGHT - visible.get_center()[0] * RIGHT)
-        visible.set_color(colour or theme.muted())
-        for mobject in visible.get_family():
-            if isinstance(mobject, (DecimalNumber, MathTex)):
-                mobject.set_color(colour or theme.foreground())
-        twin.set_opacity(0)
-        self.right_axes = twin
-        group = VGroup(visible)
-        if y_label:
-            label = theme.label(y_label, label_size).set_color(colour or theme.foreground()).rotate(-np.pi / 2)
-            group.add(label.next_to(visible, RIGHT, buff=0.25))
-        self.right_axis = group
-        self.add(twin, group)
-        return group
-
-    def _mapping(self, right: bool) -> Axes:
-        if right and getattr(self, "right_axes", None) is None:
-            raise ValueError("call add_right_axis before drawing with right=True")
-        return self.right_axes if right else self.axes
-
-    def to_screen_on(self, xs: Sequence[float], ys: Sequence[float], right: bool = False) -> np.ndarray:
-        """Like `to_screen`, against the right axis when `right`."""
-        axes = self._mapping(right)
-        return np.array([axes.c2p(float(x), float(y)) for x, y in zip(xs, ys)])
+    # --- step curves and live curves ------------------------------------------------------------------
 
     @staticmethod
     def step_points(xs: Sequence[float], ys: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -203,15 +137,14 @@ class Plot(VGroup):
         colour: ManimColor,
         *,
         tracker: ValueTracker | None = None,
-        right: bool = False,
         step: bool = False,
         stroke_width: float = 4,
     ) -> VMobject:
-        """A curve on either y axis, optionally as a post-step curve, optionally drawn live up to `tracker`."""
+        """A curve, optionally as a post-step curve, optionally drawn live up to `tracker`."""
         if step:
             xs, ys = self.step_points(xs, ys)
         xs = np.asarray(xs, dtype=float)
-        screen = self.to_screen_on(xs, ys, right)
+        screen = self.to_screen(xs, ys)
         line = VMobject(stroke_color=colour, stroke_width=stroke_width)
         if tracker is None:
             line.set_points_as_corners(screen)

@@ -53,28 +53,6 @@ def wrap(text: str, width: int, where: str) -> list[str]:
     return lines
 
 
-def slide_cues(text: str, start: float, seconds: float, end: float, width: int, where: str) -> list[Cue]:
-    """Cues for one slide: its narration's lines, two per cue, over [start, start + seconds] (<= end)."""
-    lines = wrap(text, width, where)
-    if not lines:
-        raise SeqanimError(f"{where}: the narration is empty; give the slide notes or a narration=...")
-    groups = [tuple(lines[i : i + LINES_PER_CUE]) for i in range(0, len(lines), LINES_PER_CUE)]
-    spoken_end = min(start + seconds, end)
-    if (spoken_end - start) < MIN_CUE_SECONDS * len(groups):
-        raise SeqanimError(
-            f"{where}: {len(groups)} caption cues cannot fit in {spoken_end - start:.2f} s; shorten the narration "
-            "or record a longer take"
-        )
-    weights = [sum(len(line) for line in group) for group in groups]
-    total = sum(weights)
-    cues, at = [], start
-    for index, (group, weight) in enumerate(zip(groups, weights)):
-        stop = spoken_end if index == len(groups) - 1 else at + (spoken_end - start) * weight / total
-        cues.append(Cue(round(at, 3), round(stop, 3), group))
-        at = stop
-    return cues
-
-
 def word_cues(beats: Sequence[Sequence[tuple[str, float, float]]], width: int, fps: float, where: str) -> list[Cue]:
     """Cues for a run of beats, each a list of its words with their start and end (seconds on the cut's clock).
 
