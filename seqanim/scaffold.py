@@ -93,7 +93,7 @@ from seqanim import Artifact, LectureSlide, spoken
 from seqanim.kit import theme
 from seqanim.kit.plots import Plot, nice_range
 
-# --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
+# --- the words: notes for the lecturer, narration for the listener (one sentence per beat, by name) ----------
 
 
 def curve_notes(art: Artifact) -> str:
@@ -101,14 +101,14 @@ def curve_notes(art: Artifact) -> str:
     return {notes_text}
 
 
-def curve_said(art: Artifact) -> tuple[str, str]:
-    """What the listener hears while the plot appears, then while its curve is drawn."""
+def curve_said(art: Artifact) -> dict[str, str]:
+    """What the listener hears, beat by beat: while the plot appears, then while its curve is drawn."""
     values = art["{array}"]
-    return (
-        "This plot shows {array_words}, computed by the {experiment_words} experiment.",
-        f"Its {{spoken.count(len(values), 'value')}} run from {{spoken.number(float(values.min()))}} "
+    return {{
+        "appears": "This plot shows {array_words}, computed by the {experiment_words} experiment.",
+        "drawn": f"Its {{spoken.count(len(values), 'value')}} run from {{spoken.number(float(values.min()))}} "
         f"{{spoken.mark('top')}}to {{spoken.number(float(values.max()))}}.",
-    )
+    }}
 
 
 # --- the scene ----------------------------------------------------------------------------------------------
@@ -125,7 +125,7 @@ class {name}(LectureSlide):
 
     def curve(self) -> None:
         values = self.art["{array}"]
-        appears, drawn = curve_said(self.art)
+        said = curve_said(self.art)
         self.next_slide(notes=curve_notes(self.art))
         plot = Plot(
             (0, len(values) - 1, max(1, (len(values) - 1) // 4)),
@@ -134,9 +134,9 @@ class {name}(LectureSlide):
         )  # fmt: skip
         plot.move_to(0.2 * DOWN)  # between the title and the caption
         # Each beat lasts as long as its words: its animations take their run times from them.
-        with self.beat(appears) as beat:
+        with self.beat(said["appears"]) as beat:
             self.title("{title}", along=[FadeIn(plot)], run_time=beat.remaining)
-        with self.beat(drawn) as beat:
+        with self.beat(said["drawn"]) as beat:
             curve = plot.curve(np.arange(len(values)), values, theme.highlight())
             self.play(Create(curve), run_time=beat.until("top"))  # drawn while its range is said
             self.say({caption}, run_time=beat.remaining)
@@ -152,9 +152,9 @@ from typing import Any
 
 from scenes.{part}.{snake} import curve_notes, curve_said
 from seqanim.author import spoken
-
-
 from seqanim.lecture import contract
+
+
 def test_{snake}_renders_one_clean_slide(scene_report: Callable[[str], dict[str, Any]]) -> None:
     report = scene_report("{name}")
     assert report["slides"] == 1
@@ -169,8 +169,8 @@ def test_{snake}_notes_come_from_the_data(scene_report: Callable[[str], dict[str
 def test_{snake}_narration_is_heard_and_quotes_the_data() -> None:
     art = contract.load("{experiment}")
     said = curve_said(art)
-    assert all(spoken.unheard(beat) == [] for beat in said)
-    assert spoken.number(float(art["{array}"].max())) in said[-1]
+    assert all(spoken.unheard(beat) == [] for beat in said.values())
+    assert spoken.number(float(art["{array}"].max())) in said["drawn"]
 '''
 
 

@@ -20,20 +20,31 @@ from seqanim.lecture.contract import Artifact
 PART_FOLDER = Path(__file__).resolve().parents[1] / "scenes" / "recurrent_attention"
 
 
-def reverse_beats(run: Artifact) -> list[tuple[str, ...]]:
+def _sentences(said: str | dict[str, str] | list[str]) -> list[str]:
+    """A slide's beats in the order they are spoken: one sentence, beats by name, or as many as there are."""
+    if isinstance(said, str):
+        return [said]
+    if isinstance(said, dict):
+        return list(said.values())
+    assert isinstance(said, list), f"a `_said` returns a str, a dict or a list, not {type(said).__name__}"
+    return said
+
+
+def reverse_beats(run: Artifact) -> list[list[str]]:
     """Every slide's beats of ReverseAlignment, in the order the slides play."""
-    return [
+    slides = [
         reverse_words.stage_said(run),
         *[reverse_words.step_said(run, t) for t in range(min(reverse_words.DETAILED, len(run["source"])))],
         reverse_words.rest_said(run),
         reverse_words.mirror_said(run),
         reverse_words.explain_said(run),
     ]
+    return [_sentences(said) for said in slides]
 
 
-def sort_beats(run: Artifact, reverse: Artifact) -> list[tuple[str, ...]]:
+def sort_beats(run: Artifact, reverse: Artifact) -> list[list[str]]:
     """Every slide's beats of SortAlignment, in the order the slides play."""
-    return [
+    slides = [
         sort_words.stage_said(run),
         *[sort_words.step_said(run, t) for t in range(min(sort_words.DETAILED, len(run["source"])))],
         sort_words.rest_said(run),
@@ -41,9 +52,10 @@ def sort_beats(run: Artifact, reverse: Artifact) -> list[tuple[str, ...]]:
         sort_words.other_inputs_said(run),
         sort_words.summary_said(run, reverse),
     ]
+    return [_sentences(said) for said in slides]
 
 
-def _assert_heard(slides: list[tuple[str, ...]]) -> None:
+def _assert_heard(slides: list[list[str]]) -> None:
     for number, beats in enumerate(slides, start=1):
         assert 1 <= len(beats) <= 4, f"slide {number} has {len(beats)} beats"
         for beat in beats:
@@ -87,9 +99,11 @@ def test_reverse_narration_is_heard_and_says_the_data(artifact) -> None:
     slides = reverse_beats(run)
     _assert_heard(slides)
     source, prediction, attention, metrics = run["source"], run["prediction"], run["attention"], run.metrics
-    assert count(len(source), "symbol") in slides[0][0]
+    assert count(len(source), "symbol") in reverse_words.stage_said(run)["encoder"]
     for step in range(reverse_words.DETAILED):
-        _, weights, landing = slides[1 + step]
+        said = reverse_words.step_said(run, step)
+        assert slides[1 + step] == _sentences(said)
+        weights, landing = said["weights"], said["landing"]
         where = int(attention[step].argmax())
         assert f"symbol {integer(int(source[where]))}" in weights
         if attention[step].max() < 0.995:  # a share that rounds to all is said as "almost all"
@@ -123,14 +137,14 @@ def test_reverse_says_where_the_example_goes_wrong(artifact) -> None:
     wrong[step] = next(s for s in run["source"] if s != target[step])
     teacher_forced = _with(run, prediction=wrong)
     spoken = f"step {integer(step)} it writes {integer(int(wrong[step]))} instead of {integer(int(target[step]))}"
-    assert spoken in reverse_words.rest_said(teacher_forced)[1]
+    assert spoken in reverse_words.rest_said(teacher_forced)["result"]
     assert f"step {step} emits {wrong[step]} where the target is {target[step]}" in reverse_words.rest_notes(
         teacher_forced
     )
     greedy = _with(run, greedy_prediction=wrong)
-    assert spoken in " ".join(reverse_words.explain_said(greedy))
+    assert spoken in " ".join(_sentences(reverse_words.explain_said(greedy)))
     assert f"step {step} emits {wrong[step]}" in reverse_words.explain_notes(greedy)
-    _assert_heard([reverse_words.rest_said(teacher_forced), reverse_words.explain_said(greedy)])
+    _assert_heard([_sentences(reverse_words.rest_said(teacher_forced)), _sentences(reverse_words.explain_said(greedy))])
     # As stored in data/: a mistake is named exactly when the example has one.
     mistaken = np.any(run["prediction"] != target) or np.any(run["greedy_prediction"] != target)
     assert ("instead of" in " ".join(" ".join(beats) for beats in reverse_beats(run))) == bool(mistaken)
@@ -145,9 +159,11 @@ def test_sort_narration_is_heard_and_says_the_data(artifact) -> None:
     _assert_heard(slides)
     source, attention, metrics = run["source"], run["attention"], run.metrics
     position, ordered = np.argsort(source), np.sort(source)
-    assert count(len(source), "value") in slides[0][0]
+    assert count(len(source), "value") in sort_words.stage_said(run)["encoder"]
     for step in range(sort_words.DETAILED):
-        scores, weights, landing = slides[1 + step]
+        said = sort_words.step_said(run, step)
+        assert slides[1 + step] == _sentences(said)
+        scores, weights, landing = said["scores"], said["weights"], said["landing"]
         assert integer(int(ordered[step])) in scores
         assert percent(float(attention[step, position[step]]), 0) in weights.lower()
         assert integer(int(run["prediction"][step])) in landing
@@ -169,13 +185,13 @@ def test_sort_says_where_an_input_goes_wrong(artifact) -> None:
     ordered = np.sort(run["source"])
     wrong = ordered.copy()
     wrong[[0, 1]] = wrong[[1, 0]]
-    said = sort_words.rest_said(_with(run, prediction=wrong))[1]
+    said = sort_words.rest_said(_with(run, prediction=wrong))["result"]
     assert f"step {integer(0)} it writes {integer(int(ordered[1]))} instead of {integer(int(ordered[0]))}" in said
     more = run["more_predictions"].copy()
     more[0][[0, 1]] = more[0][[1, 0]]
     slipped = sort_words.other_inputs_said(_with(run, more_predictions=more))
     assert "slips" in slipped[0]
-    _assert_heard([(said,), slipped])
+    _assert_heard([[said], slipped])
 
 
 @pytest.mark.parametrize("scene", ["reverse_alignment", "sort_alignment"])

@@ -8,6 +8,7 @@ import ast
 import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -33,9 +34,21 @@ SCENES = {
 }
 
 
-def heard(*slides: tuple[str, ...]) -> None:
+def beats_of(said: str | list[str] | dict[str, Any]) -> list[str]:
+    """A slide's beats in the order they are spoken, from what its `*_said` function returns: one sentence, a list
+    of them, or a dict of them by beat name (a value may itself be a list of beats)."""
+    if isinstance(said, str):
+        return [said]
+    if isinstance(said, dict):
+        return [beat for value in said.values() for beat in beats_of(value)]
+    assert isinstance(said, list), f"{said!r}: not a str, list or dict"
+    return [beat for item in said for beat in beats_of(item)]
+
+
+def heard(*slides: str | list[str] | dict[str, Any]) -> None:
     """Every beat of every slide says something, and nothing a voice would read out as notation or a cue."""
-    for beats in slides:
+    for said in slides:
+        beats = beats_of(said)
         assert beats, "a slide without beats"
         for beat in beats:
             assert beat.strip() and spoken.unheard(beat) == [], f"{beat!r}: {spoken.unheard(beat)}"
@@ -76,10 +89,12 @@ def test_hidden_state_dynamics_words(artifact: Load) -> None:
     stage = dynamics.stage_said(steps, len(run["eigen_angles"]))
     sweep, verdict = dynamics.sweep_said(rhos), dynamics.verdict_said(norms)
     heard(stage, sweep, verdict)
-    assert spoken.integer(steps) in stage[1]
-    assert spoken.integer(len(run["eigen_angles"])) in stage[2]
-    assert spoken.number(rhos.min(), 2) in sweep[0] and spoken.number(rhos.max(), 2) in sweep[0]
-    assert spoken.count(round(math.log10(finals.max() / finals.min())), "power") + " of ten" in verdict[1]
+    assert list(stage) == ["written", "plotted", "diagrams"] and list(sweep) == ["growing", "shrinking"]
+    assert list(verdict) == ["claim", "why"]
+    assert spoken.integer(steps) in stage["plotted"]
+    assert spoken.integer(len(run["eigen_angles"])) in stage["diagrams"]
+    assert spoken.number(rhos.min(), 2) in sweep["growing"] and spoken.number(rhos.max(), 2) in sweep["growing"]
+    assert spoken.count(round(math.log10(finals.max() / finals.min())), "power") + " of ten" in verdict["why"]
 
     said_for = {}
     for name, indices in dynamics.regimes(rhos):
@@ -104,11 +119,14 @@ def test_echo_of_a_pulse_words(artifact: Load) -> None:
     divisor = round(2 * np.pi / float(run["echo_angle"]))
     opening, replay = echo.opening_said(rhos), echo.replay_said(rhos)
     heard(opening, replay, echo.verdict_said())
+    assert list(opening) == ["written", "panels"]
     for rho in rhos:
-        assert spoken.number(float(rho), 2) in opening[1]
+        assert spoken.number(float(rho), 2) in opening["panels"]
     for rho, row in zip(rhos, radii):
-        beats = echo.echo_said(float(rho), divisor, row)
-        heard(beats)
+        said = echo.echo_said(float(rho), divisor, row)
+        heard(said)
+        assert list(said) == ["traced", "leaves"]
+        beats = beats_of(said)
         assert f"rho at {spoken.number(float(rho), 2)}" in beats[0]
         assert f"every full turn of {spoken.integer(divisor)} steps" in beats[0]
         if math.isclose(rho, 1):
@@ -120,7 +138,7 @@ def test_echo_of_a_pulse_words(artifact: Load) -> None:
         assert len(beats) == (2 if outside.size else 1)
         if outside.size:
             assert f"at step {spoken.integer(int(outside[0]))}" in beats[1]
-    assert [word for word in ("fades", "holds", "grows") if word in replay[0]] == ["fades", "holds", "grows"]
+    assert [word for word in ("fades", "holds", "grows") if word in replay] == ["fades", "holds", "grows"]
 
 
 def test_adding_problem_words(artifact: Load) -> None:
@@ -132,13 +150,14 @@ def test_adding_problem_words(artifact: Load) -> None:
     marked, target = adding.marked_said(values, marks), adding.target_said(values, marks, float(run["example_target"]))
     hard = adding.hard_said(values, marks, baseline)
     heard(task, sequence, marked, target, hard)
-    assert spoken.integer(len(values)) in task[0]
-    assert f"steps {spoken.integer(first)} and {spoken.integer(second)}" in sequence[0]
-    assert f"{spoken.number(values[first], 2)} and {spoken.number(values[second], 2)}" in marked[0]
-    assert f"{spoken.integer(second - first)} steps apart" in marked[1]
-    assert spoken.number(float(run["example_target"]), 2) in target[0]
-    assert f"{spoken.integer(len(values) - 1 - first)} steps" in hard[0]
-    assert spoken.number(baseline, 2) in hard[1]
+    assert list(marked) == ["lit", "apart"] and list(hard) == ["carried", "baseline"]
+    assert spoken.integer(len(values)) in task
+    assert f"steps {spoken.integer(first)} and {spoken.integer(second)}" in sequence
+    assert f"{spoken.number(values[first], 2)} and {spoken.number(values[second], 2)}" in marked["lit"]
+    assert f"{spoken.integer(second - first)} steps apart" in marked["apart"]
+    assert spoken.number(float(run["example_target"]), 2) in target
+    assert f"{spoken.integer(len(values) - 1 - first)} steps" in hard["carried"]
+    assert spoken.number(baseline, 2) in hard["baseline"]
 
 
 def test_training_race_words(artifact: Load) -> None:
@@ -149,20 +168,21 @@ def test_training_race_words(artifact: Load) -> None:
     running = race.race_said(kinds, mse, baseline, run.params)
     ends, verdict = race.finals_said(kinds, finals, baseline), race.verdict_said(kinds, finals, baseline)
     heard(setup, running, ends, verdict)
-    plotted = spoken.bookmarks(setup[0])[0]  # the words as heard: the cells' names carry bookmarks
+    assert list(setup) == ["plotted", "baseline"] and list(verdict) == ["claim", "rest"]
+    plotted = spoken.bookmarks(setup["plotted"])[0]  # the words as heard: the cells' names carry bookmarks
     assert spoken.integer(run.params["hidden"]) in plotted and spoken.listing(kinds) in plotted
-    assert spoken.number(baseline, 2) in setup[1]
-    assert spoken.integer(run.params["test_size"]) in running[0]
-    assert spoken.integer(run.params["iters"]) in running[0]
+    assert spoken.number(baseline, 2) in setup["baseline"]
+    assert spoken.integer(run.params["test_size"]) in running
+    assert spoken.integer(run.params["iters"]) in running
     # The notebook's result, read from data/ here: LSTM and GRU solve the task, the vanilla RNN does not.
     solved = [kind for kind, final in zip(kinds, finals) if final < baseline / 10]
     assert solved == ["LSTM", "GRU"]
-    assert "the LSTM and the GRU plunge" in running[0] and "the RNN stays near the baseline" in running[0]
+    assert "the LSTM and the GRU plunge" in running and "the RNN stays near the baseline" in running
     for kind, final in zip(kinds, finals):
         quoted = f"about {two_digits(baseline / final)} times under" if kind in solved else spoken.number(final, 2)
-        assert f"the {kind} {'' if kind in solved else 'at '}{quoted}" in ends[0]
-    assert "the LSTM and the GRU get there" in verdict[0]
-    assert verdict[1].startswith("The RNN does not")
+        assert f"the {kind} {'' if kind in solved else 'at '}{quoted}" in ends
+    assert "the LSTM and the GRU get there" in verdict["claim"]
+    assert verdict["rest"].startswith("The RNN does not")
 
 
 def _gate_ratio(gate: np.ndarray, markers: tuple[int, int]) -> float:
@@ -181,22 +201,24 @@ def test_inside_the_lstm_words(artifact: Load) -> None:
     opening, at_first, holding = inside.opening_said(run), inside.first_marker_said(run), inside.holding_said(run)
     at_second, answer, gates = inside.second_marker_said(run), inside.answer_said(run), inside.gates_said(run)
     heard(opening, at_first, holding, at_second, answer, gates)
-    assert f"steps {spoken.integer(first)} and {spoken.integer(second)}" in opening[1]
-    assert f"{spoken.number(values[first], 2)} and {spoken.number(values[second], 2)}" in opening[1]
-    assert spoken.number(target, 2) in opening[2]
-    assert f"step {spoken.integer(first)}" in at_first[0]
-    assert two_digits(write[first]) in at_first[0] and spoken.number(guess[first], 2) in at_first[0]
+    assert list(opening) == ["sequence", "marked", "panels"]
+    assert list(answer) == ["reached", "error"] and list(gates) == ["shown", "switching"]
+    assert f"steps {spoken.integer(first)} and {spoken.integer(second)}" in opening["marked"]
+    assert f"{spoken.number(values[first], 2)} and {spoken.number(values[second], 2)}" in opening["marked"]
+    assert spoken.number(target, 2) in opening["panels"]
+    assert f"step {spoken.integer(first)}" in at_first
+    assert two_digits(write[first]) in at_first and spoken.number(guess[first], 2) in at_first
     between = cell[first + 1 : second]
-    assert f"between {two_digits(between.min())} and {two_digits(between.max())}" in holding[0]
-    assert spoken.number(guess[second - 1], 2) in holding[0]
-    assert spoken.number(run["true_running_sum"][first], 2) in holding[0]
-    assert spoken.number(guess[second], 2) in at_second[0]
-    assert ("largest" in at_second[0]) == (int(np.argmax(write)) == second)
-    reached = spoken.bookmarks(answer[0])[0]  # the words as heard: its bookmarks stand inside the phrase
+    assert f"between {two_digits(between.min())} and {two_digits(between.max())}" in holding
+    assert spoken.number(guess[second - 1], 2) in holding
+    assert spoken.number(run["true_running_sum"][first], 2) in holding
+    assert spoken.number(guess[second], 2) in at_second
+    assert ("largest" in at_second) == (int(np.argmax(write)) == second)
+    reached = spoken.bookmarks(answer["reached"])[0]  # the words as heard: its bookmarks stand inside the phrase
     assert f"{spoken.number(guess[-1], 2)}, against a target of {spoken.number(target, 2)}" in reached
-    assert spoken.number(abs(guess[-1] - target), 2) in answer[1]
-    assert spoken.integer(run["input_gate"].shape[1]) in gates[0]
-    assert f"about {two_digits(_gate_ratio(run['input_gate'], (first, second)))} times more" in gates[1]
+    assert spoken.number(abs(guess[-1] - target), 2) in answer["error"]
+    assert spoken.integer(run["input_gate"].shape[1]) in gates["shown"]
+    assert f"about {two_digits(_gate_ratio(run['input_gate'], (first, second)))} times more" in gates["switching"]
 
 
 @pytest.mark.parametrize("scene", SCENES)

@@ -23,10 +23,18 @@ from tests.test_scenes_why_attention import SLIDES, expected_numbers
 ARTIFACT = "qkv_walkthrough"
 
 
+def sentences(words: str | dict[str, str] | list[str]) -> tuple[str, ...]:
+    """One slide's words function result (a lone beat's sentence, beats by name, or one per step) as the
+    sentences of its beats, in the order they are said."""
+    beats = (words,) if isinstance(words, str) else tuple(words.values() if isinstance(words, dict) else words)
+    assert all(isinstance(beat, str) for beat in beats), beats
+    return beats
+
+
 def said(art) -> dict[str, list[tuple[str, ...]]]:  # type: ignore[no-untyped-def]
     """Every scene's narration, slide by slide, as its scene calls the words functions."""
     qt = query_and_temperature
-    return {
+    slides = {
         "QueryKeyValue": [
             query_key_value.query_said(art),
             query_key_value.values_said(art),
@@ -74,6 +82,7 @@ def said(art) -> dict[str, list[tuple[str, ...]]]:  # type: ignore[no-untyped-de
             what_attention_explains.closing_said(art),
         ],
     }
+    return {scene: [sentences(words) for words in results] for scene, results in slides.items()}
 
 
 def notes(art) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]

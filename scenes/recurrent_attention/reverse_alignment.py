@@ -87,12 +87,12 @@ def stage_notes(run: Artifact) -> str:
     return notes
 
 
-def stage_said(run: Artifact) -> tuple[str, str]:
+def stage_said(run: Artifact) -> dict[str, str]:
     length = len(run["source"])
-    return (
-        f"A recurrent encoder reads {count(length, 'symbol')}, from left to right.",
-        f"A decoder must write them in reverse; {mark('matrix')}the matrix shows where it looks.",
-    )
+    return {
+        "encoder": f"A recurrent encoder reads {count(length, 'symbol')}, from left to right.",
+        "decoder": f"A decoder must write them in reverse; {mark('matrix')}the matrix shows where it looks.",
+    }
 
 
 def step_notes(run: Artifact, step: int) -> str:
@@ -126,7 +126,7 @@ def step_caption(run: Artifact, step: int) -> str:
     return f"step {step}: {weight:.1%} of the weight on source position {where} (symbol {run['source'][where]})"
 
 
-def step_said(run: Artifact, step: int) -> tuple[str, str, str]:
+def step_said(run: Artifact, step: int) -> dict[str, str]:
     source, target, prediction = run["source"], run["target"], run["prediction"]
     where, weight = int(run["attention_argmax"][step]), float(run["attention"][step].max())
     mirror, seen, wrote = int(_mirror(run)[step]), integer(int(source[where])), integer(int(prediction[step]))
@@ -157,7 +157,7 @@ def step_said(run: Artifact, step: int) -> tuple[str, str, str]:
         landing += "just left of where it looked."
     else:
         landing += "which is right."
-    return scores, weights, landing
+    return {"scores": scores, "weights": weights, "landing": landing}
 
 
 def rest_notes(run: Artifact) -> str:
@@ -177,7 +177,7 @@ def rest_caption(run: Artifact) -> str:
     return f"the remaining steps: the bright cell {_walk(run['attention_argmax'])}"
 
 
-def rest_said(run: Artifact) -> tuple[str, str]:
+def rest_said(run: Artifact) -> dict[str, str]:
     length, prediction, target = len(run["source"]), run["prediction"], run["target"]
     others = max(length - DETAILED, 0)
     first = f"The other {count(others, 'step')} run faster. Watch the bright cell: it {_walk(run['attention_argmax'])}."
@@ -191,7 +191,7 @@ def rest_said(run: Artifact) -> tuple[str, str]:
             "Read down the rows: the output is the input reversed, "
             f"{mark('read')}all {count(length, 'symbol')} in place."
         )
-    return first, second
+    return {"faster": first, "result": second}
 
 
 def mirror_notes(run: Artifact) -> str:
@@ -233,7 +233,7 @@ def mirror_board(run: Artifact) -> tuple[str, ...]:
     )
 
 
-def mirror_said(run: Artifact) -> tuple[str, str]:
+def mirror_said(run: Artifact) -> dict[str, str]:
     metrics = run.metrics
     on_mirror, late = percent(metrics["example_mirror_mass"], 0), percent(metrics["example_shifted_mass"], 0)
     first = "Dashed squares mark the mirror image: where the notebook expects each step to look."
@@ -247,7 +247,7 @@ def mirror_said(run: Artifact) -> tuple[str, str]:
             f"{on_mirror.capitalize()} of the weight sits there, {mark('right')}and {late} one square to the right; "
             f"{mark('held')}on held-out sequences the mirror wins."
         )
-    return first, second
+    return {"dashed": first, "weights": second}
 
 
 def explain_notes(run: Artifact) -> str:
@@ -301,7 +301,7 @@ def explain_board(run: Artifact) -> tuple[tuple[str, ...], tuple[str, ...]]:
 EXPLAIN_CAPTION = "attention learned an alignment: a position, found anew at every step"
 
 
-def explain_said(run: Artifact) -> tuple[str, str, str]:
+def explain_said(run: Artifact) -> dict[str, str]:
     """The reason, the held-out accuracy teacher-forced, then greedily and the conclusion ('aligned')."""
     metrics, greedy, target = run.metrics, run["greedy_prediction"], run["target"]
     if _looks_late(run):
@@ -312,7 +312,7 @@ def explain_said(run: Artifact) -> tuple[str, str, str]:
     fed = f"Fed its own outputs, it still gets {percent(metrics['greedy_token_accuracy'], 0)}."
     if wrong_steps(greedy, target):
         fed += f" On this example, {mistakes_said(greedy, target)}."
-    return reason, overall, fed + f" {mark('aligned')}Attention has learned an alignment."
+    return {"why": reason, "overall": overall, "fed": fed + f" {mark('aligned')}Attention has learned an alignment."}
 
 
 # --- the scene -------------------------------------------------------------------------------------
@@ -340,44 +340,44 @@ class ReverseAlignment(AlignmentBuildUp):
             encoder_text="source symbols $x_j$, read into encoder states $h_j$",
         )
         self.next_slide(notes=stage_notes(self.run))
-        encoder, decoder = stage_said(self.run)
-        with self.beat(encoder) as beat:  # the symbols appear left to right, as the encoder reads them
+        said = stage_said(self.run)
+        with self.beat(said["encoder"]) as beat:  # the symbols appear left to right, as the encoder reads them
             reads = [FadeIn(self.encoder_label), self.encoder_reads()]
             self.title("Seq2seq attention learns to align", along=reads, run_time=beat.remaining)
-        with self.beat(decoder) as beat:
+        with self.beat(said["decoder"]) as beat:
             self.show_decoder(beat.until("matrix"))
             self.show_matrix(beat.remaining)
 
     def step(self, step: int) -> None:
         self.next_slide(notes=step_notes(self.run, step))
-        scores, weights, landing = step_said(self.run, step)
-        with self.beat(scores) as beat:
+        said = step_said(self.run, step)
+        with self.beat(said["scores"]) as beat:
             if step == 0:
                 self.point(step, beat.until("network"))
                 self.introduce_scores(beat.until("scores"))
             else:  # the previous step's caption goes as the decoder moves on
                 self.point(step, beat.until("scores"), *self.drop_caption())
             self.score(step, beat.remaining)
-        with self.beat(weights) as beat:
+        with self.beat(said["weights"]) as beat:
             if step == 0:
                 self.introduce_weights(beat.until("weights"))
             self.weigh(step, beat.until("why"))
             self.play(*self.peak(step), run_time=beat.remaining / 2)
             self.say(step_caption(self.run, step), theme.caption_colour(), run_time=beat.remaining)
-        with self.beat(landing) as beat:  # the row lands; then the source symbol it wrote is pointed at
+        with self.beat(said["landing"]) as beat:  # the row lands; then the source symbol it wrote is pointed at
             self.land(step, beat.until("where"))
             due = int(_mirror(self.run)[step])
             self.play(*self.indicate_token(due, theme.query_colour()), run_time=beat.remaining)
 
     def rest(self) -> None:
         self.next_slide(notes=rest_notes(self.run))
-        faster, result = rest_said(self.run)
+        said = rest_said(self.run)
         steps = list(range(DETAILED, len(self.source)))
         half = (len(steps) + 1) // 2  # the second beat reads the rows at its end: fewer steps in it
-        with self.beat(faster) as beat:
+        with self.beat(said["faster"]) as beat:
             self.say(rest_caption(self.run), run_time=0.4)
             self.decode(steps[:half], beat)
-        with self.beat(result) as beat:
+        with self.beat(said["result"]) as beat:
             self.decode(steps[half:], beat, until="read")
             wrong = wrong_steps(self.prediction, self.run["target"])
             self.read_rows(wrong or range(len(self.source)), beat.remaining)
@@ -391,7 +391,7 @@ class ReverseAlignment(AlignmentBuildUp):
 
     def compare_with_mirror(self) -> None:
         self.next_slide(notes=mirror_notes(self.run))
-        dashed, weights = mirror_said(self.run)
+        said = mirror_said(self.run)
         mirror = _mirror(self.run)
         outlines = cell_outlines(self.heatmap, [(t, int(mirror[t])) for t in range(len(mirror))])
         shifted = self.run["shifted_position"]
@@ -399,14 +399,14 @@ class ReverseAlignment(AlignmentBuildUp):
         plain, aside, stress = theme.foreground(), theme.muted(), theme.highlight()
         colours = (plain, plain, aside, stress, aside, stress)
         lines = self.board(*zip(mirror_board(self.run), colours)).move_to([-3.6, 0.2, 0])
-        with self.beat(dashed) as beat:  # the dashed squares run down the anti-diagonal
+        with self.beat(said["dashed"]) as beat:  # the dashed squares run down the anti-diagonal
             self.clear_mechanism()
             self.play(
                 FadeIn(lines[0], shift=0.1 * RIGHT),
                 Create(outlines, lag_ratio=0.5),
                 run_time=beat.remaining,
             )
-        with self.beat(weights) as beat:  # the weight on the mirror; on L-t, its squares; then held out
+        with self.beat(said["weights"]) as beat:  # the weight on the mirror; on L-t, its squares; then held out
             self.play(FadeIn(lines[1], shift=0.1 * RIGHT), run_time=beat.until("right"))
             self.play(
                 FadeIn(lines[3], shift=0.1 * RIGHT),
@@ -420,19 +420,19 @@ class ReverseAlignment(AlignmentBuildUp):
 
     def explain(self) -> None:
         self.next_slide(notes=explain_notes(self.run))
-        why, overall, fed = explain_said(self.run)
+        said = explain_said(self.run)
         reason, accuracy = explain_board(self.run)
         colours = (theme.muted(), theme.value_colour(), theme.value_colour())
         board = self.board(*[(line, theme.foreground()) for line in reason], *zip(accuracy, colours))
         board.move_to([-3.6, 0.2, 0])
         board[3:].shift(0.3 * DOWN)  # a gap between the reason and the accuracy
-        with self.beat(why) as beat:
+        with self.beat(said["why"]) as beat:
             self.play(FadeOut(self.mirror_lines), run_time=0.4)
             self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in board[:3]], lag_ratio=0.4),
                       run_time=beat.remaining)  # fmt: skip
-        with self.beat(overall) as beat:
+        with self.beat(said["overall"]) as beat:
             self.play(LaggedStart(*[FadeIn(line, shift=0.1 * RIGHT) for line in board[3:5]], lag_ratio=0.4),
                       run_time=beat.remaining)  # fmt: skip
-        with self.beat(fed) as beat:
+        with self.beat(said["fed"]) as beat:
             self.play(FadeIn(board[5], shift=0.1 * RIGHT), run_time=beat.until("aligned"))
             self.say(EXPLAIN_CAPTION, theme.caption_colour(), run_time=beat.remaining)

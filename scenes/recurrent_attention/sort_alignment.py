@@ -89,11 +89,11 @@ def stage_notes(run: Artifact) -> str:
     )
 
 
-def stage_said(run: Artifact) -> tuple[str, str]:
-    return (
-        f"Now the same kind of network learns to sort {count(len(run['source']), 'value')}.",
-        f"Its encoder reads them both ways; {mark('step')}each step must find the next smallest.",
-    )
+def stage_said(run: Artifact) -> dict[str, str]:
+    return {
+        "encoder": f"Now the same kind of network learns to sort {count(len(run['source']), 'value')}.",
+        "decoder": f"Its encoder reads them both ways; {mark('step')}each step must find the next smallest.",
+    }
 
 
 def step_notes(run: Artifact, step: int) -> str:
@@ -122,7 +122,7 @@ def step_caption(run: Artifact, step: int) -> str:
     )
 
 
-def step_said(run: Artifact, step: int) -> tuple[str, str, str]:
+def step_said(run: Artifact, step: int) -> dict[str, str]:
     where, value = int(run["sorted_position"][step]), integer(int(run["target"][step]))
     weight, wrote = float(run["attention"][step, where]), int(run["prediction"][step])
     # Bookmarks: where the wanted value is named ('want'), the scores start ('scores'), the weights are read
@@ -145,7 +145,7 @@ def step_said(run: Artifact, step: int) -> tuple[str, str, str]:
         landing += ", as it should."
     else:
         landing += f"; that is wrong, {value} was due."
-    return scores, weights, landing
+    return {"scores": scores, "weights": weights, "landing": landing}
 
 
 def rest_notes(run: Artifact) -> str:
@@ -177,7 +177,7 @@ def rest_caption(run: Artifact) -> str:
     return f"the remaining steps: the peak is on the next value at {length - len(_misses(run))} of {length} steps"
 
 
-def rest_said(run: Artifact) -> tuple[str, str]:
+def rest_said(run: Artifact) -> dict[str, str]:
     length, misses = len(run["source"]), _misses(run)
     prediction, target = run["prediction"], run["target"]
     first = "The remaining steps run faster; the bright cell jumps to wherever the next value sits."
@@ -187,7 +187,7 @@ def rest_said(run: Artifact) -> tuple[str, str]:
         second += f" {mark('read')}The output goes wrong: {mistakes_said(prediction, target)}."
     else:
         second += f" {mark('read')}The output comes out sorted, all {count(length, 'value')} in place."
-    return first, second
+    return {"faster": first, "result": second}
 
 
 def contrast_notes(run: Artifact, reverse: Artifact) -> str:
@@ -204,13 +204,16 @@ def contrast_notes(run: Artifact, reverse: Artifact) -> str:
 CONTRAST_CAPTION = "same model, same scoring rule: the alignment it learns depends on the task"
 
 
-def contrast_said(run: Artifact, reverse: Artifact) -> tuple[str, str, str]:
-    return (
-        "Now side by side: the sorting matrix moves right.",
-        f"On the left, reversal: {mark('staircase')}one staircase for every input.",
-        f"Position decides there, in {percent(reverse.metrics['held_out_argmax_on_shifted'], 0)} of held-out steps; "
-        f"{mark('content')}content decides here. {mark('same')}Same model, different task, different alignment.",
-    )
+def contrast_said(run: Artifact, reverse: Artifact) -> dict[str, str]:
+    return {
+        "moves": "Now side by side: the sorting matrix moves right.",
+        "staircase": f"On the left, reversal: {mark('staircase')}one staircase for every input.",
+        "decides": (
+            f"Position decides there, in {percent(reverse.metrics['held_out_argmax_on_shifted'], 0)} "
+            f"of held-out steps; {mark('content')}content decides here. "
+            f"{mark('same')}Same model, different task, different alignment."
+        ),
+    }
 
 
 def other_inputs_notes(run: Artifact) -> str:
@@ -234,7 +237,7 @@ def input_caption(index: int, source: np.ndarray, prediction: np.ndarray) -> str
     return f"held-out input {index + 1}: {symbols(source)}  ->  {symbols(prediction)}"
 
 
-def other_inputs_said(run: Artifact) -> tuple[str, ...]:
+def other_inputs_said(run: Artifact) -> list[str]:
     """One beat per held-out input: the new permutation, and whether it comes out sorted. Bookmarks: where the
     reversal is pointed at ('reverse'), where the outputs are read ('all')."""
     more = _more(run)
@@ -258,7 +261,7 @@ def other_inputs_said(run: Artifact) -> tuple[str, ...]:
                 else f" {mark('all')}{integer(correct).capitalize()} of {integer(total)} come out sorted."
             )
         said.append(beat)
-    return tuple(said)
+    return said
 
 
 def _reverse_mass(reverse: Artifact) -> float:
@@ -298,7 +301,7 @@ def summary_mass(run: Artifact, reverse: Artifact) -> tuple[str, str]:
 SUMMARY_CAPTION = "dashed: where the t-th smallest value of this input sits"
 
 
-def summary_said(run: Artifact, reverse: Artifact) -> tuple[str, str, str]:
+def summary_said(run: Artifact, reverse: Artifact) -> dict[str, str]:
     metrics = run.metrics
     on_target = percent(metrics["held_out_target_mass"], 0)
     if metrics["held_out_target_mass"] < _reverse_mass(reverse):
@@ -307,12 +310,14 @@ def summary_said(run: Artifact, reverse: Artifact) -> tuple[str, str, str]:
     else:
         softer = f"On average {on_target} of the weight lands {mark('right')}on the right value, "
         softer += "as much as in reversal."
-    return (
-        f"The reversal fades; {mark('dashed')}dashed squares mark where each step should look.",
-        f"Attention aligns by content: {mark('in')}in "
-        f"{percent(metrics['held_out_argmax_on_target'], 0)} of held-out steps, the peak is on the right value.",
-        softer,
-    )
+    return {
+        "dashed": f"The reversal fades; {mark('dashed')}dashed squares mark where each step should look.",
+        "content": (
+            f"Attention aligns by content: {mark('in')}in "
+            f"{percent(metrics['held_out_argmax_on_target'], 0)} of held-out steps, the peak is on the right value."
+        ),
+        "answers": softer,
+    }
 
 
 # --- the scene -------------------------------------------------------------------------------------
@@ -341,19 +346,19 @@ class SortAlignment(AlignmentBuildUp):
             encoder_text="values $x_j$, read both ways into states $h_j$",
         )
         self.next_slide(notes=stage_notes(self.run))
-        encoder, decoder = stage_said(self.run)
-        with self.beat(encoder) as beat:  # the values appear
+        said = stage_said(self.run)
+        with self.beat(said["encoder"]) as beat:  # the values appear
             self.title("A harder alignment: learning to sort", along=[self.encoder_reads()], run_time=beat.remaining)
-        with self.beat(decoder) as beat:  # "read both ways", then the decoder and its matrix
+        with self.beat(said["decoder"]) as beat:  # "read both ways", then the decoder and its matrix
             self.play(FadeIn(self.encoder_label, shift=0.1 * DOWN), run_time=beat.until("step"))
             self.show_decoder(beat.remaining / 2)
             self.show_matrix(beat.remaining)
 
     def step(self, step: int) -> None:
         self.next_slide(notes=step_notes(self.run, step))
-        scores, weights, landing = step_said(self.run, step)
+        said = step_said(self.run, step)
         wanted = self.indicate_token(int(self.run["sorted_position"][step]), theme.highlight())
-        with self.beat(scores) as beat:  # the wanted value is pointed at as it is named
+        with self.beat(said["scores"]) as beat:  # the wanted value is pointed at as it is named
             self.point(step, beat.until("want"), *self.drop_caption())
             if step == 0:
                 self.play(*wanted, run_time=beat.until("network"))
@@ -361,24 +366,24 @@ class SortAlignment(AlignmentBuildUp):
                 self.score(step, beat.remaining)
             else:
                 self.score(step, beat.remaining, *wanted)
-        with self.beat(weights) as beat:
+        with self.beat(said["weights"]) as beat:
             if step == 0:
                 self.introduce_weights(beat.until("share"))
             self.weigh(step, beat.until("there"))
             self.play(*self.peak(step), *self.recaption(step_caption(self.run, step), theme.caption_colour()),
                       run_time=beat.remaining)  # fmt: skip
-        with self.beat(landing) as beat:
+        with self.beat(said["landing"]) as beat:
             self.land(step, beat.remaining)
 
     def rest(self) -> None:
         self.next_slide(notes=rest_notes(self.run))
-        faster, result = rest_said(self.run)
+        said = rest_said(self.run)
         steps = list(range(DETAILED, len(self.source)))
         half = len(steps) // 2
-        with self.beat(faster) as beat:
+        with self.beat(said["faster"]) as beat:
             self.say(rest_caption(self.run), run_time=0.4)
             self.decode(steps[:half], beat)
-        with self.beat(result) as beat:
+        with self.beat(said["result"]) as beat:
             self.decode(steps[half:], beat, until="read")
             wrong = wrong_steps(self.prediction, self.run["target"])
             self.read_rows(wrong or range(len(self.source)), beat.remaining)
@@ -408,7 +413,7 @@ class SortAlignment(AlignmentBuildUp):
     def contrast(self) -> None:
         reverse = self.reverse
         self.next_slide(notes=contrast_notes(self.run, reverse))
-        moves, staircase, decides = contrast_said(self.run, reverse)
+        said = contrast_said(self.run, reverse)
         sort_map = self.small_heatmap(self.attention, self.source, self.prediction, 0.45, True, "source value")
         sort_map.shift(np.array([3.3, -0.75, 0]) - sort_map.cells.get_center())
         reverse_map = self.small_heatmap(
@@ -422,18 +427,18 @@ class SortAlignment(AlignmentBuildUp):
             sort_map, UP, buff=0.15
         )
         self.sort_subtitle.align_to(self.reverse_subtitle, UP)
-        with self.beat(moves) as beat:
+        with self.beat(said["moves"]) as beat:
             self.clear_mechanism()
             self.heatmap.row_labels.set_opacity(1)
             self.bring_to_front(self.heatmap)  # the one thing moving: what stays is drawn once, not per frame
             self.play(ReplacementTransform(self.heatmap, sort_map), run_time=beat.remaining)
             self.heatmap = sort_map
         peaks = reverse["attention"].argmax(axis=1)
-        with self.beat(staircase) as beat:  # the reversal's matrix, then its staircase of peaks, row by row
+        with self.beat(said["staircase"]) as beat:  # the reversal's matrix, then its staircase of peaks, row by row
             self.play(FadeIn(reverse_map, shift=0.3 * RIGHT), run_time=beat.until("staircase"))
             stairs = [Indicate(reverse_map.cell(t, int(j)), color=theme.key_colour()) for t, j in enumerate(peaks)]
             self.play(LaggedStart(*stairs, lag_ratio=0.3, group=reverse_map), run_time=beat.remaining)
-        with self.beat(decides) as beat:
+        with self.beat(said["decides"]) as beat:
             self.play(FadeIn(self.reverse_subtitle), run_time=beat.until("content"))
             self.play(FadeIn(self.sort_subtitle), run_time=beat.until("same"))
             self.say(CONTRAST_CAPTION, run_time=beat.remaining)
@@ -461,7 +466,7 @@ class SortAlignment(AlignmentBuildUp):
 
     def summary(self) -> None:
         self.next_slide(notes=summary_notes(self.run, self.reverse))
-        dashed, content, answers = summary_said(self.run, self.reverse)
+        said = summary_said(self.run, self.reverse)
         # The scene ends on its claim and its evidence; the rest of the held-out statistics are in the notes.
         # In the lecture's sans, as the evidence under it (LaTeX would set the sentence in serif).
         lines = ("Attention aligns by content:", "step t points to wherever", "the t-th smallest value sits")
@@ -478,14 +483,14 @@ class SortAlignment(AlignmentBuildUp):
         targets = cell_outlines(
             self.heatmap, [(t, int(position)) for t, position in enumerate(np.argsort(last_source))]
         )
-        with self.beat(dashed) as beat:
+        with self.beat(said["dashed"]) as beat:
             self.bring_to_front(self.reverse_map, self.reverse_subtitle)  # fading on top: the rest is drawn once
             self.play(FadeOut(self.reverse_map), FadeOut(self.reverse_subtitle), run_time=beat.until("dashed"))
             self.play(Create(targets, lag_ratio=0.3),
                       *self.recaption(SUMMARY_CAPTION, theme.caption_colour()), run_time=beat.remaining)  # fmt: skip
-        with self.beat(content) as beat:
+        with self.beat(said["content"]) as beat:
             self.play(Write(claim), run_time=beat.until("in"))
             self.play(FadeIn(evidence, shift=0.1 * UP), run_time=beat.remaining)
-        with self.beat(answers) as beat:  # the weight on the dashed squares, against the reversal's
+        with self.beat(said["answers"]) as beat:  # the weight on the dashed squares, against the reversal's
             self.play(FadeIn(mass, shift=0.1 * UP), run_time=beat.until("right"))
             self.play(Indicate(targets, color=theme.highlight(), scale_factor=1.05), run_time=beat.remaining)

@@ -45,11 +45,11 @@ def task_notes(length: int) -> str:
     )
 
 
-def task_said(length: int) -> tuple[str]:
+def task_said(length: int) -> str:
     """While the title and the empty channels appear."""
     return (
         f"The adding problem, a classic test of long memory: {mark('steps')}{spoken.integer(length)} steps, "
-        f"each with {mark('value')}a value between zero and one and {mark('marker')}a marker.",
+        f"each with {mark('value')}a value between zero and one and {mark('marker')}a marker."
     )
 
 
@@ -61,13 +61,13 @@ def stream_notes(length: int, seed: int, marks: np.ndarray) -> str:
     )
 
 
-def stream_said(marks: np.ndarray) -> tuple[str]:
+def stream_said(marks: np.ndarray) -> str:
     """While the example sequence appears, step by step."""
     first, second = markers(marks)
     return (
         "The network reads the two channels one step at a time. "
         f"{mark('marker')}The marker is on at exactly two steps: "
-        f"{mark('here')}here, steps {spoken.integer(first)} and {spoken.integer(second)}.",
+        f"{mark('here')}here, steps {spoken.integer(first)} and {spoken.integer(second)}."
     )
 
 
@@ -79,11 +79,14 @@ def marked_notes(values: np.ndarray, marks: np.ndarray) -> str:
     )
 
 
-def marked_said(values: np.ndarray, marks: np.ndarray) -> tuple[str, str]:
+def marked_said(values: np.ndarray, marks: np.ndarray) -> dict[str, str]:
     """While the marked values light up, then while the gap between them is drawn."""
     first, second = markers(marks)
     one, other = (spoken.number(float(values[step]), 2) for step in (first, second))
-    return f"The marked values are {one} and {other}.", f"They sit {spoken.integer(second - first)} steps apart."
+    return {
+        "lit": f"The marked values are {one} and {other}.",
+        "apart": f"They sit {spoken.integer(second - first)} steps apart.",
+    }
 
 
 def target_notes(values: np.ndarray, marks: np.ndarray, target: float) -> str:
@@ -91,11 +94,11 @@ def target_notes(values: np.ndarray, marks: np.ndarray, target: float) -> str:
     return f"The target is the sum of the two marked values: {values[first]:.2f} + {values[second]:.2f} = {target:.2f}."
 
 
-def target_said(values: np.ndarray, marks: np.ndarray, target: float) -> tuple[str]:
+def target_said(values: np.ndarray, marks: np.ndarray, target: float) -> str:
     """While the two values travel into the sum."""
     one, other = (spoken.number(float(values[step]), 2) for step in markers(marks))
     return (f"The target is their sum: {mark('one')}{one} plus {mark('other')}{other} {mark('makes')}makes "
-            f"{spoken.number(target, 2)}.",)  # fmt: skip
+            f"{spoken.number(target, 2)}.")  # fmt: skip
 
 
 def hard_notes(values: np.ndarray, marks: np.ndarray, baseline: float) -> str:
@@ -109,16 +112,20 @@ def hard_notes(values: np.ndarray, marks: np.ndarray, baseline: float) -> str:
     )
 
 
-def hard_said(values: np.ndarray, marks: np.ndarray, baseline: float) -> tuple[str, str]:
+def hard_said(values: np.ndarray, marks: np.ndarray, baseline: float) -> dict[str, str]:
     """While the reasons appear, then while they stay."""
     first, _ = markers(marks)
     carried = len(values) - 1 - first
-    return (
-        "What makes it hard: the network must carry the first value "
-        f"{mark('across')}across {spoken.integer(carried)} steps of distracting numbers before it answers.",
-        "Always guessing the average sum already scores a mean squared error of "
-        f"{spoken.number(baseline, 2)}: {mark('beat')}that is the baseline to beat.",
-    )
+    return {
+        "carried": (
+            "What makes it hard: the network must carry the first value "
+            f"{mark('across')}across {spoken.integer(carried)} steps of distracting numbers before it answers."
+        ),
+        "baseline": (
+            "Always guessing the average sum already scores a mean squared error of "
+            f"{spoken.number(baseline, 2)}: {mark('beat')}that is the baseline to beat."
+        ),
+    }
 
 
 # --- the scene ----------------------------------------------------------------------------------------------
@@ -145,7 +152,7 @@ class AddingProblem(LectureSlide):
 
     def task(self) -> None:
         self.next_slide(notes=task_notes(len(self.values)))
-        (said,) = task_said(len(self.values))
+        said = task_said(len(self.values))
         self.stream = Stream(
             self.values,
             self.marks,
@@ -170,7 +177,7 @@ class AddingProblem(LectureSlide):
 
     def sequence(self) -> None:
         self.next_slide(notes=stream_notes(len(self.values), self.run.params["example_seed"], self.marks))
-        (said,) = stream_said(self.marks)
+        said = stream_said(self.marks)
         _, marker_label = self.stream.channel_labels
         with self.beat(said) as beat:  # the steps come one at a time; then the marker channel and its two steps
             self.play(self.stream.appear(), run_time=beat.until("marker"))
@@ -180,24 +187,24 @@ class AddingProblem(LectureSlide):
 
     def marked(self) -> None:
         self.next_slide(notes=marked_notes(self.values, self.marks))
-        lit, apart = marked_said(self.values, self.marks)
+        said = marked_said(self.values, self.marks)
         self.labels = VGroup()
         for index in (self.first, self.second):
             label = theme.text(f"{self.values[index]:.2f}", theme.LABEL_SIZE, theme.highlight())
             self.labels.add(label.next_to(self.stream.top(index), UP, buff=0.15))
         gap_arrow, gap_label = self.gap()
-        with self.beat(lit) as beat:
+        with self.beat(said["lit"]) as beat:
             self.play(
                 self.stream.light([self.first, self.second], theme.highlight()),
                 FadeIn(self.labels, shift=0.1 * UP),
                 run_time=beat.remaining,
             )
-        with self.beat(apart) as beat:
+        with self.beat(said["apart"]) as beat:
             self.play(Create(gap_arrow), FadeIn(gap_label), run_time=beat.remaining)
 
     def total(self) -> None:
         self.next_slide(notes=target_notes(self.values, self.marks, self.target))
-        (said,) = target_said(self.values, self.marks, self.target)
+        said = target_said(self.values, self.marks, self.target)
         first, second = self.values[self.first], self.values[self.second]
         terms = ("y =", f"{first:.2f}", "+", f"{second:.2f}", "=", f"{self.target:.2f}")
         self.equation = formula(terms, theme.tex_size(theme.BODY_SIZE), {}).set_color(theme.highlight())
@@ -211,11 +218,11 @@ class AddingProblem(LectureSlide):
 
     def why_hard(self) -> None:
         self.next_slide(notes=hard_notes(self.values, self.marks, self.baseline))
-        carried, baseline = hard_said(self.values, self.marks, self.baseline)
+        said = hard_said(self.values, self.marks, self.baseline)
         reads, carry, mean = self.reasons()
         step = ValueTracker(self.first)
         cursor = self.stream.cursor(step, theme.highlight()).set_stroke(width=4)  # where the carried value has got to
-        with self.beat(carried) as beat:
+        with self.beat(said["carried"]) as beat:
             self.play(FadeIn(reads, shift=0.1 * UP), run_time=beat.until("across"))
             self.add(cursor)
             self.play(
@@ -225,7 +232,7 @@ class AddingProblem(LectureSlide):
                 rate_func=linear,
             )
         cursor.clear_updaters()
-        with self.beat(baseline) as beat:
+        with self.beat(said["baseline"]) as beat:
             self.play(FadeOut(cursor), run_time=0.3)
             self.play(FadeIn(mean, shift=0.1 * UP), run_time=beat.until("beat"))
             self.play(Circumscribe(mean, color=theme.highlight()), run_time=beat.remaining)

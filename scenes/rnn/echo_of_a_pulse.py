@@ -5,6 +5,7 @@ traced under each panel on one shared log scale."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from manim import (
@@ -56,14 +57,19 @@ def opening_notes(divisor: int, steps: int) -> str:
     )
 
 
-def opening_said(rhos: np.ndarray) -> tuple[str, str]:
+def opening_said(rhos: np.ndarray) -> dict[str, str]:
     """While the formula is written, then while the three panels appear."""
     values = spoken.listing([f"{mark(f'panel{i}')}{spoken.number(float(rho), 2)}" for i, rho in enumerate(rhos)])
-    return (
-        f"One pulse {mark('pulse')}enters a two-dimensional network, once; "
-        f"then each step {mark('turns')}turns the state by a fixed angle and {mark('scales')}scales it by rho.",
-        f"Three panels, for rho of {values}; {mark('under')}under each, the length of the state on a shared log scale.",
-    )
+    return {
+        "written": (
+            f"One pulse {mark('pulse')}enters a two-dimensional network, once; "
+            f"then each step {mark('turns')}turns the state by a fixed angle and {mark('scales')}scales it by rho."
+        ),
+        "panels": (
+            f"Three panels, for rho of {values}; {mark('under')}under each, the length of the state on a shared "
+            "log scale."
+        ),
+    }
 
 
 def echo_notes(rho: float, divisor: int, radii: np.ndarray) -> str:
@@ -79,8 +85,9 @@ def echo_notes(rho: float, divisor: int, radii: np.ndarray) -> str:
     )
 
 
-def echo_said(rho: float, divisor: int, radii: np.ndarray) -> tuple[str, ...]:
-    """While the echo is traced; then, if it leaves its panel, while the exit is marked."""
+def echo_said(rho: float, divisor: int, radii: np.ndarray) -> dict[str, Any]:
+    """While the echo is traced ('traced', a str); then, if it leaves its panel, while the exit is marked
+    ('leaves', a list of one beat, or empty when the echo stays inside)."""
     steps, leaves, name = len(radii) - 1, exit_step(radii), regime(rho)
     turn = f"every full turn of {spoken.integer(divisor)} steps"
     effect = f"multiplies its radius by {about(rho**divisor)}"
@@ -91,8 +98,9 @@ def echo_said(rho: float, divisor: int, radii: np.ndarray) -> tuple[str, ...]:
         f"and after {spoken.integer(steps)} steps it {change(float(radii[-1] / radii[0]))}."
     )
     if leaves is None:
-        return (traced,)
-    return traced, f"It leaves the panel at step {spoken.integer(leaves)}{', and keeps growing' if rho > 1 else ''}."
+        return {"traced": traced, "leaves": []}
+    exit_beat = f"It leaves the panel at step {spoken.integer(leaves)}{', and keeps growing' if rho > 1 else ''}."
+    return {"traced": traced, "leaves": [exit_beat]}
 
 
 def replay_notes(rhos: np.ndarray, radii: np.ndarray) -> str:
@@ -101,10 +109,10 @@ def replay_notes(rhos: np.ndarray, radii: np.ndarray) -> str:
     return f"All three echoes again, side by side: same rotation, only the radius rho differs. {finals}."
 
 
-def replay_said(rhos: np.ndarray) -> tuple[str]:
+def replay_said(rhos: np.ndarray) -> str:
     """While the echoes are traced again, together."""
     verbs = spoken.listing([VERB[regime(float(rho))] for rho in rhos], "or")
-    return (f"Side by side, the same rotation with only rho changed: the echo {verbs}.",)
+    return f"Side by side, the same rotation with only rho changed: the echo {verbs}."
 
 
 def verdict_notes(rhos: np.ndarray, radii: np.ndarray) -> str:
@@ -113,11 +121,11 @@ def verdict_notes(rhos: np.ndarray, radii: np.ndarray) -> str:
     return f"Damped, sustained or growing: the radius rho alone decides. After {steps} steps the echo has size {sizes}."
 
 
-def verdict_said() -> tuple[str]:
+def verdict_said() -> str:
     """While the closing claim replaces the axis note and each regime's panel is pointed at as it is named."""
     return (
         f"So rho alone decides: only a rho of exactly {mark('stable memory')}one keeps the echo; "
-        f"{mark('forgetting')}smaller forgets it, {mark('exploding')}larger explodes.",
+        f"{mark('forgetting')}smaller forgets it, {mark('exploding')}larger explodes."
     )
 
 
@@ -146,18 +154,18 @@ class EchoOfAPulse(LectureSlide):
 
     def opening(self) -> None:
         self.next_slide(notes=opening_notes(self.divisor, self.steps))
-        written, panels = opening_said(self.echo_rhos)
+        said = opening_said(self.echo_rhos)
         # the pulse, the turn and the scale are separate parts, each written as the words name it
         pulse, turn, scale = r"h_0 = (1,\,0)", rf"R\!\left(\tfrac{{2\pi}}{{{self.divisor}}}\right)", r"\rho\,"
         formula = parts_formula(("h_t =", scale, turn, r"h_{t-1},\qquad", pulse), theme.tex_size(theme.BODY_SIZE), {})
         formula.move_to(2.5 * UP)  # below the title band, so it reads as the scene opening with the title
         recurrence = VGroup(part(formula, "h_t ="), part(formula, turn), part(formula, r"h_{t-1},\qquad"))
-        with self.beat(written) as beat:
+        with self.beat(said["written"]) as beat:
             self.title("The echo of a single pulse", along=[Write(part(formula, pulse))], run_time=beat.until("turns"))
             self.play(Write(recurrence), run_time=beat.until("scales"))
             self.play(Write(part(formula, scale)), run_time=beat.remaining)
         panel_parts, traces = self.build_columns()
-        with self.beat(panels) as beat:  # each panel as its rho is said, then the traces under them
+        with self.beat(said["panels"]) as beat:  # each panel as its rho is said, then the traces under them
             for index, animations in enumerate(panel_parts):
                 following = f"panel{index + 1}" if index + 1 < len(panel_parts) else "under"
                 self.play(*animations, run_time=beat.until(following))
@@ -167,17 +175,17 @@ class EchoOfAPulse(LectureSlide):
     def echo(self, index: int) -> None:
         rho = float(self.echo_rhos[index])
         self.next_slide(notes=echo_notes(rho, self.divisor, self.radii[index]))
-        traced, *leaves = echo_said(rho, self.divisor, self.radii[index])
-        with self.beat(traced) as beat:
+        words = echo_said(rho, self.divisor, self.radii[index])
+        with self.beat(words["traced"]) as beat:
             self.play(Circumscribe(self.headers[index], color=rho_colour(rho)), run_time=beat.until("turn"))
             self.trace(index, beat)
-        for said in leaves:
+        for said in words["leaves"]:
             with self.beat(said) as beat:
                 self.mark_exit(index, beat.remaining)
 
     def replay(self) -> None:
         self.next_slide(loop=True, notes=replay_notes(self.echo_rhos, self.radii))
-        (together,) = replay_said(self.echo_rhos)
+        together = replay_said(self.echo_rhos)
         for tracker in self.trackers:
             tracker.set_value(0)
         with self.beat(together) as beat:
@@ -189,7 +197,7 @@ class EchoOfAPulse(LectureSlide):
 
     def verdict(self) -> None:
         self.next_slide(notes=verdict_notes(self.echo_rhos, self.radii))
-        (claim,) = verdict_said()
+        claim = verdict_said()
         named = [name for name in REGIMES if name in self.headers_by_regime]  # in the order the words name them
         with self.beat(claim) as beat:
             self.play(FadeOut(self.axis_note), run_time=0.3)  # the claim takes the bottom line

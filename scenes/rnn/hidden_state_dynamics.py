@@ -72,16 +72,23 @@ def stage_notes(rhos: np.ndarray, steps: int, size: int) -> str:
     )
 
 
-def stage_said(steps: int, size: int) -> tuple[str, str, str]:
+def stage_said(steps: int, size: int) -> dict[str, str]:
     """While the recurrence is written, then its matrix; while the plot of the state's length is drawn and its
     log scale named; while the eigenvalues appear, their circle, then the state and its arrow."""
-    return (
-        "A linear recurrent network multiplies its state by the same matrix at every step: "
-        f"{spoken.mark('matrix')}a rotation, scaled by rho.",
-        f"On the left, the length of the state over {spoken.integer(steps)} steps, {spoken.mark('log')}on a log scale.",
-        f"In the middle, the matrix's {spoken.integer(size)} eigenvalues, {spoken.mark('circle')}all on a circle of "
-        f"radius rho; {spoken.mark('right')}on the right, the state {spoken.mark('arrow')}as an arrow.",
-    )
+    return {
+        "written": (
+            "A linear recurrent network multiplies its state by the same matrix at every step: "
+            f"{spoken.mark('matrix')}a rotation, scaled by rho."
+        ),
+        "plotted": (
+            f"On the left, the length of the state over {spoken.integer(steps)} steps, "
+            f"{spoken.mark('log')}on a log scale."
+        ),
+        "diagrams": (
+            f"In the middle, the matrix's {spoken.integer(size)} eigenvalues, {spoken.mark('circle')}all on a circle "
+            f"of radius rho; {spoken.mark('right')}on the right, the state {spoken.mark('arrow')}as an arrow."
+        ),
+    }
 
 
 def regime_notes(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[int]) -> str:
@@ -90,7 +97,7 @@ def regime_notes(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[i
     return f"{name.capitalize()}: eigenvalues {WHERE[name]} the unit circle. {finals}."
 
 
-def regime_said(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[int]) -> tuple[str, ...]:
+def regime_said(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[int]) -> list[str]:
     """One beat per spectral radius of the regime: while rho is set (and, on the regime's first, while its
     eigenvalues are compared with the unit circle), while the state's length is traced ('trace'), while the
     regime's word is marked ('outcome', on its last)."""
@@ -107,7 +114,7 @@ def regime_said(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[in
         else:
             said.append(f"At rho {rho}, {spoken.mark('trace')}the state {grown}.")
     said[-1] += f" {spoken.mark('outcome')}{OUTCOME[name]}"
-    return tuple(said)
+    return said
 
 
 def sweep_notes(rhos: np.ndarray) -> str:
@@ -118,15 +125,19 @@ def sweep_notes(rhos: np.ndarray) -> str:
     )
 
 
-def sweep_said(rhos: np.ndarray) -> tuple[str, str]:
+def sweep_said(rhos: np.ndarray) -> dict[str, str]:
     """While rho grows from its smallest to its largest value; then while it shrinks back to the unit circle
     and on inside it ('inside')."""
-    return (
-        f"Now rho sweeps from {spoken.number(float(rhos.min()), 2)} up to {spoken.number(float(rhos.max()), 2)}, "
-        "and the ring of eigenvalues grows through the unit circle.",
-        f"The curve of the nearest rho lights up: outside the circle the signal explodes, "
-        f"{spoken.mark('inside')}inside it dies.",
-    )
+    return {
+        "growing": (
+            f"Now rho sweeps from {spoken.number(float(rhos.min()), 2)} up to {spoken.number(float(rhos.max()), 2)}, "
+            "and the ring of eigenvalues grows through the unit circle."
+        ),
+        "shrinking": (
+            f"The curve of the nearest rho lights up: outside the circle the signal explodes, "
+            f"{spoken.mark('inside')}inside it dies."
+        ),
+    }
 
 
 def verdict_notes(norms: np.ndarray) -> str:
@@ -139,18 +150,22 @@ def verdict_notes(norms: np.ndarray) -> str:
     )
 
 
-def verdict_said(norms: np.ndarray) -> tuple[str, str]:
+def verdict_said(norms: np.ndarray) -> dict[str, str]:
     """While rho is marked, then the eigenvalues ('largest'), then the closing claim appears ('decides'); while
     the span of the final lengths is measured, the one flat curve is traced ('only'), the last claim appears
     ('why')."""
     steps, decades = norms.shape[1] - 1, spoken.count(decade_span(norms), "power")
-    return (
-        f"So the spectral radius, {spoken.mark('largest')}the size of the largest eigenvalue, "
-        f"{spoken.mark('decides')}decides what happens to the signal.",
-        f"After {spoken.integer(steps)} steps the lengths span about {decades} of ten; "
-        f"{spoken.mark('only')}only a radius of exactly one keeps the signal. "
-        f"{spoken.mark('why')}That is why gated cells were invented.",
-    )
+    return {
+        "claim": (
+            f"So the spectral radius, {spoken.mark('largest')}the size of the largest eigenvalue, "
+            f"{spoken.mark('decides')}decides what happens to the signal."
+        ),
+        "why": (
+            f"After {spoken.integer(steps)} steps the lengths span about {decades} of ten; "
+            f"{spoken.mark('only')}only a radius of exactly one keeps the signal. "
+            f"{spoken.mark('why')}That is why gated cells were invented."
+        ),
+    }
 
 
 def decade_span(norms: np.ndarray) -> int:
@@ -183,16 +198,16 @@ class HiddenStateDynamics(LectureSlide):
 
     def stage(self) -> None:
         self.next_slide(notes=stage_notes(self.rhos, self.steps, len(self.angles)))
-        written, plotted, diagrams = stage_said(self.steps, len(self.angles))
+        said = stage_said(self.steps, len(self.angles))
         formula, eigenvalues, state = self.build_stage()
         recurrence, matrix, length = formula
-        with self.beat(written) as beat:
+        with self.beat(said["written"]) as beat:
             self.title("A linear RNN is a dynamical system", along=[Write(recurrence)], run_time=beat.until("matrix"))
             self.play(Write(matrix), run_time=beat.remaining)
-        with self.beat(plotted) as beat:
+        with self.beat(said["plotted"]) as beat:
             self.play(Create(self.plot), Write(length), run_time=beat.until("log"))
             self.play(Indicate(self.plot.y_label), Create(self.unit_line), run_time=beat.remaining)
-        with self.beat(diagrams) as beat:
+        with self.beat(said["diagrams"]) as beat:
             self.play(
                 Create(self.eigen), FadeIn(eigenvalues[0]), FadeIn(self.eigen_dots), run_time=beat.until("circle")
             )
@@ -212,14 +227,14 @@ class HiddenStateDynamics(LectureSlide):
     def sweep(self) -> None:
         """The loop: rho breathes from its smallest to its largest value and back."""
         self.next_slide(loop=True, notes=sweep_notes(self.rhos))
-        growing, shrinking = sweep_said(self.rhos)
+        said = sweep_said(self.rhos)
         start = float(self.rhos.min())
         self.backdrop(*self.still, *self.curve_labels)
-        with self.beat(growing) as beat:
+        with self.beat(said["growing"]) as beat:
             self.play(self.set_rho(start), FadeOut(self.trail), FadeOut(self.state_arrow), run_time=0.5)
             self.spotlight = VGroup(*self.curves).add_updater(self.light_nearest)
             self.play(self.set_rho(float(self.rhos.max()), rate_func=smooth), run_time=beat.remaining)
-        with self.beat(shrinking) as beat:  # outside the circle, then inside it
+        with self.beat(said["shrinking"]) as beat:  # outside the circle, then inside it
             self.play(self.set_rho(1.0, rate_func=smooth), run_time=beat.until("inside"))
             self.play(self.set_rho(start, rate_func=smooth), run_time=beat.remaining)
         self.spotlight.remove_updater(self.light_nearest)
@@ -232,8 +247,8 @@ class HiddenStateDynamics(LectureSlide):
 
     def verdict(self) -> None:
         self.next_slide(notes=verdict_notes(self.norms))
-        claim, why = verdict_said(self.norms)
-        with self.beat(claim) as beat:
+        said = verdict_said(self.norms)
+        with self.beat(said["claim"]) as beat:
             self.play(
                 *[curve.animate.set_stroke(width=4, opacity=1) for curve in self.curves],
                 Circumscribe(self.readout_group[0], color=theme.highlight()),
@@ -246,7 +261,7 @@ class HiddenStateDynamics(LectureSlide):
                 run_time=beat.remaining,
             )
         span = self.final_span()
-        with self.beat(why) as beat:
+        with self.beat(said["why"]) as beat:
             self.play(GrowFromCenter(span[0]), FadeIn(span[1]), run_time=beat.until("only"))
             self.show_the_flat_curve(beat.until("why"))
             self.say("only ρ = 1 keeps the signal: the reason for gated cells", colour=theme.caption_colour(),

@@ -66,19 +66,23 @@ def opening_notes(run: Artifact) -> str:
     )
 
 
-def opening_said(run: Artifact) -> tuple[str, str, str]:
+def opening_said(run: Artifact) -> dict[str, str]:
     """While the input's values appear; while the marked ones light up, then are pointed out ('values'); while
     the marker lines are drawn, then each panel as it is named ('write', 'memory', 'guess', 'target')."""
     (first, second), values = markers(run), run["values"]
-    return (
-        "Now we open up the trained LSTM on one sequence.",
-        f"Its markers sit at steps {spoken.integer(first)} and {spoken.integer(second)}, "
-        f"{spoken.mark('values')}on the values {spoken.number(float(values[first]), 2)} and "
-        f"{spoken.number(float(values[second]), 2)}.",
-        f"Three panels follow: {spoken.mark('write')}what the cell writes, {spoken.mark('memory')}what its memory "
-        f"holds, and {spoken.mark('guess')}its guess of the sum, {spoken.mark('target')}against a target of "
-        f"{spoken.number(float(run['target']), 2)}.",
-    )
+    return {
+        "sequence": "Now we open up the trained LSTM on one sequence.",
+        "marked": (
+            f"Its markers sit at steps {spoken.integer(first)} and {spoken.integer(second)}, "
+            f"{spoken.mark('values')}on the values {spoken.number(float(values[first]), 2)} and "
+            f"{spoken.number(float(values[second]), 2)}."
+        ),
+        "panels": (
+            f"Three panels follow: {spoken.mark('write')}what the cell writes, {spoken.mark('memory')}what its memory "
+            f"holds, and {spoken.mark('guess')}its guess of the sum, {spoken.mark('target')}against a target of "
+            f"{spoken.number(float(run['target']), 2)}."
+        ),
+    }
 
 
 def first_marker_notes(run: Artifact) -> str:
@@ -91,14 +95,14 @@ def first_marker_notes(run: Artifact) -> str:
     )
 
 
-def first_marker_said(run: Artifact) -> tuple[str]:
+def first_marker_said(run: Artifact) -> str:
     """While time runs up to the first marker, then while the write and the guess are pointed out."""
     first, _ = markers(run)
     write, guess = run["write_norm"], run["running_guess"]
     return (
         f"At the first marker, step {spoken.integer(first)}, {spoken.mark('write')}the write jumps to "
         f"{about(float(write[first]))} {spoken.mark('guess')}and the guess rises to "
-        f"{spoken.number(float(guess[first]), 2)}.",
+        f"{spoken.number(float(guess[first]), 2)}."
     )
 
 
@@ -113,7 +117,7 @@ def holding_notes(run: Artifact) -> str:
     )
 
 
-def holding_said(run: Artifact) -> tuple[str]:
+def holding_said(run: Artifact) -> str:
     """While time runs between the markers, then while the guess and the true sum are pointed out."""
     first, second = markers(run)
     between = run["cell_norm"][first + 1 : second]
@@ -121,7 +125,7 @@ def holding_said(run: Artifact) -> tuple[str]:
     return (
         f"Between the markers the memory holds, between {low} and {high}, "
         f"{spoken.mark('guess')}while the guess drifts to {spoken.number(float(run['running_guess'][second - 1]), 2)}; "
-        f"{spoken.mark('true')}the true sum stays {spoken.number(float(run['true_running_sum'][first]), 2)}.",
+        f"{spoken.mark('true')}the true sum stays {spoken.number(float(run['true_running_sum'][first]), 2)}."
     )
 
 
@@ -139,14 +143,14 @@ def second_marker_notes(run: Artifact) -> str:
     )
 
 
-def second_marker_said(run: Artifact) -> tuple[str]:
+def second_marker_said(run: Artifact) -> str:
     """While time steps onto the second marker, then while the write and the guess are pointed out."""
     _, second = markers(run)
     write = run["write_norm"]
     largest = ", its largest," if int(np.argmax(write)) == second else ""
     return (
         f"At the second marker {spoken.mark('write')}the write spikes again{largest} "
-        f"{spoken.mark('guess')}and the guess jumps to {spoken.number(float(run['running_guess'][second]), 2)}.",
+        f"{spoken.mark('guess')}and the guess jumps to {spoken.number(float(run['running_guess'][second]), 2)}."
     )
 
 
@@ -160,16 +164,20 @@ def answer_notes(run: Artifact) -> str:
     )
 
 
-def answer_said(run: Artifact) -> tuple[str, str]:
+def answer_said(run: Artifact) -> dict[str, str]:
     """While time runs to the last step, the final guess is marked ('guess'), then the target ('target'); while
     the error is drawn, then the guess is followed along the way ('rough')."""
     guess, target = float(run["running_guess"][-1]), float(run["target"])
-    return (
-        f"After the last step {spoken.mark('guess')}the guess is {spoken.number(guess, 2)}, "
-        f"{spoken.mark('target')}against a target of {spoken.number(target, 2)}.",
-        f"An error of {spoken.number(abs(guess - target), 2)}. "
-        f"{spoken.mark('rough')}Trained only on its final answer, the network's guess along the way is rough.",
-    )
+    return {
+        "reached": (
+            f"After the last step {spoken.mark('guess')}the guess is {spoken.number(guess, 2)}, "
+            f"{spoken.mark('target')}against a target of {spoken.number(target, 2)}."
+        ),
+        "error": (
+            f"An error of {spoken.number(abs(guess - target), 2)}. "
+            f"{spoken.mark('rough')}Trained only on its final answer, the network's guess along the way is rough."
+        ),
+    }
 
 
 def gates_notes(run: Artifact) -> str:
@@ -188,19 +196,23 @@ def gates_notes(run: Artifact) -> str:
     )
 
 
-def gates_said(run: Artifact) -> tuple[str, str]:
+def gates_said(run: Artifact) -> dict[str, str]:
     """While the curves fade, then each gate's heatmap appears as it is named ('forget', 'input', 'output') and
     its axis ('rows'); while the marked steps are lit and their columns lined, then the input gate is pointed out
     ('input') and the claim appears ('times')."""
     at, elsewhere = change_at_markers(run["input_gate"], markers(run))
-    return (
-        f"Behind these curves are the gates of all {spoken.integer(run['input_gate'].shape[1])} hidden units: "
-        f"{spoken.mark('forget')}forget, {spoken.mark('input')}input and {spoken.mark('output')}output, "
-        f"{spoken.mark('rows')}one row per unit and one column per step.",
-        "They switch at the markers and hold in between: "
-        f"{spoken.mark('input')}there the input gate {spoken.mark('times')}moves about {about(at / elsewhere)} times "
-        "more than elsewhere.",
-    )
+    return {
+        "shown": (
+            f"Behind these curves are the gates of all {spoken.integer(run['input_gate'].shape[1])} hidden units: "
+            f"{spoken.mark('forget')}forget, {spoken.mark('input')}input and {spoken.mark('output')}output, "
+            f"{spoken.mark('rows')}one row per unit and one column per step."
+        ),
+        "switching": (
+            "They switch at the markers and hold in between: "
+            f"{spoken.mark('input')}there the input gate {spoken.mark('times')}moves about {about(at / elsewhere)} "
+            "times more than elsewhere."
+        ),
+    }
 
 
 # --- the scene ----------------------------------------------------------------------------------------------
@@ -230,18 +242,18 @@ class InsideTheLSTM(LectureSlide):
 
     def opening(self) -> None:
         self.next_slide(notes=opening_notes(self.run))
-        sequence, marked, panels = opening_said(self.run)
+        said = opening_said(self.run)
         self.build_panels()
-        with self.beat(sequence) as beat:
+        with self.beat(said["sequence"]) as beat:
             axis = [FadeIn(self.stream_label), Create(self.stream.baseline), self.stream.appear()]
             self.title("What the trained LSTM actually does", along=axis, run_time=beat.remaining)
-        with self.beat(marked) as beat:
+        with self.beat(said["marked"]) as beat:
             self.play(self.stream.light(self.markers, theme.highlight()), run_time=beat.until("values"))
             self.play(
                 LaggedStart(*[Indicate(self.stream.stem(m)) for m in self.markers], lag_ratio=0.5),
                 run_time=beat.remaining,
             )
-        with self.beat(panels) as beat:  # each panel as it is named
+        with self.beat(said["panels"]) as beat:  # each panel as it is named
             self.play(Create(self.marker_lines), run_time=beat.until("write"))
             self.play(Create(self.write_plot), FadeIn(self.legends[0]), run_time=beat.until("memory"))
             self.play(Create(self.memory), FadeIn(self.legends[1]), run_time=beat.until("guess"))
@@ -252,7 +264,7 @@ class InsideTheLSTM(LectureSlide):
 
     def first_marker(self) -> None:
         self.next_slide(notes=first_marker_notes(self.run))
-        (said,) = first_marker_said(self.run)
+        said = first_marker_said(self.run)
         first = self.markers[0]
         with self.beat(said) as beat:
             self.walk_to(first, beat.until("write"))
@@ -261,7 +273,7 @@ class InsideTheLSTM(LectureSlide):
 
     def holding(self) -> None:
         self.next_slide(notes=holding_notes(self.run))
-        (said,) = holding_said(self.run)
+        said = holding_said(self.run)
         first, last = self.markers[0], self.markers[1] - 1
         with self.beat(said) as beat:
             self.walk_to(last, beat.until("guess"))
@@ -270,7 +282,7 @@ class InsideTheLSTM(LectureSlide):
 
     def second_marker(self) -> None:
         self.next_slide(notes=second_marker_notes(self.run))
-        (said,) = second_marker_said(self.run)
+        said = second_marker_said(self.run)
         second = self.markers[1]
         with self.beat(said) as beat:
             self.walk_to(second, beat.until("write"))
@@ -279,29 +291,29 @@ class InsideTheLSTM(LectureSlide):
 
     def answer(self) -> None:
         self.next_slide(notes=answer_notes(self.run))
-        reached, error = answer_said(self.run)
-        with self.beat(reached) as beat:
+        said = answer_said(self.run)
+        with self.beat(said["reached"]) as beat:
             self.walk_to(self.length - 1, beat.until("guess"))
             self.finish(beat.until("target"))
             self.play(Indicate(self.target_label), Indicate(self.target_line), run_time=beat.remaining)
-        with self.beat(error) as beat:
+        with self.beat(said["error"]) as beat:
             self.play(Create(self.error[0]), FadeIn(self.error[1]), run_time=beat.until("rough"))
             along = self.live[3].copy().clear_updaters().set_stroke(theme.highlight(), width=6)
             self.play(ShowPassingFlash(along, time_width=0.3, rate_func=linear), run_time=beat.remaining)
 
     def gates(self) -> None:
         self.next_slide(notes=gates_notes(self.run))
-        shown, switching = gates_said(self.run)
+        said = gates_said(self.run)
         at, elsewhere = change_at_markers(self.run["input_gate"], markers(self.run))
         maps, axis = self.gate_maps()
         columns = self.marker_columns(maps)
-        with self.beat(shown) as beat:  # the curves give way to the gates, each as it is named
+        with self.beat(said["shown"]) as beat:  # the curves give way to the gates, each as it is named
             self.play(FadeOut(self.curves_shown()), run_time=beat.until("forget"))
             self.play(FadeIn(maps[0]), run_time=beat.until("input"))
             self.play(FadeIn(maps[1]), run_time=beat.until("output"))
             self.play(FadeIn(maps[2]), run_time=beat.until("rows"))
             self.play(FadeIn(axis), run_time=beat.remaining)
-        with self.beat(switching) as beat:
+        with self.beat(said["switching"]) as beat:
             lit = [Indicate(self.stream.stem(m)) for m in self.markers]
             self.play(Create(columns), *lit, run_time=beat.until("input"))
             gate = Circumscribe(maps[1][0].cells, fade_out=True, color=theme.highlight())

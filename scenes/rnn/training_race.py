@@ -57,14 +57,18 @@ def setup_notes(kinds: list[str], params: dict, baseline: float) -> str:
     )
 
 
-def setup_said(kinds: list[str], hidden: int, baseline: float) -> tuple[str, str]:
+def setup_said(kinds: list[str], hidden: int, baseline: float) -> dict[str, str]:
     """While the empty plot is drawn, then while the baseline is."""
     named = spoken.listing([f"{mark(f'kind{i}')}{kind}" for i, kind in enumerate(kinds)])
-    return (
-        f"{spoken.sentence(spoken.count(len(kinds), 'recurrent cell'))}, {named}, "
-        f"{mark('hidden')}each with {spoken.integer(hidden)} hidden units, now train on the adding problem.",
-        f"The dashed line is the error of always predicting the mean: {mark('value')}{spoken.number(baseline, 2)}.",
-    )
+    return {
+        "plotted": (
+            f"{spoken.sentence(spoken.count(len(kinds), 'recurrent cell'))}, {named}, "
+            f"{mark('hidden')}each with {spoken.integer(hidden)} hidden units, now train on the adding problem."
+        ),
+        "baseline": (
+            f"The dashed line is the error of always predicting the mean: {mark('value')}{spoken.number(baseline, 2)}."
+        ),
+    }
 
 
 def race_notes(kinds: list[str], mse: np.ndarray, params: dict) -> str:
@@ -72,7 +76,7 @@ def race_notes(kinds: list[str], mse: np.ndarray, params: dict) -> str:
     return f"Test MSE on {params['test_size']} held-out sequences, every {params['eval_every']} steps. {starts}."
 
 
-def race_said(kinds: list[str], mse: np.ndarray, baseline: float, params: dict) -> tuple[str]:
+def race_said(kinds: list[str], mse: np.ndarray, baseline: float, params: dict) -> str:
     """While the legend appears and the curves run."""
     solved, failed = verdict(kinds, mse[:, -1], baseline)
     said = (
@@ -89,7 +93,7 @@ def race_said(kinds: list[str], mse: np.ndarray, baseline: float, params: dict) 
         near = near_the_mean(kinds, mse[:, -1], baseline, failed)
         where = "near the baseline" if near else "above a tenth of the baseline"
         said += f" {'while ' if solved else ''}{the(failed)} {'stays' if len(failed) == 1 else 'stay'} {where}."
-    return (said,)
+    return said
 
 
 def finals_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
@@ -97,7 +101,7 @@ def finals_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
     return f"Final held-out MSE: {ends} (baseline {baseline:.3f})."
 
 
-def finals_said(kinds: list[str], finals: np.ndarray, baseline: float) -> tuple[str]:
+def finals_said(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
     """While each curve's final MSE is labelled."""
     ends = []
     for index, (kind, final) in enumerate(zip(kinds, finals)):
@@ -105,7 +109,7 @@ def finals_said(kinds: list[str], finals: np.ndarray, baseline: float) -> tuple[
             ends.append(f"{mark(f'kind{index}')}the {kind} about {about(baseline / final)} times under the baseline")
         else:
             ends.append(f"{mark(f'kind{index}')}the {kind} at {spoken.number(float(final), 2)}")
-    return (f"Final errors: {spoken.listing(ends)}.",)
+    return f"Final errors: {spoken.listing(ends)}."
 
 
 def verdict_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
@@ -131,7 +135,7 @@ def verdict_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
     return "; ".join(parts) + "."
 
 
-def verdict_said(kinds: list[str], finals: np.ndarray, baseline: float) -> tuple[str, str]:
+def verdict_said(kinds: list[str], finals: np.ndarray, baseline: float) -> dict[str, str]:
     """While the solved line and the verdict appear, then while they stay."""
     solved, failed = verdict(kinds, finals, baseline)
     one = len(solved) == 1
@@ -142,14 +146,15 @@ def verdict_said(kinds: list[str], finals: np.ndarray, baseline: float) -> tuple
     else:
         claim += "none of the cells gets there."
     if not failed:
-        return claim, "Every cell solves the task."
+        return {"claim": claim, "rest": "Every cell solves the task."}
     one = len(failed) == 1
     near = near_the_mean(kinds, finals, baseline, failed)
     meaning = "learned little more than the mean" if near else "stayed above a tenth of the baseline"
-    return claim, (
+    rest = (
         f"{spoken.sentence(the(failed))} {'does' if one else 'do'} not: "
         f"{mark('meaning')}{'it' if one else 'they'} {meaning}."
     )
+    return {"claim": claim, "rest": rest}
 
 
 # --- the scene ----------------------------------------------------------------------------------------------
@@ -176,23 +181,23 @@ class TrainingRace(LectureSlide):
 
     def lineup(self) -> None:
         self.next_slide(notes=setup_notes(self.kinds, self.params, self.baseline))
-        plotted, baseline = setup_said(self.kinds, self.params["hidden"], self.baseline)
+        said = setup_said(self.kinds, self.params["hidden"], self.baseline)
         line, label = self.build_plot()
         self.step = ValueTracker(0.0)
         self.curves, self.readout = self.build_race()
-        with self.beat(plotted) as beat:  # the empty plot, then each cell's name in the legend as it is said
+        with self.beat(said["plotted"]) as beat:  # the empty plot, then each cell's name in the legend as it is said
             self.title("Vanilla RNN vs LSTM vs GRU", along=[Create(self.plot)], run_time=beat.until("kind0"))
             for index, name in enumerate(self.legend):
                 following = f"kind{index + 1}" if index + 1 < len(self.kinds) else "hidden"
                 self.play(FadeIn(name, shift=0.2 * LEFT), run_time=beat.until(following))
             self.play(FadeIn(self.size_note, shift=0.1 * UP), run_time=beat.remaining)
-        with self.beat(baseline) as beat:
+        with self.beat(said["baseline"]) as beat:
             self.play(Create(line), run_time=beat.until("value"))
             self.play(FadeIn(label, shift=0.1 * UP), run_time=beat.remaining)
 
     def race(self) -> None:
         self.next_slide(notes=race_notes(self.kinds, self.mse, self.params))
-        (said,) = race_said(self.kinds, self.mse, self.baseline, self.params)
+        said = race_said(self.kinds, self.mse, self.baseline, self.params)
         curves, readout = self.curves, self.readout
         starts = VGroup(
             *[
@@ -213,7 +218,7 @@ class TrainingRace(LectureSlide):
 
     def label_finals(self) -> None:
         self.next_slide(notes=finals_notes(self.kinds, self.finals, self.baseline))
-        (said,) = finals_said(self.kinds, self.finals, self.baseline)
+        said = finals_said(self.kinds, self.finals, self.baseline)
         self.labels = self.final_labels()
         with self.beat(said) as beat:  # each curve's final error at its end, as it is read
             self.play(FadeOut(self.legend), FadeOut(self.size_note), run_time=beat.until("kind0"))
@@ -224,15 +229,15 @@ class TrainingRace(LectureSlide):
 
     def verdict(self) -> None:
         self.next_slide(notes=verdict_notes(self.kinds, self.finals, self.baseline))
-        claim, rest = verdict_said(self.kinds, self.finals, self.baseline)
+        said = verdict_said(self.kinds, self.finals, self.baseline)
         solved, failed = verdict(self.kinds, self.finals, self.baseline)
         threshold_line, lines = self.verdict_lines()
         solved_labels = VGroup(*[self.labels[self.kinds.index(kind)] for kind in solved])
         failed_labels = VGroup(*[self.labels[self.kinds.index(kind)] for kind in failed])
-        with self.beat(claim) as beat:  # the line at a tenth of the baseline, then the cells that pass under it
+        with self.beat(said["claim"]) as beat:  # the line at a tenth of the baseline, then the cells that pass under it
             self.play(Create(threshold_line), run_time=beat.until("solved"))
             self.play(FadeIn(lines[0]), Indicate(solved_labels if solved else lines[0]), run_time=beat.remaining)
-        with self.beat(rest) as beat:
+        with self.beat(said["rest"]) as beat:
             if failed:
                 if solved:
                     self.play(FadeIn(lines[1]), run_time=beat.until("meaning"))

@@ -54,14 +54,18 @@ def tokens_notes(run: Artifact) -> str:
     )
 
 
-def tokens_said(run: Artifact) -> tuple[str, str]:
+def tokens_said(run: Artifact) -> dict[str, str]:
     keys = _keys(run)
-    return (
-        f"Attention can also average. {count(len(keys), 'token').capitalize()} each carry a key, "
-        f"{mark('colour')}shown by colour, and {mark('value')}a value.",
-        f"Each token must output {mark('mean')}the mean value of its key group; for key "
-        f"{integer(int(keys[0]))}, {mark('first')}that is {significant(run['target'][0])}.",
-    )
+    return {
+        "opening": (
+            f"Attention can also average. {count(len(keys), 'token').capitalize()} each carry a key, "
+            f"{mark('colour')}shown by colour, and {mark('value')}a value."
+        ),
+        "task": (
+            f"Each token must output {mark('mean')}the mean value of its key group; for key "
+            f"{integer(int(keys[0]))}, {mark('first')}that is {significant(run['target'][0])}."
+        ),
+    }
 
 
 def matrix_notes(run: Artifact) -> str:
@@ -72,13 +76,17 @@ def matrix_notes(run: Artifact) -> str:
     )
 
 
-def matrix_said(run: Artifact) -> tuple[str, str]:
-    return (
-        f"In the trained attention matrix, {mark('row')}each row is a token looking; "
-        f"{mark('column')}each column, a token it sees.",
-        f"Of every row's weight, {percent(run.metrics['example_within_group_mass'], 1)} {mark('inside')}stays "
-        "inside its own key group.",
-    )
+def matrix_said(run: Artifact) -> dict[str, str]:
+    return {
+        "rows_and_columns": (
+            f"In the trained attention matrix, {mark('row')}each row is a token looking; "
+            f"{mark('column')}each column, a token it sees."
+        ),
+        "within": (
+            f"Of every row's weight, {percent(run.metrics['example_within_group_mass'], 1)} {mark('inside')}stays "
+            "inside its own key group."
+        ),
+    }
 
 
 def blocks_notes(run: Artifact) -> str:
@@ -93,15 +101,17 @@ def blocks_notes(run: Artifact) -> str:
     )
 
 
-def blocks_said(run: Artifact) -> tuple[str, str]:
+def blocks_said(run: Artifact) -> dict[str, str]:
     attention, keys = run["attention"], _keys(run)
     group = max(_groups(keys), key=len)  # the largest group shows the even spread best
     share = float(attention[group[0], group].mean())
-    return (
-        "Each key group forms a square block of weight.",
-        f"Inside a block the weight is spread evenly: {mark('group')}in a group of {integer(len(group))}, each "
-        f"token gets {significant(share)}. {mark('soft')}A soft group-by.",
-    )
+    return {
+        "blocks_shown": "Each key group forms a square block of weight.",
+        "even_spread": (
+            f"Inside a block the weight is spread evenly: {mark('group')}in a group of {integer(len(group))}, each "
+            f"token gets {significant(share)}. {mark('soft')}A soft group-by."
+        ),
+    }
 
 
 def outputs_notes(run: Artifact) -> str:
@@ -120,14 +130,21 @@ def times_smaller(run: Artifact) -> int:
     return int(round(ratio, 1 - int(np.floor(np.log10(ratio)))))
 
 
-def outputs_said(run: Artifact) -> tuple[str, str, str]:
-    return (
-        f"This plot shows {mark('truth')}the true group mean at each of the {count(len(run['target']), 'position')}.",
-        "The attention output, dashed, lands right on them: "
-        f"{mark('error')}its largest error is {significant(run.metrics['example_max_abs_error'])}.",
-        f"On held-out sequences its squared error is {mark('times')}about {integer(times_smaller(run))} times "
-        "smaller than guessing each sequence's mean.",
-    )
+def outputs_said(run: Artifact) -> dict[str, str]:
+    return {
+        "truth": (
+            f"This plot shows {mark('truth')}the true group mean at each of the "
+            f"{count(len(run['target']), 'position')}."
+        ),
+        "output": (
+            "The attention output, dashed, lands right on them: "
+            f"{mark('error')}its largest error is {significant(run.metrics['example_max_abs_error'])}."
+        ),
+        "held_out": (
+            f"On held-out sequences its squared error is {mark('times')}about {integer(times_smaller(run))} times "
+            "smaller than guessing each sequence's mean."
+        ),
+    }
 
 
 # --- the scene ----------------------------------------------------------------------------------------
@@ -149,7 +166,7 @@ class AttentionPooling(LectureSlide):
     def tokens(self) -> None:
         run = self.run
         self.next_slide(notes=tokens_notes(run))
-        opening, task_said = tokens_said(run)
+        said = tokens_said(run)
         heading = self.heading("Self-attention can pool, not just pick")
         self.token_row = VGroup(
             *[
@@ -181,7 +198,7 @@ class AttentionPooling(LectureSlide):
             ]
         )
         groups = _groups(self.keys)
-        with self.beat(opening) as beat:  # the tokens appear, then their colours (keys), then their values
+        with self.beat(said["opening"]) as beat:  # the tokens appear, then their colours (keys), then their values
             tokens = LaggedStart(*[FadeIn(token, shift=0.1 * DOWN) for token in self.token_row], lag_ratio=0.15)
             self.title(heading, along=[tokens], run_time=beat.until("colour"))
             by_key = [Indicate(VGroup(*[self.token_row[i][0] for i in group])) for group in groups]
@@ -189,7 +206,7 @@ class AttentionPooling(LectureSlide):
             self.play(LaggedStart(*[Indicate(token[1], scale_factor=1.15) for token in self.token_row], lag_ratio=0.1),
                       run_time=beat.remaining)  # fmt: skip
         first = groups[0]
-        with self.beat(task_said) as beat:  # each token points to its group's mean; key 0's is read out
+        with self.beat(said["task"]) as beat:  # each token points to its group's mean; key 0's is read out
             self.play(LaggedStart(*[Create(arrow) for arrow in arrows], lag_ratio=0.1), run_time=beat.until("mean"))
             self.play(LaggedStart(*[FadeIn(target, shift=0.1 * DOWN) for target in targets], lag_ratio=0.1),
                       FadeIn(target_title), run_time=beat.until("first"))  # fmt: skip
@@ -200,7 +217,7 @@ class AttentionPooling(LectureSlide):
     def matrix(self) -> None:
         attention = self.run["attention"]
         self.next_slide(notes=matrix_notes(self.run))
-        rows_and_columns, within = matrix_said(self.run)
+        said = matrix_said(self.run)
         values = [f"{value:.2f}" for value in self.run["values"]]
         # Rows name key and value; columns (the same tokens, same order) name the key, coloured by group like the rows.
         self.heatmap = Heatmap(
@@ -218,7 +235,7 @@ class AttentionPooling(LectureSlide):
         for labels in (self.heatmap.row_labels, self.heatmap.col_labels):
             for label, key in zip(labels, self.keys):
                 label.set_color(theme.item_colour(key))
-        with self.beat(rows_and_columns) as beat:
+        with self.beat(said["rows_and_columns"]) as beat:
             self.play(FadeOut(self.token_row), FadeOut(self.task), run_time=0.4)
             self.play(FadeIn(self.heatmap), run_time=beat.until("row"))
             self.play(LaggedStart(*[Indicate(label) for label in self.heatmap.row_labels], lag_ratio=0.15),
@@ -226,7 +243,7 @@ class AttentionPooling(LectureSlide):
             self.play(LaggedStart(*[Indicate(label) for label in self.heatmap.col_labels], lag_ratio=0.15),
                       run_time=beat.remaining)  # fmt: skip
         share = self.run.metrics["example_within_group_mass"]
-        with self.beat(within) as beat:  # the share is written, then each row's in-group cells light up in turn
+        with self.beat(said["within"]) as beat:  # the share is written, then each row's in-group cells light up in turn
             self.within = self.fact(f"{share:.1%} of every row's weight", "stays inside its key group")
             self.within.next_to(self.heatmap, RIGHT, buff=0.6).align_to(self.heatmap.cells, UP).shift(0.6 * DOWN)
             self.play(FadeIn(self.within, shift=0.1 * UP), run_time=beat.until("inside"))
@@ -238,7 +255,7 @@ class AttentionPooling(LectureSlide):
     def blocks(self) -> None:
         keys = self.keys
         self.next_slide(notes=blocks_notes(self.run))
-        blocks_shown, even_spread = blocks_said(self.run)
+        said = blocks_said(self.run)
         outlines = VGroup()
         for group in _groups(keys):
             corner_cells = VGroup(self.heatmap.cell(group[0], group[0]), self.heatmap.cell(group[-1], group[-1]))
@@ -247,13 +264,13 @@ class AttentionPooling(LectureSlide):
                     corner_cells, buff=0.0, color=theme.item_colour(int(keys[group[0]])), stroke_width=4
                 )
             )
-        with self.beat(blocks_shown) as beat:
+        with self.beat(said["blocks_shown"]) as beat:
             self.play(LaggedStart(*[Create(outline) for outline in outlines], lag_ratio=0.5), run_time=beat.remaining)
         groups = _groups(keys)
         largest = max(range(len(groups)), key=lambda g: len(groups[g]))
         group = groups[largest]
         share = float(self.run["attention"][group[0], group].mean())
-        with self.beat(even_spread) as beat:  # the largest block's cells, its even share, then the name of it
+        with self.beat(said["even_spread"]) as beat:  # the largest block's cells, its even share, then the name of it
             cells = VGroup(*[self.heatmap.cell(i, j) for i in group for j in group])
             self.play(Indicate(cells, scale_factor=1.05), run_time=beat.until("group"))
             self.add(self.heatmap)  # manim took the lit cells out of it: one heatmap again
@@ -275,7 +292,7 @@ class AttentionPooling(LectureSlide):
     def outputs(self) -> None:
         target, output = self.run["target"], self.run["output"]
         self.next_slide(notes=outputs_notes(self.run))
-        truth_said, output_said, held_out = outputs_said(self.run)
+        said = outputs_said(self.run)
         count = len(target)
         plot = Plot(
             (0, count - 1, 1),
@@ -308,17 +325,17 @@ class AttentionPooling(LectureSlide):
         )
         worst = int(np.argmax(np.abs(output - target)))
         metrics = self.run.metrics
-        with self.beat(truth_said) as beat:  # the plot, then the truth traced left to right as it is named
+        with self.beat(said["truth"]) as beat:  # the plot, then the truth traced left to right as it is named
             self.play(FadeOut(self.facts), run_time=0.4)
             self.play(Create(plot), run_time=beat.until("truth"))
             self.play(FadeIn(legend[0]), Create(truth_line), LaggedStart(*[FadeIn(dot) for dot in truth_dots]),
                       rate_func=linear, run_time=beat.remaining)  # fmt: skip
-        with self.beat(output_said) as beat:  # the output traced over it, then its worst point circled
+        with self.beat(said["output"]) as beat:  # the output traced over it, then its worst point circled
             self.play(FadeIn(legend[1]), Create(output_line), LaggedStart(*[FadeIn(dot) for dot in output_dots]),
                       rate_func=linear, run_time=beat.until("error"))  # fmt: skip
             self.play(Circumscribe(VGroup(truth_dots[worst], output_dots[worst]), color=theme.highlight()),
                       run_time=beat.remaining)  # fmt: skip
-        with self.beat(held_out) as beat:  # the held-out errors, side by side
+        with self.beat(said["held_out"]) as beat:  # the held-out errors, side by side
             errors = self.fact(
                 f"held-out MSE {metrics['mse']:.1e}",
                 f"each sequence's mean: {metrics['sequence_mean_mse']:.4f}",

@@ -45,16 +45,23 @@ def circles_notes(run: Artifact) -> str:
     )
 
 
-def circles_said(run: Artifact) -> tuple[str, str, str]:
+def circles_said(run: Artifact) -> dict[str, str]:
     pairs, freqs = run["pairs"], run["freqs"]
     fastest = int(pairs[0])
-    return (
-        f"Rotary encoding marks position another way: it turns {mark('pairs')}pairs of dimensions, like clock hands.",
-        f"{count(len(pairs), 'pair').capitalize()} of the query's dimensions, {mark('arrow')}each an arrow, "
-        f"{mark('zero')}at position zero.",
-        f"Each position step turns a pair by its own angle: {mark('fastest')}{significant(freqs[fastest])} "
-        f"radians for pair {integer(fastest)}, {mark('higher')}far less for higher pairs.",
-    )
+    return {
+        "clock": (
+            f"Rotary encoding marks position another way: it turns {mark('pairs')}pairs of dimensions, "
+            "like clock hands."
+        ),
+        "arrows": (
+            f"{count(len(pairs), 'pair').capitalize()} of the query's dimensions, {mark('arrow')}each an arrow, "
+            f"{mark('zero')}at position zero."
+        ),
+        "legend": (
+            f"Each position step turns a pair by its own angle: {mark('fastest')}{significant(freqs[fastest])} "
+            f"radians for pair {integer(fastest)}, {mark('higher')}far less for higher pairs."
+        ),
+    }
 
 
 def spin_notes(run: Artifact) -> str:
@@ -67,13 +74,13 @@ def spin_notes(run: Artifact) -> str:
     )
 
 
-def spin_said(run: Artifact) -> tuple[str]:
+def spin_said(run: Artifact) -> str:
     pairs, last = run["pairs"], int(run["positions"][-1])
     turns = run["pair_angles"][:, -1] / (2 * np.pi)
     return (
         f"As the query moves from position zero to {integer(last)}, pair {integer(int(pairs[0]))} makes "
         f"{significant(turns[0])} turns, while pair {integer(int(pairs[-1]))} turns only "
-        f"{significant(turns[-1])} of a turn.",
+        f"{significant(turns[-1])} of a turn."
     )
 
 
@@ -86,15 +93,19 @@ def both_positions_notes(run: Artifact) -> str:
     )
 
 
-def both_positions_said(run: Artifact) -> tuple[str, str, str]:
+def both_positions_said(run: Artifact) -> dict[str, str]:
     offset = int(run.params["offset"])
-    return (
-        "The query goes back to position zero.",
-        f"A key joins it at position {integer(offset)}. {mark('arc')}Each arc shows the angle between query and "
-        "key in one pair.",
-        f"The score adds up, pair by pair, the two lengths times the cosine of that angle; "
-        f"{mark('here')}here it is {significant(run['sweep_scores'][0])}.",
-    )
+    return {
+        "back_to_zero": "The query goes back to position zero.",
+        "key_joins": (
+            f"A key joins it at position {integer(offset)}. {mark('arc')}Each arc shows the angle between query and "
+            "key in one pair."
+        ),
+        "score": (
+            f"The score adds up, pair by pair, the two lengths times the cosine of that angle; "
+            f"{mark('here')}here it is {significant(run['sweep_scores'][0])}."
+        ),
+    }
 
 
 def shift_both_notes(run: Artifact) -> str:
@@ -107,13 +118,15 @@ def shift_both_notes(run: Artifact) -> str:
     )
 
 
-def shift_both_said(run: Artifact) -> tuple[str, str]:
+def shift_both_said(run: Artifact) -> dict[str, str]:
     shift = int(run.params["shift"])
-    return (
-        f"Now shift both positions together, by up to {integer(shift)}: every arrow turns, but query and key "
-        "turn as one.",
-        f"The angles never change, so the score stays at {significant(run['sweep_scores'][0])}.",
-    )
+    return {
+        "shifting": (
+            f"Now shift both positions together, by up to {integer(shift)}: every arrow turns, but query and key "
+            "turn as one."
+        ),
+        "steady": f"The angles never change, so the score stays at {significant(run['sweep_scores'][0])}.",
+    }
 
 
 def score_matrix_notes(run: Artifact) -> str:
@@ -126,14 +139,18 @@ def score_matrix_notes(run: Artifact) -> str:
     )
 
 
-def score_matrix_said(run: Artifact) -> tuple[str, str]:
+def score_matrix_said(run: Artifact) -> dict[str, str]:
     scores, offset = run["scores"], int(run.params["offset"])
-    return (
-        f"Here is the score of every {mark('query')}query position against every {mark('key')}key position.",
-        f"Each diagonal is constant: {mark('with')}with the key "
-        f"{count(offset, 'position')} after the query, {mark('always')}the score is always "
-        f"{significant(scores[0, offset])}.",
-    )
+    return {
+        "every_pair": (
+            f"Here is the score of every {mark('query')}query position against every {mark('key')}key position."
+        ),
+        "constant": (
+            f"Each diagonal is constant: {mark('with')}with the key "
+            f"{count(offset, 'position')} after the query, {mark('always')}the score is always "
+            f"{significant(scores[0, offset])}."
+        ),
+    }
 
 
 def relative_rows_notes(run: Artifact) -> str:
@@ -147,13 +164,15 @@ def relative_rows_notes(run: Artifact) -> str:
     )
 
 
-def relative_rows_said(run: Artifact) -> tuple[str, str]:
+def relative_rows_said(run: Artifact) -> dict[str, str]:
     shift = int(run.params["shift"])
-    return (
-        f"This curve scores a query at position zero {mark('keys')}against keys further and further ahead.",
-        f"Move the query to position {integer(shift)} and {mark('dashed')}its dashed curve lies exactly on top: "
-        f"{mark('relative')}rotary scores depend only on the relative offset.",
-    )
+    return {
+        "at_zero": f"This curve scores a query at position zero {mark('keys')}against keys further and further ahead.",
+        "at_shift": (
+            f"Move the query to position {integer(shift)} and {mark('dashed')}its dashed curve lies exactly on top: "
+            f"{mark('relative')}rotary scores depend only on the relative offset."
+        ),
+    }
 
 
 # --- the scene ----------------------------------------------------------------------------------------
@@ -181,7 +200,7 @@ class RopeRotation(LectureSlide):
         run = self.run
         pairs, freqs = run["pairs"], run["freqs"]
         self.next_slide(notes=circles_notes(run))
-        clock, arrows_said, legend_said = circles_said(run)
+        said = circles_said(run)
         self.query_position = ValueTracker(0.0)
         self.key_position = ValueTracker(0.0)
         speeds = ["fast", "medium", "slow", "slowest"]
@@ -238,12 +257,12 @@ class RopeRotation(LectureSlide):
         self.position_number = position_text.number
         self.position_text = position_text
         q_legend = theme.label(r"$q$ pair, rotated by $m\,\omega$", theme.LABEL_SIZE, theme.query_colour())
-        with self.beat(clock) as beat:
+        with self.beat(said["clock"]) as beat:
             rings = [Create(wheel.ring) for wheel in self.wheels]
             self.header = self.title("Rotary positional encoding (RoPE)", along=rings, run_time=beat.until("pairs"))
             self.play(LaggedStart(*[FadeIn(title, shift=0.1 * DOWN) for title in titles], lag_ratio=0.3),
                       run_time=beat.remaining)  # fmt: skip
-        with self.beat(arrows_said) as beat:
+        with self.beat(said["arrows"]) as beat:
             self.play(Indicate(VGroup(*[title[0] for title in titles]), color=theme.query_colour()),
                       run_time=beat.until("arrow"))  # fmt: skip
             self.play(LaggedStart(*[FadeIn(arrow) for arrow in self.query_arrows], lag_ratio=0.3),
@@ -252,7 +271,7 @@ class RopeRotation(LectureSlide):
         q_legend.to_edge(DOWN, buff=0.3)
         # One position step, 0 to 1: each arrow turns by its own frequency, then the frequencies are read.
         omegas = [title[1] for title in titles]
-        with self.beat(legend_said) as beat:
+        with self.beat(said["legend"]) as beat:
             self.play(self.query_position.animate.set_value(1.0), FadeIn(q_legend), run_time=beat.until("fastest"))
             self.play(Indicate(omegas[0], color=theme.highlight()), run_time=beat.until("higher"))
             self.play(LaggedStart(*[Indicate(omega, color=theme.highlight()) for omega in omegas[1:]], lag_ratio=0.3),
@@ -262,7 +281,7 @@ class RopeRotation(LectureSlide):
     def spin(self) -> None:
         last = float(self.run["positions"][-1])
         self.next_slide(notes=spin_notes(self.run))
-        (said,) = spin_said(self.run)
+        said = spin_said(self.run)
         self.backdrop(self.header, self.wheel_titles, *[wheel.ring for wheel in self.wheels], self.q_legend)
         with self.beat(said) as beat:  # on from the step just taken, at the pace of the words
             self.play(self.query_position.animate.set_value(last), run_time=beat.remaining, rate_func=linear)
@@ -271,10 +290,10 @@ class RopeRotation(LectureSlide):
         run = self.run
         offset = int(run.params["offset"])
         self.next_slide(notes=both_positions_notes(run))
-        back_to_zero, key_joins, score_said = both_positions_said(run)
+        said = both_positions_said(run)
         for trail in self.trails:
             trail.clear_updaters()
-        with self.beat(back_to_zero) as beat:
+        with self.beat(said["back_to_zero"]) as beat:
             self.play(FadeOut(self.trails), self.query_position.animate.set_value(0.0), run_time=beat.remaining)
         self.key_position.set_value(float(offset))
         key_arrows = []
@@ -320,7 +339,7 @@ class RopeRotation(LectureSlide):
             .arrange(RIGHT, buff=0.6)
             .to_edge(DOWN, buff=0.3)
         )
-        with self.beat(key_joins) as beat:
+        with self.beat(said["key_joins"]) as beat:
             self.play(
                 self.position_text.animate.move_to(targets[0]),
                 *[FadeIn(arrow) for arrow in key_arrows],
@@ -331,7 +350,7 @@ class RopeRotation(LectureSlide):
             )
             self.play(*[Create(arc) for arc in self.angle_arcs], FadeIn(legend[2]), run_time=beat.remaining)
         # Pair by pair: each wheel's share of the score (its lengths and its angle), then the sum.
-        with self.beat(score_said) as beat:
+        with self.beat(said["score"]) as beat:
             self.play(LaggedStart(*[Indicate(wheel.ring, color=theme.highlight(), scale_factor=1.05)
                                     for wheel in self.wheels], lag_ratio=0.5), run_time=beat.until("here"))  # fmt: skip
             self.play(FadeIn(score_text, shift=0.1 * UP), run_time=beat.remaining)
@@ -342,16 +361,16 @@ class RopeRotation(LectureSlide):
         shift, offset = int(run.params["shift"]), int(run.params["offset"])
         shifts, scores = run["sweep_shift"], run["sweep_scores"]
         self.next_slide(loop=True, notes=shift_both_notes(run))
-        shifting, steady = shift_both_said(run)
+        said = shift_both_said(run)
         shared = ValueTracker(0.0)
         self.backdrop(self.header, self.wheel_titles, *[wheel.ring for wheel in self.wheels], self.legend)
         self.query_position.add_updater(lambda t: t.set_value(shared.get_value()))
         self.key_position.add_updater(lambda t: t.set_value(shared.get_value() + offset))
         self.score_number.add_updater(lambda n: n.set_value(float(np.interp(shared.get_value(), shifts, scores))))
         self.add(self.query_position, self.key_position)
-        with self.beat(shifting) as beat:
+        with self.beat(said["shifting"]) as beat:
             self.play(shared.animate.set_value(float(shift)), run_time=beat.remaining, rate_func=smooth)
-        with self.beat(steady) as beat:  # back to the start, the loop's first frame, the score steady all along
+        with self.beat(said["steady"]) as beat:  # back to the start, the loop's first frame, the score steady all along
             self.play(shared.animate.set_value(0.0), run_time=beat.remaining, rate_func=smooth)
         # Freeze every readout: a live one that re-renders (say 0.0 as -0.0) changes its glyph count mid-fade.
         for mobject in (self.query_position, self.key_position, self.score_number, *self.readout_numbers):
@@ -360,7 +379,7 @@ class RopeRotation(LectureSlide):
     def score_matrix(self) -> None:
         scores, offset = self.run["scores"], int(self.run.params["offset"])
         self.next_slide(notes=score_matrix_notes(self.run))
-        every_pair, constant = score_matrix_said(self.run)
+        said = score_matrix_said(self.run)
         size = scores.shape[0]
         ticks = [str(p) if p % 8 == 0 else "" for p in range(size)]
         self.matrix = Heatmap(
@@ -385,7 +404,7 @@ class RopeRotation(LectureSlide):
         )
         value = theme.label(f"every cell $= {scores[0, offset]:.4f}$", theme.LABEL_SIZE, theme.highlight())
         value.next_to(tag, RIGHT, buff=0.3)
-        with self.beat(every_pair) as beat:
+        with self.beat(said["every_pair"]) as beat:
             self.play(
                 FadeOut(self.wheels),
                 FadeOut(self.wheel_titles),
@@ -398,7 +417,7 @@ class RopeRotation(LectureSlide):
             self.play(FadeIn(self.matrix), run_time=beat.until("query"))
             self.play(Indicate(self.matrix.row_title, color=theme.query_colour()), run_time=beat.until("key"))
             self.play(Indicate(self.matrix.col_title, color=theme.key_colour()), run_time=beat.remaining)
-        with self.beat(constant) as beat:  # the diagonal traced as it is named, its offset, then its value
+        with self.beat(said["constant"]) as beat:  # the diagonal traced as it is named, its offset, then its value
             self.play(Create(line), rate_func=linear, run_time=beat.until("with"))
             self.play(FadeIn(tag, shift=0.1 * DOWN), run_time=beat.until("always"))
             self.play(FadeIn(value, shift=0.1 * LEFT), run_time=beat.remaining)
@@ -408,7 +427,7 @@ class RopeRotation(LectureSlide):
         offsets, row_at_0, row_at_shift = run["offsets"], run["row_at_0"], run["row_at_shift"]
         shift = int(run.params["shift"])
         self.next_slide(notes=relative_rows_notes(run))
-        at_zero, at_shift = relative_rows_said(run)
+        said = relative_rows_said(run)
         low, high = np.floor(min(row_at_0.min(), row_at_shift.min())), np.ceil(max(row_at_0.max(), row_at_shift.max()))
         plot = Plot(
             (0, offsets[-1], 4),
@@ -433,10 +452,10 @@ class RopeRotation(LectureSlide):
             .arrange(DOWN, aligned_edge=LEFT, buff=0.1)
             .next_to(plot, UP, buff=0.15)
         )
-        with self.beat(at_zero) as beat:
+        with self.beat(said["at_zero"]) as beat:
             self.play(Create(plot), FadeIn(legend[0]), run_time=beat.until("keys"))
             self.play(Create(first), rate_func=linear, run_time=beat.remaining)  # offset by offset, as said
-        with self.beat(at_shift) as beat:
+        with self.beat(said["at_shift"]) as beat:
             self.play(FadeIn(legend[1]), run_time=beat.until("dashed"))
             self.play(Create(second), rate_func=linear, run_time=beat.until("relative"))
             self.play(Indicate(plot.x_label, color=theme.highlight()), run_time=beat.remaining)

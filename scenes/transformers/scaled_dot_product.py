@@ -46,15 +46,19 @@ def setup_views_notes(run: Artifact) -> str:
     )
 
 
-def setup_views_said(run: Artifact) -> tuple[str, str, str]:
+def setup_views_said(run: Artifact) -> dict[str, str]:
     keys = run["sample_logits"].shape[1]
-    return (
-        f"Why are attention scores divided by the square root of {mark('d')}the dimension d?",
-        f"On the right, one query against {count(keys, 'key')}: {mark('scaled')}its softmax weights with the "
-        f"scaling, and {mark('unscaled')}without.",
-        f"On the left, {mark('entropy')}the average entropy of the softmax: {mark('one')}one means spread evenly, "
-        f"{mark('zero')}zero means all on one key.",
-    )
+    return {
+        "question": f"Why are attention scores divided by the square root of {mark('d')}the dimension d?",
+        "charts": (
+            f"On the right, one query against {count(keys, 'key')}: {mark('scaled')}its softmax weights with the "
+            f"scaling, and {mark('unscaled')}without."
+        ),
+        "entropy": (
+            f"On the left, {mark('entropy')}the average entropy of the softmax: {mark('one')}one means spread evenly, "
+            f"{mark('zero')}zero means all on one key."
+        ),
+    }
 
 
 def grow_d_notes(run: Artifact) -> str:
@@ -68,15 +72,23 @@ def grow_d_notes(run: Artifact) -> str:
     )
 
 
-def grow_d_said(run: Artifact) -> tuple[str, str, str]:
+def grow_d_said(run: Artifact) -> dict[str, str]:
     dims, spread = run["dims"], run["logit_std"]
-    return (
-        "Now the dimension doubles, step by step. Without scaling, the scores spread wider and the softmax sharpens.",
-        f"Their spread, {significant(spread[0])} at {integer(int(dims[0]))} dimensions, {mark('grows')}grows like "
-        "the square root of d, and the unscaled weights pile onto fewer and fewer keys.",
-        f"At {integer(int(dims[-1]))} dimensions {mark('spread')}the spread is {significant(spread[-1])}, and "
-        f"{mark('key')}one key takes {significant(run['sample_weights_unscaled'][-1].max())} of the unscaled weight.",
-    )
+    return {
+        "doubles": (
+            "Now the dimension doubles, step by step. "
+            "Without scaling, the scores spread wider and the softmax sharpens."
+        ),
+        "grows": (
+            f"Their spread, {significant(spread[0])} at {integer(int(dims[0]))} dimensions, {mark('grows')}grows like "
+            "the square root of d, and the unscaled weights pile onto fewer and fewer keys."
+        ),
+        "one_key": (
+            f"At {integer(int(dims[-1]))} dimensions {mark('spread')}the spread is {significant(spread[-1])}, and "
+            f"{mark('key')}one key takes {significant(run['sample_weights_unscaled'][-1].max())} of the unscaled "
+            "weight."
+        ),
+    }
 
 
 def conclude_notes(run: Artifact) -> str:
@@ -94,13 +106,15 @@ def scaled_floor(run: Artifact) -> float:
     return math.floor(run.metrics["entropy_scaled_min"] * 100) / 100
 
 
-def conclude_said(run: Artifact) -> tuple[str, str]:
+def conclude_said(run: Artifact) -> dict[str, str]:
     entropy = run["entropy_unscaled"]
-    return (
-        f"Unscaled, {mark('falls')}the average entropy falls from {significant(entropy[0])} to "
-        f"{significant(entropy[-1])}: {mark('hot')}attention turns one-hot, and its gradients vanish.",
-        f"Divided by root d, {mark('never')}the entropy never drops below {number(scaled_floor(run), 2)}.",
-    )
+    return {
+        "collapse": (
+            f"Unscaled, {mark('falls')}the average entropy falls from {significant(entropy[0])} to "
+            f"{significant(entropy[-1])}: {mark('hot')}attention turns one-hot, and its gradients vanish."
+        ),
+        "kept": f"Divided by root d, {mark('never')}the entropy never drops below {number(scaled_floor(run), 2)}.",
+    }
 
 
 # --- the scene ----------------------------------------------------------------------------------------
@@ -138,7 +152,7 @@ class ScaledDotProduct(LectureSlide):
         run = self.run
         dims = self.dims
         self.next_slide(notes=setup_views_notes(run))
-        question, charts_said, entropy_said = setup_views_said(run)
+        said = setup_views_said(run)
         exponents = np.log2(dims)
         self.plot = Plot(
             (float(exponents[0]), float(exponents[-1]), 1),
@@ -210,10 +224,10 @@ class ScaledDotProduct(LectureSlide):
         header = VGroup(d_text, std_text).arrange(RIGHT, buff=0.6).next_to(scaled_title, UP, buff=0.3)
         d_text.keep_aligned()
         std_text.keep_aligned()
-        with self.beat(question) as beat:  # the plot's axes with the title, then d, named
+        with self.beat(said["question"]) as beat:  # the plot's axes with the title, then d, named
             self.title("Why attention is scaled by 1/√d", along=[Create(self.plot)], run_time=beat.until("d"))
             self.play(FadeIn(header, shift=0.1 * DOWN), Indicate(self.plot.x_label), run_time=beat.remaining)
-        with self.beat(charts_said) as beat:  # the query's weights over its keys: scaled, then unscaled
+        with self.beat(said["charts"]) as beat:  # the query's weights over its keys: scaled, then unscaled
             self.play(FadeIn(self.scaled_bars.baseline), FadeIn(self.unscaled_bars.baseline),
                       run_time=beat.until("scaled"))  # fmt: skip
             self.play(LaggedStart(*[FadeIn(bar, shift=0.1 * UP) for bar in self.scaled_bars.bars], lag_ratio=0.1),
@@ -233,7 +247,7 @@ class ScaledDotProduct(LectureSlide):
             points = self.plot.to_screen(dims, values)
             self.markers.add(VGroup(*[Dot(point, radius=0.07, color=colour) for point in points]))
         self.add(self.scaled_curve, self.unscaled_curve)
-        with self.beat(entropy_said) as beat:  # the axis named, its two ends read, the first measurement placed
+        with self.beat(said["entropy"]) as beat:  # the axis named, its two ends read, the first measurement placed
             self.play(Indicate(self.plot.y_label), run_time=beat.until("entropy"))
             self.play(FadeIn(meaning), FadeIn(self.markers[0][0]), FadeIn(self.markers[1][0]),
                       run_time=beat.until("one"))  # fmt: skip
@@ -245,12 +259,12 @@ class ScaledDotProduct(LectureSlide):
         said = grow_d_said(self.run)
         # The doublings of d, shared out over the beats in order.
         first, second, third = np.array_split(np.arange(1, len(self.dims)), len(said))
-        with self.beat(said[0]) as beat:
+        with self.beat(said["doubles"]) as beat:
             self.grow_over(first, lambda: beat.remaining)
-        with self.beat(said[1]) as beat:  # the spread's readout, named, then d keeps doubling
+        with self.beat(said["grows"]) as beat:  # the spread's readout, named, then d keeps doubling
             self.play(Indicate(self.std_number), run_time=beat.until("grows"))
             self.grow_over(second, lambda: beat.remaining)
-        with self.beat(said[2]) as beat:  # the last doublings, the spread read, the one key's bar
+        with self.beat(said["one_key"]) as beat:  # the last doublings, the spread read, the one key's bar
             self.grow_over(third, lambda: beat.until("spread"))
             self.play(Indicate(self.std_number), run_time=beat.until("key"))
             top = int(np.argmax(self.run["sample_weights_unscaled"][-1]))
@@ -283,7 +297,7 @@ class ScaledDotProduct(LectureSlide):
     def conclude(self) -> None:
         run, dims = self.run, self.dims
         self.next_slide(notes=conclude_notes(run))
-        collapse, kept = conclude_said(run)
+        said = conclude_said(run)
         # Each label sits clear of its own curve over its whole width,
         # at the right end where the two curves are far apart.
         labels = VGroup(
@@ -307,14 +321,14 @@ class ScaledDotProduct(LectureSlide):
             for name in ("entropy_unscaled", "entropy_scaled")
         )
         rider = Dot(falling.get_start(), radius=0.1, color=theme.highlight())
-        with self.beat(collapse) as beat:  # the unscaled curve named, ridden down from its first to last value
+        with self.beat(said["collapse"]) as beat:  # the unscaled curve named, ridden down from its first to last value
             self.play(FadeIn(labels[1]), run_time=beat.until("falls"))
             self.play(FadeIn(rider, scale=0.5), run_time=0.3)
             self.play(MoveAlongPath(rider, falling), rate_func=linear, run_time=beat.until("hot"))
             top = int(np.argmax(run["sample_weights_unscaled"][-1]))
             self.play(rider.animate.set_opacity(0), Indicate(self.unscaled_bars.bars[top], scale_factor=1.1),
                       run_time=beat.remaining)  # fmt: skip
-        with self.beat(kept) as beat:  # the scaled curve named, then ridden along: it stays level
+        with self.beat(said["kept"]) as beat:  # the scaled curve named, then ridden along: it stays level
             rider.move_to(level.get_start())  # unseen: it reappears at the scaled curve's start
             self.play(FadeIn(labels[0]), rider.animate.set_opacity(1), run_time=beat.until("never"))
             self.play(MoveAlongPath(rider, level), rate_func=linear, run_time=beat.remaining)

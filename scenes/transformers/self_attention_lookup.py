@@ -49,13 +49,15 @@ def tokens_notes(run: Artifact) -> str:
     )
 
 
-def tokens_said(run: Artifact) -> tuple[str, str, str]:
+def tokens_said(run: Artifact) -> dict[str, str]:
     items, key = len(_labels(run)) - 1, integer(int(run["query_key"]))
-    return (
-        f"Self-attention can act as a lookup. Here are {count(items, 'item token')} {mark('query')}and one query.",
-        f"Each item holds a key and a value; {mark('query')}the query holds only key {key}.",
-        f"One attention layer, one head, {mark('task')}must output the value stored under key {key}.",
-    )
+    return {
+        "opening": (
+            f"Self-attention can act as a lookup. Here are {count(items, 'item token')} {mark('query')}and one query."
+        ),
+        "kinds": f"Each item holds a key and a value; {mark('query')}the query holds only key {key}.",
+        "task": f"One attention layer, one head, {mark('task')}must output the value stored under key {key}.",
+    }
 
 
 def matrix_notes(run: Artifact) -> str:
@@ -67,13 +69,17 @@ def matrix_notes(run: Artifact) -> str:
     )
 
 
-def matrix_said(run: Artifact) -> tuple[str, str]:
+def matrix_said(run: Artifact) -> dict[str, str]:
     diagonal = float(np.mean(np.diagonal(run["attention"])[:-1]))
-    return (
-        f"Each row of this matrix is one token asking a question; {mark('column')}each column is a token it can "
-        "look at.",
-        f"Item rows keep their weight on themselves: {percent(diagonal, 0)}, on average, sits on the diagonal.",
-    )
+    return {
+        "rows_and_columns": (
+            f"Each row of this matrix is one token asking a question; {mark('column')}each column is a token it can "
+            "look at."
+        ),
+        "diagonal": (
+            f"Item rows keep their weight on themselves: {percent(diagonal, 0)}, on average, sits on the diagonal."
+        ),
+    }
 
 
 def query_row_notes(run: Artifact) -> str:
@@ -86,11 +92,11 @@ def query_row_notes(run: Artifact) -> str:
     )
 
 
-def query_row_said(run: Artifact) -> tuple[str]:
+def query_row_said(run: Artifact) -> str:
     weight = float(run["attention"][-1, _match(run)])
     return (
         f"The bottom row is the query. It puts {mark('weight')}{percent(weight, 1)} of its weight on "
-        f"{mark('match')}the one matching item.",
+        f"{mark('match')}the one matching item."
     )
 
 
@@ -102,12 +108,14 @@ def bars_notes(run: Artifact) -> str:
     )
 
 
-def bars_said(run: Artifact) -> tuple[str, str]:
+def bars_said(run: Artifact) -> dict[str, str]:
     row, match = run["attention"][-1], _match(run)
-    return (
-        f"As bars, the query's row is one tall bar on {mark('item')}the matching item.",
-        f"The other {integer(len(row) - 1)} weights {mark('share')}share just {percent(1 - float(row[match]), 1)}.",
-    )
+    return {
+        "one_bar": f"As bars, the query's row is one tall bar on {mark('item')}the matching item.",
+        "the_rest": (
+            f"The other {integer(len(row) - 1)} weights {mark('share')}share just {percent(1 - float(row[match]), 1)}."
+        ),
+    }
 
 
 def read_out_notes(run: Artifact) -> str:
@@ -120,16 +128,18 @@ def read_out_notes(run: Artifact) -> str:
     )
 
 
-def read_out_said(run: Artifact) -> tuple[str, str]:
+def read_out_said(run: Artifact) -> dict[str, str]:
     prediction, answer = int(run["prediction"]), int(run["answer"])
     stored = int(run["values"][_match(run)])
     verdict = "the right answer" if prediction == answer else f"wrong: the answer was value {integer(answer)}"
-    return (
-        f"So the layer reads the value stored in that item, {mark('value')}value {integer(stored)}.",
-        f"It predicts value {integer(prediction)}, {verdict}. {mark('test')}On "
-        f"{integer(int(run.params['test_size']))} new lookups it is right {percent(run.metrics['accuracy'], 1)} "
-        "of the time.",
-    )
+    return {
+        "read": f"So the layer reads the value stored in that item, {mark('value')}value {integer(stored)}.",
+        "verdict": (
+            f"It predicts value {integer(prediction)}, {verdict}. {mark('test')}On "
+            f"{integer(int(run.params['test_size']))} new lookups it is right {percent(run.metrics['accuracy'], 1)} "
+            "of the time."
+        ),
+    }
 
 
 # --- the scene ----------------------------------------------------------------------------------------
@@ -154,7 +164,7 @@ class SelfAttentionLookup(LectureSlide):
     def tokens(self) -> None:
         run, items = self.run, len(self.labels) - 1
         self.next_slide(notes=tokens_notes(run))
-        opening, kinds_said, task_said = tokens_said(run)
+        said = tokens_said(run)
         heading = self.heading("Self-attention is content-based lookup")
         colours = [theme.key_colour()] * items + [theme.query_colour()]
         self.token_row = VGroup(
@@ -175,22 +185,22 @@ class SelfAttentionLookup(LectureSlide):
         )
         VGroup(layer, task).arrange(DOWN, buff=0.35).next_to(kinds, DOWN, buff=0.9)
         item_tokens, query_token = self.token_row[:items], self.token_row[-1]
-        with self.beat(opening) as beat:  # the items come with the title, then the query
+        with self.beat(said["opening"]) as beat:  # the items come with the title, then the query
             arriving = LaggedStart(*[FadeIn(token, shift=0.1 * DOWN) for token in item_tokens], lag_ratio=0.2)
             self.title(heading, along=[arriving], run_time=beat.until("query"))
             self.play(FadeIn(query_token, shift=0.1 * DOWN), run_time=beat.remaining)
-        with self.beat(kinds_said) as beat:  # what the items hold, then what the query holds
+        with self.beat(said["kinds"]) as beat:  # what the items hold, then what the query holds
             self.play(FadeIn(kinds[0]), LaggedStart(*[Indicate(token) for token in item_tokens], lag_ratio=0.2),
                       run_time=beat.until("query"))  # fmt: skip
             self.play(FadeIn(kinds[1]), Indicate(query_token), run_time=beat.remaining)
-        with self.beat(task_said) as beat:
+        with self.beat(said["task"]) as beat:
             self.play(FadeIn(layer), run_time=beat.until("task"))
             self.play(FadeIn(task, shift=0.2 * UP), run_time=beat.remaining)
         self.kinds = VGroup(kinds, layer, task)
 
     def matrix(self) -> None:
         self.next_slide(notes=matrix_notes(self.run))
-        rows_and_columns, diagonal = matrix_said(self.run)
+        said = matrix_said(self.run)
         two_line = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
         self.heatmap = Heatmap(
             self.attention,
@@ -214,13 +224,14 @@ class SelfAttentionLookup(LectureSlide):
             for token, label in zip(self.token_row, labels)
         ]
         to_rows, to_columns = travels[: len(self.labels)], travels[len(self.labels) :]
-        with self.beat(rows_and_columns) as beat:  # the tokens become the rows, then the columns, as each is named
+        # The tokens become the rows, then the columns, as each is named.
+        with self.beat(said["rows_and_columns"]) as beat:
             self.play(FadeOut(self.kinds), *[FadeOut(token[0]) for token in self.token_row], run_time=0.4)
             self.play(FadeIn(self.heatmap), *to_rows, run_time=beat.until("column"))
             self.play(*[FadeOut(token[1]) for token in self.token_row], *to_columns, run_time=beat.remaining)
         items = range(len(self.labels) - 1)
         own = [self.weight_cell(i, i) for i in items]
-        with self.beat(diagonal) as beat:  # each item row's weight on itself, down the diagonal
+        with self.beat(said["diagonal"]) as beat:  # each item row's weight on itself, down the diagonal
             self.play(LaggedStart(*[Indicate(cell) for cell in own], lag_ratio=0.5), run_time=beat.remaining)
         self.add(self.heatmap)  # manim took the lit cells out of it: one heatmap again
 
@@ -230,7 +241,7 @@ class SelfAttentionLookup(LectureSlide):
 
     def query_row(self) -> None:
         self.next_slide(notes=query_row_notes(self.run))
-        (said,) = query_row_said(self.run)
+        said = query_row_said(self.run)
         self.box = self.heatmap.row_box(len(self.labels) - 1, theme.query_colour())
         weight = self.weight_cell(len(self.labels) - 1, self.match)
         with self.beat(said) as beat:  # the row boxed, its one weight, then the item it falls on
@@ -243,7 +254,7 @@ class SelfAttentionLookup(LectureSlide):
     def bars(self) -> None:
         row = self.attention[-1]
         self.next_slide(notes=bars_notes(self.run))
-        one_bar, the_rest = bars_said(self.run)
+        said = bars_said(self.run)
         colours = [theme.query_colour() if j == self.match else theme.key_colour() for j in range(len(row))]
         short = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
         self.chart = Bars(
@@ -273,7 +284,7 @@ class SelfAttentionLookup(LectureSlide):
             .next_to(self.chart, DOWN, buff=0.35)
             .align_to(self.chart, LEFT)
         )
-        with self.beat(one_bar) as beat:  # the row becomes bars, then the tall one is indicated as it is named
+        with self.beat(said["one_bar"]) as beat:  # the row becomes bars, then the tall one is indicated as it is named
             self.play(
                 TransformFromCopy(self.heatmap.row(len(row) - 1), self.chart.bars),
                 FadeIn(self.chart.baseline),
@@ -282,7 +293,7 @@ class SelfAttentionLookup(LectureSlide):
             )
             self.play(Indicate(self.chart.bars[self.match], scale_factor=1.1), Indicate(self.chart.labels[self.match]),
                       run_time=beat.remaining)  # fmt: skip
-        with self.beat(the_rest) as beat:  # the other items named in turn, then their total written
+        with self.beat(said["the_rest"]) as beat:  # the other items named in turn, then their total written
             self.play(FadeIn(self.chart.readouts), FadeIn(axis),
                       LaggedStart(*[Indicate(self.chart.labels[j]) for j in others], lag_ratio=0.3),
                       run_time=beat.until("share"))  # fmt: skip
@@ -293,7 +304,7 @@ class SelfAttentionLookup(LectureSlide):
         run = self.run
         prediction, answer = int(run["prediction"]), int(run["answer"])
         self.next_slide(notes=read_out_notes(run))
-        read_said, verdict_said = read_out_said(run)
+        said = read_out_said(run)
         verdict = "correct" if prediction == answer else "wrong"
         read = theme.text(
             f"read the value of {self.labels[self.match]}: v{int(run['values'][self.match])}",
@@ -313,10 +324,10 @@ class SelfAttentionLookup(LectureSlide):
         held_out = theme.text(
             f"{run.params['test_size']} new lookups: {run.metrics['accuracy']:.1%} right", theme.LABEL_SIZE, colour
         ).next_to(self.rest, DOWN, buff=0.2, aligned_edge=LEFT)
-        with self.beat(read_said) as beat:  # from the tall bar up to the value it reads
+        with self.beat(said["read"]) as beat:  # from the tall bar up to the value it reads
             self.play(FadeOut(self.chart_title), run_time=0.3)
             self.play(Create(arrow), run_time=beat.until("value"))
             self.play(FadeIn(read, shift=0.2 * UP), run_time=beat.remaining)
-        with self.beat(verdict_said) as beat:  # the verdict, then the held-out accuracy under the chart
+        with self.beat(said["verdict"]) as beat:  # the verdict, then the held-out accuracy under the chart
             self.play(FadeIn(result, shift=0.2 * UP), run_time=beat.until("test"))
             self.play(FadeIn(held_out, shift=0.2 * UP), run_time=beat.remaining)

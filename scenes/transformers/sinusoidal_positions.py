@@ -54,13 +54,15 @@ def waves_notes(run: Artifact) -> str:
     )
 
 
-def waves_said(run: Artifact) -> tuple[str, str]:
+def waves_said(run: Artifact) -> dict[str, str]:
     lengths = run["wavelengths"]
-    return (
-        "Attention alone ignores word order, so every token gets a position signal added to it.",
-        f"Each pair of dimensions {mark('sine')}holds a sine and a cosine of the position, {mark('growing')}with "
-        f"wavelengths growing from {significant(lengths[0])} to {significant(lengths[-1])} positions.",
-    )
+    return {
+        "why": "Attention alone ignores word order, so every token gets a position signal added to it.",
+        "sines": (
+            f"Each pair of dimensions {mark('sine')}holds a sine and a cosine of the position, {mark('growing')}with "
+            f"wavelengths growing from {significant(lengths[0])} to {significant(lengths[-1])} positions."
+        ),
+    }
 
 
 def build_encoding_notes(run: Artifact) -> str:
@@ -73,15 +75,19 @@ def build_encoding_notes(run: Artifact) -> str:
     )
 
 
-def build_encoding_said(run: Artifact) -> tuple[str, str, str]:
+def build_encoding_said(run: Artifact) -> dict[str, str]:
     pe = run["pe"]
-    return (
-        "Now the whole encoding, as a grid.",
-        "Sweeping along, each position writes its column, red for positive and blue for negative. "
-        "The first dimensions flip every few positions, while the last ones barely change.",
-        f"By position {integer(pe.shape[0] - 1)}, {mark('dimension')}the second to last dimension has only reached "
-        f"{significant(pe[-1, -2])}.",
-    )
+    return {
+        "grid": "Now the whole encoding, as a grid.",
+        "sweep": (
+            "Sweeping along, each position writes its column, red for positive and blue for negative. "
+            "The first dimensions flip every few positions, while the last ones barely change."
+        ),
+        "last_dimension": (
+            f"By position {integer(pe.shape[0] - 1)}, {mark('dimension')}the second to last dimension has only reached "
+            f"{significant(pe[-1, -2])}."
+        ),
+    }
 
 
 def gram_notes(run: Artifact) -> str:
@@ -93,14 +99,16 @@ def gram_notes(run: Artifact) -> str:
     )
 
 
-def gram_said(run: Artifact) -> tuple[str, str, str]:
-    return (
-        "Next, compare every position's encoding with every other one.",
-        f"This grid holds {mark('dot')}the dot product of each pair of positions.",
-        f"On its main diagonal it is {significant(run.metrics['gram_diagonal'])}, {mark('half')}half of the "
-        f"{integer(run['pe'].shape[1])} dimensions, {mark('every')}and along every other diagonal it stays "
-        "constant too.",
-    )
+def gram_said(run: Artifact) -> dict[str, str]:
+    return {
+        "compare": "Next, compare every position's encoding with every other one.",
+        "grid": f"This grid holds {mark('dot')}the dot product of each pair of positions.",
+        "constant": (
+            f"On its main diagonal it is {significant(run.metrics['gram_diagonal'])}, {mark('half')}half of the "
+            f"{integer(run['pe'].shape[1])} dimensions, {mark('every')}and along every other diagonal it stays "
+            "constant too."
+        ),
+    }
 
 
 def diagonal_notes(run: Artifact) -> str:
@@ -113,15 +121,17 @@ def diagonal_notes(run: Artifact) -> str:
     )
 
 
-def diagonal_said(run: Artifact) -> tuple[str, str, str]:
+def diagonal_said(run: Artifact) -> dict[str, str]:
     offset = _offset(run)
     values = np.diagonal(run["pe_gram"], offset)
-    return (
-        f"Take the diagonal of pairs {integer(offset)} positions apart.",
-        f"A box marks one cell, {mark('value')}with its value below.",
-        f"Walking along, every cell holds the same {significant(values[0])}: the product depends only on how far "
-        "apart two positions are, never on where they sit.",
-    )
+    return {
+        "take": f"Take the diagonal of pairs {integer(offset)} positions apart.",
+        "boxed": f"A box marks one cell, {mark('value')}with its value below.",
+        "walk": (
+            f"Walking along, every cell holds the same {significant(values[0])}: the product depends only on how far "
+            "apart two positions are, never on where they sit."
+        ),
+    }
 
 
 def kernel_notes(run: Artifact) -> str:
@@ -135,14 +145,16 @@ def kernel_notes(run: Artifact) -> str:
     )
 
 
-def kernel_said(run: Artifact) -> tuple[str, str, str]:
-    return (
-        "So a single value per offset describes the whole grid.",
-        f"It falls, with some wiggles, {mark('from')}from {significant(run['kernel'][0])} for a position with "
-        f"itself {mark('to')}to {significant(run.metrics['kernel_min'])} at "
-        f"{integer(int(run.metrics['kernel_min_offset']))} positions apart.",
-        f"Nearby positions look alike; {mark('distant')}distant ones, less so.",
-    )
+def kernel_said(run: Artifact) -> dict[str, str]:
+    return {
+        "one_value": "So a single value per offset describes the whole grid.",
+        "falls": (
+            f"It falls, with some wiggles, {mark('from')}from {significant(run['kernel'][0])} for a position with "
+            f"itself {mark('to')}to {significant(run.metrics['kernel_min'])} at "
+            f"{integer(int(run.metrics['kernel_min_offset']))} positions apart."
+        ),
+        "alike": f"Nearby positions look alike; {mark('distant')}distant ones, less so.",
+    }
 
 
 # --- the scene ----------------------------------------------------------------------------------------
@@ -165,7 +177,7 @@ class SinusoidalPositions(LectureSlide):
         run = self.run
         pairs, lengths = list(run.params["wave_pairs"]), run["wavelengths"]
         self.next_slide(notes=waves_notes(run))
-        why, sines = waves_said(run)
+        said = waves_said(run)
         length = len(run["positions"])
         self.panels = VGroup()
         self.panel_labels = VGroup()
@@ -200,9 +212,9 @@ class SinusoidalPositions(LectureSlide):
         legend.next_to(self.panels[0].axes, UP, buff=0.08).align_to(self.panels[0].axes, RIGHT)
         self.legend = legend
         self.curves = curves
-        with self.beat(why) as beat:
+        with self.beat(said["why"]) as beat:
             self.title("Sinusoidal positional encoding", along=[FadeIn(self.panels)], run_time=beat.remaining)
-        with self.beat(sines) as beat:  # the pairs named, their waves drawn, their wavelengths read in turn
+        with self.beat(said["sines"]) as beat:  # the pairs named, their waves drawn, their wavelengths read in turn
             self.play(LaggedStart(*[FadeIn(label) for label in self.panel_labels], lag_ratio=0.3),
                       run_time=beat.until("sine"))  # fmt: skip
             self.play(Create(curves, lag_ratio=0.15), FadeIn(legend), run_time=beat.until("growing"))
@@ -213,7 +225,7 @@ class SinusoidalPositions(LectureSlide):
         run = self.run
         pe = run["pe"]
         self.next_slide(notes=build_encoding_notes(run))
-        grid, sweep_said, last_dimension = build_encoding_said(run)
+        said = build_encoding_said(run)
         self.encoding = Heatmap(
             pe.T,
             row_title="dimension",
@@ -245,7 +257,7 @@ class SinusoidalPositions(LectureSlide):
         # Cells start hidden under a background-coloured mask that the sweep pulls away, one column per position.
         furniture = VGroup(self.encoding.row_title, self.encoding.col_title, self.encoding.colourbar)
         self.add(cells, mask)
-        with self.beat(grid) as beat:
+        with self.beat(said["grid"]) as beat:
             self.play(FadeIn(furniture), FadeIn(marks), run_time=beat.remaining)
         position = ValueTracker(0.0)
         length = pe.shape[0]
@@ -262,7 +274,7 @@ class SinusoidalPositions(LectureSlide):
         sweep = Line([0, top, 0], [0, bottom, 0], color=theme.highlight(), stroke_width=3)
         sweep.add_updater(lambda line: line.set_x(self.panels[0].axes.c2p(position.get_value(), 0)[0]))
         self.add(sweep)
-        with self.beat(sweep_said) as beat:
+        with self.beat(said["sweep"]) as beat:
             self.play(position.animate.set_value(length - 1), run_time=beat.remaining, rate_func=linear)
         mask.clear_updaters()
         sweep.clear_updaters()
@@ -271,7 +283,7 @@ class SinusoidalPositions(LectureSlide):
         dims = pe.shape[1]
         row = VGroup(self.encoding.cell(dims - 2, 0), self.encoding.cell(dims - 2, length - 1))
         self.row_box = SurroundingRectangle(row, buff=0.04, color=theme.highlight(), stroke_width=3)
-        with self.beat(last_dimension) as beat:  # the sweep's last position, then that dimension's row
+        with self.beat(said["last_dimension"]) as beat:  # the sweep's last position, then that dimension's row
             self.play(Indicate(sweep, color=theme.foreground(), scale_factor=1.0), run_time=beat.until("dimension"))
             self.play(FadeOut(sweep), Create(self.row_box), run_time=beat.remaining)
         self.marks = marks
@@ -279,8 +291,8 @@ class SinusoidalPositions(LectureSlide):
     def gram(self) -> None:
         gram = self.run["pe_gram"]
         self.next_slide(notes=gram_notes(self.run))
-        compare, grid, constant = gram_said(self.run)
-        with self.beat(compare) as beat:
+        said = gram_said(self.run)
+        with self.beat(said["compare"]) as beat:
             self.play(
                 FadeOut(self.panels),
                 FadeOut(self.panel_labels),
@@ -303,14 +315,14 @@ class SinusoidalPositions(LectureSlide):
         formula = MathTex(
             r"PE_i \cdot PE_j", font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground()
         ).next_to(self.gram_map.cells, UP, buff=0.2)
-        with self.beat(grid) as beat:
+        with self.beat(said["grid"]) as beat:
             self.play(FadeIn(self.gram_map), run_time=beat.until("dot"))
             self.play(FadeIn(formula, shift=0.1 * DOWN), run_time=beat.remaining)
         # The main diagonal, then others at multiples of the offset walked next: each one constant.
         offset = _offset(self.run)
         main = diagonal_line(self.gram_map, 0, theme.foreground())
         others = VGroup(*[diagonal_line(self.gram_map, k * offset, theme.muted()) for k in (-2, -1, 1, 2)])
-        with self.beat(constant) as beat:
+        with self.beat(said["constant"]) as beat:
             self.play(Create(main), run_time=beat.until("half"))
             self.play(Indicate(self.encoding.row_title, color=theme.highlight()), run_time=beat.until("every"))
             self.play(LaggedStart(*[Create(line) for line in others], lag_ratio=0.3), run_time=beat.remaining)
@@ -321,9 +333,9 @@ class SinusoidalPositions(LectureSlide):
         offset = _offset(self.run)
         values = np.diagonal(gram, offset)
         self.next_slide(notes=diagonal_notes(self.run))
-        take, boxed, walk = diagonal_said(self.run)
+        said = diagonal_said(self.run)
         line = diagonal_line(self.gram_map, offset, theme.highlight())
-        with self.beat(take) as beat:
+        with self.beat(said["take"]) as beat:
             self.play(FadeOut(self.diagonals), run_time=0.4)
             self.play(Create(line), run_time=beat.remaining)
         walker = ValueTracker(0.0)
@@ -340,10 +352,10 @@ class SinusoidalPositions(LectureSlide):
         readouts.next_to(self.gram_map.col_title, DOWN, buff=0.15).set_x(0)
         if readouts.get_bottom()[1] < -3.85:
             readouts.shift((-3.85 - readouts.get_bottom()[1]) * UP)
-        with self.beat(boxed) as beat:
+        with self.beat(said["boxed"]) as beat:
             self.play(Create(box), run_time=beat.until("value"))
             self.play(FadeIn(readouts, shift=0.1 * UP), run_time=beat.remaining)
-        with self.beat(walk) as beat:
+        with self.beat(said["walk"]) as beat:
             self.play(walker.animate.set_value(len(values) - 1), run_time=beat.remaining, rate_func=linear)
         box.clear_updaters()
         index.freeze()
@@ -353,7 +365,7 @@ class SinusoidalPositions(LectureSlide):
     def kernel(self) -> None:
         kernel, offsets = self.run["kernel"], self.run["offsets"]
         self.next_slide(notes=kernel_notes(self.run))
-        one_value, falls, alike = kernel_said(self.run)
+        said = kernel_said(self.run)
         low, high, step = nice_range(min(0.0, float(kernel.min())), float(kernel.max()))
         plot = Plot(
             (0, offsets[-1], 10),
@@ -371,13 +383,13 @@ class SinusoidalPositions(LectureSlide):
         itself, farthest = (
             Dot(plot.axes.c2p(offsets[k], kernel[k]), radius=0.07, color=theme.foreground()) for k in (0, lowest)
         )
-        with self.beat(one_value) as beat:
+        with self.beat(said["one_value"]) as beat:
             self.play(FadeOut(self.encoding), FadeOut(self.diagonal_group[1:]), run_time=0.4)
             self.play(Create(plot), run_time=beat.remaining)
-        with self.beat(falls) as beat:  # the curve traced, then its two ends as they are read
+        with self.beat(said["falls"]) as beat:  # the curve traced, then its two ends as they are read
             self.play(Create(curve), rate_func=linear, run_time=beat.until("from"))
             self.play(FadeIn(itself, scale=0.5), run_time=beat.until("to"))
             self.play(FadeIn(farthest, scale=0.5), run_time=beat.remaining)
-        with self.beat(alike) as beat:
+        with self.beat(said["alike"]) as beat:
             self.play(Indicate(itself, color=theme.highlight(), scale_factor=1.6), run_time=beat.until("distant"))
             self.play(Indicate(farthest, color=theme.highlight(), scale_factor=1.6), run_time=beat.remaining)

@@ -27,10 +27,10 @@ def scores_notes(art: Artifact) -> str:
     )
 
 
-def scores_said(art: Artifact) -> tuple[str, ...]:
+def scores_said(art: Artifact) -> str:
     return (
         f"In self-attention, {count(len(art['K']), 'position')} of one sequence score each other: "
-        f"{mark('rows')}each row asks, {mark('columns')}each column answers.",
+        f"{mark('rows')}each row asks, {mark('columns')}each column answers."
     )
 
 
@@ -42,14 +42,14 @@ def mask_notes(art: Artifact) -> str:
     )
 
 
-def mask_said(art: Artifact) -> tuple[str, ...]:
+def mask_said(art: Artifact) -> dict[str, str]:
     blocked = int((~art["causal_allowed"]).sum())
-    return (
-        f"The causal mask: {mark('zero')}zero where a position may look, {mark('future')}minus infinity for its "
-        "future.",
-        f"Its {count(blocked, 'blocked cell')} {mark('slide')}slide onto the scores.",
-        f"Adding the mask {mark('turns')}turns every future score into minus infinity.",
-    )
+    return {
+        "mask": f"The causal mask: {mark('zero')}zero where a position may look, {mark('future')}minus infinity "
+        "for its future.",
+        "slide": f"Its {count(blocked, 'blocked cell')} {mark('slide')}slide onto the scores.",
+        "added": f"Adding the mask {mark('turns')}turns every future score into minus infinity.",
+    }
 
 
 def softmax_notes(art: Artifact) -> str:
@@ -62,14 +62,14 @@ def softmax_notes(art: Artifact) -> str:
     )
 
 
-def softmax_said(art: Artifact) -> tuple[str, ...]:
+def softmax_said(art: Artifact) -> dict[str, str]:
     first = ", ".join(number(float(w), 2) for w in art["causal_weights"][0])
-    return (
-        f"Now the softmax runs {mark('rows')}row by row, over {mark('allowed')}the allowed keys only.",
-        "Minus infinity becomes exactly zero: the future gets no weight, and the past shares it.",
-        f"Every row sums to {number(float(art['causal_weights'].sum(axis=-1)[0]), 2)}.",
-        f"The first row {mark('row')}is {first}: {mark('itself')}position zero sees only itself.",
-    )
+    return {
+        "row_by_row": f"Now the softmax runs {mark('rows')}row by row, over {mark('allowed')}the allowed keys only.",
+        "zero": "Minus infinity becomes exactly zero: the future gets no weight, and the past shares it.",
+        "sums": f"Every row sums to {number(float(art['causal_weights'].sum(axis=-1)[0]), 2)}.",
+        "first_row": f"The first row {mark('row')}is {first}: {mark('itself')}position zero sees only itself.",
+    }
 
 
 def contrast_notes(art: Artifact) -> str:
@@ -80,14 +80,14 @@ def contrast_notes(art: Artifact) -> str:
     )
 
 
-def contrast_said(art: Artifact) -> tuple[str, ...]:
+def contrast_said(art: Artifact) -> dict[str, str]:
     short = [number(float(s), 1) for s in art["softmax_then_mask_sums"] if not np.isclose(s, 1.0)]
     named = [f"{mark(f'short{index}')}{said}" for index, said in enumerate(short)]  # each sum as it is read
-    return (
-        f"The wrong order: softmax over every key first, {mark('zero')}then zero the future.",
-        f"Now rows sum to only {listing(named)}.",
-        "So the mask must come before the softmax.",
-    )
+    return {
+        "wrong": f"The wrong order: softmax over every key first, {mark('zero')}then zero the future.",
+        "sums": f"Now rows sum to only {listing(named)}.",
+        "rule": "So the mask must come before the softmax.",
+    }
 
 
 # --- the scene -------------------------------------------------------------------------------------------
@@ -108,7 +108,7 @@ class CausalMask(WhyAttentionSlide):
     def self_scores(self) -> None:
         art = self.art
         self.next_slide(notes=scores_notes(art))
-        (said,) = scores_said(art)
+        said = scores_said(art)
         heading = self.heading("Causal mask: no peeking ahead")
         equation = formula(WEIGHTS, size=theme.BODY_SIZE + 6).next_to(heading, DOWN, buff=0.25)
         self.scores = MatrixTable(
@@ -137,21 +137,21 @@ class CausalMask(WhyAttentionSlide):
     def mask(self) -> None:
         art = self.art
         self.next_slide(notes=mask_notes(art))
-        mask_said_, slide, added = mask_said(art)
+        said = mask_said(art)
         self.mask_table, m_label, self.tiles = self.mask_parts()
         allowed = art["causal_allowed"]
         zeros = VGroup(*[self.mask_table.entry(r, c) for r, c in zip(*np.nonzero(allowed))])
-        with self.beat(mask_said_) as beat:
+        with self.beat(said["mask"]) as beat:
             self.play(FadeIn(self.mask_table), FadeIn(m_label), run_time=beat.until("zero"))
             self.play(Indicate(zeros, color=theme.highlight()), run_time=beat.until("future"))
             self.play(FadeIn(self.tiles), run_time=beat.remaining)
         self.m_label = m_label
-        with self.beat(slide) as beat:
+        with self.beat(said["slide"]) as beat:
             self.play(Indicate(self.tiles, color=theme.highlight(), scale_factor=1.05), run_time=beat.until("slide"))
             shift = self.scores.cells.get_center() - self.mask_table.cells.get_center()
             self.play(self.tiles.animate.shift(shift), run_time=beat.remaining)
         new_label = MathTex("S + M", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(self.s_label)
-        with self.beat(added) as beat:
+        with self.beat(said["added"]) as beat:
             self.play(roll(self.s_label, new_label), run_time=beat.until("turns"))
             self.s_label = new_label
             self.play(self.scores.transform_entries(art["causal_scores"]),
@@ -161,12 +161,12 @@ class CausalMask(WhyAttentionSlide):
         art = self.art
         causal_weights, scores = art["causal_weights"], self.scores
         self.next_slide(notes=softmax_notes(art))
-        row_by_row, zero, sums_said, first_row = softmax_said(art)
+        said = softmax_said(art)
         scores.fmt = number_format(4, exact_zero=True)  # masked weights are exactly 0
         a_label = MathTex("A", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(self.s_label)
         running = scores.row_box(0)
         allowed = art["causal_allowed"]
-        with self.beat(row_by_row) as beat:
+        with self.beat(said["row_by_row"]) as beat:
             self.play(FadeOut(self.mask_table), FadeOut(self.m_label), run_time=0.4)
             self.play(roll(self.s_label, a_label), FadeOut(self.tiles), run_time=beat.until("rows"))
             self.play(Create(running), run_time=beat.until("allowed"))
@@ -175,18 +175,18 @@ class CausalMask(WhyAttentionSlide):
         self.s_label = a_label
         # The softmax runs one query row at a time, the first slowly, then faster: each allowed score counts
         # to its weight as its cells fill, a masked -inf rolls to an exact 0. The rows share the sentence.
-        with self.beat(zero) as beat:
+        with self.beat(said["zero"]) as beat:
             steps = scores.rows_in_turn(causal_weights, allowed, running, first=1.8)
             planned = sum(paced(len(allowed), 1.8, 0.7)) + 0.3 * (len(allowed) - 1)  # rows_in_turn's own times
             scale = beat.remaining / planned
             for animations, run_time in steps:
                 self.play(*animations, run_time=run_time * scale)
         sums = scores.row_sums(causal_weights.sum(axis=-1))
-        with self.beat(sums_said) as beat:
+        with self.beat(said["sums"]) as beat:
             self.play(LaggedStart(*[FadeIn(s, shift=0.1 * LEFT) for s in sums], lag_ratio=0.4),
                       run_time=beat.remaining)  # fmt: skip
         # The running box goes back to the first row: its weights are the checkpoint.
-        with self.beat(first_row) as beat:
+        with self.beat(said["first_row"]) as beat:
             self.play(running.animate.move_to(scores.row_box(0)), run_time=beat.until("row"))
             self.play(Indicate(scores.row_entries(0), color=theme.highlight()), run_time=beat.until("itself"))
             self.say(self.first_row_caption(), colour=theme.caption_colour(), size=CAPTION_SIZE,
@@ -196,21 +196,21 @@ class CausalMask(WhyAttentionSlide):
     def contrast(self) -> None:
         art = self.art
         self.next_slide(notes=contrast_notes(art))
-        wrong_said, sums_said, rule = contrast_said(art)
+        said = contrast_said(art)
         table, sums = self.wrong_table()
         future = VGroup(*[table.entry(r, c) for r, c in zip(*np.nonzero(~art["causal_allowed"]))])
-        with self.beat(wrong_said) as beat:
+        with self.beat(said["wrong"]) as beat:
             self.play(FadeIn(table, shift=0.3 * LEFT), run_time=beat.until("zero"))
             self.play(Indicate(future, color=theme.error_colour()), run_time=beat.remaining)
         wrong_sums = art["softmax_then_mask_sums"]
         bad = [sums[r] for r in range(len(wrong_sums)) if not np.isclose(wrong_sums[r], 1.0)]
-        with self.beat(sums_said) as beat:  # the sums appear, then each short one is marked as it is read
+        with self.beat(said["sums"]) as beat:  # the sums appear, then each short one is marked as it is read
             self.play(LaggedStart(*[FadeIn(s) for s in sums], lag_ratio=0.3), run_time=beat.until("short0"))
             for index, total in enumerate(bad):
                 following = f"short{index + 1}"
                 span = beat.until(following) if index + 1 < len(bad) else beat.remaining
                 self.play(Indicate(total, color=theme.error_colour()), run_time=span)
-        with self.beat(rule) as beat:
+        with self.beat(said["rule"]) as beat:
             self.say(
                 "mask before softmax: otherwise rows no longer sum to 1",
                 colour=theme.caption_colour(),

@@ -55,15 +55,15 @@ def combine_notes(art: Artifact) -> str:
     )
 
 
-def combine_said(art: Artifact) -> tuple[str, ...]:
+def combine_said(art: Artifact) -> dict[str, str]:
     padded = listing([integer(i) for i in padded_keys(art)])
     per_row = listing([integer(int(row.sum())) for row in art["padding_allowed"]])
-    return (
-        f"Start from the causal mask: {mark('rows')}which keys each query may see.",
-        f"Next, which keys are real: {mark('padded')}key {padded} is only padding.",
-        f"Combine the two: a key is {mark('allowed')}allowed only where both masks allow it.",
-        f"The padded column switches off, and {mark('rows')}the rows now allow {per_row} keys.",
-    )
+    return {
+        "causal": f"Start from the causal mask: {mark('rows')}which keys each query may see.",
+        "real": f"Next, which keys are real: {mark('padded')}key {padded} is only padding.",
+        "and": f"Combine the two: a key is {mark('allowed')}allowed only where both masks allow it.",
+        "off": f"The padded column switches off, and {mark('rows')}the rows now allow {per_row} keys.",
+    }
 
 
 def weights_notes(art: Artifact) -> str:
@@ -80,14 +80,14 @@ def weights_notes(art: Artifact) -> str:
     )
 
 
-def weights_said(art: Artifact) -> tuple[str, ...]:
+def weights_said(art: Artifact) -> dict[str, str]:
     weights, padded = art["padding_weights"], padded_keys(art)
     largest = number(float(weights[:, padded[0]].max()), 2) if padded else "zero"
-    return (
-        f"The allowed pattern moves aside, and {mark('scores')}the masked scores appear on its right.",
-        f"A softmax then runs over {mark('rows')}the allowed keys only, one row at a time.",
-        f"No query can retrieve the padded key: {mark('weight')}its weight is exactly {largest} in every row.",
-    )
+    return {
+        "aside": f"The allowed pattern moves aside, and {mark('scores')}the masked scores appear on its right.",
+        "softmax": f"A softmax then runs over {mark('rows')}the allowed keys only, one row at a time.",
+        "zero": f"No query can retrieve the padded key: {mark('weight')}its weight is exactly {largest} in every row.",
+    }
 
 
 def all_masked_notes(art: Artifact) -> str:
@@ -99,15 +99,16 @@ def all_masked_notes(art: Artifact) -> str:
     )
 
 
-def all_masked_said(art: Artifact) -> tuple[str, ...]:
+def all_masked_said(art: Artifact) -> dict[str, str]:
     rows = empty_rows(art)
-    return (
-        f"Suppose key {integer(0)} were padding as well.",
-        f"Then {'row' if len(rows) == 1 else 'rows'} {listing([integer(r) for r in rows])} "
+    return {
+        "suppose": f"Suppose key {integer(0)} were padding as well.",
+        "no_key": f"Then {'row' if len(rows) == 1 else 'rows'} {listing([integer(r) for r in rows])} "
         "would have no allowed key at all.",
-        f"A plain softmax would divide zero by zero, and {mark('nan')}return not a number.",
-        f"So our helper refuses such a row with an error, {mark('instead')}instead of passing on an empty answer.",
-    )
+        "nan": f"A plain softmax would divide zero by zero, and {mark('nan')}return not a number.",
+        "refused": f"So our helper refuses such a row with an error, {mark('instead')}instead of passing on an "
+        "empty answer.",
+    }
 
 
 # --- the scene -------------------------------------------------------------------------------------------
@@ -127,22 +128,22 @@ class PaddingMask(WhyAttentionSlide):
     def combine(self) -> None:
         art = self.art
         self.next_slide(notes=combine_notes(art))
-        causal_said, real_said, and_said, off_said = combine_said(art)
+        said = combine_said(art)
         heading = self.heading("Padding mask + causal mask")
         causal_t, amp, padding_t, eq, combined_t = self.permission_tables()
         notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.LABEL_SIZE, theme.muted()).next_to(
             VGroup(causal_t, amp, padding_t, eq, combined_t), DOWN, buff=0.5
         )
-        with self.beat(causal_said) as beat:
+        with self.beat(said["causal"]) as beat:
             self.title(heading, along=[FadeIn(causal_t)], run_time=beat.until("rows"))
             self.play(self.rows_in_view(causal_t, art["causal_allowed"]), run_time=beat.remaining)
         padded = padded_keys(art)
         boxes = VGroup(*[padding_t.cell_box(0, i, theme.blocked_colour()) for i in padded])
-        with self.beat(real_said) as beat:
+        with self.beat(said["real"]) as beat:
             self.play(FadeIn(amp), FadeIn(padding_t), run_time=beat.until("padded"))
             self.play(Create(boxes), run_time=beat.remaining)
         # Causal's cells travel to the result (moved, not morphed), then its frame and the legend come.
-        with self.beat(and_said) as beat:
+        with self.beat(said["and"]) as beat:
             travelling = VGroup(causal_t.cells, causal_t.entries).copy()
             target = VGroup(combined_t.cells, combined_t.entries)
             self.play(FadeIn(eq), travelling.animate.move_to(target), run_time=beat.until("allowed"))
@@ -154,7 +155,7 @@ class PaddingMask(WhyAttentionSlide):
             self.remove(combined_t.cells, combined_t.entries, frame)
             self.add(combined_t)
         # The padded key's column switches off, then each row's allowed keys are shown as they are counted.
-        with self.beat(off_said) as beat:
+        with self.beat(said["off"]) as beat:
             self.play(
                 combined_t.transform_entries(art["padding_allowed"].astype(float)),
                 combined_t.fill_cells(**self.permission_fill(art["padding_allowed"])),
@@ -169,8 +170,8 @@ class PaddingMask(WhyAttentionSlide):
         art = self.art
         weights, padded, combined_t = art["padding_weights"], padded_keys(art), self.combined_t
         self.next_slide(notes=weights_notes(art))
-        aside, softmax_said, zero = weights_said(art)
-        with self.beat(aside) as beat:
+        said = weights_said(art)
+        with self.beat(said["aside"]) as beat:
             self.play(
                 FadeOut(self.inputs),
                 *[FadeOut(m) for m in self.mobjects if isinstance(m, SurroundingRectangle)],
@@ -185,7 +186,7 @@ class PaddingMask(WhyAttentionSlide):
         running = result.row_box(0)
         # The masked scores S + M, normalised row by row into the weights (the first row slowly, then faster),
         # the rows taking what is left of the words.
-        with self.beat(softmax_said) as beat:
+        with self.beat(said["softmax"]) as beat:
             self.play(roll(heading, softmax), Create(running), run_time=beat.until("rows"))
             rows = weights.shape[0]
             moves = 0.3 * (rows - 1)  # the running box's steps between rows
@@ -194,7 +195,7 @@ class PaddingMask(WhyAttentionSlide):
             for animations, run_time in steps:
                 self.play(*animations, run_time=run_time)
         sums = result.row_sums(weights.sum(axis=-1), size=theme.LABEL_SIZE)
-        with self.beat(zero) as beat:
+        with self.beat(said["zero"]) as beat:
             self.play(
                 FadeOut(running),
                 FadeIn(sums),
@@ -212,8 +213,8 @@ class PaddingMask(WhyAttentionSlide):
         art = self.art
         dead, table, empty = art["all_masked_allowed"], self.combined_t, empty_rows(art)
         self.next_slide(notes=all_masked_notes(art))
-        suppose, no_key, nan_said, refused = all_masked_said(art)
-        with self.beat(suppose) as beat:
+        said = all_masked_said(art)
+        with self.beat(said["suppose"]) as beat:
             leaving = [self.weights_view, *[m for m in self.mobjects if isinstance(m, SurroundingRectangle)]]
             if self._caption is not None:  # the padded key's caption goes with its weights
                 leaving.append(self._caption)
@@ -224,7 +225,7 @@ class PaddingMask(WhyAttentionSlide):
                 table.fill_cells(**self.permission_fill(dead)),
                 run_time=beat.remaining,
             )
-        with self.beat(no_key) as beat:
+        with self.beat(said["no_key"]) as beat:
             self.play(
                 LaggedStart(*[Create(table.row_box(r, theme.error_colour())) for r in empty], lag_ratio=0.5),
                 run_time=beat.remaining,
@@ -236,12 +237,12 @@ class PaddingMask(WhyAttentionSlide):
             f"naive softmax of row {', '.join(map(str, empty))}: $0/0$ = NaN", theme.SMALL_SIZE, theme.error_colour()
         ).next_to(table, DOWN, buff=0.3)
         nan_note.align_to(table, LEFT)
-        with self.beat(nan_said) as beat:
+        with self.beat(said["nan"]) as beat:
             self.play(FadeIn(nan_note, shift=0.1 * UP), run_time=beat.until("nan"))
             self.play(table.transform_entries(naive, nan_colours, rows=empty), run_time=beat.remaining)
         error = self.error_panel().to_edge(RIGHT, buff=0.6).match_y(table.cells)
         arrow = Arrow(table.get_right(), error.get_left(), buff=0.2, color=theme.error_colour(), stroke_width=3)
-        with self.beat(refused) as beat:
+        with self.beat(said["refused"]) as beat:
             self.play(GrowArrow(arrow), FadeIn(error, shift=0.2 * LEFT), run_time=beat.until("instead"))
             self.say(
                 "an all-masked row is refused, not returned as NaN",

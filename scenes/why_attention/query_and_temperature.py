@@ -91,14 +91,14 @@ def first_query_notes(art: Artifact) -> str:
     )
 
 
-def first_query_said(art: Artifact) -> tuple[str, ...]:
+def first_query_said(art: Artifact) -> dict[str, str]:
     labels, weights = key_labels(art), art["query_weights"][0]
     shares = [f"{listing(names)} {_weigh(names)} {value}" for value, names in _shares(labels, weights)]
-    return (
-        "Now the memory stays fixed, and only the query changes.",
-        f"The query arrow, and {mark('table')}a table with one row of weights for each of {_queries(art)}.",
-        f"For the query {_vector(art['queries'][0])}, {mark('weights')}{_then(shares)}.",
-    )
+    return {
+        "fixed": "Now the memory stays fixed, and only the query changes.",
+        "table": f"The query arrow, and {mark('table')}a table with one row of weights for each of {_queries(art)}.",
+        "weights": f"For the query {_vector(art['queries'][0])}, {mark('weights')}{_then(shares)}.",
+    }
 
 
 def query_notes(art: Artifact, index: int) -> str:
@@ -120,14 +120,17 @@ def query_notes(art: Artifact, index: int) -> str:
     )
 
 
-def query_said(art: Artifact, index: int) -> tuple[str, ...]:
-    """The query turns, its row fills; after the last query, the lesson of the three rows."""
+def query_said(art: Artifact, index: int) -> dict[str, str]:
+    """The query turns, its row fills; after the last query (only), a "lesson" beat on the three rows."""
     labels, weights = key_labels(art), art["query_weights"][index]
     shares = [f"{listing(names)} {_weigh(names)} {value}" for value, names in _shares(labels, weights)]
-    said = (f"The query turns to {_vector(art['queries'][index])}.", sentence(f"now {_then(shares)}."))
+    said = {
+        "turns": f"The query turns to {_vector(art['queries'][index])}.",
+        "weights": sentence(f"now {_then(shares)}."),
+    }
     if index == len(art["queries"]) - 1:
         rankings = count(len(art["queries"]), "ranking")
-        said += (f"One memory, {_queries(art)}, {rankings}: {mark('depends')}retrieval depends on the query.",)
+        said["lesson"] = f"One memory, {_queries(art)}, {rankings}: {mark('depends')}retrieval depends on the query."
     return said
 
 
@@ -142,13 +145,13 @@ def temperature_notes(art: Artifact) -> str:
     )
 
 
-def temperature_said(art: Artifact) -> tuple[str, ...]:
+def temperature_said(art: Artifact) -> dict[str, str]:
     start = art["temperatures"][start_temperature(art)]
-    return (
-        "Next, keep the query and change only the temperature.",
-        "The scores are divided by a temperature before the softmax; "
+    return {
+        "change": "Next, keep the query and change only the temperature.",
+        "dial": "The scores are divided by a temperature before the softmax; "
         f"{mark('dial')}the dial starts at {_spoken(start)}.",
-    )
+    }
 
 
 def stop_notes(art: Artifact, stop: int) -> str:
@@ -169,7 +172,8 @@ def stop_notes(art: Artifact, stop: int) -> str:
     return f"T = {t:g}: weights {fmt_row(weights_at[stop])}. " + effect
 
 
-def stop_said(art: Artifact, stop: int) -> tuple[str, ...]:
+def stop_said(art: Artifact, stop: int) -> dict[str, str]:
+    """The starting stop sweeps the whole dial ("up", "down", "back"); any other stop is a "turn" and its "moves"."""
     labels, temps, start = key_labels(art), art["temperatures"], start_temperature(art)
     weights_at, t = art["temperature_weights"], temps[stop]
     if stop == start:
@@ -177,12 +181,12 @@ def stop_said(art: Artifact, stop: int) -> tuple[str, ...]:
         low = sweep_w[0]
         top = [labels[i] for i in range(len(low)) if np.isclose(low[i], low.max())]
         least = labels[int(np.argmin(low))]
-        return (
-            f"Sweep the whole dial: {mark('up')}up at {_spoken(sweep_t[-1])}, the weights become nearly uniform.",
-            f"Down at {_spoken(sweep_t[0])}, {mark('least')}{least} keeps only {_spoken(low.min())}; "
+        return {
+            "up": f"Sweep the whole dial: {mark('up')}up at {_spoken(sweep_t[-1])}, the weights become nearly uniform.",
+            "down": f"Down at {_spoken(sweep_t[0])}, {mark('least')}{least} keeps only {_spoken(low.min())}; "
             f"{mark('top')}{listing(top)} take the rest.",
-            f"Back at {_spoken(t)}: {mark('standard')}the temperature of standard attention.",
-        )
+            "back": f"Back at {_spoken(t)}: {mark('standard')}the temperature of standard attention.",
+        }
     sharper = t < temps[start]
     turn = (
         f"Down to {_spoken(t)}: a lower temperature sharpens the weights."
@@ -196,7 +200,7 @@ def stop_said(art: Artifact, stop: int) -> tuple[str, ...]:
         verb = verb if len(names) == 1 else verb[:-1]
         named = f"{mark(f'group{group}')}{listing(names)}" if group else listing(names)  # a beat opens on a word
         moves.append(f"{named} {verb} to {value}")
-    return turn, sentence("; ".join(moves) + ".")
+    return {"turn": turn, "moves": sentence("; ".join(moves) + ".")}
 
 
 # --- the scene -------------------------------------------------------------------------------------------
@@ -218,31 +222,31 @@ class QueryAndTemperature(WhyAttentionSlide):
     def first_query(self) -> None:
         art = self.art
         self.next_slide(notes=first_query_notes(art))
-        fixed, table, weights = first_query_said(art)
+        said = first_query_said(art)
         self.heading_text = self.heading("Change only the query")
         self.query_plane()
         self.weight_table()
-        with self.beat(fixed) as beat:
+        with self.beat(said["fixed"]) as beat:
             self.title(self.heading_text, along=[Create(self.diagram), FadeIn(self.points)], run_time=beat.remaining)
-        with self.beat(table) as beat:
+        with self.beat(said["table"]) as beat:
             self.play(GrowArrow(self.arrow), FadeIn(self.query_label), run_time=beat.until("table"))
             self.play(FadeIn(self.heatmap), run_time=beat.remaining)
-        with self.beat(weights) as beat:  # this query, named, then its row of weights as they are read
+        with self.beat(said["weights"]) as beat:  # this query, named, then its row of weights as they are read
             self.play(Indicate(self.query_label), Indicate(self.heatmap.row_labels[0]), run_time=beat.until("weights"))
             self.fill_row(0, beat.remaining)
 
     def next_query(self, index: int) -> None:
         art = self.art
         self.next_slide(notes=query_notes(art, index))
-        turns, weights, *lesson = query_said(art, index)
-        with self.beat(turns) as beat:
+        said = query_said(art, index)
+        with self.beat(said["turns"]) as beat:
             self.turn_query(index, beat.remaining)
-        with self.beat(weights) as beat:
+        with self.beat(said["weights"]) as beat:
             self.fill_row(index, beat.remaining)
-        if lesson:
+        if "lesson" in said:  # only after the last query
             self.arrow.clear_updaters()
             rows = self.heatmap.shape[0]
-            with self.beat(lesson[0]) as beat:  # the rows, one per query, each with its own ranking
+            with self.beat(said["lesson"]) as beat:  # the rows, one per query, each with its own ranking
                 self.play(
                     LaggedStart(*[Indicate(self.heatmap.row_labels[r]) for r in range(rows)], lag_ratio=0.5),
                     run_time=beat.until("depends"),
@@ -257,12 +261,12 @@ class QueryAndTemperature(WhyAttentionSlide):
     def temperature(self) -> None:
         art = self.art
         self.next_slide(notes=temperature_notes(art))
-        change, dial = temperature_said(art)
+        said = temperature_said(art)
         start = start_temperature(art)
         self.log_t = ValueTracker(float(np.log(art["temperatures"][start])))
         self.temperature_bars()
         self.temperature_dial()
-        self.into_temperature(change, dial)
+        self.into_temperature(said["change"], said["dial"])
         self.bars.add_updater(lambda m: m.set_values(self.weights_now()))
 
     def temperature_stop(self, stop: int) -> None:
@@ -270,33 +274,35 @@ class QueryAndTemperature(WhyAttentionSlide):
         t, start = float(art["temperatures"][stop]), start_temperature(art)
         self.next_slide(notes=stop_notes(art, stop))
         if stop == start:  # the dial's whole range, where the bars change most, before settling at T = 1
-            up, down, back = stop_said(art, stop)
+            said = stop_said(art, stop)
             sweep_t = art["sweep_temperatures"]
             low = art["sweep_weights"][0]
             least = [int(np.argmin(low))]
             top = [i for i in range(len(low)) if np.isclose(low[i], low.max())]
-            with self.beat(up) as beat:
+            with self.beat(said["up"]) as beat:
                 self.say(self.sweep_caption(), colour=theme.muted(), size=CAPTION_SIZE, run_time=beat.until("up"))
                 self.turn_dial(float(sweep_t[-1]), beat.remaining)
-            with self.beat(down) as beat:  # the dial goes down; then the bar that keeps least, and those that win
+            with self.beat(
+                said["down"]
+            ) as beat:  # the dial goes down; then the bar that keeps least, and those that win
                 self.turn_dial(float(sweep_t[0]), beat.until("least"))
                 self.play(self.circle_bars(least), run_time=beat.until("top"))
                 self.play(self.circle_bars(top), run_time=beat.remaining)
-            with self.beat(back) as beat:
+            with self.beat(said["back"]) as beat:
                 self.turn_dial(t, beat.until("standard"))
                 self.say(f"T = {t:g}: standard attention", colour=theme.foreground(), size=CAPTION_SIZE,
                          run_time=beat.remaining)  # fmt: skip
             self.bars.clear_updaters()
             return
-        turn, moves = stop_said(art, stop)
-        with self.beat(turn) as beat:  # the previous stop's caption goes as the dial leaves it
+        said = stop_said(art, stop)
+        with self.beat(said["turn"]) as beat:  # the previous stop's caption goes as the dial leaves it
             leaving = [] if self._caption is None else [FadeOut(self._caption)]
             self._caption = None
             self.turn_dial(t, beat.remaining, *leaving)
         # Each bar circled as its new weight is said (keys of equal weight together), the weights in the caption.
         shares = _shares(self.labels, art["temperature_weights"][stop])
         groups = [[self.labels.index(name) for name in names] for _, names in shares]
-        with self.beat(moves) as beat:
+        with self.beat(said["moves"]) as beat:
             self.say(self.stop_caption(stop), colour=theme.caption_colour(), size=CAPTION_SIZE,
                      run_time=beat.until("group1") / 2 if len(groups) > 1 else beat.remaining / 2)  # fmt: skip
             for following, group in enumerate(groups, start=1):

@@ -50,14 +50,15 @@ def query_notes(art: Artifact) -> str:
     )
 
 
-def query_said(art: Artifact) -> tuple[str, ...]:
+def query_said(art: Artifact) -> dict[str, str]:
     labels, query = key_labels(art), art["Q"][0]
     named = listing([f"{mark(label)}{label}" for label in labels])
-    return (
-        "Attention lets an output look back at every stored item.",
-        f"The memory holds {count(len(labels), 'item')}, {named}, each at its key: {mark('address')}its address.",
-        f"The query arrow, {mark('vector')}{_vector(query)}, says what we want to find.",
-    )
+    return {
+        "memory": "Attention lets an output look back at every stored item.",
+        "keys": f"The memory holds {count(len(labels), 'item')}, {named}, each at its key: "
+        f"{mark('address')}its address.",
+        "query": f"The query arrow, {mark('vector')}{_vector(query)}, says what we want to find.",
+    }
 
 
 def values_notes(art: Artifact) -> str:
@@ -71,14 +72,14 @@ def values_notes(art: Artifact) -> str:
     )
 
 
-def values_said(art: Artifact) -> tuple[str, ...]:
+def values_said(art: Artifact) -> dict[str, str]:
     K, V, labels = art["K"], art["V"], key_labels(art)
-    return (
-        f"Beside it, the keys and {mark('values')}their values: what each item stores.",
-        "Each key row stays paired with its own value row.",
-        f"Item {labels[0]}'s key is {_vector(K[0])}; {mark('value')}its value is {_vector(V[0])}. "
+    return {
+        "tables": f"Beside it, the keys and {mark('values')}their values: what each item stores.",
+        "pairs": "Each key row stays paired with its own value row.",
+        "address": f"Item {labels[0]}'s key is {_vector(K[0])}; {mark('value')}its value is {_vector(V[0])}. "
         f"{mark('address')}A key is only an address.",
-    )
+    }
 
 
 def scores_notes(art: Artifact) -> str:
@@ -93,17 +94,17 @@ def scores_notes(art: Artifact) -> str:
     )
 
 
-def scores_said(art: Artifact) -> tuple[str, ...]:
+def scores_said(art: Artifact) -> dict[str, str]:
     raw, labels = art["raw_scores"][0], key_labels(art)
     rest = [f"{label} scores {number(float(s), 2)}" for label, s in zip(labels[1:], raw[1:])]
     same = [labels[i] for i in _same_as_best(raw)]
-    return (
-        "Now drop each key onto the line of the query.",
-        f"Key {labels[0]}'s {mark('shadow')}shadow has length {number(float(raw[0]), 2)}: "
+    return {
+        "line": "Now drop each key onto the line of the query.",
+        "first": f"Key {labels[0]}'s {mark('shadow')}shadow has length {number(float(raw[0]), 2)}: "
         f"that is {mark('score')}q dot k, its score.",
-        sentence(listing([f"{mark(label)}{said}" for label, said in zip(labels[1:], rest)])) + ".",
-        f"{listing(same)} score {mark('same')}the same, {mark('differ')}though their keys differ.",
-    )
+        "rest": sentence(listing([f"{mark(label)}{said}" for label, said in zip(labels[1:], rest)])) + ".",
+        "same": f"{listing(same)} score {mark('same')}the same, {mark('differ')}though their keys differ.",
+    }
 
 
 # --- the scene -------------------------------------------------------------------------------------------
@@ -122,29 +123,29 @@ class QueryKeyValue(WhyAttentionSlide):
     def query_and_keys(self) -> None:
         art = self.art
         self.next_slide(notes=query_notes(art))
-        memory, keys, query = query_said(art)
+        said = query_said(art)
         heading = self.heading("Query, keys and values")
         self.diagram, points, arrow = self.key_plane(art["Q"][0], art["K"])
         points.set_z_index(2)  # the query arrow ends on key A: keep the keys on top
         stored = LaggedStart(*[FadeIn(point[0], scale=0.5) for point in points], lag_ratio=0.3)
-        with self.beat(memory) as beat:  # the key plane and every stored item (its dot) come with the title
+        with self.beat(said["memory"]) as beat:  # the key plane and every stored item (its dot) come with the title
             self.title(heading, along=[Create(self.diagram), stored], run_time=beat.remaining)
-        with self.beat(keys) as beat:
+        with self.beat(said["keys"]) as beat:
             for label, point in zip(self.labels, points):  # each item is labelled as it is named
                 self.play(FadeIn(point[1], shift=0.1 * DOWN), Indicate(point[0], color=theme.highlight()),
                           run_time=beat.until(label))  # fmt: skip
             self.play(*[Indicate(point, color=theme.highlight()) for point in points], run_time=beat.remaining)
-        with self.beat(query) as beat:
+        with self.beat(said["query"]) as beat:
             self.play(GrowArrow(arrow[0]), run_time=beat.until("vector"))
             self.play(FadeIn(arrow[1], shift=0.1 * UP), run_time=beat.remaining)
 
     def values(self) -> None:
         art = self.art
         self.next_slide(notes=values_notes(art))
-        tables_said, pairs, address = values_said(art)
+        said = values_said(art)
         self.tables = self.memory_tables(art["K"], art["V"]).to_edge(RIGHT, buff=0.45).shift(0.35 * UP)
         keys, values = self.tables
-        with self.beat(tables_said) as beat:
+        with self.beat(said["tables"]) as beat:
             self.play(FadeIn(keys, shift=0.2 * LEFT), run_time=beat.until("values"))
             self.play(FadeIn(values, shift=0.2 * LEFT), run_time=beat.remaining)
         self.row_boxes = VGroup(
@@ -155,9 +156,9 @@ class QueryKeyValue(WhyAttentionSlide):
                 for i, c in enumerate(self.colours)
             ]
         )
-        with self.beat(pairs) as beat:
+        with self.beat(said["pairs"]) as beat:
             self.play(LaggedStart(*[Create(b) for b in self.row_boxes], lag_ratio=0.4), run_time=beat.remaining)
-        with self.beat(address) as beat:
+        with self.beat(said["address"]) as beat:
             self.play(Indicate(keys.row_entries(0), color=theme.highlight()), run_time=beat.until("value"))
             self.play(Indicate(values.row_entries(0), color=theme.highlight()), run_time=beat.until("address"))
             self.say("a key is an address; its value need not equal the key", colour=theme.muted(), size=CAPTION_SIZE,
@@ -167,20 +168,20 @@ class QueryKeyValue(WhyAttentionSlide):
         art = self.art
         query, keys, raw = art["Q"][0], art["K"], art["raw_scores"][0]
         self.next_slide(notes=scores_notes(art))
-        line_said, first, rest, same = scores_said(art)
+        said = scores_said(art)
         readouts = self.score_readouts(raw)
-        with self.beat(line_said) as beat:
+        with self.beat(said["line"]) as beat:
             self.play(FadeOut(self.row_boxes), run_time=0.4)
             self.play(Create(self.diagram.direction_line(query, theme.query_colour())), run_time=beat.remaining)
-        with self.beat(first) as beat:
+        with self.beat(said["first"]) as beat:
             self.project(0, keys[0], query, readouts[0], beat.until("shadow"), beat.until("score"), beat.remaining)
-        with self.beat(rest) as beat:
+        with self.beat(said["rest"]) as beat:
             for index in range(1, len(keys)):  # each key's shadow falls as its score is said
                 following = self.labels[index + 1] if index + 1 < len(keys) else None
                 span = beat.until(following) if following else beat.remaining
                 self.project(index, keys[index], query, readouts[index], 0.35 * span, 0.3 * span, 0.35 * span)
         best = _same_as_best(raw)
-        with self.beat(same) as beat:
+        with self.beat(said["same"]) as beat:
             self.play(*[Indicate(readouts[i], color=theme.highlight(), scale_factor=1.15) for i in best],
                       run_time=beat.until("differ"))  # fmt: skip
             self.say(self.same_caption(raw), colour=theme.caption_colour(), size=CAPTION_SIZE, run_time=beat.remaining)

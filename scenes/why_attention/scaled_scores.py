@@ -53,12 +53,12 @@ def operands_notes(art: Artifact) -> str:
     )
 
 
-def operands_said(art: Artifact) -> tuple[str, ...]:
+def operands_said(art: Artifact) -> dict[str, str]:
     d_k = int(art["d_k"])
-    return (
-        f"Each score is q dot k, {mark('root')}divided by the square root of the key size, {integer(d_k)}.",
-        f"The query, {mark('keys')}the keys as columns, and {mark('row')}an empty row for the scores.",
-    )
+    return {
+        "formula": f"Each score is q dot k, {mark('root')}divided by the square root of the key size, {integer(d_k)}.",
+        "tables": f"The query, {mark('keys')}the keys as columns, and {mark('row')}an empty row for the scores.",
+    }
 
 
 def _key_notes(art: Artifact, index: int) -> str:
@@ -75,14 +75,14 @@ def first_key_notes(art: Artifact) -> str:
     return _key_notes(art, 0)
 
 
-def first_key_said(art: Artifact) -> tuple[str, ...]:
+def first_key_said(art: Artifact) -> dict[str, str]:
     label, raw, score = key_labels(art)[0], art["raw_scores"][0, 0], art["scores"][0, 0]
-    return (
-        f"The query stands beside key {label}.",
-        f"Multiply entry by entry and add: {number(float(raw), 2)}.",
-        f"Divided by {_root(int(art['d_k']))}: {number(float(score), 2)}.",
-        f"That score fills {label}'s cell.",
-    )
+    return {
+        "beside": f"The query stands beside key {label}.",
+        "dot": f"Multiply entry by entry and add: {number(float(raw), 2)}.",
+        "scaled": f"Divided by {_root(int(art['d_k']))}: {number(float(score), 2)}.",
+        "stored": f"That score fills {label}'s cell.",
+    }
 
 
 def other_keys_notes(art: Artifact) -> str:
@@ -91,13 +91,14 @@ def other_keys_notes(art: Artifact) -> str:
     return _key_notes(art, 1) + f" The same for the rest: {rest}."
 
 
-def other_keys_said(art: Artifact) -> tuple[str, ...]:
+def other_keys_said(art: Artifact) -> list[str]:
+    """One sentence per key after the first, in order."""
     labels, raw, scores = key_labels(art), art["raw_scores"][0], art["scores"][0]
-    return tuple(
+    return [
         f"Key {labels[i]}: {mark('products')}the products add up to {number(float(raw[i]), 2)}, "
         f"{mark('score')}a score of {number(float(scores[i]), 2)}."
         for i in range(1, len(labels))
-    )
+    ]
 
 
 def summary_notes(art: Artifact) -> str:
@@ -111,14 +112,17 @@ def summary_notes(art: Artifact) -> str:
     )
 
 
-def summary_said(art: Artifact) -> tuple[str, ...]:
+def summary_said(art: Artifact) -> dict[str, str]:
     negative = negative_scores(art)
     if negative is None:
         closing = f"These are scores, not yet probabilities: {mark('query')}a softmax will turn them into weights."
     else:
         query = ", ".join(number(float(v), 2) for v in negative[0])
         closing = f"These are scores, not probabilities: {mark('query')}the query {query} gets negative ones."
-    return (f"The whole row: {mark('each')}each dot product over {_root(int(art['d_k']))}.", closing)
+    return {
+        "row": f"The whole row: {mark('each')}each dot product over {_root(int(art['d_k']))}.",
+        "closing": closing,
+    }
 
 
 # --- the scene -------------------------------------------------------------------------------------------
@@ -138,16 +142,16 @@ class ScaledScores(WhyAttentionSlide):
     def operands(self) -> None:
         art = self.art
         self.next_slide(notes=operands_notes(art))
-        formula_said, tables_said = operands_said(art)
+        said = operands_said(art)
         heading = self.heading("Scaled scores")
         equation = formula(SCORES, size=theme.BODY_SIZE + 6).next_to(heading, DOWN, buff=0.3)
         product, scale = equation[:4], equation[4:]  # S = Q K^T, then / sqrt(d_k)
-        with self.beat(formula_said) as beat:
+        with self.beat(said["formula"]) as beat:
             self.title(heading, along=[Write(product)], run_time=beat.until("root"))
             self.play(Write(scale), run_time=beat.remaining)
         operands = self.operand_tables(equation)
         self.row = self.score_row(operands)
-        with self.beat(tables_said) as beat:
+        with self.beat(said["tables"]) as beat:
             self.play(FadeIn(self.query), run_time=beat.until("keys"))
             self.play(FadeIn(self.keys_t), run_time=beat.until("row"))
             self.play(FadeIn(self.row), run_time=beat.remaining)
@@ -157,14 +161,14 @@ class ScaledScores(WhyAttentionSlide):
 
     def first_key(self) -> None:
         self.next_slide(notes=first_key_notes(self.art))
-        beside, dot, scaled, stored = first_key_said(self.art)
-        with self.beat(beside) as beat:
+        said = first_key_said(self.art)
+        with self.beat(said["beside"]) as beat:
             self.bring_query(0, beat.remaining)
-        with self.beat(dot) as beat:
+        with self.beat(said["dot"]) as beat:
             self.write_dot(beat.remaining)
-        with self.beat(scaled) as beat:
+        with self.beat(said["scaled"]) as beat:
             self.write_scaled(beat.remaining)
-        with self.beat(stored) as beat:
+        with self.beat(said["stored"]) as beat:
             self.store_score(0, 0.7 * beat.remaining)
             self.play(FadeOut(self.column), run_time=beat.remaining)
 
@@ -183,16 +187,16 @@ class ScaledScores(WhyAttentionSlide):
     def summary(self) -> None:
         art = self.art
         self.next_slide(notes=summary_notes(art))
-        row_said, closing = summary_said(art)
+        said = summary_said(art)
         summary = self.summary_formula().move_to(self.work)
         box = SurroundingRectangle(self.row.entries, buff=0.12, color=theme.highlight())
-        with self.beat(row_said) as beat:
+        with self.beat(said["row"]) as beat:
             self.play(Create(box), FadeOut(self.slider), run_time=beat.until("each"))
             self.play(roll(self.work, summary), run_time=beat.remaining)
         # The caption's claim is shown, not asserted: this query's scores are all >= 0, so another query of
         # the walkthrough (from the data) shows negative ones.
         negative = negative_scores(art)
-        with self.beat(closing) as beat:
+        with self.beat(said["closing"]) as beat:
             if negative is not None:
                 self.say("scores, not yet probabilities: another query gives negative ones", size=CAPTION_SIZE,
                          run_time=beat.until("query"))  # fmt: skip

@@ -35,13 +35,14 @@ def start_notes(art: Artifact) -> str:
     )
 
 
-def start_said(art: Artifact) -> tuple[str, ...]:
+def start_said(art: Artifact) -> dict[str, str]:
     labels, scores = key_labels(art), art["scores"][0]
     top = [labels[i] for i in range(len(scores)) if np.isclose(scores[i], scores.max())]
-    return (
-        "Softmax turns scores into weights, in three steps.",
-        f"The bars are the scores; {mark('highest')}the highest, {_spoken(scores.max())}, belongs to {listing(top)}.",
-    )
+    return {
+        "steps": "Softmax turns scores into weights, in three steps.",
+        "bars": f"The bars are the scores; {mark('highest')}the highest, {_spoken(scores.max())}, "
+        f"belongs to {listing(top)}.",
+    }
 
 
 def shift_notes(art: Artifact) -> str:
@@ -53,14 +54,14 @@ def shift_notes(art: Artifact) -> str:
     )
 
 
-def shift_said(art: Artifact) -> tuple[str, ...]:
+def shift_said(art: Artifact) -> dict[str, str]:
     shifted = _by_value(key_labels(art), art["shifted"][0])
     moves = [f"{mark(f'group {index}')}{listing(names)} to {value}" for index, (value, names) in enumerate(shifted)]
-    return (
-        f"Step one: {mark('step')}subtract the largest score from every score.",
-        f"The bars move down: {listing(moves)}.",
-        f"Shifting every score alike changes no weight; {mark('small')}it only keeps the exponentials small.",
-    )
+    return {
+        "subtract": f"Step one: {mark('step')}subtract the largest score from every score.",
+        "bars": f"The bars move down: {listing(moves)}.",
+        "same": f"Shifting every score alike changes no weight; {mark('small')}it only keeps the exponentials small.",
+    }
 
 
 def exponentiate_notes(art: Artifact) -> str:
@@ -68,11 +69,11 @@ def exponentiate_notes(art: Artifact) -> str:
     return f"Step 2, exponentiate: {fmt_row(exp)}. Every entry is now positive; the row sum is {exp_sum:.4f}."
 
 
-def exponentiate_said(art: Artifact) -> tuple[str, ...]:
-    return (
-        f"Step two: {mark('step')}raise e to the power of each shifted score.",
-        f"Every bar is now positive, and {mark('sum')}together they add up to {_spoken(art['exp_sum'][0])}.",
-    )
+def exponentiate_said(art: Artifact) -> dict[str, str]:
+    return {
+        "step": f"Step two: {mark('step')}raise e to the power of each shifted score.",
+        "bars": f"Every bar is now positive, and {mark('sum')}together they add up to {_spoken(art['exp_sum'][0])}.",
+    }
 
 
 def divide_notes(art: Artifact) -> str:
@@ -86,16 +87,17 @@ def divide_notes(art: Artifact) -> str:
     )
 
 
-def divide_said(art: Artifact) -> tuple[str, ...]:
+def divide_said(art: Artifact) -> dict[str, str]:
     labels, scores, weights = key_labels(art), art["scores"][0], art["weights"][0]
     groups = _by_value(labels, weights)
     shares = [f"{mark(f'group {index}')}{value} on {listing(names)}" for index, (value, names) in enumerate(groups)]
     lowest = labels[int(np.argmin(scores))]
-    return (
-        f"Step three: {mark('step')}divide every bar by that sum.",
-        f"The weights: {listing(shares)}. {mark('sum')}Together they make {_spoken(weights.sum())}.",
-        f"{lowest} had the lowest score, {mark('yet')}yet keeps a positive weight: softmax never gives exactly zero.",
-    )
+    return {
+        "step": f"Step three: {mark('step')}divide every bar by that sum.",
+        "bars": f"The weights: {listing(shares)}. {mark('sum')}Together they make {_spoken(weights.sum())}.",
+        "never_zero": f"{lowest} had the lowest score, {mark('yet')}yet keeps a positive weight: "
+        "softmax never gives exactly zero.",
+    }
 
 
 # --- the scene -------------------------------------------------------------------------------------------
@@ -116,16 +118,16 @@ class SoftmaxNormalization(WhyAttentionSlide):
         art = self.art
         scores = art["scores"][0]
         self.next_slide(notes=start_notes(art))
-        steps_said, bars_said = start_said(art)
+        said = start_said(art)
         heading = self.heading("Softmax: scores become weights")
         self.bars = self.score_bars()
         self.bars_caption = theme.text("scores s", theme.LABEL_SIZE, theme.muted())
         self.bars_caption.next_to(self.bars.labels, DOWN, buff=0.2)
-        with self.beat(steps_said) as beat:
+        with self.beat(said["steps"]) as beat:
             self.title(heading, along=[FadeIn(self.bars), FadeIn(self.bars_caption)], run_time=beat.remaining)
         self.steps = self.step_lines().to_edge(RIGHT, buff=0.6).shift(0.2 * DOWN)
         top = [i for i in range(len(scores)) if np.isclose(scores[i], scores.max())]
-        with self.beat(bars_said) as beat:
+        with self.beat(said["bars"]) as beat:
             self.play(FadeIn(self.steps[0]), run_time=beat.until("highest"))
             self.play(*[self.indicate_key(i) for i in top], run_time=beat.remaining)
 
@@ -133,13 +135,13 @@ class SoftmaxNormalization(WhyAttentionSlide):
         art = self.art
         shifted = art["shifted"][0]
         self.next_slide(notes=shift_notes(art))
-        subtract, bars_said, same = shift_said(art)
-        with self.beat(subtract) as beat:
+        said = shift_said(art)
+        with self.beat(said["subtract"]) as beat:
             self.advance(1, "s \u2212 max s", beat)
-        with self.beat(bars_said) as beat:
+        with self.beat(said["bars"]) as beat:
             self.play(self.bars.morph(shifted), run_time=beat.until("group 0"))
             self.indicate_groups(shifted, beat)
-        with self.beat(same) as beat:
+        with self.beat(said["same"]) as beat:
             self.play(FadeIn(self.steps[2], shift=0.2 * UP), run_time=beat.until("small"))
             # every shifted score is at most zero: its exponential is at most one
             self.play(Indicate(self.steps[1][1], color=theme.highlight(), scale_factor=1.05), run_time=beat.remaining)
@@ -147,10 +149,10 @@ class SoftmaxNormalization(WhyAttentionSlide):
     def exponentiate(self) -> None:
         art = self.art
         self.next_slide(notes=exponentiate_notes(art))
-        step, bars_said = exponentiate_said(art)
-        with self.beat(step) as beat:
+        said = exponentiate_said(art)
+        with self.beat(said["step"]) as beat:
             self.advance(3, "exp(s \u2212 max s)", beat)
-        with self.beat(bars_said) as beat:
+        with self.beat(said["bars"]) as beat:
             self.play(self.bars.morph(art["exp"][0]), run_time=beat.until("sum"))
             self.play(Indicate(self.steps[3][2], color=theme.highlight(), scale_factor=1.1), run_time=beat.remaining)
 
@@ -159,10 +161,10 @@ class SoftmaxNormalization(WhyAttentionSlide):
         scores, weights = art["scores"][0], art["weights"][0]
         lowest = int(np.argmin(scores))  # the lowest-scoring key still keeps some weight
         self.next_slide(notes=divide_notes(art))
-        step, bars_said, never_zero = divide_said(art)
-        with self.beat(step) as beat:
+        said = divide_said(art)
+        with self.beat(said["step"]) as beat:
             self.advance(4, "weights w", beat)
-        with self.beat(bars_said) as beat:
+        with self.beat(said["bars"]) as beat:
             self.play(self.bars.morph(weights), run_time=beat.until("group 0"))
             self.indicate_groups(weights, beat, until="sum")
             self.play(Indicate(self.steps[4][2], color=theme.highlight(), scale_factor=1.1), run_time=beat.remaining)
@@ -170,7 +172,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
         box = SurroundingRectangle(
             VGroup(bars.bars[lowest], bars.readouts[lowest], bars.labels[lowest]), buff=0.1, color=theme.highlight()
         )
-        with self.beat(never_zero) as beat:
+        with self.beat(said["never_zero"]) as beat:
             self.play(Create(box), run_time=beat.until("yet"))
             self.say(self.lowest_caption(lowest), colour=theme.caption_colour(), size=CAPTION_SIZE,
                      run_time=beat.remaining)  # fmt: skip

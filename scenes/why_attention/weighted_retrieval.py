@@ -40,11 +40,11 @@ def values_notes(art: Artifact) -> str:
     )
 
 
-def values_said(art: Artifact) -> tuple[str, ...]:
-    return (
-        "The output of attention is a weighted sum of the values.",
-        f"The {count(len(art['V']), 'value')} appear as faint arrows in their own plane.",
-    )
+def values_said(art: Artifact) -> dict[str, str]:
+    return {
+        "sum": "The output of attention is a weighted sum of the values.",
+        "arrows": f"The {count(len(art['V']), 'value')} appear as faint arrows in their own plane.",
+    }
 
 
 def chain_notes(art: Artifact) -> str:
@@ -56,10 +56,11 @@ def chain_notes(art: Artifact) -> str:
     )
 
 
-def chain_said(art: Artifact) -> tuple[str, ...]:
+def chain_said(art: Artifact) -> list[str]:
     """One beat per value, in order."""
     weights, contributions, labels = art["weights"][0], art["contributions"], key_labels(art)
-    said, started = [], False
+    said: list[str] = []
+    started = False
     for label, weight, contribution in zip(labels, weights, contributions):
         if np.linalg.norm(contribution) < 1e-9:
             said.append(f"{label}'s weight times its value adds nothing.")
@@ -69,7 +70,7 @@ def chain_said(art: Artifact) -> tuple[str, ...]:
             started = True
         else:
             said.append(f"{label}'s value, scaled by {number(float(weight), 2)}, {mark('join')}joins tip to tail.")
-    return tuple(said)
+    return said
 
 
 def context_notes(art: Artifact) -> str:
@@ -86,13 +87,13 @@ def context_notes(art: Artifact) -> str:
     )
 
 
-def context_said(art: Artifact) -> tuple[str, ...]:
+def context_said(art: Artifact) -> dict[str, str]:
     context = art["context"][0]
-    return (
-        f"The chain ends at the context, {mark('about')}about {number(float(context[0]), 1)} across "
+    return {
+        "ends": f"The chain ends at the context, {mark('about')}about {number(float(context[0]), 1)} across "
         f"and {number(float(context[1]), 1)} up.",
-        f"No single value is picked: {mark('every')}every value contributes to the context.",
-    )
+        "every": f"No single value is picked: {mark('every')}every value contributes to the context.",
+    }
 
 
 # --- the scene -------------------------------------------------------------------------------------------
@@ -111,16 +112,16 @@ class WeightedRetrieval(WhyAttentionSlide):
     def values(self) -> None:
         art = self.art
         self.next_slide(notes=values_notes(art))
-        sum_said, arrows_said = values_said(art)
+        said = values_said(art)
         heading = self.heading("Retrieve: a weighted sum of values")
         self.equation = formula(CONTEXT, size=theme.BODY_SIZE + 8).to_edge(LEFT, buff=0.9).shift(1.9 * UP)
         self.diagram = self.value_plane(art["V"])
         self.value_arrows = VGroup(
             *[self.diagram.arrow(v, c, stroke_width=3).set_opacity(0.35) for v, c in zip(art["V"], self.colours)]
         )
-        with self.beat(sum_said) as beat:
+        with self.beat(said["sum"]) as beat:
             self.title(heading, along=[Write(self.equation), Create(self.diagram)], run_time=beat.remaining)
-        with self.beat(arrows_said) as beat:
+        with self.beat(said["arrows"]) as beat:
             self.play(
                 LaggedStart(*[GrowArrow(a) for a in self.value_arrows], lag_ratio=0.3),
                 FadeIn(self.value_labels()),
@@ -139,7 +140,7 @@ class WeightedRetrieval(WhyAttentionSlide):
     def context(self) -> None:
         art = self.art
         self.next_slide(notes=context_notes(art))
-        ends, every = context_said(art)
+        said = context_said(art)
         context = art["context"][0]
         result = self.diagram.arrow(context, theme.highlight(), stroke_width=7)
         result_label = theme.text(f"c = {fmt_row(context)}", theme.LABEL_SIZE, theme.highlight()).next_to(
@@ -147,10 +148,10 @@ class WeightedRetrieval(WhyAttentionSlide):
         )
         result_label.shift(min(0.0, self.diagram.get_right()[0] - result_label.get_right()[0]) * RIGHT)
         self.pieces.set_z_index(2)  # the chain stays on top of the sum it builds
-        with self.beat(ends) as beat:
+        with self.beat(said["ends"]) as beat:
             self.play(GrowArrow(result), run_time=beat.until("about"))
             self.play(FadeIn(self.total, shift=0.2 * RIGHT), FadeIn(result_label), run_time=beat.remaining)
-        with self.beat(every) as beat:
+        with self.beat(said["every"]) as beat:
             caption = "no argmax: every value contributes to the context"
             self.say(caption, colour=theme.caption_colour(), size=CAPTION_SIZE, run_time=beat.until("every"))
             self.play(  # each value's piece of the chain and its line of the sum, in turn

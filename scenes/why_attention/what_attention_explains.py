@@ -56,10 +56,10 @@ def layout_notes(art: Artifact) -> str:
     )
 
 
-def layout_said(art: Artifact) -> tuple[str, ...]:
+def layout_said(art: Artifact) -> str:
     return (
         f"Weights {mark('values')}times values {mark('context')}give the context, "
-        f"{mark('fixed')}with the query and the keys held fixed.",
+        f"{mark('fixed')}with the query and the keys held fixed."
     )
 
 
@@ -74,16 +74,16 @@ def change_notes(art: Artifact) -> str:
     )
 
 
-def change_said(art: Artifact) -> tuple[str, ...]:
+def change_said(art: Artifact) -> dict[str, str]:
     index = changed_index(art)
     same = bool(np.array_equal(art["changed_weights"], art["weights"]))
-    return (
-        f"First intervention: change only {key_labels(art)[index]}'s value, "
+    return {
+        "change": f"First intervention: change only {key_labels(art)[index]}'s value, "
         f"{mark('to')}to {_pair(art['changed_V'][index])}.",
-        "The weights stay exactly the same." if same else "The weights change too.",
-        f"Yet the context jumps from about {_pair(art['context'][0])} "
+        "weights": "The weights stay exactly the same." if same else "The weights change too.",
+        "context": f"Yet the context jumps from about {_pair(art['context'][0])} "
         f"{mark('to')}to about {_pair(art['changed_context'][0])}.",
-    )
+    }
 
 
 def remove_notes(art: Artifact) -> str:
@@ -96,18 +96,19 @@ def remove_notes(art: Artifact) -> str:
     )
 
 
-def remove_said(art: Artifact) -> tuple[str, ...]:
+def remove_said(art: Artifact) -> dict[str, str]:
     labels, removed, weights = key_labels(art), removed_keys(art), art["removed_weights"][0]
     kept = [i for i in range(len(weights)) if i not in removed]
     shares = sorted({number(float(weights[i]), 2) for i in kept})
     each = f"{shares[0]} each" if len(shares) == 1 else listing([number(float(weights[i]), 2) for i in kept])
-    return (
-        f"Second intervention: first {mark('restore')}restore the original values.",
-        f"Then remove item {listing([labels[i] for i in removed])} {mark('mask')}by masking its key.",
-        f"The remaining weights renormalise: {listing([labels[i] for i in kept])} {mark('now')}now get {each}.",
-        f"The context becomes {_pair(art['removed_context'][0])}. "
+    return {
+        "restore": f"Second intervention: first {mark('restore')}restore the original values.",
+        "remove": f"Then remove item {listing([labels[i] for i in removed])} {mark('mask')}by masking its key.",
+        "renormalise": f"The remaining weights renormalise: {listing([labels[i] for i in kept])} "
+        f"{mark('now')}now get {each}.",
+        "context": f"The context becomes {_pair(art['removed_context'][0])}. "
         f"{mark('removing')}Removing an item is not the same as reading its weight off the plot.",
-    )
+    }
 
 
 def parity_notes(art: Artifact) -> str:
@@ -124,14 +125,14 @@ def parity_notes(art: Artifact) -> str:
     )
 
 
-def parity_said(art: Artifact) -> tuple[str, ...]:
+def parity_said(art: Artifact) -> dict[str, str]:
     worst = max(art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"])
-    return (
-        f"Now an implementation check: {mark('same')}the same calculation in PyTorch.",
-        f"Its built-in attention agrees with ours {mark('within')}to within {_within(worst)}, "
+    return {
+        "check": f"Now an implementation check: {mark('same')}the same calculation in PyTorch.",
+        "agrees": f"Its built-in attention agrees with ours {mark('within')}to within {_within(worst)}, "
         f"{mark('masks')}with and without the masks.",
-        f"That checks the code; {mark('evidence')}it is no evidence that attention learned language.",
-    )
+        "not_evidence": f"That checks the code; {mark('evidence')}it is no evidence that attention learned language.",
+    }
 
 
 def closing_notes(art: Artifact) -> str:
@@ -143,12 +144,12 @@ def closing_notes(art: Artifact) -> str:
     )
 
 
-def closing_said(art: Artifact) -> tuple[str, ...]:
-    return (
-        f"So attention weights show routing: {mark('where')}where this computation sends information.",
-        f"They are not causal importance: {mark('takes')}that takes an intervention, "
+def closing_said(art: Artifact) -> dict[str, str]:
+    return {
+        "routing": f"So attention weights show routing: {mark('where')}where this computation sends information.",
+        "causal": f"They are not causal importance: {mark('takes')}that takes an intervention, "
         "like changing a value or removing a key.",
-    )
+    }
 
 
 # --- the scene -------------------------------------------------------------------------------------------
@@ -170,7 +171,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
     def layout(self) -> None:
         art = self.art
         self.next_slide(notes=layout_notes(art))
-        (said,) = layout_said(art)
+        said = layout_said(art)
         heading = self.heading("What an attention plot can explain")
         self.equation = self.product_tables()
         w_table, times, v_table, equals, c_table = self.equation
@@ -187,18 +188,18 @@ class WhatAttentionExplains(WhyAttentionSlide):
         index = changed_index(art)
         same = bool(np.array_equal(art["changed_weights"], art["weights"]))
         self.next_slide(notes=change_notes(art))
-        change, weights_said, context_said = change_said(art)
+        said = change_said(art)
         highlighted = {(index, c): theme.highlight() for c in range(art["V"].shape[1])}
-        with self.beat(change) as beat:
+        with self.beat(said["change"]) as beat:
             self.play(Create(v_table.row_box(index)), run_time=beat.until("to"))
             self.play(v_table.transform_entries(art["changed_V"], highlighted), run_time=beat.remaining)
         verdict = theme.text("unchanged" if same else "changed", theme.LABEL_SIZE, theme.value_colour()).next_to(
             w_table, DOWN, buff=0.3
         )
-        with self.beat(weights_said) as beat:
+        with self.beat(said["weights"]) as beat:
             self.play(Create(w_table.row_box(0, theme.value_colour())), FadeIn(verdict), run_time=beat.remaining)
         both = {(0, 0): theme.highlight(), (0, 1): theme.highlight()}
-        with self.beat(context_said) as beat:
+        with self.beat(said["context"]) as beat:
             self.play(Indicate(c_table.row_entries(0), color=theme.highlight()), run_time=beat.until("to"))
             self.play(c_table.count_entries(art["changed_context"], both), run_time=0.6 * beat.remaining)
             self.say(self.change_caption(), colour=theme.caption_colour(), size=CAPTION_SIZE, run_time=beat.remaining)
@@ -209,8 +210,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
         w_table, v_table, c_table = self.tables
         removed, rw = removed_keys(art), art["removed_weights"][0]
         self.next_slide(notes=remove_notes(art))
-        restore, remove, renormalise, context_said = remove_said(art)
-        with self.beat(restore) as beat:
+        said = remove_said(art)
+        with self.beat(said["restore"]) as beat:
             self.play(FadeOut(self.intervention_marks), FadeOut(self._caption), run_time=beat.until("restore"))
             self._caption = None  # the first intervention's verdict goes with it
             self.play(v_table.transform_entries(art["V"]), c_table.count_entries(art["context"]),
@@ -219,7 +220,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
             *[v_table.row_box(i, theme.blocked_colour()) for i in removed],
             *[w_table.cell_box(0, i, theme.blocked_colour()) for i in removed],
         )
-        with self.beat(remove) as beat:
+        with self.beat(said["remove"]) as beat:
             self.play(Create(crosses[: len(removed)]), run_time=beat.until("mask"))
             dimmed = [v_table.row_entries(i).animate.set_opacity(0.3) for i in removed]
             self.play(Create(crosses[len(removed) :]), *dimmed, run_time=beat.remaining)
@@ -227,30 +228,30 @@ class WhatAttentionExplains(WhyAttentionSlide):
         self.marks = crosses
         kept = {(0, i): theme.highlight() for i in range(len(rw)) if i not in removed}
         kept_entries = VGroup(*[w_table.entry(0, i) for i in range(len(rw)) if i not in removed])
-        with self.beat(renormalise) as beat:
+        with self.beat(said["renormalise"]) as beat:
             self.play(w_table.count_entries(art["removed_weights"], kept), run_time=beat.until("now"))
             self.play(Indicate(kept_entries, color=theme.highlight()), run_time=beat.remaining)
         both = {(0, 0): theme.highlight(), (0, 1): theme.highlight()}
-        with self.beat(context_said) as beat:
+        with self.beat(said["context"]) as beat:
             self.play(c_table.count_entries(art["removed_context"], both), run_time=beat.until("removing"))
             self.say(self.remove_caption(), colour=theme.caption_colour(), size=CAPTION_SIZE, run_time=beat.remaining)
 
     def parity(self) -> None:
         art = self.art
         self.next_slide(notes=parity_notes(art))
-        check, agrees, not_evidence = parity_said(art)
+        said = parity_said(art)
         header, rows = self.parity_table()
-        with self.beat(check) as beat:
+        with self.beat(said["check"]) as beat:
             self.play(FadeOut(self.equation), FadeOut(self.marks), FadeOut(self._caption), run_time=beat.until("same"))
             self._caption = None
             self.play(FadeIn(header, shift=0.2 * DOWN), run_time=beat.remaining)
         numpy_torch, differences = rows[:2], rows[2:]
-        with self.beat(agrees) as beat:  # the two contexts, then how far apart they are, then with the masks
+        with self.beat(said["agrees"]) as beat:  # the two contexts, then how far apart they are, then with the masks
             self.play(LaggedStart(*[FadeIn(r, shift=0.2 * UP) for r in numpy_torch], lag_ratio=0.4),
                       run_time=beat.until("within"))  # fmt: skip
             self.play(FadeIn(differences[0], shift=0.2 * UP), run_time=beat.until("masks"))
             self.play(FadeIn(differences[1], shift=0.2 * UP), run_time=beat.remaining)
-        with self.beat(not_evidence) as beat:
+        with self.beat(said["not_evidence"]) as beat:
             self.play(
                 Indicate(differences, color=theme.highlight(), scale_factor=1.05), run_time=beat.until("evidence")
             )
@@ -265,7 +266,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
     def closing(self) -> None:
         art = self.art
         self.next_slide(notes=closing_notes(art))
-        routing, causal = closing_said(art)
+        said = closing_said(art)
         # The claim the scene ends on, large, in the middle of the frame: nothing else stays on screen.
         first = theme.text("Attention weights show routing:", theme.BODY_SIZE + 8, theme.foreground(), weight="BOLD")
         second = theme.text("where this computation sends information.", theme.BODY_SIZE + 2, theme.foreground())
@@ -275,12 +276,12 @@ class WhatAttentionExplains(WhyAttentionSlide):
         )
         VGroup(first, second, third, fourth).arrange(DOWN, buff=0.32).shift(0.2 * DOWN)
         VGroup(third, fourth).shift(0.3 * DOWN)
-        with self.beat(routing) as beat:
+        with self.beat(said["routing"]) as beat:
             self.play(FadeOut(self.check), FadeOut(self._caption), run_time=0.4)
             self._caption = None
             self.play(FadeIn(first, shift=0.2 * UP), run_time=beat.until("where"))
             self.play(Write(second), run_time=beat.remaining)
-        with self.beat(causal) as beat:
+        with self.beat(said["causal"]) as beat:
             self.play(FadeIn(third, shift=0.2 * UP), run_time=beat.until("takes"))
             self.play(Write(fourth), run_time=beat.remaining)
 
