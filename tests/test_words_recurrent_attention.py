@@ -14,20 +14,10 @@ import pytest
 from scenes.recurrent_attention import PART
 from scenes.recurrent_attention import reverse_alignment as reverse_words
 from scenes.recurrent_attention import sort_alignment as sort_words
-from seqanim.author.spoken import count, integer, percent, unheard
+from seqanim.author.spoken import count, integer, percent, sentences_of, unheard
 from seqanim.lecture.contract import Artifact
 
 PART_FOLDER = Path(__file__).resolve().parents[1] / "scenes" / "recurrent_attention"
-
-
-def _sentences(said: str | dict[str, str] | list[str]) -> list[str]:
-    """A slide's beats in the order they are spoken: one sentence, beats by name, or as many as there are."""
-    if isinstance(said, str):
-        return [said]
-    if isinstance(said, dict):
-        return list(said.values())
-    assert isinstance(said, list), f"a `_said` returns a str, a dict or a list, not {type(said).__name__}"
-    return said
 
 
 def reverse_beats(run: Artifact) -> list[list[str]]:
@@ -39,7 +29,7 @@ def reverse_beats(run: Artifact) -> list[list[str]]:
         reverse_words.mirror_said(run),
         reverse_words.explain_said(run),
     ]
-    return [_sentences(said) for said in slides]
+    return [sentences_of(said) for said in slides]
 
 
 def sort_beats(run: Artifact, reverse: Artifact) -> list[list[str]]:
@@ -52,7 +42,7 @@ def sort_beats(run: Artifact, reverse: Artifact) -> list[list[str]]:
         sort_words.other_inputs_said(run),
         sort_words.summary_said(run, reverse),
     ]
-    return [_sentences(said) for said in slides]
+    return [sentences_of(said) for said in slides]
 
 
 def _assert_heard(slides: list[list[str]]) -> None:
@@ -102,7 +92,7 @@ def test_reverse_narration_is_heard_and_says_the_data(artifact) -> None:
     assert count(len(source), "symbol") in reverse_words.stage_said(run)["encoder"]
     for step in range(reverse_words.DETAILED):
         said = reverse_words.step_said(run, step)
-        assert slides[1 + step] == _sentences(said)
+        assert slides[1 + step] == sentences_of(said)
         weights, landing = said["weights"], said["landing"]
         where = int(attention[step].argmax())
         assert f"symbol {integer(int(source[where]))}" in weights
@@ -142,9 +132,11 @@ def test_reverse_says_where_the_example_goes_wrong(artifact) -> None:
         teacher_forced
     )
     greedy = _with(run, greedy_prediction=wrong)
-    assert spoken in " ".join(_sentences(reverse_words.explain_said(greedy)))
+    assert spoken in " ".join(sentences_of(reverse_words.explain_said(greedy)))
     assert f"step {step} emits {wrong[step]}" in reverse_words.explain_notes(greedy)
-    _assert_heard([_sentences(reverse_words.rest_said(teacher_forced)), _sentences(reverse_words.explain_said(greedy))])
+    _assert_heard(
+        [sentences_of(reverse_words.rest_said(teacher_forced)), sentences_of(reverse_words.explain_said(greedy))]
+    )
     # As stored in data/: a mistake is named exactly when the example has one.
     mistaken = np.any(run["prediction"] != target) or np.any(run["greedy_prediction"] != target)
     assert ("instead of" in " ".join(" ".join(beats) for beats in reverse_beats(run))) == bool(mistaken)
@@ -162,7 +154,7 @@ def test_sort_narration_is_heard_and_says_the_data(artifact) -> None:
     assert count(len(source), "value") in sort_words.stage_said(run)["encoder"]
     for step in range(sort_words.DETAILED):
         said = sort_words.step_said(run, step)
-        assert slides[1 + step] == _sentences(said)
+        assert slides[1 + step] == sentences_of(said)
         scores, weights, landing = said["scores"], said["weights"], said["landing"]
         assert integer(int(ordered[step])) in scores
         assert percent(float(attention[step, position[step]]), 0) in weights.lower()

@@ -34,21 +34,10 @@ SCENES = {
 }
 
 
-def beats_of(said: str | list[str] | dict[str, Any]) -> list[str]:
-    """A slide's beats in the order they are spoken, from what its `*_said` function returns: one sentence, a list
-    of them, or a dict of them by beat name (a value may itself be a list of beats)."""
-    if isinstance(said, str):
-        return [said]
-    if isinstance(said, dict):
-        return [beat for value in said.values() for beat in beats_of(value)]
-    assert isinstance(said, list), f"{said!r}: not a str, list or dict"
-    return [beat for item in said for beat in beats_of(item)]
-
-
 def heard(*slides: str | list[str] | dict[str, Any]) -> None:
     """Every beat of every slide says something, and nothing a voice would read out as notation or a cue."""
     for said in slides:
-        beats = beats_of(said)
+        beats = spoken.sentences_of(said)
         assert beats, "a slide without beats"
         for beat in beats:
             assert beat.strip() and spoken.unheard(beat) == [], f"{beat!r}: {spoken.unheard(beat)}"
@@ -126,7 +115,7 @@ def test_echo_of_a_pulse_words(artifact: Load) -> None:
         said = echo.echo_said(float(rho), divisor, row)
         heard(said)
         assert list(said) == ["traced", "leaves"]
-        beats = beats_of(said)
+        beats = spoken.sentences_of(said)
         assert f"rho at {spoken.number(float(rho), 2)}" in beats[0]
         assert f"every full turn of {spoken.integer(divisor)} steps" in beats[0]
         if math.isclose(rho, 1):

@@ -14,7 +14,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from seqanim.author.spoken import bookmarks, count, integer, number, percent, unheard
+from seqanim.author.spoken import bookmarks, count, integer, number, percent, sentences_of, unheard
 from seqanim.lecture.contract import Artifact
 
 # scene -> (its module under scenes.transformers, the artifact it reads, its slides in order)
@@ -129,15 +129,8 @@ def slide_said(scene: str, run: Artifact) -> list[str | dict[str, str]]:
     return [getattr(module, f"{slide}_said")(run) for slide in slides]
 
 
-def beats_of(said: str | dict[str, str] | list[str]) -> list[str]:
-    """A `*_said` result's sentences in the order they are spoken (a dict keeps the order of its beats)."""
-    if isinstance(said, str):
-        return [said]
-    return list(said.values()) if isinstance(said, dict) else list(said)
-
-
 def slide_words(scene: str, run: Artifact) -> list[list[str]]:
-    return [beats_of(said) for said in slide_said(scene, run)]
+    return [sentences_of(said) for said in slide_said(scene, run)]
 
 
 @pytest.mark.parametrize("scene", list(SCENES))
@@ -157,7 +150,7 @@ def test_every_beat_is_fit_to_be_heard(scene: str, artifact: Callable[[str], Art
         # One beat is a str; several are a dict keyed by beat name (a one-entry dict should be a str).
         named = isinstance(result, dict) and len(result) >= 2 and all(isinstance(key, str) and key for key in result)
         assert isinstance(result, str) or named, f"{scene}.{slide}: {type(result).__name__} {result!r}"
-        beats = beats_of(result)
+        beats = sentences_of(result)
         assert 1 <= len(beats) <= 4, f"{scene}.{slide}: {len(beats)} beats"
         for said in beats:
             assert isinstance(said, str) and said.strip(), f"{scene}.{slide}: an empty beat"

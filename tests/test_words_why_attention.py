@@ -17,18 +17,10 @@ from scenes.why_attention import (
     weighted_retrieval,
     what_attention_explains,
 )
-from seqanim.author.spoken import bookmarks, integer, listing, number, unheard
+from seqanim.author.spoken import bookmarks, integer, listing, number, sentences_of, unheard
 from tests.test_scenes_why_attention import SLIDES, expected_numbers
 
 ARTIFACT = "qkv_walkthrough"
-
-
-def sentences(words: str | dict[str, str] | list[str]) -> tuple[str, ...]:
-    """One slide's words function result (a lone beat's sentence, beats by name, or one per step) as the
-    sentences of its beats, in the order they are said."""
-    beats = (words,) if isinstance(words, str) else tuple(words.values() if isinstance(words, dict) else words)
-    assert all(isinstance(beat, str) for beat in beats), beats
-    return beats
 
 
 def said(art) -> dict[str, list[tuple[str, ...]]]:  # type: ignore[no-untyped-def]
@@ -82,7 +74,7 @@ def said(art) -> dict[str, list[tuple[str, ...]]]:  # type: ignore[no-untyped-de
             what_attention_explains.closing_said(art),
         ],
     }
-    return {scene: [sentences(words) for words in results] for scene, results in slides.items()}
+    return {scene: [tuple(sentences_of(words)) for words in results] for scene, results in slides.items()}
 
 
 def notes(art) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]

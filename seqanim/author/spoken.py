@@ -113,3 +113,15 @@ def unheard(text: str) -> list[str]:
     offending characters and phrases (empty: the text is fit to be heard). Bookmarks are not heard."""
     text = bookmarks(text)[0]
     return sorted({match.group(0) for match in UNHEARD.finditer(text)} | {m.group(0) for m in CUES.finditer(text)})
+
+
+def sentences_of(said: str | Sequence[object] | dict[str, object]) -> list[str]:
+    """A slide's words, as its `*_said` function returns them (its one sentence, its beats by name, or one beat
+    per step; a named beat may hold a list), as the sentences of its beats in the order they are said."""
+    if isinstance(said, str):
+        return [said]
+    if isinstance(said, dict):
+        return [sentence for value in said.values() for sentence in sentences_of(value)]  # type: ignore[arg-type]
+    if isinstance(said, list):
+        return [sentence for item in said for sentence in sentences_of(item)]  # type: ignore[arg-type]
+    raise TypeError(f"a *_said function returns a str, a dict of beats or a list, not {type(said).__name__}")

@@ -100,6 +100,7 @@ class RedrawWhatMoves(Scene):
             self._redraw = {
                 "after": after,
                 "moves": moves,
+                "moving": [mobject for mobject in after if id(mobject) in moves],
                 "manims": self.moving_mobjects,
                 "still": still,
                 "boxes": _boxes(still),
@@ -160,8 +161,7 @@ class RedrawWhatMoves(Scene):
             return
         # What to redraw: the moving mobjects as they are now (an updater may have given one new parts), and
         # every still one drawn after them whose box meets theirs or, in turn, a box already met.
-        moving = [mobject for mobject in redraw["after"] if id(mobject) in redraw["moves"]]
-        reached = _boxes(extract_mobject_family_members(moving, only_those_with_points=True))
+        reached = _boxes(extract_mobject_family_members(redraw["moving"], only_those_with_points=True))
         over = np.zeros(len(redraw["still"]), dtype=bool)
         while True:
             met = _meets(redraw["boxes"], reached) & ~over
