@@ -8,7 +8,7 @@ What a lecture's own files use, importable from here (`from seqanim import Lectu
 - a scene (`scenes/PART/SCENE.py`): `LectureSlide` (its base class: data, notes, beats of narration),
   `Beat`, `Artifact` (an experiment's arrays and metrics), `Part` (a part's title, order and scenes);
 - its words: `spoken`, numbers and lists as a listener hears them (`mark`, `number`, `integer`, `count`,
-  `listing`, `percent`, `sentence`);
+  `listing`, `percent`, `sentence`), and `translated`, which lets each language write a beat again;
 - its pictures: `seqanim.kit` (theme, heatmap, bars, plots, vectors, readouts, motion).
 
 The engine behind them, one package per role, in the order of the pipeline:
@@ -48,6 +48,7 @@ PUBLIC = {  # name -> the module it comes from (seqanim.engine.graph follows the
     "listing": "seqanim.author.spoken",
     "percent": "seqanim.author.spoken",
     "sentence": "seqanim.author.spoken",
+    "translated": "seqanim.author.translate",
     "spoken": "seqanim.author.spoken",  # the module itself: `spoken.number(...)`
 }
 MODULES = {"spoken"}
@@ -69,12 +70,14 @@ __all__ = [
     "percent",
     "sentence",
     "spoken",
+    "translated",
 ]
 
 if TYPE_CHECKING:
     from seqanim.author import spoken
     from seqanim.author.slide import Beat, LectureSlide
     from seqanim.author.spoken import count, integer, listing, mark, number, percent, sentence
+    from seqanim.author.translate import translated
     from seqanim.errors import DataError
     from seqanim.lecture.contract import Artifact
     from seqanim.lecture.declare import Experiment, Field, Params, Part

@@ -16,7 +16,7 @@ from scenes.recurrent_attention.shared import (
     symbols,
     wrong_steps,
 )
-from seqanim import Artifact, count, integer, mark, percent
+from seqanim import Artifact, count, integer, mark, percent, translated
 from seqanim.kit import theme
 from seqanim.kit.alignment import cell_outlines
 
@@ -87,6 +87,7 @@ def stage_notes(run: Artifact) -> str:
     return notes
 
 
+@translated
 def stage_said(run: Artifact) -> dict[str, str]:
     length = len(run["source"])
     return {
@@ -126,6 +127,7 @@ def step_caption(run: Artifact, step: int) -> str:
     return f"step {step}: {weight:.1%} of the weight on source position {where} (symbol {run['source'][where]})"
 
 
+@translated
 def step_said(run: Artifact, step: int) -> dict[str, str]:
     source, target, prediction = run["source"], run["target"], run["prediction"]
     where, weight = int(run["attention_argmax"][step]), float(run["attention"][step].max())
@@ -177,6 +179,7 @@ def rest_caption(run: Artifact) -> str:
     return f"the remaining steps: the bright cell {_walk(run['attention_argmax'])}"
 
 
+@translated
 def rest_said(run: Artifact) -> dict[str, str]:
     length, prediction, target = len(run["source"]), run["prediction"], run["target"]
     others = max(length - DETAILED, 0)
@@ -233,6 +236,7 @@ def mirror_board(run: Artifact) -> tuple[str, ...]:
     )
 
 
+@translated
 def mirror_said(run: Artifact) -> dict[str, str]:
     metrics = run.metrics
     on_mirror, late = percent(metrics["example_mirror_mass"], 0), percent(metrics["example_shifted_mass"], 0)
@@ -301,6 +305,7 @@ def explain_board(run: Artifact) -> tuple[tuple[str, ...], tuple[str, ...]]:
 EXPLAIN_CAPTION = "attention learned an alignment: a position, found anew at every step"
 
 
+@translated
 def explain_said(run: Artifact) -> dict[str, str]:
     """The reason, the held-out accuracy teacher-forced, then greedily and the conclusion ('aligned')."""
     metrics, greedy, target = run.metrics, run["greedy_prediction"], run["target"]

@@ -24,7 +24,7 @@ from manim import (
     Write,
 )
 
-from seqanim import Artifact, Beat, LectureSlide, integer, listing
+from seqanim import Artifact, Beat, LectureSlide, integer, listing, translated
 from seqanim.kit import theme
 from seqanim.kit.alignment import ScoreStrip, TokenRow, WeightedFan, label_above
 from seqanim.kit.heatmap import Heatmap
@@ -51,6 +51,7 @@ def mistakes_noted(prediction: np.ndarray, target: np.ndarray) -> str:
     )
 
 
+@translated
 def mistakes_said(prediction: np.ndarray, target: np.ndarray) -> str:
     """The wrong steps as heard: 'at step five it writes seven instead of nine'."""
     return listing(

@@ -29,7 +29,7 @@ from scenes.recurrent_attention.shared import (
     symbols,
     wrong_steps,
 )
-from seqanim import Artifact, count, integer, listing, mark, percent
+from seqanim import Artifact, count, integer, listing, mark, percent, translated
 from seqanim.kit import theme
 from seqanim.kit.alignment import cell_outlines
 from seqanim.kit.heatmap import Heatmap
@@ -53,6 +53,7 @@ def _smallest(rank: int) -> str:
     return f"{n}{suffix} smallest"
 
 
+@translated
 def _smallest_said(rank: int) -> str:
     """'smallest', 'second smallest', ... as heard ('next smallest' past the twentieth)."""
     if rank == 0:
@@ -66,6 +67,7 @@ def _misses(run: Artifact) -> list[int]:
     return [t for t in range(len(peaks)) if peaks[t] != positions[t]]
 
 
+@translated
 def _steps_said(steps: list[int], length: int) -> str:
     """'the last step', 'step two', 'steps two and five' as heard."""
     if steps == [length - 1]:
@@ -89,6 +91,7 @@ def stage_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def stage_said(run: Artifact) -> dict[str, str]:
     return {
         "encoder": f"Now the same kind of network learns to sort {count(len(run['source']), 'value')}.",
@@ -122,6 +125,7 @@ def step_caption(run: Artifact, step: int) -> str:
     )
 
 
+@translated
 def step_said(run: Artifact, step: int) -> dict[str, str]:
     where, value = int(run["sorted_position"][step]), integer(int(run["target"][step]))
     weight, wrote = float(run["attention"][step, where]), int(run["prediction"][step])
@@ -177,6 +181,7 @@ def rest_caption(run: Artifact) -> str:
     return f"the remaining steps: the peak is on the next value at {length - len(_misses(run))} of {length} steps"
 
 
+@translated
 def rest_said(run: Artifact) -> dict[str, str]:
     length, misses = len(run["source"]), _misses(run)
     prediction, target = run["prediction"], run["target"]
@@ -204,6 +209,7 @@ def contrast_notes(run: Artifact, reverse: Artifact) -> str:
 CONTRAST_CAPTION = "same model, same scoring rule: the alignment it learns depends on the task"
 
 
+@translated
 def contrast_said(run: Artifact, reverse: Artifact) -> dict[str, str]:
     return {
         "moves": "Now side by side: the sorting matrix moves right.",
@@ -237,6 +243,7 @@ def input_caption(index: int, source: np.ndarray, prediction: np.ndarray) -> str
     return f"held-out input {index + 1}: {symbols(source)}  ->  {symbols(prediction)}"
 
 
+@translated
 def other_inputs_said(run: Artifact) -> list[str]:
     """One beat per held-out input: the new permutation, and whether it comes out sorted. Bookmarks: where the
     reversal is pointed at ('reverse'), where the outputs are read ('all')."""
@@ -301,6 +308,7 @@ def summary_mass(run: Artifact, reverse: Artifact) -> tuple[str, str]:
 SUMMARY_CAPTION = "dashed: where the t-th smallest value of this input sits"
 
 
+@translated
 def summary_said(run: Artifact, reverse: Artifact) -> dict[str, str]:
     metrics = run.metrics
     on_target = percent(metrics["held_out_target_mass"], 0)

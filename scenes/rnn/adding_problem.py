@@ -22,7 +22,7 @@ from manim import (
     linear,
 )
 
-from seqanim import LectureSlide, mark, spoken
+from seqanim import LectureSlide, mark, spoken, translated
 from seqanim.kit import theme
 from seqanim.kit.formula import formula
 from seqanim.kit.stream import Stream
@@ -45,6 +45,7 @@ def task_notes(length: int) -> str:
     )
 
 
+@translated
 def task_said(length: int) -> str:
     """While the title and the empty channels appear."""
     return (
@@ -61,6 +62,7 @@ def stream_notes(length: int, seed: int, marks: np.ndarray) -> str:
     )
 
 
+@translated
 def stream_said(marks: np.ndarray) -> str:
     """While the example sequence appears, step by step."""
     first, second = markers(marks)
@@ -79,6 +81,7 @@ def marked_notes(values: np.ndarray, marks: np.ndarray) -> str:
     )
 
 
+@translated
 def marked_said(values: np.ndarray, marks: np.ndarray) -> dict[str, str]:
     """While the marked values light up, then while the gap between them is drawn."""
     first, second = markers(marks)
@@ -94,6 +97,7 @@ def target_notes(values: np.ndarray, marks: np.ndarray, target: float) -> str:
     return f"The target is the sum of the two marked values: {values[first]:.2f} + {values[second]:.2f} = {target:.2f}."
 
 
+@translated
 def target_said(values: np.ndarray, marks: np.ndarray, target: float) -> str:
     """While the two values travel into the sum."""
     one, other = (spoken.number(float(values[step]), 2) for step in markers(marks))
@@ -112,6 +116,7 @@ def hard_notes(values: np.ndarray, marks: np.ndarray, baseline: float) -> str:
     )
 
 
+@translated
 def hard_said(values: np.ndarray, marks: np.ndarray, baseline: float) -> dict[str, str]:
     """While the reasons appear, then while they stay."""
     first, _ = markers(marks)

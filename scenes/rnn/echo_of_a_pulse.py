@@ -27,7 +27,7 @@ from manim import (
 )
 
 from scenes.rnn.shared import about, change, regime, rho_colour
-from seqanim import Beat, LectureSlide, mark, spoken
+from seqanim import Beat, LectureSlide, mark, spoken, translated
 from seqanim.kit import theme
 from seqanim.kit.formula import formula as parts_formula
 from seqanim.kit.formula import part
@@ -57,6 +57,7 @@ def opening_notes(divisor: int, steps: int) -> str:
     )
 
 
+@translated
 def opening_said(rhos: np.ndarray) -> dict[str, str]:
     """While the formula is written, then while the three panels appear."""
     values = spoken.listing([f"{mark(f'panel{i}')}{spoken.number(float(rho), 2)}" for i, rho in enumerate(rhos)])
@@ -85,6 +86,7 @@ def echo_notes(rho: float, divisor: int, radii: np.ndarray) -> str:
     )
 
 
+@translated
 def echo_said(rho: float, divisor: int, radii: np.ndarray) -> dict[str, Any]:
     """While the echo is traced ('traced', a str); then, if it leaves its panel, while the exit is marked
     ('leaves', a list of one beat, or empty when the echo stays inside)."""
@@ -109,6 +111,7 @@ def replay_notes(rhos: np.ndarray, radii: np.ndarray) -> str:
     return f"All three echoes again, side by side: same rotation, only the radius rho differs. {finals}."
 
 
+@translated
 def replay_said(rhos: np.ndarray) -> str:
     """While the echoes are traced again, together."""
     verbs = spoken.listing([VERB[regime(float(rho))] for rho in rhos], "or")
@@ -121,6 +124,7 @@ def verdict_notes(rhos: np.ndarray, radii: np.ndarray) -> str:
     return f"Damped, sustained or growing: the radius rho alone decides. After {steps} steps the echo has size {sizes}."
 
 
+@translated
 def verdict_said() -> str:
     """While the closing claim replaces the axis note and each regime's panel is pointed at as it is named."""
     return (

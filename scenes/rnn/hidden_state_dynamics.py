@@ -44,7 +44,7 @@ from manim import (
 )
 
 from scenes.rnn.shared import change, regime, rho_colour
-from seqanim import Beat, LectureSlide, spoken
+from seqanim import Beat, LectureSlide, spoken, translated
 from seqanim.kit import theme
 from seqanim.kit.formula import maths
 from seqanim.kit.plots import Plot
@@ -72,6 +72,7 @@ def stage_notes(rhos: np.ndarray, steps: int, size: int) -> str:
     )
 
 
+@translated
 def stage_said(steps: int, size: int) -> dict[str, str]:
     """While the recurrence is written, then its matrix; while the plot of the state's length is drawn and its
     log scale named; while the eigenvalues appear, their circle, then the state and its arrow."""
@@ -97,6 +98,7 @@ def regime_notes(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[i
     return f"{name.capitalize()}: eigenvalues {WHERE[name]} the unit circle. {finals}."
 
 
+@translated
 def regime_said(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[int]) -> list[str]:
     """One beat per spectral radius of the regime: while rho is set (and, on the regime's first, while its
     eigenvalues are compared with the unit circle), while the state's length is traced ('trace'), while the
@@ -125,6 +127,7 @@ def sweep_notes(rhos: np.ndarray) -> str:
     )
 
 
+@translated
 def sweep_said(rhos: np.ndarray) -> dict[str, str]:
     """While rho grows from its smallest to its largest value; then while it shrinks back to the unit circle
     and on inside it ('inside')."""
@@ -150,6 +153,7 @@ def verdict_notes(norms: np.ndarray) -> str:
     )
 
 
+@translated
 def verdict_said(norms: np.ndarray) -> dict[str, str]:
     """While rho is marked, then the eigenvalues ('largest'), then the closing claim appears ('decides'); while
     the span of the final lengths is measured, the one flat curve is traced ('only'), the last claim appears

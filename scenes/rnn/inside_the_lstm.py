@@ -31,7 +31,7 @@ from manim import (
 )
 
 from scenes.rnn.shared import about
-from seqanim import Artifact, LectureSlide, spoken
+from seqanim import Artifact, LectureSlide, spoken, translated
 from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.plots import Plot
@@ -66,6 +66,7 @@ def opening_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def opening_said(run: Artifact) -> dict[str, str]:
     """While the input's values appear; while the marked ones light up, then are pointed out ('values'); while
     the marker lines are drawn, then each panel as it is named ('write', 'memory', 'guess', 'target')."""
@@ -95,6 +96,7 @@ def first_marker_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def first_marker_said(run: Artifact) -> str:
     """While time runs up to the first marker, then while the write and the guess are pointed out."""
     first, _ = markers(run)
@@ -117,6 +119,7 @@ def holding_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def holding_said(run: Artifact) -> str:
     """While time runs between the markers, then while the guess and the true sum are pointed out."""
     first, second = markers(run)
@@ -143,6 +146,7 @@ def second_marker_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def second_marker_said(run: Artifact) -> str:
     """While time steps onto the second marker, then while the write and the guess are pointed out."""
     _, second = markers(run)
@@ -164,6 +168,7 @@ def answer_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def answer_said(run: Artifact) -> dict[str, str]:
     """While time runs to the last step, the final guess is marked ('guess'), then the target ('target'); while
     the error is drawn, then the guess is followed along the way ('rough')."""
@@ -196,6 +201,7 @@ def gates_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def gates_said(run: Artifact) -> dict[str, str]:
     """While the curves fade, then each gate's heatmap appears as it is named ('forget', 'input', 'output') and
     its axis ('rows'); while the marked steps are lit and their columns lined, then the input gate is pointed out

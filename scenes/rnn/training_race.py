@@ -25,7 +25,7 @@ from manim import (
 )
 
 from scenes.rnn.shared import about
-from seqanim import LectureSlide, mark, spoken
+from seqanim import LectureSlide, mark, spoken, translated
 from seqanim.kit import theme
 from seqanim.kit.plots import Plot
 
@@ -57,6 +57,7 @@ def setup_notes(kinds: list[str], params: dict, baseline: float) -> str:
     )
 
 
+@translated
 def setup_said(kinds: list[str], hidden: int, baseline: float) -> dict[str, str]:
     """While the empty plot is drawn, then while the baseline is."""
     named = spoken.listing([f"{mark(f'kind{i}')}{kind}" for i, kind in enumerate(kinds)])
@@ -76,6 +77,7 @@ def race_notes(kinds: list[str], mse: np.ndarray, params: dict) -> str:
     return f"Test MSE on {params['test_size']} held-out sequences, every {params['eval_every']} steps. {starts}."
 
 
+@translated
 def race_said(kinds: list[str], mse: np.ndarray, baseline: float, params: dict) -> str:
     """While the legend appears and the curves run."""
     solved, failed = verdict(kinds, mse[:, -1], baseline)
@@ -101,6 +103,7 @@ def finals_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
     return f"Final held-out MSE: {ends} (baseline {baseline:.3f})."
 
 
+@translated
 def finals_said(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
     """While each curve's final MSE is labelled."""
     ends = []
@@ -135,6 +138,7 @@ def verdict_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
     return "; ".join(parts) + "."
 
 
+@translated
 def verdict_said(kinds: list[str], finals: np.ndarray, baseline: float) -> dict[str, str]:
     """While the solved line and the verdict appear, then while they stay."""
     solved, failed = verdict(kinds, finals, baseline)

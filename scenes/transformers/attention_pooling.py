@@ -25,7 +25,7 @@ from manim import (
 )
 
 from scenes.transformers.shared import TICK_SIZE, significant
-from seqanim import Artifact, LectureSlide, count, integer, mark, percent
+from seqanim import Artifact, LectureSlide, count, integer, mark, percent, translated
 from seqanim.kit import theme
 from seqanim.kit.alignment import token_box
 from seqanim.kit.heatmap import Heatmap
@@ -54,6 +54,7 @@ def tokens_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def tokens_said(run: Artifact) -> dict[str, str]:
     keys = _keys(run)
     return {
@@ -76,6 +77,7 @@ def matrix_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def matrix_said(run: Artifact) -> dict[str, str]:
     return {
         "rows_and_columns": (
@@ -101,6 +103,7 @@ def blocks_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def blocks_said(run: Artifact) -> dict[str, str]:
     attention, keys = run["attention"], _keys(run)
     group = max(_groups(keys), key=len)  # the largest group shows the even spread best
@@ -130,6 +133,7 @@ def times_smaller(run: Artifact) -> int:
     return int(round(ratio, 1 - int(np.floor(np.log10(ratio)))))
 
 
+@translated
 def outputs_said(run: Artifact) -> dict[str, str]:
     return {
         "truth": (

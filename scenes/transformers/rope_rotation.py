@@ -24,7 +24,7 @@ from manim import (
 )
 
 from scenes.transformers.shared import TICK_SIZE, diagonal_line, significant
-from seqanim import Artifact, LectureSlide, count, integer, mark
+from seqanim import Artifact, LectureSlide, count, integer, mark, translated
 from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap, colour_for
 from seqanim.kit.plots import Plot
@@ -45,6 +45,7 @@ def circles_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def circles_said(run: Artifact) -> dict[str, str]:
     pairs, freqs = run["pairs"], run["freqs"]
     fastest = int(pairs[0])
@@ -74,6 +75,7 @@ def spin_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def spin_said(run: Artifact) -> str:
     pairs, last = run["pairs"], int(run["positions"][-1])
     turns = run["pair_angles"][:, -1] / (2 * np.pi)
@@ -93,6 +95,7 @@ def both_positions_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def both_positions_said(run: Artifact) -> dict[str, str]:
     offset = int(run.params["offset"])
     return {
@@ -118,6 +121,7 @@ def shift_both_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def shift_both_said(run: Artifact) -> dict[str, str]:
     shift = int(run.params["shift"])
     return {
@@ -139,6 +143,7 @@ def score_matrix_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def score_matrix_said(run: Artifact) -> dict[str, str]:
     scores, offset = run["scores"], int(run.params["offset"])
     return {
@@ -164,6 +169,7 @@ def relative_rows_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def relative_rows_said(run: Artifact) -> dict[str, str]:
     shift = int(run.params["shift"])
     return {

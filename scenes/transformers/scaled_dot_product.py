@@ -27,7 +27,7 @@ from manim import (
 )
 
 from scenes.transformers.shared import TICK_SIZE, significant
-from seqanim import Artifact, LectureSlide, count, integer, mark, number
+from seqanim import Artifact, LectureSlide, count, integer, mark, number, translated
 from seqanim.kit import theme
 from seqanim.kit.bars import Bars
 from seqanim.kit.plots import Plot
@@ -46,6 +46,7 @@ def setup_views_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def setup_views_said(run: Artifact) -> dict[str, str]:
     keys = run["sample_logits"].shape[1]
     return {
@@ -72,6 +73,7 @@ def grow_d_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def grow_d_said(run: Artifact) -> dict[str, str]:
     dims, spread = run["dims"], run["logit_std"]
     return {
@@ -106,6 +108,7 @@ def scaled_floor(run: Artifact) -> float:
     return math.floor(run.metrics["entropy_scaled_min"] * 100) / 100
 
 
+@translated
 def conclude_said(run: Artifact) -> dict[str, str]:
     entropy = run["entropy_unscaled"]
     return {

@@ -20,7 +20,7 @@ from manim import (
     VGroup,
 )
 
-from seqanim import Artifact, LectureSlide, count, integer, mark, percent
+from seqanim import Artifact, LectureSlide, count, integer, mark, percent, translated
 from seqanim.kit import theme
 from seqanim.kit.alignment import token_box
 from seqanim.kit.bars import Bars
@@ -49,6 +49,7 @@ def tokens_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def tokens_said(run: Artifact) -> dict[str, str]:
     items, key = len(_labels(run)) - 1, integer(int(run["query_key"]))
     return {
@@ -69,6 +70,7 @@ def matrix_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def matrix_said(run: Artifact) -> dict[str, str]:
     diagonal = float(np.mean(np.diagonal(run["attention"])[:-1]))
     return {
@@ -92,6 +94,7 @@ def query_row_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def query_row_said(run: Artifact) -> str:
     weight = float(run["attention"][-1, _match(run)])
     return (
@@ -108,6 +111,7 @@ def bars_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def bars_said(run: Artifact) -> dict[str, str]:
     row, match = run["attention"][-1], _match(run)
     return {
@@ -128,6 +132,7 @@ def read_out_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def read_out_said(run: Artifact) -> dict[str, str]:
     prediction, answer = int(run["prediction"]), int(run["answer"])
     stored = int(run["values"][_match(run)])

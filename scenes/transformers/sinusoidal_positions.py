@@ -26,7 +26,7 @@ from manim import (
 )
 
 from scenes.transformers.shared import TICK_SIZE, diagonal_line, significant
-from seqanim import Artifact, LectureSlide, integer, mark
+from seqanim import Artifact, LectureSlide, integer, mark, translated
 from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap
 from seqanim.kit.plots import Plot, nice_range
@@ -54,6 +54,7 @@ def waves_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def waves_said(run: Artifact) -> dict[str, str]:
     lengths = run["wavelengths"]
     return {
@@ -75,6 +76,7 @@ def build_encoding_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def build_encoding_said(run: Artifact) -> dict[str, str]:
     pe = run["pe"]
     return {
@@ -99,6 +101,7 @@ def gram_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def gram_said(run: Artifact) -> dict[str, str]:
     return {
         "compare": "Next, compare every position's encoding with every other one.",
@@ -121,6 +124,7 @@ def diagonal_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def diagonal_said(run: Artifact) -> dict[str, str]:
     offset = _offset(run)
     values = np.diagonal(run["pe_gram"], offset)
@@ -145,6 +149,7 @@ def kernel_notes(run: Artifact) -> str:
     )
 
 
+@translated
 def kernel_said(run: Artifact) -> dict[str, str]:
     return {
         "one_value": "So a single value per offset describes the whole grid.",

@@ -8,7 +8,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Indicate, LaggedStart, MathTex, VGroup, Write
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, position_labels
-from seqanim import Artifact, count, listing, mark, number
+from seqanim import Artifact, count, listing, mark, number, translated
 from seqanim.kit import theme
 from seqanim.kit.formula import WEIGHTS, formula
 from seqanim.kit.matrix import MatrixTable, number_format
@@ -27,6 +27,7 @@ def scores_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def scores_said(art: Artifact) -> str:
     return (
         f"In self-attention, {count(len(art['K']), 'position')} of one sequence score each other: "
@@ -42,6 +43,7 @@ def mask_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def mask_said(art: Artifact) -> dict[str, str]:
     blocked = int((~art["causal_allowed"]).sum())
     return {
@@ -62,6 +64,7 @@ def softmax_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def softmax_said(art: Artifact) -> dict[str, str]:
     first = ", ".join(number(float(w), 2) for w in art["causal_weights"][0])
     return {
@@ -80,6 +83,7 @@ def contrast_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def contrast_said(art: Artifact) -> dict[str, str]:
     short = [number(float(s), 1) for s in art["softmax_then_mask_sums"] if not np.isclose(s, 1.0)]
     named = [f"{mark(f'short{index}')}{said}" for index, said in enumerate(short)]  # each sum as it is read

@@ -26,7 +26,7 @@ from manim import (
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_row, position_labels
-from seqanim import Artifact, integer, listing, mark, number
+from seqanim import Artifact, integer, listing, mark, number, translated
 from seqanim.kit import theme
 from seqanim.kit.matrix import MatrixTable, number_format
 from seqanim.kit.motion import paced, roll
@@ -55,6 +55,7 @@ def combine_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def combine_said(art: Artifact) -> dict[str, str]:
     padded = listing([integer(i) for i in padded_keys(art)])
     per_row = listing([integer(int(row.sum())) for row in art["padding_allowed"]])
@@ -80,6 +81,7 @@ def weights_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def weights_said(art: Artifact) -> dict[str, str]:
     weights, padded = art["padding_weights"], padded_keys(art)
     largest = number(float(weights[:, padded[0]].max()), 2) if padded else "zero"
@@ -99,6 +101,7 @@ def all_masked_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def all_masked_said(art: Artifact) -> dict[str, str]:
     rows = empty_rows(art)
     return {

@@ -32,7 +32,7 @@ from manim import (
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
-from seqanim import Artifact, count, listing, mark, number, sentence
+from seqanim import Artifact, count, listing, mark, number, sentence, translated
 from seqanim.kit import theme
 from seqanim.kit.bars import Bars
 from seqanim.kit.heatmap import Heatmap
@@ -91,6 +91,7 @@ def first_query_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def first_query_said(art: Artifact) -> dict[str, str]:
     labels, weights = key_labels(art), art["query_weights"][0]
     shares = [f"{listing(names)} {_weigh(names)} {value}" for value, names in _shares(labels, weights)]
@@ -120,6 +121,7 @@ def query_notes(art: Artifact, index: int) -> str:
     )
 
 
+@translated
 def query_said(art: Artifact, index: int) -> dict[str, str]:
     """The query turns, its row fills; after the last query (only), a "lesson" beat on the three rows."""
     labels, weights = key_labels(art), art["query_weights"][index]
@@ -145,6 +147,7 @@ def temperature_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def temperature_said(art: Artifact) -> dict[str, str]:
     start = art["temperatures"][start_temperature(art)]
     return {
@@ -172,6 +175,7 @@ def stop_notes(art: Artifact, stop: int) -> str:
     return f"T = {t:g}: weights {fmt_row(weights_at[stop])}. " + effect
 
 
+@translated
 def stop_said(art: Artifact, stop: int) -> dict[str, str]:
     """The starting stop sweeps the whole dial ("up", "down", "back"); any other stop is a "turn" and its "moves"."""
     labels, temps, start = key_labels(art), art["temperatures"], start_temperature(art)

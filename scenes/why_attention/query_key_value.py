@@ -21,7 +21,7 @@ from manim import (
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, key_labels
-from seqanim import Artifact, count, listing, mark, number, sentence
+from seqanim import Artifact, count, listing, mark, number, sentence, translated
 from seqanim.kit import theme
 from seqanim.kit.matrix import MatrixTable, number_format
 from seqanim.kit.vectors import VectorDiagram
@@ -50,6 +50,7 @@ def query_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def query_said(art: Artifact) -> dict[str, str]:
     labels, query = key_labels(art), art["Q"][0]
     named = listing([f"{mark(label)}{label}" for label in labels])
@@ -72,6 +73,7 @@ def values_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def values_said(art: Artifact) -> dict[str, str]:
     K, V, labels = art["K"], art["V"], key_labels(art)
     return {
@@ -94,6 +96,7 @@ def scores_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def scores_said(art: Artifact) -> dict[str, str]:
     raw, labels = art["raw_scores"][0], key_labels(art)
     rest = [f"{label} scores {number(float(s), 2)}" for label, s in zip(labels[1:], raw[1:])]

@@ -20,7 +20,7 @@ from manim import (
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
-from seqanim import Artifact, integer, mark, number
+from seqanim import Artifact, integer, mark, number, translated
 from seqanim.kit import theme
 from seqanim.kit.formula import SCORES, formula
 from seqanim.kit.matrix import MatrixTable, number_format
@@ -53,6 +53,7 @@ def operands_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def operands_said(art: Artifact) -> dict[str, str]:
     d_k = int(art["d_k"])
     return {
@@ -75,6 +76,7 @@ def first_key_notes(art: Artifact) -> str:
     return _key_notes(art, 0)
 
 
+@translated
 def first_key_said(art: Artifact) -> dict[str, str]:
     label, raw, score = key_labels(art)[0], art["raw_scores"][0, 0], art["scores"][0, 0]
     return {
@@ -91,6 +93,7 @@ def other_keys_notes(art: Artifact) -> str:
     return _key_notes(art, 1) + f" The same for the rest: {rest}."
 
 
+@translated
 def other_keys_said(art: Artifact) -> list[str]:
     """One sentence per key after the first, in order."""
     labels, raw, scores = key_labels(art), art["raw_scores"][0], art["scores"][0]
@@ -112,6 +115,7 @@ def summary_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def summary_said(art: Artifact) -> dict[str, str]:
     negative = negative_scores(art)
     if negative is None:

@@ -7,7 +7,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, Indicate, MathTex, SurroundingRectangle, Text, VGroup
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_row, key_labels
-from seqanim import Artifact, Beat, listing, mark, number
+from seqanim import Artifact, Beat, listing, mark, number, translated
 from seqanim.kit import theme
 from seqanim.kit.bars import Bars
 from seqanim.kit.motion import roll
@@ -19,11 +19,11 @@ def _spoken(value: float) -> str:
     return number(float(value), 2)
 
 
-def _by_value(labels: list[str], values: np.ndarray) -> list[tuple[str, list[str]]]:
-    """The values as heard, each with the keys that have it, largest first: [("zero point four", ["A", "C"])]."""
-    groups: dict[str, list[str]] = {}
+def _by_value(labels: list[str], values: np.ndarray) -> list[tuple[float, list[str]]]:
+    """The values as said (to two places), each with the keys that have it, largest first: [(0.4, ["A", "C"])]."""
+    groups: dict[float, list[str]] = {}
     for index in np.argsort(-values, kind="stable"):
-        groups.setdefault(_spoken(values[index]), []).append(labels[index])
+        groups.setdefault(round(float(values[index]), 2) + 0.0, []).append(labels[index])
     return list(groups.items())
 
 
@@ -35,6 +35,7 @@ def start_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def start_said(art: Artifact) -> dict[str, str]:
     labels, scores = key_labels(art), art["scores"][0]
     top = [labels[i] for i in range(len(scores)) if np.isclose(scores[i], scores.max())]
@@ -54,9 +55,12 @@ def shift_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def shift_said(art: Artifact) -> dict[str, str]:
     shifted = _by_value(key_labels(art), art["shifted"][0])
-    moves = [f"{mark(f'group {index}')}{listing(names)} to {value}" for index, (value, names) in enumerate(shifted)]
+    moves = [
+        f"{mark(f'group {index}')}{listing(names)} to {_spoken(value)}" for index, (value, names) in enumerate(shifted)
+    ]
     return {
         "subtract": f"Step one: {mark('step')}subtract the largest score from every score.",
         "bars": f"The bars move down: {listing(moves)}.",
@@ -69,6 +73,7 @@ def exponentiate_notes(art: Artifact) -> str:
     return f"Step 2, exponentiate: {fmt_row(exp)}. Every entry is now positive; the row sum is {exp_sum:.4f}."
 
 
+@translated
 def exponentiate_said(art: Artifact) -> dict[str, str]:
     return {
         "step": f"Step two: {mark('step')}raise e to the power of each shifted score.",
@@ -87,10 +92,13 @@ def divide_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def divide_said(art: Artifact) -> dict[str, str]:
     labels, scores, weights = key_labels(art), art["scores"][0], art["weights"][0]
     groups = _by_value(labels, weights)
-    shares = [f"{mark(f'group {index}')}{value} on {listing(names)}" for index, (value, names) in enumerate(groups)]
+    shares = [
+        f"{mark(f'group {index}')}{_spoken(value)} on {listing(names)}" for index, (value, names) in enumerate(groups)
+    ]
     lowest = labels[int(np.argmin(scores))]
     return {
         "step": f"Step three: {mark('step')}divide every bar by that sum.",

@@ -23,7 +23,7 @@ from manim import (
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
-from seqanim import Artifact, Beat, count, mark, number
+from seqanim import Artifact, Beat, count, mark, number, translated
 from seqanim.kit import theme
 from seqanim.kit.formula import CONTEXT, formula
 from seqanim.kit.vectors import VectorDiagram
@@ -40,6 +40,7 @@ def values_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def values_said(art: Artifact) -> dict[str, str]:
     return {
         "sum": "The output of attention is a weighted sum of the values.",
@@ -56,6 +57,7 @@ def chain_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def chain_said(art: Artifact) -> list[str]:
     """One beat per value, in order."""
     weights, contributions, labels = art["weights"][0], art["contributions"], key_labels(art)
@@ -87,6 +89,7 @@ def context_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def context_said(art: Artifact) -> dict[str, str]:
     context = art["context"][0]
     return {

@@ -21,7 +21,7 @@ from manim import (
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
-from seqanim import Artifact, listing, mark, number
+from seqanim import Artifact, listing, mark, number, translated
 from seqanim.kit import theme
 from seqanim.kit.matrix import MatrixTable, number_format
 
@@ -56,6 +56,7 @@ def layout_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def layout_said(art: Artifact) -> str:
     return (
         f"Weights {mark('values')}times values {mark('context')}give the context, "
@@ -74,6 +75,7 @@ def change_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def change_said(art: Artifact) -> dict[str, str]:
     index = changed_index(art)
     same = bool(np.array_equal(art["changed_weights"], art["weights"]))
@@ -96,6 +98,7 @@ def remove_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def remove_said(art: Artifact) -> dict[str, str]:
     labels, removed, weights = key_labels(art), removed_keys(art), art["removed_weights"][0]
     kept = [i for i in range(len(weights)) if i not in removed]
@@ -125,6 +128,7 @@ def parity_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def parity_said(art: Artifact) -> dict[str, str]:
     worst = max(art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"])
     return {
@@ -144,6 +148,7 @@ def closing_notes(art: Artifact) -> str:
     )
 
 
+@translated
 def closing_said(art: Artifact) -> dict[str, str]:
     return {
         "routing": f"So attention weights show routing: {mark('where')}where this computation sends information.",

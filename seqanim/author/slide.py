@@ -33,6 +33,7 @@ from manim import DOWN, UP, Animation, AnimationGroup, FadeIn, Mobject, Text, Wa
 from manim_slides import Slide
 
 from seqanim.author.spoken import bookmarks
+from seqanim.author.translate import translation
 from seqanim.errors import SeqanimError
 from seqanim.kit import layout, theme
 from seqanim.kit.describe import alt_text
@@ -40,6 +41,7 @@ from seqanim.kit.lean import drop_svg_paths
 from seqanim.kit.redraw import RedrawWhatMoves
 from seqanim.lecture import contract
 from seqanim.lecture.config import Lecture, current, experiment_params
+from seqanim.lecture.languages import LANGUAGES
 from seqanim.publish import voice
 
 
@@ -87,6 +89,8 @@ class Beat:
     clock: Any = field(repr=False)  # the scene: its `frames_written`
     last: int = 0
     still_frames: int = 0  # frames of waits and holds inside the beat: a picture standing still under the words
+    # The beat's words in each other language whose part file writes them (seqanim.author.translate).
+    translations: dict[str, str] = field(default_factory=dict)
 
     def _frame_of(self, seconds: float) -> int:
         return self.start_frame + math.ceil(seconds * self.fps - 1e-6)
@@ -217,6 +221,9 @@ class LectureSlide(RedrawWhatMoves, Slide):
             text, self._current_animation - self._start_animation, speech, marks, config.frame_rate,
             self.frames_written, self,
         )  # fmt: skip
+        for code in LANGUAGES:
+            if (words := translation(said, type(self), code)) is not None:
+                beat.translations[code] = words
         if not self.beats[-1]:  # the slide's first beat: its words replace the notes as the narration
             self.narrations[-1] = ""
         slides, self._in_beat, self._beat = len(self.beats), True, beat

@@ -36,6 +36,7 @@ from seqanim.errors import ConfigError
 from seqanim.files import atomic_write_text, digest, link_or_copy, replace_dir
 from seqanim.lecture import registry
 from seqanim.lecture.config import CHECK, Lecture, experiment_params
+from seqanim.lecture.languages import LANGUAGES
 from seqanim.workspace import ENGINE, current
 
 # Modules whose effect reaches a stage only through parameter values, which are hashed already.
@@ -239,6 +240,9 @@ class _Planner:
             **code_inputs(ENGINE / "stages" / "render.py"),
             **self.voice_inputs(name),
         }
+        for words in sorted(spec.source.parent.glob("*.py")):  # its beats in the other languages (de.py)
+            if words.stem in LANGUAGES:
+                inputs |= code_inputs(words)
         params = {"theme": self.lecture.section("theme")}
         outs = list(outputs(name, self.quality).values())
         self.stages[stage_id] = Stage(stage_id, "scene", name, self.quality, inputs, params, outs, deps)

@@ -20,6 +20,7 @@ from typing import Any
 from seqanim.errors import ConfigError, UnknownNameError
 from seqanim.files import atomic_write_text
 from seqanim.lecture.declare import Experiment, Part
+from seqanim.lecture.languages import LANGUAGES
 from seqanim.workspace import ENGINE, current
 
 FORMAT = 2  # bump when what is cached changes shape
@@ -58,8 +59,9 @@ def _modules(folder: Path) -> list[Path]:
 
 
 def _stems(part_folder: Path) -> list[str]:
-    """The modules of a part folder that could hold scenes (not __init__, shared.py or _private ones)."""
-    return sorted(path.stem for path in _modules(part_folder) if path.stem != "shared")
+    """The modules of a part folder that could hold scenes (not __init__, shared.py, a language's words such as
+    de.py, or _private ones)."""
+    return sorted(path.stem for path in _modules(part_folder) if path.stem != "shared" and path.stem not in LANGUAGES)
 
 
 def _scene_classes(module: Any) -> dict[str, type]:

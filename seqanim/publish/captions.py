@@ -37,7 +37,9 @@ def wrap(text: str, width: int, where: str) -> list[str]:
     """Greedy word wrap to lines of at most `width` characters; a longer word cannot fit (one-line error)."""
     lines: list[str] = []
     line = ""
-    for word in text.split():
+    for word in text.split(" "):  # a no-break space ("98,7\u00a0%") keeps its two sides on one line
+        if not word:
+            continue
         if len(word) > width:
             raise SeqanimError(
                 f"{where}: the caption word {word[:60]!r} is longer than {width} characters; give the slide a "
@@ -165,8 +167,10 @@ def fastest(words: Sequence[tuple[str, float, float]], width: int, fps: float, w
     return max(rates, default=0.0)
 
 
-def problems(cues: Sequence[Cue], width: int, fps: float) -> list[str]:
-    """One line per cue that breaks a limit of the template (empty: every cue keeps them all)."""
+def problems(cues: Sequence[Cue], width: int, fps: float, *, translated: bool = False) -> list[str]:
+    """One line per cue that breaks a limit of the template (empty: every cue keeps them all). A `translated`
+    cue is read against the speech it translates: it keeps the line and cue limits, and must fit its time
+    (`over`) rather than the reading rate the voice was slowed to."""
     found = []
     for index, cue in enumerate(cues):
         seconds, characters = cue.end - cue.start, len(" ".join(cue.lines))
@@ -175,11 +179,86 @@ def problems(cues: Sequence[Cue], width: int, fps: float) -> list[str]:
             found.append(f"cue {index + 1} ({said}): more than {LINES_PER_CUE} lines of {width} characters")
         if seconds < SHORTEST_CUE - 1e-3 or seconds > LONGEST_CUE + 1e-3:
             found.append(f"cue {index + 1} ({said}): on screen {seconds:.2f} s")
-        if characters / seconds > CHARACTERS_PER_SECOND + 1e-3:
+        if translated and over(cue) > 0:
+            found.append(f"cue {index + 1} ({said}): {over(cue)} characters more than fit {seconds:.2f} s")
+        if not translated and characters / seconds > CHARACTERS_PER_SECOND + 1e-3:
             found.append(f"cue {index + 1} ({said}): {characters / seconds:.1f} characters a second")
         if index + 1 < len(cues) and cues[index + 1].start - cue.end < FRAMES_BETWEEN_CUES / fps - 1e-3:
             found.append(f"cue {index + 1} ({said}): {cues[index + 1].start - cue.end:.3f} s before the next")
     return found
+
+
+# --- captions in another language, timed to the speech they translate ------------------------------------
+
+# 3Blue1Brown's translation tool: a translated caption fits its time when it has at most this many times the
+# language's reading speed times (its seconds + 1 s) characters.
+FIT_MARGIN = 1.05
+
+
+def over(cue: Cue, reading_speed: float = CHARACTERS_PER_SECOND) -> int:
+    """How many characters `cue` has beyond what fits its time (0 or less: it fits)."""
+    fits = math.floor(FIT_MARGIN * reading_speed * (cue.end - cue.start + 1.0) + 1e-6)
+    return len(" ".join(cue.lines)) - fits
+
+
+def _sentences(text: str) -> list[str]:
+    """`text` cut after each word that ends a sentence."""
+    found: list[str] = []
+    for word in text.split(" "):
+        if not word:
+            continue
+        if not found or found[-1].endswith(SENTENCE_END):
+            found.append(word)
+        else:
+            found[-1] += " " + word
+    return found
+
+
+def translated_words(spoken: Sequence[tuple[str, float, float]], text: str) -> list[tuple[str, float, float]]:
+    """`text`, a translation of a beat whose `spoken` words carry their times, as words timed over the same
+    speech: sentence by sentence where both have as many sentences (each over the one it translates), else over
+    the whole beat; inside that span each word takes a share of the time by its characters, as reading does.
+    Cut by `word_cues`, its cues then lie over the speech they translate."""
+    heard = _sentences(" ".join(word for word, _, _ in spoken))
+    written = _sentences(text)
+    spans: list[tuple[str, float, float]] = []
+    if len(heard) == len(written) > 1:
+        at = 0
+        for english, translation in zip(heard, written):
+            count = len(english.split(" "))
+            spans.append((translation, spoken[at][1], spoken[at + count - 1][2]))
+            at += count
+    else:
+        spans.append((text, spoken[0][1], spoken[-1][2]))
+    timed: list[tuple[str, float, float]] = []
+    for translation, start, end in spans:
+        words = [word for word in translation.split(" ") if word]
+        weights = [len(word) + 1 for word in words]
+        share, at_time = (end - start) / sum(weights), start
+        for word, weight in zip(words, weights):
+            timed.append((word, round(at_time, 3), round(at_time + share * (weight - 1), 3)))
+            at_time += share * weight
+    return timed
+
+
+def translated_cues(
+    beats: Sequence[Sequence[tuple[str, float, float]]], texts: Sequence[str | None], width: int, fps: float,
+    where: str, reading_speed: float = CHARACTERS_PER_SECOND,
+) -> tuple[list[Cue], dict[int, int]]:  # fmt: skip
+    """A slide's cues in another language: each beat's translation (`texts`, None: none, its own words show)
+    timed over its speech (`translated_words`), cut as the English is; and, per beat whose cues do not fit
+    their time, how many characters its worst cue has too many."""
+    timed = [
+        translated_words(words, text) if text and words else list(words) for words, text in zip(beats, texts)
+    ]
+    cues = word_cues(timed, width, fps, where)
+    starts = [words[0][1] if words else math.inf for words in timed]
+    misfits: dict[int, int] = {}
+    for cue in cues:
+        beat = max(index for index, start in enumerate(starts) if start <= cue.start + 1e-6)
+        if texts[beat] and over(cue, reading_speed) > 0:
+            misfits[beat] = max(misfits.get(beat, 0), over(cue, reading_speed))
+    return cues, misfits
 
 
 def _stamp(seconds: float, separator: str) -> str:

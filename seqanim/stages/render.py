@@ -309,6 +309,7 @@ def beat_times(scene: Any, fps: float, frames: list[int], starts: list[int]) -> 
                     # Seconds of its words over a picture standing still (its waits, and its hold after its
                     # animations until the words end): what to give an animation.
                     "still_seconds": round(beat.still_frames / fps, 3),
+                    "translations": beat.translations,
                 }
                 for beat in beats
             ]
