@@ -28,7 +28,7 @@ class SoftmaxNormalization:
         groups = _by_value(key_labels(art), art["shifted"][0])
         moves = [f"{aufzaehlung(names)} auf {zahl(value)}" for value, names in groups]
         return {
-            "subtract": "Schritt eins: Ziehe den größten Score von jedem Score ab.",
+            "subtract": "Schritt eins: Wir ziehen den größten Score von jedem Score ab.",
             "bars": f"Die Balken sinken: {aufzaehlung(moves)}.",
             "same": "Alle gleich zu verschieben ändert kein Gewicht; es hält nur die Exponentiale klein.",
         }
