@@ -58,6 +58,10 @@ def deck_outputs(lecture: Lecture, deck: str, quality: str) -> dict[str, Path]:
         "thumbnail": current().renders(quality) / f"{deck}.png",
         "transcript": folder / f"{deck}.transcript.html",
     }
+    for code in lecture.publish.languages[1:]:  # each translation's captions and transcript
+        outputs[f"vtt.{code}"] = current().renders(quality) / f"{deck}.{code}.vtt"
+        outputs[f"srt.{code}"] = current().renders(quality) / f"{deck}.{code}.srt"
+        outputs[f"transcript.{code}"] = folder / f"{deck}.transcript.{code}.html"
     if lecture.decks.one_file:
         outputs["standalone"] = folder / f"{deck}.standalone.html"
     slug = re.sub(r"[^A-Za-z0-9_-]", "_", deck)
@@ -99,7 +103,7 @@ def export_deck(
     if "video" in formats:
         written.update(export_video(plan, presentations, lecture))
     if "transcript" in formats:
-        written["transcript"] = export_transcript(plan, presentations, lecture)
+        written.update(export_transcript(plan, presentations, lecture))
     return written
 
 

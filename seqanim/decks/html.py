@@ -18,6 +18,7 @@ from seqanim.decks.plan import DeckPlan
 from seqanim.errors import StageFailed, ToolMissingError
 from seqanim.files import atomic_write_bytes, link_or_copy, publish_mode, replace_dir
 from seqanim.lecture.config import Lecture
+from seqanim.lecture.languages import LANGUAGES
 from seqanim.workspace import current
 
 
@@ -121,18 +122,21 @@ body.seqanim-captioned .reveal .slide-background-content video { object-fit: con
 <div id="seqanim-captions" role="region" aria-label="Captions" aria-live="polite" hidden></div>
 <script>
 (function () {
-  // C shows or hides the captions: on a scene's slide, the published video's cue at the slide video's time
-  // (data-cues: start, end and lines, in seconds of the slide's video); on a card, its notes.
+  // C turns the captions on, then through each language of the deck (data-languages: code=name), then off:
+  // on a scene's slide, the published video's cue at the slide video's time (data-cues: start, end and lines,
+  // in seconds of the slide's video; data-cues-de in German); on a card, its notes.
   const box = document.getElementById("seqanim-captions");
-  let slide = null, cues = [];
+  const languages = (document.body.dataset.languages || "en=English").split(" ").map(pair => pair.split("="));
+  let language = -1, slide = null, cues = [];  // -1: off
+  const suffix = () => language > 0 ? "-" + languages[language][0] : "";
   const show = () => {
     if (Reveal.getCurrentSlide() !== slide) {
       slide = Reveal.getCurrentSlide();
-      cues = JSON.parse(slide?.dataset.cues || "[]");
+      cues = JSON.parse(slide?.getAttribute("data-cues" + suffix()) || "[]");
     }
     if (!slide) return;
     const video = slide.slideBackgroundContentElement?.querySelector("video");
-    if (!cues.length || !video) { box.textContent = slide.dataset.captions || ""; return; }
+    if (!cues.length || !video) { box.textContent = slide.getAttribute("data-captions" + suffix()) || ""; return; }
     const cue = cues.find(([start, end]) => start <= video.currentTime && video.currentTime < end);
     const text = cue ? cue[2] : "";
     if (box.textContent !== text) box.textContent = text;
@@ -146,9 +150,15 @@ body.seqanim-captioned .reveal .slide-background-content video { object-fit: con
   Reveal.on("slidechanged", pace);
   Reveal.on("ready", pace);
   document.addEventListener("play", pace, true);
-  Reveal.addKeyBinding({ keyCode: 67, key: "C", description: "Show/hide captions" }, () => {
-    box.hidden = !box.hidden;
+  Reveal.addKeyBinding({ keyCode: 67, key: "C", description: "Captions: on, each language, off" }, () => {
+    language = language + 1 < languages.length ? language + 1 : -1;
+    box.hidden = language < 0;
+    if (language >= 0) {
+      box.lang = languages[language][0];
+      box.setAttribute("aria-label", "Captions (" + languages[language][1] + ")");
+    }
     document.body.classList.toggle("seqanim-captioned", !box.hidden);
+    slide = null;  // read the slide's cues in the new language
     show();
   });
   Reveal.on("slidechanged", show);
@@ -159,19 +169,21 @@ body.seqanim-captioned .reveal .slide-background-content video { object-fit: con
 """
 
 
-Caption = tuple[str, int, list[tuple[float, float, str]]]
+# A slide's captions per language: its words, how long it is narrated, its timed cues.
+Caption = tuple[dict[str, str], int, dict[str, list[tuple[float, float, str]]]]
 
 
 def slide_captions(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> list[Caption]:
-    """(captions, narrated seconds, timed cues) of every deck slide in order: a scene slide's narration, its
-    interval in the narrated cut, and the cut's caption cues in it (in seconds of the slide's video, which is
-    that interval of the cut; none on a looping slide or one held past its video); a card's notes at their
-    reading time, untimed."""
+    """(captions, narrated seconds, timed cues) of every deck slide in order, the captions and cues per
+    language: a scene slide's narration, its interval in the narrated cut, and the cut's caption cues in it (in
+    seconds of the slide's video, which is that interval of the cut; none on a looping slide or one held past
+    its video); a card's notes at their reading time, untimed."""
     from seqanim.decks.cards import CARD_SECONDS
     from seqanim.decks.video import narration_timing
     from seqanim.publish.narrate import reading_seconds
 
     result: list[Caption] = []
+    first, *others = lecture.publish.languages
     cards = {card.id: card for card in plan.cards}
     for entry, presentation in zip(plan.entries, presentations):
         if entry.kind == "scene":
@@ -182,16 +194,22 @@ def slide_captions(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -
                 # A looping slide's video repeats, and a slide held past its video (its words outlast it) ends
                 # before its last cues: those show their whole narration instead.
                 timed = not r["loop"] and r["held_seconds"] <= 0
-                cues = [
-                    (round(start - r["start"], 3), round(min(end, r["end"]) - r["start"], 3), "\n".join(lines))
-                    for start, end, lines in timing["cues"]
-                    if timed and r["start"] - 1e-3 <= start < r["end"]
-                ]
-                result.append((r["narration"], max(1, round(r["end"] - r["start"])), cues))
+                all_cues = {first: timing["cues"], **{code: timing["translated_cues"][code] for code in others}}
+                cues = {
+                    code: [
+                        (round(start - r["start"], 3), round(min(end, r["end"]) - r["start"], 3), "\n".join(lines))
+                        for start, end, lines in found
+                        if timed and r["start"] - 1e-3 <= start < r["end"]
+                    ]
+                    for code, found in all_cues.items()
+                }
+                texts = {first: r["narration"], **{code: r["translations"][code] for code in others}}
+                result.append((texts, max(1, round(r["end"] - r["start"])), cues))
         else:
             notes = cards[entry.name].notes
             seconds = max(CARD_SECONDS, reading_seconds(notes, lecture.publish.words_per_minute))
-            result += [(notes, max(1, round(seconds)), [])] * len(presentation.slides)
+            languages = lecture.publish.languages
+            result += [({code: notes for code in languages}, max(1, round(seconds)), {})] * len(presentation.slides)
     return result
 
 
@@ -212,13 +230,19 @@ def add_captions(html: str, captions: list[Caption], lecture: Lecture) -> str:
         raise StageFailed(
             f"the HTML deck has {len(slides)} slides but {len(captions)} captions; update seqanim/decks/html.py"
         )
+    first = lecture.publish.languages[0]
     pieces, at = [], 0
-    for index, (match, (text, seconds, cues)) in enumerate(zip(slides, captions)):
+    for index, (match, (texts, seconds, cues)) in enumerate(zip(slides, captions)):
         end = slides[index + 1].start() if index + 1 < len(slides) else len(html)
         tag = match.group(0)
         pieces.append(html[at : match.start()])
-        timed = escape(json.dumps(cues, ensure_ascii=False))
-        pieces.append(f'{tag[:-1]} data-captions="{escape(text)}" data-cues="{timed}" data-timing="{seconds}">')
+        attributes = ""
+        for code, words in texts.items():
+            suffix = "" if code == first else f"-{code}"
+            timed = escape(json.dumps(cues.get(code, []), ensure_ascii=False))
+            attributes += f' data-captions{suffix}="{escape(words)}" data-cues{suffix}="{timed}"'
+        pieces.append(f'{tag[:-1]}{attributes} data-timing="{seconds}">')
+        text = texts[first]
         body = html[match.end() : end]
         aside = body.find("</aside>")
         if aside >= 0:
@@ -228,7 +252,10 @@ def add_captions(html: str, captions: list[Caption], lecture: Lecture) -> str:
         pieces.append(body)
         at = end
     page = "".join(pieces) if slides else html
-    page = page.replace("<body>", f'<body data-playback-rate="{lecture.decks.playback_rate:g}">', 1)
+    languages = " ".join(f"{code}={LANGUAGES[code].name}" for code in lecture.publish.languages)
+    page = page.replace(
+        "<body>", f'<body data-playback-rate="{lecture.decks.playback_rate:g}" data-languages="{languages}">', 1
+    )
     closing = page.rfind("</body>")
     if closing < 0:
         raise StageFailed("the HTML deck has no </body>; update seqanim/decks/html.py::add_captions")

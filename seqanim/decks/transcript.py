@@ -1,9 +1,11 @@
-"""`slides/<q>/<deck>.transcript.html`: the lecture as an accessible page, offline.
+"""`slides/<q>/<deck>.transcript.html`: the lecture as an accessible page, offline; and in each other language
+of `[publish] languages`, `<deck>.transcript.<code>.html`, each page linking to the others.
 
 A heading per part and per scene; for every slide its still (alt text written from the data on screen, see
-seqanim/kit/describe.py), its narration, its number in the deck (the HTML deck's and the presenter's) and
-where it starts in the published video. The stills are the scenes' (`slides/<q>/stills/<Scene>/<n>.png`, made
-by the narration stage), the cards' are embedded; nothing is loaded from the network.
+seqanim/kit/describe.py), its narration (in a translation, its beats' translated words), its number in the deck
+(the HTML deck's and the presenter's) and where it starts in the published video. The stills are the scenes'
+(`slides/<q>/stills/<Scene>/<n>.png`, made by the narration stage), the cards' are embedded; nothing is loaded
+from the network.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from seqanim.decks.plan import DeckPlan, humanise
 from seqanim.decks.video import clock, last_frame, narration_timing
 from seqanim.files import atomic_write_text, publish_mode
 from seqanim.lecture.config import Lecture
+from seqanim.lecture.languages import LANGUAGES
 from seqanim.workspace import current
 
 STYLE = """
@@ -45,8 +48,22 @@ def _data_uri(video: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
 
 
-def _figure(src: str, alt: str, number: int, total: int, narration: str, at: str | None, size: tuple[int, int]) -> str:
-    where = f"Slide {number} of {total}" + (f" · at {at} in the video" if at else "")
+# The page's own words, per language; a language missing here gets the English ones.
+PAGE_WORDS = {
+    "en": {"slide": "Slide {number} of {total}", "at": " · at {at} in the video", "skip": "Skip to the transcript",
+           "contents": "Contents", "title": "transcript", "length": "{slides} slides · {video} of narrated video",
+           "languages": "Also in"},
+    "de": {"slide": "Folie {number} von {total}", "at": " · bei {at} im Video", "skip": "Zum Transkript springen",
+           "contents": "Inhalt", "title": "Transkript", "length": "{slides} Folien · {video} vertontes Video",
+           "languages": "Auch auf"},
+}  # fmt: skip
+
+
+def _figure(
+    src: str, alt: str, number: int, total: int, narration: str, at: str | None, size: tuple[int, int], code: str
+) -> str:
+    words = PAGE_WORDS.get(code, PAGE_WORDS["en"])
+    where = words["slide"].format(number=number, total=total) + (words["at"].format(at=at) if at else "")
     return (
         f'<figure id="slide-{number}">'
         f'<img src="{html.escape(src)}" alt="{html.escape(alt)}" width="{size[0]}" height="{size[1]}" loading="lazy">'
@@ -54,11 +71,26 @@ def _figure(src: str, alt: str, number: int, total: int, narration: str, at: str
     )
 
 
-def export_transcript(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> Path:
-    """Write the deck's transcript page and return its path."""
+def transcript_paths(plan: DeckPlan, lecture: Lecture) -> dict[str, Path]:
+    """The deck's transcript page per language: `transcript` for the first, `transcript.<code>` for the others."""
+    folder = current().slides(plan.quality)
+    first, *others = lecture.publish.languages
+    return {"transcript": folder / f"{plan.deck}.transcript.html"} | {
+        f"transcript.{code}": folder / f"{plan.deck}.transcript.{code}.html" for code in others
+    }
+
+
+def export_transcript(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> dict[str, Path]:
+    """Write the deck's transcript page in each language; return their paths."""
+    paths = transcript_paths(plan, lecture)
+    for code, path in zip(lecture.publish.languages, paths.values()):
+        _export_page(plan, presentations, lecture, code, path)
+    return paths
+
+
+def _export_page(plan: DeckPlan, presentations: list[Any], lecture: Lecture, code: str, path: Path) -> None:
     from seqanim.decks.html import _check_offline
 
-    folder = current().slides(plan.quality)
     total = sum(len(presentation.slides) for presentation in presentations)
     cards = {card.id: card for card in plan.cards}
     multi = any(entry.kind == "divider" for entry in plan.entries)
@@ -75,7 +107,8 @@ def export_transcript(plan: DeckPlan, presentations: list[Any], lecture: Lecture
             alt = f"{card.kicker}: {card.heading}. " + "; ".join(card.items)
             alt += f". {card.footer}" if card.footer else ""
             size = tuple(presentation.resolution) if hasattr(presentation, "resolution") else (854, 480)
-            figure = _figure(_data_uri(presentation.slides[-1].file), alt, number, total, card.notes, None, size)
+            still = _data_uri(presentation.slides[-1].file)
+            figure = _figure(still, alt, number, total, card.notes, None, size, code)
             if entry.kind == "title":
                 body.append(f"<header><h1>{html.escape(plan.title)}</h1>{figure}</header>")
             else:
@@ -98,27 +131,44 @@ def export_transcript(plan: DeckPlan, presentations: list[Any], lecture: Lecture
             number += 1
             alt = record["alt"] or f"{heading}, slide {record['slide']}"
             at = clock(offset + record["start"])
-            body.append(_figure(record["still"], alt, number, total, record["narration"], at, size))
+            narration = record.get("translations", {}).get(code, record["narration"])
+            body.append(_figure(record["still"], alt, number, total, narration, at, size, code))
         offset += timing["duration"]
     if in_part:
         body.append("</section>")
-    page = _page(plan, lecture, body, contents, f"{total} slides · {clock(offset)} of narrated video")
+    words = PAGE_WORDS.get(code, PAGE_WORDS["en"])
+    length = words["length"].format(slides=total, video=clock(offset))
+    others = {
+        other: target.name
+        for other, target in zip(lecture.publish.languages, transcript_paths(plan, lecture).values())
+        if other != code
+    }
+    page = _page(plan, code, body, contents, length, others)
     _check_offline(page)
-    path = folder / f"{plan.deck}.transcript.html"
     atomic_write_text(path, page)
     publish_mode(path)
-    return path
 
 
-def _page(plan: DeckPlan, lecture: Lecture, body: list[str], contents: list[str], length: str) -> str:
-    """The whole page: the title card's header, the contents, the slides, and how long the video is."""
+def _page(plan: DeckPlan, code: str, body: list[str], contents: list[str], length: str, others: dict[str, str]) -> str:
+    """The whole page: the title card's header, the links to the other languages' pages, the contents, the
+    slides, and how long the video is."""
+    words = PAGE_WORDS.get(code, PAGE_WORDS["en"])
+    alternates = "".join(
+        f'<link rel="alternate" hreflang="{other}" href="{html.escape(name)}">\n' for other, name in others.items()
+    )
+    links = ", ".join(
+        f'<a href="{html.escape(name)}" hreflang="{other}" lang="{other}">{html.escape(LANGUAGES[other].name)}</a>'
+        for other, name in others.items()
+    )
+    languages = f'<p class="meta">{words["languages"]}: {links}</p>\n' if others else ""
     return (
-        f'<!doctype html>\n<html lang="{html.escape(lecture.publish.language)}">\n<head>\n<meta charset="utf-8">\n'
+        f'<!doctype html>\n<html lang="{html.escape(code)}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{html.escape(plan.title)}: transcript</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-        '<a class="skip" href="#main">Skip to the transcript</a>\n'
-        f'<main id="main">\n{body[0] if body else ""}\n'
-        f'<nav aria-label="Contents"><h2>Contents</h2><ol>{"".join(contents)}</ol></nav>\n'
+        f"<title>{html.escape(plan.title)}: {words['title']}</title>\n{alternates}<style>{STYLE}</style>\n"
+        "</head>\n<body>\n"
+        f'<a class="skip" href="#main">{words["skip"]}</a>\n'
+        f'<main id="main">\n{body[0] if body else ""}\n{languages}'
+        f'<nav aria-label="{words["contents"]}"><h2>{words["contents"]}</h2><ol>{"".join(contents)}</ol></nav>\n'
         + "\n".join(body[1:])
         + f'\n<p class="meta">{length} '
         f"(renders/{plan.quality}/{html.escape(plan.deck)}.mp4).</p>\n</main>\n</body>\n</html>\n"

@@ -61,9 +61,9 @@ def _clip_path(
 
 def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> dict[str, Path]:
     """The published deck video `renders/<q>/<deck>.mp4`: the scenes' narrated cuts joined (video copied, not
-    re-encoded), one narration track (AAC), one soft subtitle track (mov_text, language-tagged), one chapter
-    per scene; beside it its captions `.vtt`/`.srt`, `<deck>.chapters.txt` and the thumbnail (the title
-    card's last frame)."""
+    re-encoded), one narration track (AAC), one soft subtitle track per language (mov_text, language-tagged),
+    one chapter per scene; beside it its captions `.vtt`/`.srt` (`.<code>.vtt`/`.srt` for each translation),
+    `<deck>.chapters.txt` and the thumbnail (the title card's last frame)."""
     if shutil.which("ffmpeg") is None:
         raise ToolMissingError("ffmpeg is missing; run `make setup` to install it")
     from PIL import Image
@@ -71,7 +71,6 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
     from seqanim.publish import captions
     from seqanim.publish.narrate import outputs as narration_outputs
 
-    publish = lecture.publish
     folder = current().renders(plan.quality)
     folder.mkdir(parents=True, exist_ok=True)
     scenes = [entry.name for entry in plan.entries if entry.kind == "scene"]
@@ -86,16 +85,15 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
     for scene, timing in zip(scenes, timings):
         joined.add(scene, timing)
     path = folder / f"{plan.deck}.mp4"
-    _join(videos, joined, publish.language, path)
+    _join(videos, joined, path)
     written = {"video": path}
-    for name, text in (
-        ("vtt", captions.to_vtt(joined.cues, publish.language)),
-        ("srt", captions.to_srt(joined.cues)),
-        ("chapters", "\n".join(joined.chapters) + "\n"),
-    ):
-        suffix = "chapters.txt" if name == "chapters" else name
-        written[name] = folder / f"{plan.deck}.{suffix}"
-        atomic_write_text(written[name], text)
+    for index, (code, cues) in enumerate(joined.cues.items()):
+        for kind, text in (("vtt", captions.to_vtt(cues, code)), ("srt", captions.to_srt(cues))):
+            name = f"{kind}.{code}" if index else kind
+            written[name] = folder / f"{plan.deck}.{code + '.' if index else ''}{kind}"
+            atomic_write_text(written[name], text)
+    written["chapters"] = folder / f"{plan.deck}.chapters.txt"
+    atomic_write_text(written["chapters"], "\n".join(joined.chapters) + "\n")
     thumbnail = folder / f"{plan.deck}.png"
     buffer = io.BytesIO()
     Image.fromarray(last_frame(presentations[0].slides[-1].file)).save(buffer, format="PNG")
@@ -106,13 +104,14 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
 
 class _Joined:
     """The deck's tracks, scene after scene on the deck's clock: ffmpeg's chapter metadata, the chapter list,
-    the caption cues and the narration's pieces (a clip or silence, and its seconds)."""
+    the caption cues per language and the narration's pieces (a clip or silence, and its seconds)."""
 
     def __init__(self, plan: DeckPlan, lecture: Lecture) -> None:
         self.lecture = lecture
         self.metadata = [";FFMETADATA1", f"title={_ffmeta(plan.title)}"]
         self.chapters: list[str] = []
-        self.cues: list[Any] = []
+        languages = lecture.publish.languages
+        self.cues: dict[str, list[Any]] = {code: [] for code in languages}
         self.pieces: list[tuple[Path | None, float]] = []
         self.start = 0.0
 
@@ -126,7 +125,12 @@ class _Joined:
             f"title={_ffmeta(scene)}",
         ]  # fmt: skip
         self.chapters.append(f"{clock(round(start * 1000) / 1000)} {humanise(scene)}")  # the chapter's millisecond
-        self.cues += captions.shifted([captions.Cue(a, b, tuple(text)) for a, b, text in timing["cues"]], start)
+        first, *others = self.cues
+        for code in self.cues:
+            found = timing["cues"] if code == first else timing.get("translated_cues", {}).get(code)
+            if found is None:
+                raise StageFailed(f"{scene}'s narration has no {code} captions; run `seqanim build` again")
+            self.cues[code] += captions.shifted([captions.Cue(a, b, tuple(text)) for a, b, text in found], start)
         self.pieces += [
             (_clip_path(audio, said, beat, record, scene, self.lecture), seconds)
             for record in timing["slides"]
@@ -135,11 +139,11 @@ class _Joined:
         self.start = end
 
 
-def _join(videos: list[Path], joined: _Joined, language: str, path: Path) -> None:
+def _join(videos: list[Path], joined: _Joined, path: Path) -> None:
     """One ffmpeg run: the cuts' video copied, the narration encoded once, the captions and the chapters added;
     staged beside `path` and moved in whole."""
     from seqanim.publish import captions
-    from seqanim.publish.narrate import AUDIO_CODEC, _write_wav, language_639_2
+    from seqanim.publish.narrate import AUDIO_CODEC, _write_wav, subtitle_tags
 
     has_audio = any(clip is not None for clip, _ in joined.pieces)
     with tempfile.TemporaryDirectory(prefix=f".{path.stem}-video-", dir=path.parent) as tmp:
@@ -151,8 +155,10 @@ def _join(videos: list[Path], joined: _Joined, language: str, path: Path) -> Non
         )
         metadata = Path(tmp) / "chapters.txt"
         metadata.write_text("\n".join(joined.metadata) + "\n")
-        srt = Path(tmp) / "captions.srt"
-        srt.write_text(captions.to_srt(joined.cues))
+        subtitles = []
+        for code, cues in joined.cues.items():
+            subtitles.append((Path(tmp) / f"{code}.srt", code))
+            subtitles[-1][0].write_text(captions.to_srt(cues))
         staged = Path(tmp) / path.name
         command = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"]
         command += ["-f", "concat", "-safe", "0", "-i", str(listing)]
@@ -164,10 +170,14 @@ def _join(videos: list[Path], joined: _Joined, language: str, path: Path) -> Non
             command += ["-i", str(audio)]
             maps += ["-map", f"{inputs}:a"]
             inputs += 1
-        command += ["-i", str(srt), "-i", str(metadata)]
-        maps += ["-map", f"{inputs}:s", "-map_metadata", str(inputs + 1), "-map_chapters", str(inputs + 1)]
+        for srt, _ in subtitles:
+            command += ["-i", str(srt)]
+            maps += ["-map", f"{inputs}:s"]
+            inputs += 1
+        command += ["-i", str(metadata)]
+        maps += ["-map_metadata", str(inputs), "-map_chapters", str(inputs)]
         command += [*maps, "-c:v", "copy", *(AUDIO_CODEC if has_audio else []), "-c:s", "mov_text"]
-        command += ["-metadata:s:s:0", f"language={language_639_2(language)}", "-movflags", "+faststart"]
+        command += [*subtitle_tags(subtitles), "-movflags", "+faststart"]
         result = subprocess.run([*command, str(staged)], capture_output=True, text=True)
         if result.returncode != 0:
             tool_wrote_to_a_full_disk(result.stderr, staged)

@@ -274,7 +274,7 @@ class _Planner:
             **code_inputs(ENGINE / "publish" / "narrate.py"),
         }
         inputs |= self.voice_inputs(name)
-        outs = list(outputs(name, self.quality).values())
+        outs = list(outputs(name, self.quality, self.lecture.publish.languages).values())
         self.stages[stage_id] = Stage(
             stage_id, "narration", name, self.quality, inputs, {"publish": self.publish}, outs, deps
         )

@@ -27,6 +27,7 @@ from seqanim.files import atomic_write_text, digest
 from seqanim.kit.style import DEFAULT_STYLE, HEX_OR_EMPTY
 from seqanim.lecture import registry
 from seqanim.lecture.declare import Params
+from seqanim.lecture.languages import LANGUAGES
 from seqanim.workspace import current as workspace
 
 # Stage processes read the resolved parameters from the file this names, so `--set` reaches them.
@@ -156,11 +157,22 @@ class Publish(Section):
         -16.0, ge=-30.0, le=-9.0, description="-30..-9 LUFS integrated (BS.1770; -16: video platforms)"
     )
     true_peak_db: float = Field(-1.5, ge=-9.0, le=0.0, description="-9..0 dBTP, the narration's true-peak ceiling")
-    language: str = Field(
-        "en",
-        pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]+)*$",
-        description="language tag of the captions and the subtitle track, e.g. en, de, pt-BR",
+    languages: list[str] = Field(
+        ["en", "de"],
+        min_length=1,
+        description="captions and transcript: the scenes' own language first, then each translation (de.py)",
     )
+
+    @field_validator("languages")
+    @classmethod
+    def _known_languages(cls, value: list[str]) -> list[str]:
+        for code in value:
+            if code not in LANGUAGES:
+                raise ValueError(f"unknown language code {code!r}; known codes: {', '.join(LANGUAGES)}")
+        if len(set(value)) < len(value):
+            raise ValueError("a language appears twice; name each once")
+        return value
+
     caption_chars: int = Field(
         42, ge=20, le=80, description="20..80 characters per caption line (2 lines per cue at most)"
     )

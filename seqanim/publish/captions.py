@@ -34,7 +34,9 @@ class Cue:
 
 
 def wrap(text: str, width: int, where: str) -> list[str]:
-    """Greedy word wrap to lines of at most `width` characters; a longer word cannot fit (one-line error)."""
+    """Word wrap to lines of at most `width` characters (a longer word cannot fit: one-line error); a text of two
+    lines is cut where the lines come out closest in length, after a comma or a full stop where one is near
+    (`_two_lines`), rather than leaving a word or two alone on the second."""
     lines: list[str] = []
     line = ""
     for word in text.split(" "):  # a no-break space ("98,7\u00a0%") keeps its two sides on one line
@@ -52,7 +54,20 @@ def wrap(text: str, width: int, where: str) -> list[str]:
             line = f"{line} {word}" if line else word
     if line:
         lines.append(line)
-    return lines
+    return _two_lines(lines, width) if len(lines) == 2 else lines
+
+
+def _two_lines(lines: list[str], width: int) -> list[str]:
+    words = " ".join(lines).split(" ")
+    best, best_score = lines, None
+    for cut in range(1, len(words)):
+        first, second = " ".join(words[:cut]), " ".join(words[cut:])
+        if max(len(first), len(second)) > width:
+            continue
+        score = max(len(first), len(second)) - (6 if first.endswith((",", ";", ":", ".", "?", "!")) else 0)
+        if best_score is None or score < best_score:
+            best, best_score = [first, second], score
+    return best
 
 
 def word_cues(beats: Sequence[Sequence[tuple[str, float, float]]], width: int, fps: float, where: str) -> list[Cue]:
@@ -248,9 +263,7 @@ def translated_cues(
     """A slide's cues in another language: each beat's translation (`texts`, None: none, its own words show)
     timed over its speech (`translated_words`), cut as the English is; and, per beat whose cues do not fit
     their time, how many characters its worst cue has too many."""
-    timed = [
-        translated_words(words, text) if text and words else list(words) for words, text in zip(beats, texts)
-    ]
+    timed = [translated_words(words, text) if text and words else list(words) for words, text in zip(beats, texts)]
     cues = word_cues(timed, width, fps, where)
     starts = [words[0][1] if words else math.inf for words in timed]
     misfits: dict[int, int] = {}

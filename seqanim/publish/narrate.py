@@ -9,7 +9,9 @@ each of its words falls. So the cut is the render itself, nothing slowed, held o
   where the beat starts; silence elsewhere. A slide without beats says its narration from its start, its last
   frame held (a loop playing on) while the narration lasts. With `voice = "none"` there is no audio;
 - `renders/<q>/<Scene>.narrated.mp4`: the video above a caption band, the narration (AAC) and a soft subtitle
-  track; `renders/<q>/<Scene>.vtt` / `.srt`: its captions (`seqanim.publish.captions.word_cues`);
+  track per language of `[publish] languages`; `renders/<q>/<Scene>.vtt` / `.srt`: its captions
+  (`seqanim.publish.captions.word_cues`), and `<Scene>.<code>.vtt` / `.srt` in each other language: each beat's
+  translation (`seqanim.author.translate`) timed over the speech it translates (`captions.translated_cues`);
 - `renders/<q>/<Scene>.narration.json`: every slide's interval, narration, alt text, beats with their word
   times, and audio pieces (decks join these into the deck's video, captions, HTML timings and transcript);
 - `slides/<q>/stills/<Scene>/<n>.png`: every slide's last frame (the transcript's pictures).
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import wave
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,7 @@ from typing import Any
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
 from seqanim.files import atomic_write_bytes, atomic_write_text, replace_dir, tool_wrote_to_a_full_disk
 from seqanim.lecture.config import Lecture, Publish
+from seqanim.lecture.languages import LANGUAGES
 from seqanim.publish import captions, voice
 from seqanim.publish.frames import frame_count, last_frame
 from seqanim.workspace import current
@@ -49,13 +53,14 @@ def video_codec(quality: str) -> list[str]:
     return ["-c:v", "libx264", "-preset", preset, "-crf", "23", "-pix_fmt", "yuv420p"]
 
 
-def outputs(scene: str, quality: str) -> dict[str, Path]:
-    """Every file a scene's narration stage writes."""
+def outputs(scene: str, quality: str, languages: Sequence[str] = ()) -> dict[str, Path]:
+    """Every file a scene's narration stage writes; the captions of each language after the first."""
     renders = current().renders(quality)
     return {
         "video": renders / f"{scene}.narrated.mp4",
         "vtt": renders / f"{scene}.vtt",
         "srt": renders / f"{scene}.srt",
+        **{f"{kind}.{code}": renders / f"{scene}.{code}.{kind}" for code in languages[1:] for kind in ("vtt", "srt")},
         "timing": renders / f"{scene}.narration.json",
         "stills": current().slides(quality) / "stills" / scene,
     }
@@ -89,13 +94,16 @@ def reading_seconds(text: str, words_per_minute: int) -> float:
     return len(text.split()) * 60.0 / words_per_minute
 
 
-def language_639_2(tag: str) -> str:
-    """The three-letter code MP4 stores for a BCP 47 tag ("en" -> "eng"); ffmpeg maps it when it can."""
-    primary = tag.split("-")[0].lower()
-    return {"en": "eng", "de": "ger", "fr": "fre", "es": "spa", "it": "ita", "pt": "por", "nl": "dut",
-            "zh": "chi", "ja": "jpn", "ko": "kor", "ru": "rus", "pl": "pol", "sv": "swe", "tr": "tur",
-            "ar": "ara", "hi": "hin", "el": "gre", "cs": "cze", "da": "dan", "fi": "fin", "no": "nor",
-            "uk": "ukr", "he": "heb"}.get(primary, primary if len(primary) == 3 else "und")  # fmt: skip
+def subtitle_tags(subtitles: Sequence[tuple[Path, str]]) -> list[str]:
+    """ffmpeg's options tagging each subtitle track with its language (ISO 639-2) and name; the first, the
+    scenes' own language, is the default track."""
+    options = []
+    for index, (_, code) in enumerate(subtitles):
+        language = LANGUAGES[code]
+        options += [f"-metadata:s:s:{index}", f"language={language.iso639_2}"]
+        options += [f"-metadata:s:s:{index}", f"handler_name={language.name}"]
+        options += [f"-disposition:s:{index}", "default" if index == 0 else "0"]
+    return options
 
 
 def _write_wav(path: Path, pieces: list[tuple[Path | None, float]]) -> None:
@@ -159,7 +167,7 @@ def _narrate_beats(
         slide.beats.append({
             "said": beat["said"], "start": round(begins, 3), "words_end": round(begins + speech, 3),
             "timing": beat["timing"], "source": clip.source if clip else "reading time",
-            "words": [list(word) for word in words],
+            "words": [list(word) for word in words], "translations": beat.get("translations", {}),
         })  # fmt: skip
         at = ends
     return slide
@@ -194,6 +202,49 @@ def _narrate_whole(
     return slide
 
 
+class Translated:
+    """A scene's captions in each language after the first, slide by slide: each beat's translation timed over
+    its speech; where a beat has none, its own words. Each slide's words in that language (the transcript's)."""
+
+    def __init__(self, scene: str, languages: Sequence[str], width: int, fps: float) -> None:
+        self.scene, self.width, self.fps = scene, width, fps
+        self.cues: dict[str, list[captions.Cue]] = {code: [] for code in languages}
+        self.missing: dict[str, list[str]] = {code: [] for code in languages}
+        self.narrations: list[dict[str, str]] = []
+
+    def add(self, number: int, slide: Narrated, warnings: list[str]) -> None:
+        where = f"{self.scene} slide {number}"
+        self.narrations.append({})
+        for code, cues in self.cues.items():
+            texts = [beat["translations"].get(code) for beat in slide.beats] or [None] * len(slide.words)
+            speed = LANGUAGES[code].reading_speed
+            found, misfits = captions.translated_cues(slide.words, texts, self.width, self.fps, where, speed)
+            cues += found
+            self.missing[code] += [f"slide {number} beat {index}" for index, text in enumerate(texts, 1) if not text]
+            warnings += [
+                f"{where} beat {beat + 1} ({code}): {chars} characters more than fit its time; shorten its words in "
+                f"{self.words_file(code)}"
+                for beat, chars in misfits.items()
+            ]
+            english = [" ".join(word for word, _, _ in words) for words in slide.words]
+            self.narrations[-1][code] = " ".join(text or said for text, said in zip(texts, english))
+
+    def words_file(self, code: str) -> str:
+        from seqanim.lecture import registry
+
+        return current().label(registry.scene(self.scene).source.parent / f"{code}.py")
+
+    def missing_lines(self) -> list[str]:
+        """One warning line per language with beats left in the scene's own words."""
+        return [
+            f"{self.scene}: {len(beats)} beats have no {LANGUAGES[code].name} words ({', '.join(beats[:4])}"
+            f"{', ...' if len(beats) > 4 else ''}); their own words show in the {code} captions. Write them in "
+            f"{self.words_file(code)}"
+            for code, beats in self.missing.items()
+            if beats
+        ]
+
+
 def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
     """Make the scene's narrated cut, captions, timing and stills; return the timing record."""
     if shutil.which("ffmpeg") is None:
@@ -212,6 +263,7 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
     warnings: list[str] = []
     records: list[dict[str, Any]] = []
     cues: list[captions.Cue] = []
+    translated = Translated(scene, publish.languages[1:], publish.caption_chars, fps)
     pieces: list[tuple[Path | None, float]] = []
     made: list[int] = []  # slides whose clip this run synthesised (not found in the voice cache)
     start = 0.0
@@ -226,13 +278,16 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
         else:
             narrated = _narrate_whole(scene, number, text, seconds, start, publish, warnings)
         cues += captions.word_cues(narrated.words, publish.caption_chars, fps, where)
+        translated.add(number, narrated, warnings)
         pieces += [(piece[0].path if piece[0] else None, piece[1]) for piece in narrated.pieces]
         if any(piece[0].synthesised for piece in narrated.pieces if piece[0]):
             made.append(number)
         end = start + seconds + narrated.held
         records.append(_slide_record(scene, number, slide, text, alt, narrated, (start, end), seconds, path))
+        records[-1]["translations"] = translated.narrations[-1]
         start = end
-    _publish_cut(scene, quality, lecture, report, records, cues, pieces)
+    warnings += translated.missing_lines()
+    _publish_cut(scene, quality, lecture, report, records, {publish.languages[0]: cues, **translated.cues}, pieces)
     timing = {
         "scene": scene,
         "quality": quality,
@@ -242,6 +297,10 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
         "animation": round(sum(record["animation_seconds"] for record in records), 3),
         "warnings": warnings,
         "cues": [[cue.start, cue.end, list(cue.lines)] for cue in cues],
+        # the cues in each other language, as above
+        "translated_cues": {
+            code: [[cue.start, cue.end, list(cue.lines)] for cue in found] for code, found in translated.cues.items()
+        },
         "slides": records,
     }
     atomic_write_text(outputs(scene, quality)["timing"], json.dumps(timing, indent=1) + "\n")
@@ -302,25 +361,29 @@ def _publish_cut(
     lecture: Lecture,
     report: dict[str, Any],
     records: list[dict[str, Any]],
-    cues: list[captions.Cue],
+    cues: dict[str, list[captions.Cue]],
     pieces: list[tuple[Path | None, float]],
 ) -> None:
-    """Encode the cut, write its captions and each slide's still, staged beside renders/ and moved in whole."""
+    """Encode the cut, write its captions (`cues` per language) and each slide's still, staged beside renders/
+    and moved in whole."""
     from PIL import Image
 
     workspace = current()
-    out = outputs(scene, quality)
+    languages = list(cues)
+    out = outputs(scene, quality, languages)
     has_audio = any(clip_path is not None for clip_path, _ in pieces)
     with tempfile.TemporaryDirectory(prefix=f".stage-narration-{scene}-", dir=workspace.renders(quality)) as tmp:
         folder = Path(tmp)
-        srt = folder / "captions.srt"
-        srt.write_text(captions.to_srt(cues))
+        subtitles = []
+        for code, found in cues.items():
+            (folder / f"{code}.srt").write_text(captions.to_srt(found))
+            subtitles.append((folder / f"{code}.srt", code))
         audio = folder / "narration.wav"
         if has_audio:
             _write_wav(audio, pieces)
         staged = folder / "narrated.mp4"
         encode(
-            records, float(report["fps"]), audio if has_audio else None, srt, lecture.publish.language, staged,
+            records, float(report["fps"]), audio if has_audio else None, subtitles, staged,
             quality, tuple(report["resolution"]), background_hex(lecture),
         )  # fmt: skip
         stills = folder / "stills"
@@ -330,8 +393,10 @@ def _publish_cut(
             Image.fromarray(last_frame(workspace.root / record["video"])).save(buffer, format="PNG")
             (stills / f"{record['slide']}.png").write_bytes(buffer.getvalue())
         os.replace(staged, out["video"])
-        atomic_write_text(out["vtt"], captions.to_vtt(cues, lecture.publish.language))
-        atomic_write_bytes(out["srt"], srt.read_bytes())
+        for index, (srt, code) in enumerate(subtitles):
+            suffix = f".{code}" if index else ""
+            atomic_write_text(out[f"vtt{suffix}"], captions.to_vtt(cues[code], code))
+            atomic_write_bytes(out[f"srt{suffix}"], srt.read_bytes())
         out["stills"].parent.mkdir(parents=True, exist_ok=True)
         replace_dir(stills, out["stills"])
 
@@ -340,8 +405,7 @@ def encode(
     records: list[dict[str, Any]],
     fps: float,
     audio: Path | None,
-    srt: Path,
-    language: str,
+    subtitles: list[tuple[Path, str]],
     target: Path,
     quality: str,
     size: tuple[int, int],
@@ -349,7 +413,7 @@ def encode(
 ) -> None:
     """The cut: each slide's video as rendered (its last frame held, or its loop playing on, for a slide without
     beats whose words outlast it), the picture above a caption band; with the narration track and the captions
-    as a mov_text stream. One ffmpeg run, one encode."""
+    of each language (SubRip file, language code) as mov_text streams. One ffmpeg run, one encode."""
     command = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"]
     # The caption band: the picture shrinks to leave the bottom CAPTION_BAND of the frame to the captions (a
     # player draws soft subtitles at the bottom), so no caption ever covers what a scene draws there.
@@ -373,12 +437,14 @@ def encode(
         command += ["-i", str(audio)]
         maps += ["-map", f"{inputs}:a"]
         inputs += 1
-    command += ["-i", str(srt)]
-    maps += ["-map", f"{inputs}:s"]
+    for srt, _ in subtitles:
+        command += ["-i", str(srt)]
+        maps += ["-map", f"{inputs}:s"]
+        inputs += 1
     command += ["-filter_complex", ";".join(filters), *maps, *video_codec(quality), "-r", f"{fps:g}"]
     if audio is not None:
         command += AUDIO_CODEC
-    command += ["-c:s", "mov_text", "-metadata:s:s:0", f"language={language_639_2(language)}"]
+    command += ["-c:s", "mov_text", *subtitle_tags(subtitles)]
     command += ["-movflags", "+faststart", str(target)]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
