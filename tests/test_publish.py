@@ -90,16 +90,20 @@ def deck_video(lecture_built: Path) -> Path:
     return current().renders(QUALITY) / f"{DECK}.mp4"
 
 
-def test_deck_video_has_one_video_one_audio_one_subtitle_and_a_chapter_per_scene(deck_video: Path) -> None:
+def test_deck_video_has_one_video_one_audio_a_subtitle_per_language_and_a_chapter_per_scene(deck_video: Path) -> None:
     probe = _probe(deck_video)
     kinds = [stream["codec_type"] for stream in probe["streams"]]
     # Besides them, MP4 keeps the chapters as a QuickTime text track, which ffprobe lists as a data stream.
-    assert sorted(kind for kind in kinds if kind != "data") == ["audio", "subtitle", "video"]
+    assert sorted(kind for kind in kinds if kind != "data") == ["audio", "subtitle", "subtitle", "video"]
     assert kinds.count("data") <= 1
     codecs = {stream["codec_type"]: stream for stream in probe["streams"]}
     assert codecs["audio"]["codec_name"] == "aac"
-    assert codecs["subtitle"]["codec_name"] == "mov_text"
-    assert codecs["subtitle"]["tags"]["language"] == "eng"
+    subtitles = [stream for stream in probe["streams"] if stream["codec_type"] == "subtitle"]
+    assert [stream["codec_name"] for stream in subtitles] == ["mov_text", "mov_text"]
+    # a player lists them by language (ISO 639-2) and name; the English is the default track
+    assert [stream["tags"]["language"] for stream in subtitles] == ["eng", "deu"]
+    assert [stream["tags"]["handler_name"] for stream in subtitles] == ["English", "Deutsch"]
+    assert [stream["disposition"]["default"] for stream in subtitles] == [1, 0]
     scenes = _deck_scenes()
     assert [chapter["tags"]["title"] for chapter in probe["chapters"]] == scenes
     intervals = slide_intervals(scenes, current().root)
@@ -274,6 +278,7 @@ def test_a_publish_change_reruns_what_depends_on_it(lecture_built: Path, overrid
         ("publish.voice=piper", "voice_model"),
         ('publish.voice_model="missing.onnx"', None),  # named, but piper is not the voice: nothing to check
         ("publish.gap_s=60", "publish.gap_s = 60 is out of range"),
+        ('publish.languages=["en", "xx"]', "publish.languages: unknown language code 'xx'; known codes: en, de,"),
     ],
 )
 def test_bad_publish_settings_fail_in_one_line(lecture_built: Path, override: str, expected: str | None) -> None:
@@ -441,6 +446,136 @@ def test_html_deck_shows_captions_on_c_and_times_each_slide(lecture_built: Path)
     assert "Captions" in notes
 
 
+# --- the German captions and transcript ------------------------------------------------------------------
+
+
+def _subtitle_track(video: Path, index: int) -> str:
+    """The text of the video's subtitle track `index`, as ffmpeg reads it out (WebVTT)."""
+    command = ["ffmpeg", "-v", "error", "-i", str(video), "-map", f"0:s:{index}", "-f", "webvtt", "-"]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+
+def test_german_captions_are_published_where_the_english_are(deck_video: Path) -> None:
+    """sample.de.vtt, its SubRip twin and the video's German track hold the same cues, each inside its slide and
+    over the English speech it translates, none breaking the template's line and cue limits or its fit rule."""
+    from seqanim.publish import captions
+
+    german = read_vtt(deck_video.with_suffix(".de.vtt"))
+    english = read_vtt(deck_video.with_suffix(".vtt"))
+    assert german and german != english
+    assert (deck_video.with_suffix(".de.srt")).read_text().count(" --> ") == len(german)
+    track = _subtitle_track(deck_video, 1)
+    assert [line for line in track.splitlines() if " --> " not in line and line.strip() and line != "WEBVTT"] == [
+        line for _, _, lines in german for line in lines
+    ]
+    cues = [captions.Cue(start, end, tuple(lines)) for start, end, lines in german]
+    fps = _probe(deck_video)["streams"][0]["r_frame_rate"].split("/")
+    assert captions.problems(cues, load().publish.caption_chars, int(fps[0]) / int(fps[1]), translated=True) == []
+    words = [
+        (word_start, word_end)
+        for scene, offset in zip(_deck_scenes(), _scene_offsets())
+        for slide in json.loads((current().renders(QUALITY) / f"{scene}.narration.json").read_text())["slides"]
+        for beat in slide["beats"]
+        for word_start, word_end in [(offset + beat["words"][0][1], offset + beat["words"][-1][2])]
+    ]
+    for start, end, lines in german:  # over the speech of one beat: from its first word to just after its last
+        assert any(a - 1e-3 <= start and end <= b + captions.TAIL + 1e-3 for a, b in words), (start, end, lines)
+
+
+def _scene_offsets() -> list[float]:
+    """Where each of the sample deck's scenes starts in its video."""
+    offsets, at = [], 0.0
+    for scene in _deck_scenes():
+        offsets.append(at)
+        at += json.loads((current().renders(QUALITY) / f"{scene}.narration.json").read_text())["duration"]
+    return offsets
+
+
+def test_german_transcript_is_accessible_and_says_the_german_words(lecture_built: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    path = current().slides(QUALITY) / f"{DECK}.transcript.de.html"
+    blocked: list[str] = []
+    with sync_playwright() as playwright:
+        browser = _browser(playwright)
+        try:
+            page = _offline_page(browser, "file://", blocked)
+            page.goto(path.as_uri())
+            language = page.evaluate("document.documentElement.lang")
+            said = page.evaluate(
+                "[...document.querySelectorAll('figure[id] figcaption p:not(.meta)')].map(p => p.textContent)"
+            )
+            english = page.evaluate("document.querySelector('a[hreflang=en]').getAttribute('href')")
+            page.add_script_tag(path=str(AXE))
+            violations = page.evaluate(
+                "axe.run(document).then(r => r.violations.map(v => [v.id, v.impact, v.nodes.length]))"
+            )
+        finally:
+            browser.close()
+    assert blocked == [] and language == "de" and english == f"{DECK}.transcript.html"
+    assert [v for v in violations if v[1] in ("serious", "critical")] == []
+    german = [
+        slide["translations"]["de"]
+        for scene in _deck_scenes()
+        for slide in json.loads((current().renders(QUALITY) / f"{scene}.narration.json").read_text())["slides"]
+    ]
+    assert german and all(words in said for words in german)  # every scene slide, in German (and the cards)
+
+
+def test_html_deck_cycles_the_caption_languages_on_c(lecture_built: Path) -> None:
+    """C: English, German (in under half a second), off. The German shown is the published German cue at the
+    slide video's time."""
+    import time
+
+    from playwright.sync_api import sync_playwright
+
+    from seqanim.decks import deck_outputs
+
+    path = current().slides(QUALITY) / f"{DECK}.html"
+    timing = json.loads((current().renders(QUALITY) / f"{_deck_scenes()[0]}.narration.json").read_text())
+    cards = [path for key, path in deck_outputs(load(), DECK, QUALITY).items() if key.startswith("card:")]
+    first_slide = sum(len(json.loads(card.read_text())["slides"]) for card in cards[:2])
+    with sync_playwright() as playwright:
+        browser = _browser(playwright)
+        try:
+            page = _offline_page(browser, "file://", [])
+            page.goto(path.as_uri())
+            page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=20_000)
+            page.evaluate(f"Reveal.slide({first_slide})")
+            page.keyboard.press("c")
+            page.wait_for_function("document.getElementById('seqanim-captions').textContent !== ''", timeout=10_000)
+            english = page.evaluate("document.getElementById('seqanim-captions').lang")
+            started = time.perf_counter()
+            page.keyboard.press("c")
+            page.wait_for_function(
+                "() => { const box = document.getElementById('seqanim-captions');"
+                " return box.lang === 'de' && box.textContent !== ''; }",
+                timeout=5_000,
+            )
+            switched = time.perf_counter() - started
+            seen = []
+            for _ in range(8):
+                seen.append(page.evaluate(SHOWN))
+                page.wait_for_timeout(300)
+            page.keyboard.press("c")
+            hidden = page.evaluate("document.getElementById('seqanim-captions').hidden")
+        finally:
+            browser.close()
+    assert english == "en" and switched < 0.5 and hidden is True
+    first = timing["slides"][0]
+    cues = [
+        (start - first["start"], end - first["start"], "\n".join(lines))
+        for start, end, lines in timing["translated_cues"]["de"]
+    ]
+    checked = 0
+    for _, at, text in seen:
+        if any(abs(at - edge) < 0.1 for start, end, _ in cues for edge in (start, end)):
+            continue
+        assert text == next((words for start, end, words in cues if start <= at < end), ""), (at, text)
+        checked += bool(text)
+    assert checked >= 2, seen
+
+
 # --- a tiny workspace: one note changes, a recorded slide, bad input ----------------------------------------
 
 SCENE = '''\
@@ -536,6 +671,19 @@ def test_tiny_deck_is_published_with_the_explicit_narration(tiny: Tiny) -> None:
     for name in ("pulse.mp4", "pulse.vtt", "pulse.srt", "pulse.chapters.txt"):
         assert (tiny.root / "renders" / QUALITY / name).is_file()
     assert (tiny.root / "slides" / QUALITY / "pulse.transcript.html").is_file()
+
+
+def test_a_scene_without_german_words_is_one_warning_and_shows_its_own(tiny: Tiny) -> None:
+    """The tiny part has no de.py: its narration says so in one line, naming the file to write, and its German
+    captions and transcript show the English words."""
+    log = (tiny.root.parent / FIRST_LOG).read_text()
+    warnings = [line for line in log.splitlines() if "Deutsch" in line]
+    assert len(warnings) == 1, warnings
+    assert "PulseScene: 5 beats have no Deutsch words" in warnings[0] and "scenes/de.py" in warnings[0]
+    renders = tiny.root / "renders" / QUALITY
+    assert read_vtt(renders / "pulse.de.vtt") == read_vtt(renders / "pulse.vtt")
+    transcript = (tiny.root / "slides" / QUALITY / "pulse.transcript.de.html").read_text()
+    assert '<p lang="en">Then, after a while, it is gone.' in transcript
 
 
 def _speaking_slide(tiny: Tiny) -> tuple[Path, list[dict[str, Any]], float]:

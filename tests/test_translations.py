@@ -5,8 +5,11 @@ the English line and cue limits."""
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +17,9 @@ import pytest
 from seqanim.lecture import registry
 from seqanim.lecture.config import load
 from seqanim.publish import captions
+from seqanim.workspace import current
+from tests.conftest import CHECK
+from tests.tree import make_tree
 
 SCENES = sorted(registry.scenes())
 
@@ -69,3 +75,17 @@ def test_every_german_cue_fits_its_time_and_lies_over_its_speech(
             if texts[beat]:
                 assert set(" ".join(cue.lines).split(" ")) <= set(texts[beat].split(" ")), (scene, cue)
     assert not bad, f"{scene}: " + "; ".join(bad)
+
+
+def test_the_german_numbers_follow_a_parameter_change(lecture_built: Path, tmp_path: Path) -> None:
+    """`--set adding.T=30` retrains the adding problem; the AddingProblem's first beat then says 30 steps in both
+    languages, where the suite's build (adding.T = 40) says 40."""
+    tree = make_tree(tmp_path / "lecture")
+    result = tree.run("render", "AddingProblem", "--quality", CHECK, "--set", "adding.T=30")
+    assert result.returncode == 0, result.stderr[-3000:]
+    before = json.loads((current().renders(CHECK) / "AddingProblem.report.json").read_text())["beats"][0][0]
+    after = json.loads((tree.root / "renders" / CHECK / "AddingProblem.report.json").read_text())["beats"][0][0]
+    assert load().experiments["adding"]["T"] == 40
+    assert "forty steps" in before["said"] and "thirty steps" in after["said"]
+    assert re.search(r"\b40\b", before["translations"]["de"]) and not re.search(r"\b30\b", before["translations"]["de"])
+    assert re.search(r"\b30\b", after["translations"]["de"]) and not re.search(r"\b40\b", after["translations"]["de"])

@@ -7,7 +7,8 @@ A scene writes its words in `*_said` functions of its data, decorated with `@tra
     def start_said(art: Artifact) -> dict[str, str]:
         return {"steps": "Softmax turns scores into weights, in three steps.", ...}
 
-Each language's words for the part live in one file, `scenes/<part>/<code>.py` (`de.py`): per scene a class
+Each language's words for the part live in one file beside its scenes, `scenes/<part>/<code>.py` (`de.py`;
+`scenes/de.py` for the parts written as one file): per scene a class
 named after it, holding a function of the same name, arguments and beat names; a function the part's scenes
 share (from `shared.py`) is written at the file's top level:
 

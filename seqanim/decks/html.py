@@ -203,7 +203,10 @@ def slide_captions(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -
                     ]
                     for code, found in all_cues.items()
                 }
-                texts = {first: r["narration"], **{code: r["translations"][code] for code in others}}
+                texts = {
+                    first: r["narration"],
+                    **{code: r["translations"].get(code, r["narration"]) for code in others},
+                }
                 result.append((texts, max(1, round(r["end"] - r["start"])), cues))
         else:
             notes = cards[entry.name].notes

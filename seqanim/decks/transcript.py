@@ -60,14 +60,21 @@ PAGE_WORDS = {
 
 
 def _figure(
-    src: str, alt: str, number: int, total: int, narration: str, at: str | None, size: tuple[int, int], code: str
-) -> str:
+    src: str, alt: str, number: int, total: int, narration: tuple[str, str], at: str | None, size: tuple[int, int],
+    code: str, first: str,
+) -> str:  # fmt: skip
+    """A slide: its still, its number and time, its words (`narration`: the text and its language). The alt
+    text is written from the data on screen in the scenes' own language, `first`; a screen reader is told so."""
     words = PAGE_WORDS.get(code, PAGE_WORDS["en"])
     where = words["slide"].format(number=number, total=total) + (words["at"].format(at=at) if at else "")
+    text, language = narration
+    alt_lang = f' lang="{first}"' if code != first else ""
+    said_lang = f' lang="{language}"' if language != code else ""
     return (
         f'<figure id="slide-{number}">'
-        f'<img src="{html.escape(src)}" alt="{html.escape(alt)}" width="{size[0]}" height="{size[1]}" loading="lazy">'
-        f'<figcaption><p class="meta">{where}</p><p>{html.escape(narration)}</p></figcaption></figure>'
+        f'<img src="{html.escape(src)}" alt="{html.escape(alt)}"{alt_lang} width="{size[0]}" height="{size[1]}" '
+        f'loading="lazy"><figcaption><p class="meta">{where}</p><p{said_lang}>{html.escape(text)}</p></figcaption>'
+        "</figure>"
     )
 
 
@@ -91,6 +98,7 @@ def export_transcript(plan: DeckPlan, presentations: list[Any], lecture: Lecture
 def _export_page(plan: DeckPlan, presentations: list[Any], lecture: Lecture, code: str, path: Path) -> None:
     from seqanim.decks.html import _check_offline
 
+    first = lecture.publish.languages[0]
     total = sum(len(presentation.slides) for presentation in presentations)
     cards = {card.id: card for card in plan.cards}
     multi = any(entry.kind == "divider" for entry in plan.entries)
@@ -108,7 +116,7 @@ def _export_page(plan: DeckPlan, presentations: list[Any], lecture: Lecture, cod
             alt += f". {card.footer}" if card.footer else ""
             size = tuple(presentation.resolution) if hasattr(presentation, "resolution") else (854, 480)
             still = _data_uri(presentation.slides[-1].file)
-            figure = _figure(still, alt, number, total, card.notes, None, size, code)
+            figure = _figure(still, alt, number, total, (card.notes, first), None, size, code, first)
             if entry.kind == "title":
                 body.append(f"<header><h1>{html.escape(plan.title)}</h1>{figure}</header>")
             else:
@@ -131,8 +139,9 @@ def _export_page(plan: DeckPlan, presentations: list[Any], lecture: Lecture, cod
             number += 1
             alt = record["alt"] or f"{heading}, slide {record['slide']}"
             at = clock(offset + record["start"])
-            narration = record.get("translations", {}).get(code, record["narration"])
-            body.append(_figure(record["still"], alt, number, total, narration, at, size, code))
+            translated = record.get("translations", {}).get(code)
+            narration = (translated, code) if translated else (record["narration"], first)
+            body.append(_figure(record["still"], alt, number, total, narration, at, size, code, first))
         offset += timing["duration"]
     if in_part:
         body.append("</section>")

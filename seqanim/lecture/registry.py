@@ -124,7 +124,8 @@ def _declare_experiments() -> list[dict[str, Any]]:
 def _declare_scenes() -> dict[str, Any]:
     parts, scenes = [], []
     folder = current().scenes
-    for path in [*_part_folders(folder), *_modules(folder)]:
+    # a part is a folder, or one file; scenes/de.py holds the German of the parts written as one file
+    for path in [*_part_folders(folder), *(path for path in _modules(folder) if path.stem not in LANGUAGES)]:
         part_module = path.stem if path.suffix == ".py" else path.name
         label = f"scenes/{path.name}" + ("/__init__.py" if path.is_dir() else "")
         part = getattr(_import(f"scenes.{part_module}"), "PART", None)

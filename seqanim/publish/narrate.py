@@ -226,8 +226,8 @@ class Translated:
                 f"{self.words_file(code)}"
                 for beat, chars in misfits.items()
             ]
-            english = [" ".join(word for word, _, _ in words) for words in slide.words]
-            self.narrations[-1][code] = " ".join(text or said for text, said in zip(texts, english))
+            if all(texts):  # a slide in part translated is shown in its own words (the transcript says which)
+                self.narrations[-1][code] = " ".join(text for text in texts if text)
 
     def words_file(self, code: str) -> str:
         from seqanim.lecture import registry
