@@ -421,6 +421,25 @@ def config_command(show_defaults: bool, check: bool, config_path: Path | None) -
     if found:
         raise ConfigError(f"{path.name}: {found[0]}" + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""))
     console.print(f"{path.name} names every key of every table, with its comment")
+    _list_untranslated(load(path))
+
+
+def _list_untranslated(lecture: Lecture) -> None:
+    """One line per language and part with scenes whose words it does not write yet (their captions show the
+    scenes' own words)."""
+    from seqanim.author.translate import untranslated
+    from seqanim.lecture import registry
+
+    for code in lecture.publish.languages[1:]:
+        for part in registry.parts().values():
+            missing = []
+            for name in part.scenes:
+                spec = registry.scene(name)
+                scene = getattr(registry._import(f"scenes.{spec.module}"), name)
+                missing += [f"{name}.{function}" for function in untranslated(scene, code)]
+            if missing:
+                where = current().label(registry.scene(part.scenes[0]).source.parent / f"{code}.py")
+                click.echo(f"{code}: {where} does not write {len(missing)} words functions: {', '.join(missing)}")
 
 
 @cli.group()

@@ -76,6 +76,7 @@ def translated(words: Callable[P, W]) -> Callable[P, W]:
 
         return tag(words(*args, **kwargs), ())
 
+    with_origin.translated = True  # type: ignore[attr-defined]
     return with_origin
 
 
@@ -111,3 +112,18 @@ def translation(said: str, scene: type, code: str) -> str | None:
         raise SeqanimError(f"{where} gives a {type(value).__name__} for the beat {origin.place}; give it the words")
     # spaces collapsed, a no-break space kept ("98,7\u00a0%" stays on one caption line)
     return re.sub(r"[ \t\r\n]+", " ", BOOKMARK.sub(" ", value)).strip() or None
+
+
+def untranslated(scene: type, code: str) -> list[str]:
+    """The `@translated` functions a scene's module uses that the part's `code` file does not write (a beat
+    missing inside a written function shows when the scene runs: the narration lists it)."""
+    module = importlib.import_module(scene.__module__)
+    written = language_file(scene.__module__, code)
+    functions = [name for name, value in vars(module).items() if getattr(value, "translated", False)]
+    if written is None:
+        return functions
+    return [
+        name
+        for name in functions
+        if getattr(getattr(written, scene.__name__, None), name, None) is None and getattr(written, name, None) is None
+    ]
