@@ -89,7 +89,7 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, Create, FadeIn
 
-from seqanim import Artifact, LectureSlide, spoken
+from seqanim import Artifact, LectureSlide, spoken, translated
 from seqanim.kit import theme
 from seqanim.kit.plots import Plot, nice_range
 
@@ -101,6 +101,7 @@ def curve_notes(art: Artifact) -> str:
     return {notes_text}
 
 
+@translated  # each language of [publish] languages may write these beats again (scenes/<part>/de.py)
 def curve_said(art: Artifact) -> dict[str, str]:
     """What the listener hears, beat by beat: while the plot appears, then while its curve is drawn."""
     values = art["{array}"]
