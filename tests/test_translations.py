@@ -89,3 +89,20 @@ def test_the_german_numbers_follow_a_parameter_change(lecture_built: Path, tmp_p
     assert "forty steps" in before["said"] and "thirty steps" in after["said"]
     assert re.search(r"\b40\b", before["translations"]["de"]) and not re.search(r"\b30\b", before["translations"]["de"])
     assert re.search(r"\b30\b", after["translations"]["de"]) and not re.search(r"\b40\b", after["translations"]["de"])
+
+
+def test_config_check_lists_the_german_a_part_does_not_write(lecture_built: Path, tmp_path: Path) -> None:
+    """The lecture writes every scene's words in German: `seqanim config --check` lists nothing; with one German
+    words function taken out of a part's de.py, it names that function in one line for that part."""
+    tree = make_tree(tmp_path / "lecture")
+    whole = tree.run("config", "--check")
+    assert whole.returncode == 0 and "does not write" not in whole.stdout, whole.stdout + whole.stderr
+    words = tree.root / "scenes" / "why_attention" / "de.py"
+    text = words.read_text()
+    assert "def divide_said(" in text
+    words.write_text(text.replace("def divide_said(", "def divide_said_gone("))
+    result = tree.run("config", "--check")
+    lines = [line for line in result.stdout.splitlines() if "does not write" in line]
+    assert result.returncode == 0 and lines == [
+        "de: scenes/why_attention/de.py does not write 1 words functions: SoftmaxNormalization.divide_said"
+    ], result.stdout
