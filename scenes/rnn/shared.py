@@ -29,16 +29,28 @@ def about(value: float) -> str:
     21.7 -> "twenty-two", 2.85 -> "two point nine", 0.314 -> "zero point three one"."""
     if not math.isfinite(value) or value <= 0:
         return spoken.number(value, 2)
-    decimals = 1 - math.floor(math.log10(value))  # the places that keep two significant digits
-    rounded = round(value, decimals)
+    rounded, decimals = two_digits(value)
     return spoken.number(rounded, decimals) if decimals > 0 else spoken.integer(round(rounded))
+
+
+def two_digits(value: float) -> tuple[float, int]:
+    """A positive number rounded to two significant digits, and the places it keeps: 17174 -> (17000, -3),
+    2.85 -> (2.9, 1)."""
+    decimals = 1 - math.floor(math.log10(value))  # the places that keep two significant digits
+    return round(value, decimals), decimals
 
 
 def change(ratio: float) -> str:
     """How a length changed over a run, from the ratio of its end to its start: "has shrunk about twenty-two
     times", "has kept its length" or "has grown about nineteen times"."""
-    if math.isclose(ratio, 1.0, rel_tol=1e-3):
+    way, factor = growth(ratio)
+    if way == "kept":
         return "has kept its length"
-    if ratio < 1:
-        return f"has shrunk about {about(1 / ratio)} times"
-    return f"has grown about {about(ratio)} times"
+    return f"has {way} about {about(factor)} times"
+
+
+def growth(ratio: float) -> tuple[str, float]:
+    """Which way a length changed over a run ("kept", "shrunk" or "grown"), and by what factor (at least 1)."""
+    if math.isclose(ratio, 1.0, rel_tol=1e-3):
+        return "kept", 1.0
+    return ("shrunk", 1 / ratio) if ratio < 1 else ("grown", ratio)

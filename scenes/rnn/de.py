@@ -1,0 +1,377 @@
+"""Deutsch: die Worte des Teils über rekurrente Netze, Beat für Beat (seqanim.author.translate).
+
+Je Szene eine Klasse mit ihrem Namen; darin je `*_said`-Funktion der Szene eine gleichnamige, mit denselben
+Argumenten und denselben Beat-Namen. Zahlen kommen aus denselben Daten wie im Englischen."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from scenes.rnn.adding_problem import markers as marked_steps
+from scenes.rnn.echo_of_a_pulse import exit_step
+from scenes.rnn.hidden_state_dynamics import decade_span
+from scenes.rnn.inside_the_lstm import change_at_markers
+from scenes.rnn.inside_the_lstm import markers as lstm_markers
+from scenes.rnn.shared import growth, regime, two_digits
+from scenes.rnn.training_race import near_the_mean, verdict
+from seqanim import Artifact
+from seqanim.author.german import anzahl, aufzaehlung, ganz, zahl
+
+
+def _gerundet(value: float) -> str:
+    """Eine positive Zahl auf zwei gültige Stellen, wie `shared.about` sie spricht: 17174 -> "17.000"."""
+    if not math.isfinite(value) or value <= 0:
+        return zahl(value, 2)
+    rounded, decimals = two_digits(value)
+    return zahl(rounded, decimals) if decimals > 0 else ganz(round(rounded))
+
+
+def _mal(value: float) -> str:
+    """Ein Faktor: "zwölfmal", "22-mal", "2,9-mal"."""
+    text = _gerundet(value)
+    return f"{text}mal" if text.isalpha() else f"{text}-mal"
+
+
+def _veraendert(ratio: float) -> tuple[str, str]:
+    """Wie sich eine Länge verändert hat, als Verb und Rest: ("ist", "etwa 22-mal kürzer")."""
+    way, factor = growth(ratio)
+    if way == "kept":
+        return "hat", "seine Länge behalten"
+    return "ist", f"etwa {_mal(factor)} {'kürzer' if way == 'shrunk' else 'länger'}"
+
+
+def _gross(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+# --- HiddenStateDynamics ------------------------------------------------------------------------------------
+
+WO = {
+    "forgetting": "innerhalb des Einheitskreises",
+    "stable memory": "auf dem Einheitskreis",
+    "exploding": "außerhalb des Einheitskreises",
+}
+FOLGE = {
+    "forgetting": "Das Netz vergisst.",
+    "stable memory": "Das Gedächtnis hält.",
+    "exploding": "Es explodiert.",
+}
+
+
+class HiddenStateDynamics:
+    @staticmethod
+    def stage_said(steps: int, size: int) -> dict[str, str]:
+        return {
+            "written": (
+                "Ein lineares rekurrentes Netz multipliziert seinen Zustand in jedem Schritt mit derselben Matrix: "
+                "einer Drehung, skaliert mit ρ."
+            ),
+            "plotted": f"Links die Länge des Zustands über {ganz(steps)} Zeitschritte, auf logarithmischer Skala.",
+            "diagrams": (
+                f"In der Mitte die {ganz(size)} Eigenwerte der Matrix, alle auf einem Kreis mit Radius ρ; "
+                "rechts der Zustand als Pfeil."
+            ),
+        }
+
+    @staticmethod
+    def regime_said(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[int]) -> list[str]:
+        steps = norms.shape[1] - 1
+        said = []
+        for place, index in enumerate(indices):
+            rho = zahl(float(rhos[index]), 2)
+            verb, rest = _veraendert(float(norms[index, -1] / norms[index, 0]))
+            if place == 0:
+                said.append(
+                    f"Bei ρ = {rho} liegt jeder Eigenwert {WO[name]}, "
+                    f"und nach {ganz(steps)} Schritten {verb} der Zustand {rest}."
+                )
+            else:
+                said.append(f"Bei ρ = {rho} {verb} der Zustand {rest}.")
+        said[-1] += f" {FOLGE[name]}"
+        return said
+
+    @staticmethod
+    def sweep_said(rhos: np.ndarray) -> dict[str, str]:
+        return {
+            "growing": (
+                f"Nun läuft ρ von {zahl(float(rhos.min()), 2)} bis {zahl(float(rhos.max()), 2)}, "
+                "und der Ring der Eigenwerte wächst durch den Einheitskreis."
+            ),
+            "shrinking": (
+                "Die Kurve des nächstgelegenen ρ leuchtet auf: Außerhalb des Kreises explodiert das Signal, "
+                "innerhalb stirbt es."
+            ),
+        }
+
+    @staticmethod
+    def verdict_said(norms: np.ndarray) -> dict[str, str]:
+        steps = norms.shape[1] - 1
+        decades = anzahl(decade_span(norms), "Zehnerpotenz", "Zehnerpotenzen", one="eine")
+        return {
+            "claim": (
+                "Der Spektralradius, der Betrag des größten Eigenwerts, entscheidet also, was mit dem Signal geschieht."
+            ),
+            "why": (
+                f"Nach {ganz(steps)} Schritten umfassen die Längen etwa {decades}; "
+                "nur ein Radius von genau eins erhält das Signal. "
+                "Deshalb wurden Zellen mit Gates erfunden."
+            ),
+        }
+
+
+# --- EchoOfAPulse -------------------------------------------------------------------------------------------
+
+BEWEGUNG = {
+    "forgetting": "spiralt nach innen und verblasst",
+    "stable memory": "kreist ohne Ende",
+    "exploding": "spiralt nach außen",
+}
+VERB = {"forgetting": "verblasst", "stable memory": "bleibt", "exploding": "wächst"}
+
+
+class EchoOfAPulse:
+    @staticmethod
+    def opening_said(rhos: np.ndarray) -> dict[str, str]:
+        values = aufzaehlung([f"ρ = {zahl(float(rho), 2)}" for rho in rhos])
+        return {
+            "written": (
+                "Ein Impuls tritt einmal in ein zweidimensionales Netz ein; "
+                "jeder Schritt dreht den Zustand um einen festen Winkel und skaliert ihn mit ρ."
+            ),
+            "panels": f"Drei Felder, für {values}; darunter jeweils die Länge des Zustands auf gemeinsamer Log-Skala.",
+        }
+
+    @staticmethod
+    def echo_said(rho: float, divisor: int, radii: np.ndarray) -> dict[str, Any]:
+        steps, leaves, name = len(radii) - 1, exit_step(radii), regime(rho)
+        turn = f"jede volle Umdrehung aus {ganz(divisor)} Schritten"
+        effect = f"multipliziert {turn} den Radius mit {_gerundet(rho**divisor)}"
+        if name == "stable memory":
+            effect = f"bringt {turn} den Radius auf eins zurück"
+        verb, rest = _veraendert(float(radii[-1] / radii[0]))
+        traced = (
+            f"Bei ρ = {zahl(rho, 2)} {effect}: Das Echo {BEWEGUNG[name]}, "
+            f"und nach {ganz(steps)} Schritten {verb} es {rest}."
+        )
+        if leaves is None:
+            return {"traced": traced, "leaves": []}
+        exit_beat = f"Es verlässt das Feld bei Schritt {leaves}{' und wächst weiter' if rho > 1 else ''}."
+        return {"traced": traced, "leaves": [exit_beat]}
+
+    @staticmethod
+    def replay_said(rhos: np.ndarray) -> str:
+        verbs = aufzaehlung([VERB[regime(float(rho))] for rho in rhos], "oder")
+        return f"Nebeneinander dieselbe Drehung, nur ρ ist anders: Das Echo {verbs}."
+
+    @staticmethod
+    def verdict_said() -> str:
+        return (
+            "Allein ρ entscheidet also: Nur ein ρ von genau eins erhält das Echo; "
+            "ein kleineres vergisst es, ein größeres explodiert."
+        )
+
+
+# --- AddingProblem ------------------------------------------------------------------------------------------
+
+
+class AddingProblem:
+    @staticmethod
+    def task_said(length: int) -> str:
+        return (
+            f"Das Additionsproblem, ein klassischer Test für langes Gedächtnis: {ganz(length)} Schritte, "
+            "jeder mit einem Wert zwischen 0 und 1 und einem Marker."
+        )
+
+    @staticmethod
+    def stream_said(marks: np.ndarray) -> str:
+        first, second = marked_steps(marks)
+        return (
+            "Das Netz liest die beiden Kanäle Schritt für Schritt. "
+            f"Der Marker ist an genau zwei Schritten gesetzt: hier bei Schritt {first} und {second}."
+        )
+
+    @staticmethod
+    def marked_said(values: np.ndarray, marks: np.ndarray) -> dict[str, str]:
+        first, second = marked_steps(marks)
+        one, other = (zahl(float(values[step]), 2) for step in (first, second))
+        return {
+            "lit": f"Die markierten Werte sind {one} und {other}.",
+            "apart": f"Sie liegen {ganz(second - first)} Schritte auseinander.",
+        }
+
+    @staticmethod
+    def target_said(values: np.ndarray, marks: np.ndarray, target: float) -> str:
+        one, other = (zahl(float(values[step]), 2) for step in marked_steps(marks))
+        return f"Der Zielwert ist ihre Summe: {one} plus {other} ergibt {zahl(target, 2)}."
+
+    @staticmethod
+    def hard_said(values: np.ndarray, marks: np.ndarray, baseline: float) -> dict[str, str]:
+        first, _ = marked_steps(marks)
+        carried = len(values) - 1 - first
+        return {
+            "carried": (
+                f"Das Schwierige: Das Netz muss den ersten Wert über {ganz(carried)} Schritte voller "
+                "ablenkender Zahlen tragen, bevor es antwortet."
+            ),
+            "baseline": (
+                "Wer stets die mittlere Summe rät, erreicht schon einen mittleren quadratischen Fehler von "
+                f"{zahl(baseline, 2)}: Das ist die Baseline, die es zu schlagen gilt."
+            ),
+        }
+
+
+# --- TrainingRace -------------------------------------------------------------------------------------------
+
+
+def _die(kinds: list[str]) -> str:
+    """Die Zellen mit Artikel: "das LSTM und das GRU"."""
+    return aufzaehlung([f"das {kind}" for kind in kinds])
+
+
+class TrainingRace:
+    @staticmethod
+    def setup_said(kinds: list[str], hidden: int, baseline: float) -> dict[str, str]:
+        cells = anzahl(len(kinds), "rekurrente Zelle", "rekurrente Zellen", one="eine")
+        return {
+            "plotted": (
+                f"{_gross(cells)}, {aufzaehlung(kinds)}, jede mit {ganz(hidden)} verborgenen Einheiten, "
+                "trainieren nun auf dem Additionsproblem."
+            ),
+            "baseline": (
+                f"Gestrichelt ist der Fehler, wenn wir stets den Mittelwert vorhersagen: {zahl(baseline, 2)}."
+            ),
+        }
+
+    @staticmethod
+    def race_said(kinds: list[str], mse: np.ndarray, baseline: float, params: dict) -> str:
+        solved, failed = verdict(kinds, mse[:, -1], baseline)
+        said = (
+            f"Hier der Testfehler jeder Zelle auf {ganz(params['test_size'])} ungesehenen Sequenzen, "
+            f"über {ganz(params['iters'])} Trainingsschritte."
+        )
+        if (mse[:, 0] > baseline).all():
+            said += f" Alle {ganz(len(kinds))} starten über der Baseline."
+        if solved:
+            said += f" Dann {'stürzt' if len(solved) == 1 else 'stürzen'} {_die(solved)} ab"
+            said += "." if not failed else ","
+        if failed:
+            near = near_the_mean(kinds, mse[:, -1], baseline, failed)
+            where = "nahe der Baseline" if near else "über einem Zehntel der Baseline"
+            one = len(failed) == 1
+            if solved:
+                said += f" während {_die(failed)} {where} {'bleibt' if one else 'bleiben'}."
+            else:
+                said += f" {_gross(_die(failed))} {'bleibt' if one else 'bleiben'} {where}."
+        return said
+
+    @staticmethod
+    def finals_said(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
+        ends = []
+        for kind, final in zip(kinds, finals):
+            if final < baseline / 10:
+                ends.append(f"das {kind} etwa {_mal(baseline / final)} unter der Baseline")
+            else:
+                ends.append(f"das {kind} bei {zahl(float(final), 2)}")
+        return f"Endfehler: {aufzaehlung(ends)}."
+
+    @staticmethod
+    def verdict_said(kinds: list[str], finals: np.ndarray, baseline: float) -> dict[str, str]:
+        solved, failed = verdict(kinds, finals, baseline)
+        one = len(solved) == 1
+        claim = "Gelöst heißt unter einem Zehntel der Baseline: "
+        if solved:
+            claim += f"{_gross(_die(solved))} {'schafft' if one else 'schaffen'} das, "
+            claim += f"{'seine' if one else 'ihre'} Gates tragen den ersten Wert hinüber."
+        else:
+            claim += "Keine der Zellen schafft das."
+        if not failed:
+            return {"claim": claim, "rest": "Jede Zelle löst die Aufgabe."}
+        one = len(failed) == 1
+        near = near_the_mean(kinds, finals, baseline, failed)
+        if near:
+            meaning = f"{'Es hat' if one else 'Sie haben'} kaum mehr als den Mittelwert gelernt."
+        else:
+            meaning = f"{'Es ist' if one else 'Sie sind'} über einem Zehntel der Baseline geblieben."
+        rest = f"{_gross(_die(failed))} {'schafft' if one else 'schaffen'} es nicht: {meaning}"
+        return {"claim": claim, "rest": rest}
+
+
+# --- InsideTheLSTM ------------------------------------------------------------------------------------------
+
+
+class InsideTheLSTM:
+    @staticmethod
+    def opening_said(run: Artifact) -> dict[str, str]:
+        (first, second), values = lstm_markers(run), run["values"]
+        return {
+            "sequence": "Nun blicken wir an einer Sequenz in das trainierte LSTM.",
+            "marked": (
+                f"Ihre Marker liegen bei den Schritten {first} und {second}, "
+                f"auf den Werten {zahl(float(values[first]), 2)} und {zahl(float(values[second]), 2)}."
+            ),
+            "panels": (
+                "Drei Felder folgen: was die Zelle schreibt, was ihr Gedächtnis hält, "
+                f"und ihre Schätzung der Summe, gegenüber einem Zielwert von {zahl(float(run['target']), 2)}."
+            ),
+        }
+
+    @staticmethod
+    def first_marker_said(run: Artifact) -> str:
+        first, _ = lstm_markers(run)
+        write, guess = run["write_norm"], run["running_guess"]
+        return (
+            f"Beim ersten Marker, Schritt {first}, springt die Schreibstärke auf "
+            f"{_gerundet(float(write[first]))}, und die Schätzung steigt auf {zahl(float(guess[first]), 2)}."
+        )
+
+    @staticmethod
+    def holding_said(run: Artifact) -> str:
+        first, second = lstm_markers(run)
+        between = run["cell_norm"][first + 1 : second]
+        low, high = _gerundet(float(between.min())), _gerundet(float(between.max()))
+        return (
+            f"Zwischen den Markern bleibt das Gedächtnis stabil, zwischen {low} und {high}, "
+            f"während die Schätzung auf {zahl(float(run['running_guess'][second - 1]), 2)} driftet; "
+            f"die wahre Summe bleibt {zahl(float(run['true_running_sum'][first]), 2)}."
+        )
+
+    @staticmethod
+    def second_marker_said(run: Artifact) -> str:
+        _, second = lstm_markers(run)
+        write = run["write_norm"]
+        largest = ", so stark wie nie" if int(np.argmax(write)) == second else ""
+        return (
+            f"Beim zweiten Marker schlägt die Schreibstärke erneut aus{largest}, "
+            f"und die Schätzung springt auf {zahl(float(run['running_guess'][second]), 2)}."
+        )
+
+    @staticmethod
+    def answer_said(run: Artifact) -> dict[str, str]:
+        guess, target = float(run["running_guess"][-1]), float(run["target"])
+        return {
+            "reached": (
+                f"Nach dem letzten Schritt ist die Schätzung {zahl(guess, 2)}, "
+                f"bei einem Zielwert von {zahl(target, 2)}."
+            ),
+            "error": (
+                f"Ein Fehler von {zahl(abs(guess - target), 2)}. "
+                "Trainiert nur auf die letzte Antwort, schätzt das Netz unterwegs grob."
+            ),
+        }
+
+    @staticmethod
+    def gates_said(run: Artifact) -> dict[str, str]:
+        at, elsewhere = change_at_markers(run["input_gate"], lstm_markers(run))
+        return {
+            "shown": (
+                f"Hinter diesen Kurven stehen die Gates aller {ganz(run['input_gate'].shape[1])} verborgenen "
+                "Einheiten: Forget-, Input- und Output-Gate, eine Zeile pro Einheit, eine Spalte pro Schritt."
+            ),
+            "switching": (
+                "Sie schalten an den Markern und halten dazwischen: "
+                f"Dort bewegt sich das Input-Gate etwa {_mal(at / elsewhere)} stärker als anderswo."
+            ),
+        }
