@@ -41,12 +41,17 @@ def _pair(values: np.ndarray, decimals: int = 0) -> str:
     return ", ".join(number(float(v), decimals) for v in values)
 
 
+def within_bound(difference: float) -> float | None:
+    """The smallest of a billionth, a millionth and a thousandth that a tiny difference lies within, or None."""
+    return next((bound for bound in (1e-9, 1e-6, 1e-3) if difference < bound), None)
+
+
 def _within(difference: float) -> str:
     """A tiny difference as a bound a listener can hold: "a millionth"."""
-    for bound, name in ((1e-9, "a billionth"), (1e-6, "a millionth"), (1e-3, "a thousandth")):
-        if difference < bound:
-            return name
-    return number(difference, 2)
+    bound = within_bound(difference)
+    if bound is None:
+        return number(difference, 2)
+    return {1e-9: "a billionth", 1e-6: "a millionth", 1e-3: "a thousandth"}[bound]
 
 
 def layout_notes(art: Artifact) -> str:
