@@ -23,12 +23,17 @@ def diagonal_line(heatmap: Heatmap, offset: int, colour: ManimColor) -> Line:
     return Line(first.get_corner(UP + LEFT), last.get_corner(DOWN + RIGHT), color=colour, stroke_width=4)
 
 
+def significant_rounded(value: float, digits: int = 2) -> tuple[float, int]:
+    """`value` rounded to `digits` significant digits, and the decimals that keeps:
+    significant_rounded(0.008315) -> (0.0083, 4), significant_rounded(47117.2) -> (47000.0, 0)."""
+    value = float(value)
+    if value == 0 or not math.isfinite(value):
+        return value, 0
+    place = digits - 1 - math.floor(math.log10(abs(value)))
+    return round(value, place), max(place, 0)
+
+
 def significant(value: float, digits: int = 2) -> str:
     """`value` spoken to `digits` significant digits, what a listener can hold:
     significant(0.008315) -> "zero point zero zero eight three", significant(47117.2) -> "forty-seven thousand"."""
-    value = float(value)
-    if value == 0 or not math.isfinite(value):
-        return number(value, 0)
-    place = digits - 1 - math.floor(math.log10(abs(value)))
-    rounded = round(value, place)
-    return number(rounded, max(place, 0))
+    return number(*significant_rounded(value, digits))
