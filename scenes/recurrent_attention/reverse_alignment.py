@@ -65,9 +65,14 @@ def _walk(positions: np.ndarray) -> str:
     return "jumps around"
 
 
+def _almost_all(weight: float) -> bool:
+    """Whether a weight's percentage would round to all (then it is said as 'almost all')."""
+    return weight >= 0.995
+
+
 def _share(weight: float) -> str:
     """A weight as heard: 'ninety-eight percent', or 'almost all' where the percentage would round to all."""
-    return "almost all" if weight >= 0.995 else percent(weight, 0)
+    return "almost all" if _almost_all(weight) else percent(weight, 0)
 
 
 def stage_notes(run: Artifact) -> str:
