@@ -34,7 +34,10 @@ def german_cues(report: dict[str, Any]) -> list[tuple[int, list[captions.Cue], d
     found = []
     for number, slide in enumerate(report["beats"], start=1):
         texts = [beat.get("translations", {}).get("de") for beat in slide]
-        cues, misfits = captions.translated_cues(slide_words(slide), texts, width, report["fps"], f"slide {number}")
+        until = slide[-1]["end"]  # the slide's video ends with its last beat's hold
+        cues, misfits = captions.translated_cues(
+            slide_words(slide), texts, width, report["fps"], f"slide {number}", until
+        )
         found.append((number, cues, misfits, texts))
     return found
 

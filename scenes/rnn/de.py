@@ -255,7 +255,7 @@ class TrainingRace:
         if (mse[:, 0] > baseline).all():
             said += f" Alle {ganz(len(kinds))} starten über der Baseline."
         if solved:
-            said += f" Dann {'stürzt' if len(solved) == 1 else 'stürzen'} {_die(solved)} ab"
+            said += f" Dann {'fällt' if len(solved) == 1 else 'fallen'} {_die(solved)} steil ab"
             said += "." if not failed else ","
         if failed:
             near = near_the_mean(kinds, mse[:, -1], baseline, failed)

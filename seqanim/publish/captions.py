@@ -70,8 +70,11 @@ def _two_lines(lines: list[str], width: int) -> list[str]:
     return best
 
 
-def word_cues(beats: Sequence[Sequence[tuple[str, float, float]]], width: int, fps: float, where: str) -> list[Cue]:
-    """Cues for a run of beats, each a list of its words with their start and end (seconds on the cut's clock).
+def word_cues(
+    beats: Sequence[Sequence[tuple[str, float, float]]], width: int, fps: float, where: str, until: float | None = None
+) -> list[Cue]:
+    """Cues for a run of beats, each a list of its words with their start and end (seconds on the cut's clock),
+    the last ending two frames before `until` (the end of the slide) at the latest.
 
     A cue holds as many words as fit its two lines and its seven seconds, breaks at the end of a sentence
     when the next one would not fit whole, and shares a sentence's words with the next cue rather than leave
@@ -86,8 +89,9 @@ def word_cues(beats: Sequence[Sequence[tuple[str, float, float]]], width: int, f
         text = " ".join(word for word, _, _ in group)
         wanted = max(last, start + SHORTEST_CUE, start + len(text) / CHARACTERS_PER_SECOND)
         end = math.ceil(max(min(wanted, last + TAIL), start + 1 / fps) * 1000) / 1000  # whole milliseconds
-        if index + 1 < len(groups):  # two frames before the next cue, as written (in whole milliseconds)
-            end = min(end, math.floor((round(groups[index + 1][0][1], 3) - FRAMES_BETWEEN_CUES / fps) * 1000) / 1000)
+        following = groups[index + 1][0][1] if index + 1 < len(groups) else until
+        if following is not None:  # two frames before the next cue, as written (in whole milliseconds)
+            end = min(end, math.floor((round(following, 3) - FRAMES_BETWEEN_CUES / fps) * 1000) / 1000)
         cues.append(Cue(round(start, 3), end, tuple(wrap(text, width, where))))
     return cues
 
@@ -258,13 +262,13 @@ def translated_words(spoken: Sequence[tuple[str, float, float]], text: str) -> l
 
 def translated_cues(
     beats: Sequence[Sequence[tuple[str, float, float]]], texts: Sequence[str | None], width: int, fps: float,
-    where: str, reading_speed: float = CHARACTERS_PER_SECOND,
+    where: str, until: float | None = None, reading_speed: float = CHARACTERS_PER_SECOND,
 ) -> tuple[list[Cue], dict[int, int]]:  # fmt: skip
     """A slide's cues in another language: each beat's translation (`texts`, None: none, its own words show)
-    timed over its speech (`translated_words`), cut as the English is; and, per beat whose cues do not fit
-    their time, how many characters its worst cue has too many."""
+    timed over its speech (`translated_words`), cut as the English is, the last ending before `until`; and,
+    per beat whose cues do not fit their time, how many characters its worst cue has too many."""
     timed = [translated_words(words, text) if text and words else list(words) for words, text in zip(beats, texts)]
-    cues = word_cues(timed, width, fps, where)
+    cues = word_cues(timed, width, fps, where, until)
     starts = [words[0][1] if words else math.inf for words in timed]
     misfits: dict[int, int] = {}
     for cue in cues:

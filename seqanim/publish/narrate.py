@@ -212,13 +212,13 @@ class Translated:
         self.missing: dict[str, list[str]] = {code: [] for code in languages}
         self.narrations: list[dict[str, str]] = []
 
-    def add(self, number: int, slide: Narrated, warnings: list[str]) -> None:
+    def add(self, number: int, slide: Narrated, until: float, warnings: list[str]) -> None:
         where = f"{self.scene} slide {number}"
         self.narrations.append({})
         for code, cues in self.cues.items():
             texts = [beat["translations"].get(code) for beat in slide.beats] or [None] * len(slide.words)
             speed = LANGUAGES[code].reading_speed
-            found, misfits = captions.translated_cues(slide.words, texts, self.width, self.fps, where, speed)
+            found, misfits = captions.translated_cues(slide.words, texts, self.width, self.fps, where, until, speed)
             cues += found
             self.missing[code] += [f"slide {number} beat {index}" for index, text in enumerate(texts, 1) if not text]
             warnings += [
@@ -277,8 +277,9 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
             narrated = _narrate_beats(scene, number, beats, seconds, start, publish, warnings)
         else:
             narrated = _narrate_whole(scene, number, text, seconds, start, publish, warnings)
-        cues += captions.word_cues(narrated.words, publish.caption_chars, fps, where)
-        translated.add(number, narrated, warnings)
+        until = start + seconds + narrated.held  # the slide's end: its cues end before it
+        cues += captions.word_cues(narrated.words, publish.caption_chars, fps, where, until)
+        translated.add(number, narrated, until, warnings)
         pieces += [(piece[0].path if piece[0] else None, piece[1]) for piece in narrated.pieces]
         if any(piece[0].synthesised for piece in narrated.pieces if piece[0]):
             made.append(number)
