@@ -71,7 +71,13 @@ def _two_lines(lines: list[str], width: int) -> list[str]:
 
 
 def word_cues(
-    beats: Sequence[Sequence[tuple[str, float, float]]], width: int, fps: float, where: str, until: float | None = None
+    beats: Sequence[Sequence[tuple[str, float, float]]],
+    width: int,
+    fps: float,
+    where: str,
+    until: float | None = None,
+    *,
+    rate_limited: bool = True,
 ) -> list[Cue]:
     """Cues for a run of beats, each a list of its words with their start and end (seconds on the cut's clock),
     the last ending two frames before `until` (the end of the slide) at the latest.
@@ -82,7 +88,7 @@ def word_cues(
     TAIL longer while the reading rate or the shortest cue asks for it, and two frames before the next cue."""
     groups: list[list[tuple[str, float, float]]] = []
     for words in beats:
-        groups += _groups(list(words), width, where)
+        groups += _groups(list(words), width, where, rate_limited=rate_limited)
     cues = []
     for index, group in enumerate(groups):
         start, last = group[0][1], group[-1][2]
@@ -268,7 +274,9 @@ def translated_cues(
     timed over its speech (`translated_words`), cut as the English is, the last ending before `until`; and,
     per beat whose cues do not fit their time, how many characters its worst cue has too many."""
     timed = [translated_words(words, text) if text and words else list(words) for words, text in zip(beats, texts)]
-    cues = word_cues(timed, width, fps, where, until)
+    # A translation is cut where it reads best (after a clause), its time set by the speech: whether it fits
+    # that time is the fit rule's to say, not the English reading rate's.
+    cues = word_cues(timed, width, fps, where, until, rate_limited=False)
     starts = [words[0][1] if words else math.inf for words in timed]
     misfits: dict[int, int] = {}
     for cue in cues:
