@@ -111,6 +111,14 @@ def test_chromium_switches_the_variant_on_the_slide(tiny: Tiny) -> None:
             mine = np.abs(shot - last_frame(video, size))[label_rows].mean()
             other = np.abs(shot - last_frame(default, size))[label_rows].mean()
             assert mine < 2.0 and other > 2 * mine, (mine, other)  # the variant's frame, not the default's
+            # Its captions are its own words, in every language (C: English, then German, which this tiny part
+            # does not write: its English shows), not the default's timed cues.
+            box = "document.getElementById('seqanim-captions')"
+            for _ in ("en", "de"):
+                page.keyboard.press("c")
+                page.wait_for_function(f"{box}.textContent !== ''")
+                assert page.evaluate(f"{box}.textContent").startswith("Its height is 2.00"), _
+            page.keyboard.press("c")
 
             page.keyboard.press("[")
             page.keyboard.press("[")

@@ -127,14 +127,13 @@ body.seqanim-captioned .reveal .slide-background-content video { object-fit: con
   // in seconds of the slide's video; data-cues-de in German); on a card, its notes.
   const box = document.getElementById("seqanim-captions");
   const languages = (document.body.dataset.languages || "en=English").split(" ").map(pair => pair.split("="));
-  let language = -1, slide = null, cues = [];  // -1: off
+  let language = -1, slide = null, timed = "", cues = [];  // -1: off
   const suffix = () => language > 0 ? "-" + languages[language][0] : "";
   const show = () => {
-    if (Reveal.getCurrentSlide() !== slide) {
-      slide = Reveal.getCurrentSlide();
-      cues = JSON.parse(slide?.getAttribute("data-cues" + suffix()) || "[]");
-    }
+    slide = Reveal.getCurrentSlide();
     if (!slide) return;
+    const text = slide.getAttribute("data-cues" + suffix()) || "[]";  // a "what if?" variant may change it
+    if (text !== timed) { timed = text; cues = JSON.parse(text); }
     const video = slide.slideBackgroundContentElement?.querySelector("video");
     if (!cues.length || !video) { box.textContent = slide.getAttribute("data-captions" + suffix()) || ""; return; }
     const cue = cues.find(([start, end]) => start <= video.currentTime && video.currentTime < end);
@@ -158,7 +157,6 @@ body.seqanim-captioned .reveal .slide-background-content video { object-fit: con
       box.setAttribute("aria-label", "Captions (" + languages[language][1] + ")");
     }
     document.body.classList.toggle("seqanim-captioned", !box.hidden);
-    slide = null;  // read the slide's cues in the new language
     show();
   });
   Reveal.on("slidechanged", show);

@@ -145,23 +145,24 @@ def _export_page(plan: DeckPlan, presentations: list[Any], lecture: Lecture, cod
         offset += timing["duration"]
     if in_part:
         body.append("</section>")
-    words = PAGE_WORDS.get(code, PAGE_WORDS["en"])
-    length = words["length"].format(slides=total, video=clock(offset))
-    others = {
-        other: target.name
-        for other, target in zip(lecture.publish.languages, transcript_paths(plan, lecture).values())
-        if other != code
-    }
-    page = _page(plan, code, body, contents, length, others)
+    page = _page(plan, lecture, code, body, contents, (total, offset))
     _check_offline(page)
     atomic_write_text(path, page)
     publish_mode(path)
 
 
-def _page(plan: DeckPlan, code: str, body: list[str], contents: list[str], length: str, others: dict[str, str]) -> str:
-    """The whole page: the title card's header, the links to the other languages' pages, the contents, the
-    slides, and how long the video is."""
+def _page(
+    plan: DeckPlan, lecture: Lecture, code: str, body: list[str], contents: list[str], size: tuple[int, float]
+) -> str:
+    """The whole page in language `code`: the title card's header, the links to the other languages' pages,
+    the contents, the slides, and how many there are and how long the video is (`size`)."""
     words = PAGE_WORDS.get(code, PAGE_WORDS["en"])
+    length = words["length"].format(slides=size[0], video=clock(size[1]))
+    others = {
+        other: target.name
+        for other, target in zip(lecture.publish.languages, transcript_paths(plan, lecture).values())
+        if other != code
+    }
     alternates = "".join(
         f'<link rel="alternate" hreflang="{other}" href="{html.escape(name)}">\n' for other, name in others.items()
     )

@@ -218,7 +218,8 @@ def write_deck(lecture: Lecture, deck: str, quality: str, variants: list[Variant
                 mine = [variant for variant in variants if entry.name in variant.scenes]
                 labels = [variant.label if len(lecture.variants.values) == 1 else variant.setting for variant in mine]
                 scenes[entry.name] = {"labels": labels, "default": next(i for i, v in enumerate(mine) if v.default)}
-                options = [_options(variant, entry.name, quality, staged, assets_name) for variant in mine]
+                languages = lecture.publish.languages
+                options = [_options(v, entry.name, quality, staged, assets_name, languages) for v in mine]
                 for number in range(count):
                     tag = tags[index + number].group(0)
                     video = re.search(r'data-background-video="([^"]+)"', tag)
@@ -244,17 +245,24 @@ def write_deck(lecture: Lecture, deck: str, quality: str, variants: list[Variant
     return target
 
 
-def _options(variant: Variant, scene: str, quality: str, staged: Path, assets_name: str) -> list[dict[str, str]]:
+def _options(
+    variant: Variant, scene: str, quality: str, staged: Path, assets_name: str, languages: list[str]
+) -> list[dict[str, Any]]:
     """Per slide of `scene` in the variant: its video (linked into the deck's variant assets), notes and
-    captions. Empty for the default (the deck's own slides are the default's)."""
+    captions in each language (its beats' words, untimed). Empty for the default (the deck's own slides are
+    the default's)."""
     if variant.default:
         return []
     root = variant.root
     slides = json.loads((root / "slides" / quality / f"{scene}.json").read_text())["slides"]
     report = json.loads((root / "renders" / quality / f"{scene}.report.json").read_text())
     narrations = report.get("narrations") or report["notes"]
+    beats_of = report.get("beats") or [[] for _ in slides]
+    first, *others = languages
     found = []
-    for slide, notes, said in zip(slides, report["notes"], narrations):
+    for slide, notes, said, beats in zip(slides, report["notes"], narrations, beats_of):
+        translated = {code: [beat["translations"].get(code) for beat in beats] for code in others}
+        captions = {first: said} | {code: " ".join(texts) for code, texts in translated.items() if texts and all(texts)}
         source = root / "slides" / slide["file"]
         name = f"{root.name}/{source.name}"
         link_or_copy(source, staged / name)
@@ -262,7 +270,7 @@ def _options(variant: Variant, scene: str, quality: str, staged: Path, assets_na
             {
                 "video": f"{assets_name}/{name}",
                 "notes": f"{notes}\n\n[What if? {variant.setting}]",
-                "captions": escape(said, quote=False),
+                "captions": {code: escape(text, quote=False) for code, text in captions.items()},
             }
         )
     return found
@@ -280,6 +288,7 @@ SELECTOR = """
 (() => {
   const data = DATA;
   const chosen = {};  // scene -> the index of its value on screen
+  const kept = new WeakMap();  // slide -> its own caption attributes
   const badge = document.createElement("div");
   badge.className = "seqanim-variant";
   badge.setAttribute("aria-live", "polite");
@@ -296,7 +305,8 @@ SELECTOR = """
     if (!slide.dataset.defaultNotes) {  // the default's own words, kept to come back to
       const aside = slide.querySelector("aside.notes");
       slide.dataset.defaultNotes = aside ? aside.textContent : "";
-      slide.dataset.defaultCaptions = slide.getAttribute("data-captions") || "";
+      const own = [...slide.attributes].filter(a => /^data-(captions|cues)/.test(a.name));
+      kept.set(slide, own.map(a => [a.name, a.value]));
     }
     if (slide.getAttribute("data-background-video") !== option.video) {
       slide.setAttribute("data-background-video", option.video);
@@ -305,7 +315,13 @@ SELECTOR = """
     }
     const aside = slide.querySelector("aside.notes");
     if (aside) aside.textContent = option.notes ?? slide.dataset.defaultNotes;
-    slide.setAttribute("data-captions", option.captions ?? slide.dataset.defaultCaptions);
+    // A variant's captions are its words in each language, untimed (its cues are the default's timing).
+    const first = (document.body.dataset.languages || "en").split(" ")[0].split("=")[0];
+    for (const [name, value] of kept.get(slide) || []) {
+      const code = name.split("-")[2] || first;
+      const words = option.captions && (option.captions[code] ?? option.captions[first]);
+      slide.setAttribute(name, !option.captions ? value : name.startsWith("data-cues") ? "[]" : words);
+    }
     const value = document.createElement("span");
     value.className = "value";
     value.textContent = scene.labels[index];

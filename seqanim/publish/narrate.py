@@ -252,13 +252,7 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
     publish = lecture.publish
     voice.check_voice(publish)
     workspace = current()
-    report = json.loads((workspace.renders(quality) / f"{scene}.report.json").read_text())
-    slides = json.loads((workspace.slides(quality) / f"{scene}.json").read_text())["slides"]
-    narrations = report.get("narrations") or report["notes"]
-    alts = report.get("alts") or [""] * len(slides)
-    beats_of = report.get("beats") or [[] for _ in slides]
-    if not (len(narrations) == len(beats_of) == len(slides)):
-        raise StageFailed(f"{scene}: {len(narrations)} narrations for {len(slides)} slides; render it again")
+    report, slides, narrations, alts, beats_of = _rendered(scene, quality)
     fps = float(report["fps"])
     warnings: list[str] = []
     records: list[dict[str, Any]] = []
@@ -277,13 +271,12 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
             narrated = _narrate_beats(scene, number, beats, seconds, start, publish, warnings)
         else:
             narrated = _narrate_whole(scene, number, text, seconds, start, publish, warnings)
-        until = start + seconds + narrated.held  # the slide's end: its cues end before it
-        cues += captions.word_cues(narrated.words, publish.caption_chars, fps, where, until)
-        translated.add(number, narrated, until, warnings)
+        end = start + seconds + narrated.held  # the slide's end: its cues end before it
+        cues += captions.word_cues(narrated.words, publish.caption_chars, fps, where, end)
+        translated.add(number, narrated, end, warnings)
         pieces += [(piece[0].path if piece[0] else None, piece[1]) for piece in narrated.pieces]
         if any(piece[0].synthesised for piece in narrated.pieces if piece[0]):
             made.append(number)
-        end = start + seconds + narrated.held
         records.append(_slide_record(scene, number, slide, text, alt, narrated, (start, end), seconds, path))
         records[-1]["translations"] = translated.narrations[-1]
         start = end
@@ -312,6 +305,18 @@ def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
     which = f" (slide {', '.join(map(str, made))})" if made else ""
     print(f"{scene}: synthesised {len(made)} of {len(records)} slide clips{which}", file=sys.stderr)
     return {**timing, "synthesised": len(made)}
+
+
+def _rendered(scene: str, quality: str) -> tuple[dict[str, Any], list[Any], list[str], list[str], list[Any]]:
+    """The scene's render: its report, its slide videos, and per slide its narration, alt text and beats."""
+    report = json.loads((current().renders(quality) / f"{scene}.report.json").read_text())
+    slides = json.loads((current().slides(quality) / f"{scene}.json").read_text())["slides"]
+    narrations = report.get("narrations") or report["notes"]
+    alts = report.get("alts") or [""] * len(slides)
+    beats_of = report.get("beats") or [[] for _ in slides]
+    if not (len(narrations) == len(beats_of) == len(slides)):
+        raise StageFailed(f"{scene}: {len(narrations)} narrations for {len(slides)} slides; render it again")
+    return report, slides, narrations, alts, beats_of
 
 
 def _slide_record(
