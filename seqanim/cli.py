@@ -439,7 +439,8 @@ def _list_untranslated(lecture: Lecture) -> None:
                 missing += [f"{name}.{function}" for function in untranslated(scene, code)]
             if missing:
                 where = current().label(registry.scene(part.scenes[0]).source.parent / f"{code}.py")
-                click.echo(f"{code}: {where} does not write {len(missing)} words functions: {', '.join(missing)}")
+                functions = f"{len(missing)} words function{'s' * (len(missing) != 1)}"
+                click.echo(f"{code}: {where} does not write {functions}: {', '.join(missing)}")
 
 
 @cli.group()

@@ -68,7 +68,7 @@ def test_every_german_cue_fits_its_time_and_lies_over_its_speech(
         for cue in cues:
             characters = len(" ".join(cue.lines))
             # the rule as 3Blue1Brown's tool states it, and the line limits, checked here on the cue itself
-            assert characters <= math.floor(1.05 * 17 * (cue.end - cue.start + 1) + 1e-6) or bad
+            assert characters <= math.floor(1.05 * 17 * (cue.end - cue.start + 1) + 1e-6), (scene, number, cue)
             assert len(cue.lines) <= 2 and all(len(line) <= width for line in cue.lines)
             # over the speech of the beat it translates: from its first word to its last, and a tail
             beat = max(i for i, b in enumerate(slide) if b["start"] + b["words"][0][1] <= cue.start + 1e-6)
@@ -107,5 +107,58 @@ def test_config_check_lists_the_german_a_part_does_not_write(lecture_built: Path
     result = tree.run("config", "--check")
     lines = [line for line in result.stdout.splitlines() if "does not write" in line]
     assert result.returncode == 0 and lines == [
-        "de: scenes/why_attention/de.py does not write 1 words functions: SoftmaxNormalization.divide_said"
+        "de: scenes/why_attention/de.py does not write 1 words function: SoftmaxNormalization.divide_said"
     ], result.stdout
+
+
+def test_german_numbers_are_written_as_german_captions_write_them() -> None:
+    from seqanim.author.german import anzahl, aufzaehlung, ganz, prozent, zahl
+
+    assert [zahl(0.7071), zahl(-0.5, 1), zahl(2.0), zahl(12345.6, 1), zahl(-0.001)] == [
+        "0,71", "\u22120,5", "2", "12.345,6", "0"
+    ]  # fmt: skip
+    assert [ganz(3), ganz(12), ganz(40)] == ["drei", "zwölf", "40"]
+    assert anzahl(1, "Zeile", "Zeilen", one="eine") == "eine Zeile" and anzahl(3, "Key", "Keys") == "drei Keys"
+    assert prozent(0.987) == "98,7\u00a0%" and aufzaehlung(["A", "B", "C"]) == "A, B und C"
+    # the no-break space keeps "98,7 %" on one caption line
+    lines = captions.wrap("Es sind genau 98,7\u00a0% der Gewichte", 19, "test")
+    assert lines == ["Es sind genau", "98,7\u00a0% der Gewichte"]
+
+
+def test_a_translation_is_timed_sentence_by_sentence_over_the_speech_it_translates() -> None:
+    spoken = [("One", 0.0, 0.3), ("two.", 0.4, 1.0), ("Three", 2.0, 2.4), ("four.", 2.5, 3.0)]
+    paired = captions.translated_words(spoken, "Eins zwei. Drei vier fünf.")
+    assert paired[0][1] == 0.0 and paired[1][2] <= 1.0 + 1e-9  # the first sentence over "One two."
+    assert paired[2][1] == 2.0 and 2.8 < paired[-1][2] <= 3.0  # the second over "Three four."
+    whole = captions.translated_words(spoken, "Eins, zwei, drei und vier.")  # one sentence for two: the beat
+    assert whole[0][1] == 0.0 and 2.8 < whole[-1][2] <= 3.0 and whole[2][1] < 2.0  # spread over the pause too
+    assert all(a[2] <= b[1] for a, b in zip(whole, whole[1:]))  # in order, each word after the last
+
+
+def test_a_broken_translation_is_one_line_naming_its_file(tmp_path: Path) -> None:
+    """A German function that raises fails the scene's render in one line naming de.py and the function."""
+    tree = make_tree(tmp_path / "lecture")
+    words = tree.root / "scenes" / "why_attention" / "de.py"
+    text = words.read_text()
+    head = "def exponentiate_said(art: Artifact) -> dict[str, str]:\n"
+    assert head in text
+    words.write_text(text.replace(head, head + "        1 / 0\n"))
+    result = tree.run("render", "SoftmaxNormalization", "--quality", CHECK)
+    assert result.returncode != 0
+    assert "scenes/why_attention/de.py: SoftmaxNormalization.exponentiate_said fails (ZeroDivisionError" in (
+        result.stdout + result.stderr
+    )
+
+
+def test_a_scene_change_renders_that_scene_and_a_translation_change_its_part(tmp_path: Path) -> None:
+    """de.py imports its part's scenes for their helpers; a change to one scene still renders only that scene,
+    and a change to the part's German renders the part's scenes (their beats carry its words)."""
+    tree = make_tree(tmp_path / "lecture")
+    scene = tree.root / "scenes" / "why_attention" / "causal_mask.py"
+    scene.write_text(scene.read_text() + "\n# a lecturer's note\n")
+    stages = re.findall(r"^would run scene:\S+:(\w+)", tree.run("build", "--dry-run").stdout, re.MULTILINE)
+    assert stages == ["CausalMask"], stages
+    words = tree.root / "scenes" / "why_attention" / "de.py"
+    words.write_text(words.read_text() + "\n# a translator's note\n")
+    stages = re.findall(r"^would run scene:\S+:(\w+)", tree.run("build", "--dry-run").stdout, re.MULTILINE)
+    assert sorted(stages) == sorted(registry.parts()["why-attention"].scenes), stages

@@ -55,7 +55,8 @@ class PulseScene(LectureSlide):
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Tiny:
-    tiny = make_tiny(tmp_path_factory.mktemp("variants") / "lecture", SCENE, f'[publish]\nvoice = "none"\n\n{VARIANTS}')
+    publish = '[publish]\nvoice = "none"\nlanguages = ["en", "de"]\n'
+    tiny = make_tiny(tmp_path_factory.mktemp("variants") / "lecture", SCENE, f"{publish}\n{VARIANTS}")
     result = tiny.run("build")
     assert result.returncode == 0, result.stderr[-3000:]
     assert f"variants: slides/{QUALITY}/pulse.variants.html" in result.stdout
@@ -114,10 +115,10 @@ def test_chromium_switches_the_variant_on_the_slide(tiny: Tiny) -> None:
             # Its captions are its own words, in every language (C: English, then German, which this tiny part
             # does not write: its English shows), not the default's timed cues.
             box = "document.getElementById('seqanim-captions')"
-            for _ in ("en", "de"):
+            for language in ("en", "de"):
                 page.keyboard.press("c")
-                page.wait_for_function(f"{box}.textContent !== ''")
-                assert page.evaluate(f"{box}.textContent").startswith("Its height is 2.00"), _
+                page.wait_for_function(f"{box}.lang === '{language}' && {box}.textContent !== ''")
+                assert page.evaluate(f"{box}.textContent").startswith("Its height is 2.00"), language
             page.keyboard.press("c")
 
             page.keyboard.press("[")

@@ -89,7 +89,8 @@ class Beat:
     clock: Any = field(repr=False)  # the scene: its `frames_written`
     last: int = 0
     still_frames: int = 0  # frames of waits and holds inside the beat: a picture standing still under the words
-    # The beat's words in each other language whose part file writes them (seqanim.author.translate).
+    # The beat's words in each other language whose part file writes them (seqanim.author.translate): every
+    # one, so that choosing the languages to publish (`[publish] languages`) renders nothing again.
     translations: dict[str, str] = field(default_factory=dict)
 
     def _frame_of(self, seconds: float) -> int:
@@ -221,7 +222,7 @@ class LectureSlide(RedrawWhatMoves, Slide):
             text, self._current_animation - self._start_animation, speech, marks, config.frame_rate,
             self.frames_written, self,
         )  # fmt: skip
-        for code in LANGUAGES:
+        for code in [code for code in LANGUAGES if code != self.lecture.publish.languages[0]]:
             if (words := translation(said, type(self), code)) is not None:
                 beat.translations[code] = words
         if not self.beats[-1]:  # the slide's first beat: its words replace the notes as the narration

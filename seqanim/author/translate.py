@@ -101,7 +101,11 @@ def translation(said: str, scene: type, code: str) -> str | None:
     words = words or getattr(written, origin.function, None)  # words the part's scenes share
     if words is None:
         return None
-    value: Any = words(*origin.args, **origin.kwargs)
+    try:
+        value: Any = words(*origin.args, **origin.kwargs)
+    except Exception as error:  # noqa: BLE001 - a translation is the lecturer's code: say which one broke
+        where = f"{written.__name__.replace('.', '/')}.py: {scene.__name__}.{origin.function}"
+        raise SeqanimError(f"{where} fails ({type(error).__name__}: {error}); fix it there") from None
     for step in origin.place:
         try:
             value = value[step]
@@ -115,15 +119,18 @@ def translation(said: str, scene: type, code: str) -> str | None:
 
 
 def untranslated(scene: type, code: str) -> list[str]:
-    """The `@translated` functions a scene's module uses that the part's `code` file does not write (a beat
-    missing inside a written function shows when the scene runs: the narration lists it)."""
+    """The `@translated` functions in a scene's module (its own, and those it imports from the part's shared.py)
+    that the `code` file beside each does not write (a beat missing inside a written function shows when the
+    scene runs: the narration lists it)."""
     module = importlib.import_module(scene.__module__)
-    written = language_file(scene.__module__, code)
-    functions = [name for name, value in vars(module).items() if getattr(value, "translated", False)]
-    if written is None:
-        return functions
-    return [
-        name
-        for name in functions
-        if getattr(getattr(written, scene.__name__, None), name, None) is None and getattr(written, name, None) is None
-    ]
+    missing = []
+    for name, value in vars(module).items():
+        if not getattr(value, "translated", False):
+            continue
+        written = language_file(value.__module__, code)
+        found = written and (
+            getattr(getattr(written, scene.__name__, None), name, None) or getattr(written, name, None)
+        )
+        if not found:
+            missing.append(name)
+    return missing

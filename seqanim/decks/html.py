@@ -132,8 +132,8 @@ body.seqanim-captioned .reveal .slide-background-content video { object-fit: con
   const show = () => {
     slide = Reveal.getCurrentSlide();
     if (!slide) return;
-    const text = slide.getAttribute("data-cues" + suffix()) || "[]";  // a "what if?" variant may change it
-    if (text !== timed) { timed = text; cues = JSON.parse(text); }
+    const now = slide.getAttribute("data-cues" + suffix()) || "[]";  // a "what if?" variant may change it
+    if (now !== timed) { timed = now; cues = JSON.parse(now); }
     const video = slide.slideBackgroundContentElement?.querySelector("video");
     if (!cues.length || !video) { box.textContent = slide.getAttribute("data-captions" + suffix()) || ""; return; }
     const cue = cues.find(([start, end]) => start <= video.currentTime && video.currentTime < end);
@@ -192,7 +192,10 @@ def slide_captions(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -
                 # A looping slide's video repeats, and a slide held past its video (its words outlast it) ends
                 # before its last cues: those show their whole narration instead.
                 timed = not r["loop"] and r["held_seconds"] <= 0
-                all_cues = {first: timing["cues"], **{code: timing["translated_cues"][code] for code in others}}
+                translated = timing.get("translated_cues", {})
+                if any(code not in translated for code in others):
+                    raise StageFailed(f"{entry.name}: its narration lacks {', '.join(others)}; run `seqanim build`")
+                all_cues = {first: timing["cues"], **{code: translated[code] for code in others}}
                 cues = {
                     code: [
                         (round(start - r["start"], 3), round(min(end, r["end"]) - r["start"], 3), "\n".join(lines))

@@ -48,24 +48,13 @@ def _data_uri(video: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
 
 
-# The page's own words, per language; a language missing here gets the English ones.
-PAGE_WORDS = {
-    "en": {"slide": "Slide {number} of {total}", "at": " · at {at} in the video", "skip": "Skip to the transcript",
-           "contents": "Contents", "title": "transcript", "length": "{slides} slides · {video} of narrated video",
-           "languages": "Also in"},
-    "de": {"slide": "Folie {number} von {total}", "at": " · bei {at} im Video", "skip": "Zum Transkript springen",
-           "contents": "Inhalt", "title": "Transkript", "length": "{slides} Folien · {video} vertontes Video",
-           "languages": "Auch auf"},
-}  # fmt: skip
-
-
 def _figure(
     src: str, alt: str, number: int, total: int, narration: tuple[str, str], at: str | None, size: tuple[int, int],
     code: str, first: str,
 ) -> str:  # fmt: skip
     """A slide: its still, its number and time, its words (`narration`: the text and its language). The alt
     text is written from the data on screen in the scenes' own language, `first`; a screen reader is told so."""
-    words = PAGE_WORDS.get(code, PAGE_WORDS["en"])
+    words = LANGUAGES[code].words()
     where = words["slide"].format(number=number, total=total) + (words["at"].format(at=at) if at else "")
     text, language = narration
     alt_lang = f' lang="{first}"' if code != first else ""
@@ -156,7 +145,7 @@ def _page(
 ) -> str:
     """The whole page in language `code`: the title card's header, the links to the other languages' pages,
     the contents, the slides, and how many there are and how long the video is (`size`)."""
-    words = PAGE_WORDS.get(code, PAGE_WORDS["en"])
+    words = LANGUAGES[code].words()
     length = words["length"].format(slides=size[0], video=clock(size[1]))
     others = {
         other: target.name

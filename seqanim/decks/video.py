@@ -125,7 +125,7 @@ class _Joined:
             f"title={_ffmeta(scene)}",
         ]  # fmt: skip
         self.chapters.append(f"{clock(round(start * 1000) / 1000)} {humanise(scene)}")  # the chapter's millisecond
-        first, *others = self.cues
+        first = next(iter(self.cues))
         for code in self.cues:
             found = timing["cues"] if code == first else timing.get("translated_cues", {}).get(code)
             if found is None:

@@ -239,14 +239,31 @@ class _Planner:
             **code_inputs(spec.source),
             **code_inputs(ENGINE / "stages" / "render.py"),
             **self.voice_inputs(name),
+            **self.translation_inputs(spec),
         }
-        for words in sorted(spec.source.parent.glob("*.py")):  # its beats in the other languages (de.py)
-            if words.stem in LANGUAGES:
-                inputs |= code_inputs(words)
         params = {"theme": self.lecture.section("theme")}
         outs = list(outputs(name, self.quality).values())
         self.stages[stage_id] = Stage(stage_id, "scene", name, self.quality, inputs, params, outs, deps)
         return stage_id
+
+    def translation_inputs(self, spec: registry.SceneSpec) -> dict[str, str]:
+        """The scene's beats in other languages: the part's file of each (de.py) and what it imports, but not the
+        part's other scenes, which a translation file imports for their helpers: a change to one scene renders
+        that scene again, not its neighbours (unless the scene itself imports them). Every language's file, not
+        only `[publish] languages`: the render writes them all, and choosing which to publish renders nothing."""
+        inputs: dict[str, str] = {}
+        own = code_inputs(spec.source)
+        neighbours = {
+            f"code:{_code_label(registry.scene(other).source)}"
+            for other in registry.parts()[spec.part].scenes
+            if registry.scene(other).source != spec.source
+        }
+        for code in LANGUAGES:
+            words = spec.source.parent / f"{code}.py"
+            if words.exists():
+                read = code_inputs(words).items()
+                inputs |= {key: value for key, value in read if key in own or key not in neighbours}
+        return inputs
 
     def voice_inputs(self, name: str) -> dict[str, str]:
         """The lecturer's recordings of the scene and the Piper voice model, when a voice uses them."""

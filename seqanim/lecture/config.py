@@ -158,7 +158,7 @@ class Publish(Section):
     )
     true_peak_db: float = Field(-1.5, ge=-9.0, le=0.0, description="-9..0 dBTP, the narration's true-peak ceiling")
     languages: list[str] = Field(
-        ["en", "de"],
+        ["en"],
         min_length=1,
         description="captions and transcript: the scenes' own language first, then each translation (de.py)",
     )
@@ -235,6 +235,10 @@ def _value_at(raw: Any, loc: tuple[Any, ...]) -> Any:
     return value
 
 
+# Keys that were renamed: the line that fixes an old lecture.toml.
+RENAMED = {"publish.language": 'languages = ["en"] (a list: the scenes\' language first, then translations)'}
+
+
 def _format_error(error: ValidationError, raw: dict[str, Any], model: type[BaseModel], table: str) -> str:
     first = error.errors()[0]
     loc = [str(p) for p in first["loc"]]
@@ -243,6 +247,8 @@ def _format_error(error: ValidationError, raw: dict[str, Any], model: type[BaseM
     value = _value_at(raw, first["loc"])
     ctx = first.get("ctx") or {}
     if kind == "extra_forbidden":
+        if key in RENAMED:
+            return f"'{key}' is now {RENAMED[key]}"
         allowed = sorted(model.model_fields) if len(loc) == 1 else []
         return f"unknown key '{key}' in [{table}]; allowed keys: {', '.join(allowed)}"
     bounds = [

@@ -302,7 +302,7 @@ SELECTOR = """
     const index = chosen[entry.scene] ?? scene.default;
     const option = entry.options[index];
     const slide = Reveal.getCurrentSlide();
-    if (!slide.dataset.defaultNotes) {  // the default's own words, kept to come back to
+    if (!kept.has(slide)) {  // the default's own words, kept to come back to
       const aside = slide.querySelector("aside.notes");
       slide.dataset.defaultNotes = aside ? aside.textContent : "";
       const own = [...slide.attributes].filter(a => /^data-(captions|cues)/.test(a.name));

@@ -98,6 +98,7 @@ def word_cues(
         following = groups[index + 1][0][1] if index + 1 < len(groups) else until
         if following is not None:  # two frames before the next cue, as written (in whole milliseconds)
             end = min(end, math.floor((round(following, 3) - FRAMES_BETWEEN_CUES / fps) * 1000) / 1000)
+        end = max(end, math.ceil((start + 1 / fps) * 1000) / 1000)  # a frame at least (`problems` names the gap)
         cues.append(Cue(round(start, 3), end, tuple(wrap(text, width, where))))
     return cues
 
@@ -192,10 +193,14 @@ def fastest(words: Sequence[tuple[str, float, float]], width: int, fps: float, w
     return max(rates, default=0.0)
 
 
-def problems(cues: Sequence[Cue], width: int, fps: float, *, translated: bool = False) -> list[str]:
+def problems(
+    cues: Sequence[Cue], width: int, fps: float, *, translated: bool = False,
+    reading_speed: float = CHARACTERS_PER_SECOND, fit: bool = True,
+) -> list[str]:  # fmt: skip
     """One line per cue that breaks a limit of the template (empty: every cue keeps them all). A `translated`
     cue is read against the speech it translates: it keeps the line and cue limits, and must fit its time
-    (`over`) rather than the reading rate the voice was slowed to."""
+    (`over`, at its language's `reading_speed`; not checked when `fit` is off) rather than the reading rate the
+    voice was slowed to."""
     found = []
     for index, cue in enumerate(cues):
         seconds, characters = cue.end - cue.start, len(" ".join(cue.lines))
@@ -204,8 +209,9 @@ def problems(cues: Sequence[Cue], width: int, fps: float, *, translated: bool = 
             found.append(f"cue {index + 1} ({said}): more than {LINES_PER_CUE} lines of {width} characters")
         if seconds < SHORTEST_CUE - 1e-3 or seconds > LONGEST_CUE + 1e-3:
             found.append(f"cue {index + 1} ({said}): on screen {seconds:.2f} s")
-        if translated and over(cue) > 0:
-            found.append(f"cue {index + 1} ({said}): {over(cue)} characters more than fit {seconds:.2f} s")
+        if translated and fit and over(cue, reading_speed) > 0:
+            too_many = over(cue, reading_speed)
+            found.append(f"cue {index + 1} ({said}): {too_many} characters more than fit {seconds:.2f} s")
         if not translated and characters / seconds > CHARACTERS_PER_SECOND + 1e-3:
             found.append(f"cue {index + 1} ({said}): {characters / seconds:.1f} characters a second")
         if index + 1 < len(cues) and cues[index + 1].start - cue.end < FRAMES_BETWEEN_CUES / fps - 1e-3:

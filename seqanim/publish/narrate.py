@@ -209,7 +209,8 @@ class Translated:
     def __init__(self, scene: str, languages: Sequence[str], width: int, fps: float) -> None:
         self.scene, self.width, self.fps = scene, width, fps
         self.cues: dict[str, list[captions.Cue]] = {code: [] for code in languages}
-        self.missing: dict[str, list[str]] = {code: [] for code in languages}
+        self.missing: dict[str, list[str]] = {code: [] for code in languages}  # beats without words in it
+        self.untranslatable: list[int] = []  # slides said from their notes (no beats): nothing translates them
         self.narrations: list[dict[str, str]] = []
 
     def add(self, number: int, slide: Narrated, until: float, warnings: list[str]) -> None:
@@ -220,12 +221,17 @@ class Translated:
             speed = LANGUAGES[code].reading_speed
             found, misfits = captions.translated_cues(slide.words, texts, self.width, self.fps, where, until, speed)
             cues += found
-            self.missing[code] += [f"slide {number} beat {index}" for index, text in enumerate(texts, 1) if not text]
+            if slide.beats:
+                self.missing[code] += [f"slide {number} beat {i}" for i, text in enumerate(texts, 1) if not text]
+            elif number not in self.untranslatable:
+                self.untranslatable.append(number)
             warnings += [
                 f"{where} beat {beat + 1} ({code}): {chars} characters more than fit its time; shorten its words in "
                 f"{self.words_file(code)}"
                 for beat, chars in misfits.items()
             ]
+            limits = captions.problems(found, self.width, self.fps, translated=True, reading_speed=speed, fit=False)
+            warnings += [f"{where} ({code}) {line}" for line in limits]
             if all(texts):  # a slide in part translated is shown in its own words (the transcript says which)
                 self.narrations[-1][code] = " ".join(text for text in texts if text)
 
@@ -235,14 +241,23 @@ class Translated:
         return current().label(registry.scene(self.scene).source.parent / f"{code}.py")
 
     def missing_lines(self) -> list[str]:
-        """One warning line per language with beats left in the scene's own words."""
-        return [
-            f"{self.scene}: {len(beats)} beats have no {LANGUAGES[code].name} words ({', '.join(beats[:4])}"
-            f"{', ...' if len(beats) > 4 else ''}); their own words show in the {code} captions. Write them in "
-            f"{self.words_file(code)}"
-            for code, beats in self.missing.items()
-            if beats
-        ]
+        """One warning line per language whose captions show some of the scene's own words: its beats without
+        words in that language, and its slides said from their notes (no beats, so no words to translate)."""
+        lines = []
+        for code, beats in self.missing.items():
+            said = []
+            if beats:
+                shown = ", ".join(beats[:4]) + (", ..." if len(beats) > 4 else "")
+                said.append(
+                    f"{len(beats)} beat{'s' * (len(beats) != 1)} without {LANGUAGES[code].name} words ({shown})"
+                )
+            if self.untranslatable:
+                slides = ", ".join(map(str, self.untranslatable))
+                said.append(f"slides said from their notes ({slides}), which only beats can translate")
+            if said:
+                where = f"write the beats' words in {self.words_file(code)}" if beats else "give those slides beats"
+                lines.append(f"{self.scene}: {' and '.join(said)}; the {code} captions show their own words: {where}")
+        return lines
 
 
 def narrate_scene(scene: str, quality: str, lecture: Lecture) -> dict[str, Any]:
