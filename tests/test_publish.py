@@ -319,35 +319,41 @@ def _offline_page(browser: Any, url_prefix: str, blocked: list[str]) -> Any:
     return context.new_page()
 
 
-def test_transcript_is_accessible_offline_with_alt_text_from_the_data(lecture_built: Path) -> None:
-    """The sample deck's transcript (a title card, a divider per part, every scene slide) in Chromium: nothing
-    fetched, every still found with its alt text (a scene slide's is the one its render wrote from the data on
-    screen), a heading per part and per scene, and no serious axe-core violation."""
+def _read_offline(path: Path, *expressions: str) -> list[Any]:
+    """Open `path` in Chromium with the network blocked (nothing may be fetched), evaluate `expressions` on it,
+    then axe-core: the expressions' values and axe's violations ([id, impact, nodes])."""
     from playwright.sync_api import sync_playwright
 
-    from seqanim.decks.plan import deck_parts
-
     assert AXE.is_file(), "axe-core is missing: run `npm ci` beside package.json"
-    path = current().slides(QUALITY) / f"{DECK}.transcript.html"
     blocked: list[str] = []
     with sync_playwright() as playwright:
         browser = _browser(playwright)
         try:
             page = _offline_page(browser, "file://", blocked)
             page.goto(path.as_uri())
-            images = page.evaluate(
-                "[...document.images].map(i => ({alt: i.getAttribute('alt'), src: i.getAttribute('src')}))"
-            )
-            headings = page.evaluate(
-                "[...document.querySelectorAll('h1, h2, h3')].map(h => h.tagName + ' ' + h.textContent)"
-            )
+            values = [page.evaluate(expression) for expression in expressions]
             page.add_script_tag(path=str(AXE))
-            violations = page.evaluate(
-                "axe.run(document).then(r => r.violations.map(v => [v.id, v.impact, v.nodes.length]))"
+            values.append(
+                page.evaluate("axe.run(document).then(r => r.violations.map(v => [v.id, v.impact, v.nodes.length]))")
             )
         finally:
             browser.close()
-    assert blocked == []
+    assert blocked == [], blocked
+    return values
+
+
+def test_transcript_is_accessible_offline_with_alt_text_from_the_data(lecture_built: Path) -> None:
+    """The sample deck's transcript (a title card, a divider per part, every scene slide) in Chromium: nothing
+    fetched, every still found with its alt text (a scene slide's is the one its render wrote from the data on
+    screen), a heading per part and per scene, and no serious axe-core violation."""
+    from seqanim.decks.plan import deck_parts
+
+    path = current().slides(QUALITY) / f"{DECK}.transcript.html"
+    images, headings, violations = _read_offline(
+        path,
+        "[...document.images].map(i => ({alt: i.getAttribute('alt'), src: i.getAttribute('src')}))",
+        "[...document.querySelectorAll('h1, h2, h3')].map(h => h.tagName + ' ' + h.textContent)",
+    )
     scenes, parts = _deck_scenes(), deck_parts(load(), DECK)
     records = [
         slide
@@ -493,27 +499,14 @@ def _scene_offsets() -> list[float]:
 
 
 def test_german_transcript_is_accessible_and_says_the_german_words(lecture_built: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
     path = current().slides(QUALITY) / f"{DECK}.transcript.de.html"
-    blocked: list[str] = []
-    with sync_playwright() as playwright:
-        browser = _browser(playwright)
-        try:
-            page = _offline_page(browser, "file://", blocked)
-            page.goto(path.as_uri())
-            language = page.evaluate("document.documentElement.lang")
-            said = page.evaluate(
-                "[...document.querySelectorAll('figure[id] figcaption p:not(.meta)')].map(p => p.textContent)"
-            )
-            english = page.evaluate("document.querySelector('a[hreflang=en]').getAttribute('href')")
-            page.add_script_tag(path=str(AXE))
-            violations = page.evaluate(
-                "axe.run(document).then(r => r.violations.map(v => [v.id, v.impact, v.nodes.length]))"
-            )
-        finally:
-            browser.close()
-    assert blocked == [] and language == "de" and english == f"{DECK}.transcript.html"
+    language, said, english, violations = _read_offline(
+        path,
+        "document.documentElement.lang",
+        "[...document.querySelectorAll('figure[id] figcaption p:not(.meta)')].map(p => p.textContent)",
+        "document.querySelector('a[hreflang=en]').getAttribute('href')",
+    )
+    assert language == "de" and english == f"{DECK}.transcript.html"
     assert [v for v in violations if v[1] in ("serious", "critical")] == []
     german = [
         slide["translations"]["de"]

@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from seqanim.author.spoken import listing, rounded_digits
+
 WORDS = "null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf".split()
 
 
@@ -24,12 +26,10 @@ def zahl(value: float, decimals: int = 2) -> str:
     whole numbers from 10 000 up grouped in thousands by a point (10.000)."""
     if not math.isfinite(value):
         return "unendlich" if value > 0 else "minus unendlich" if value < 0 else "keine Zahl"
-    text = f"{abs(value):.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{abs(value):.0f}"
-    whole, _, fraction = text.partition(".")
+    negative, whole, fraction = rounded_digits(value, decimals)
     if len(whole) > 4:
         whole = f"{int(whole):,}".replace(",", ".")
-    sign = "\u2212" if value < 0 and text.strip("0.") else ""
-    return sign + whole + (f",{fraction}" if fraction else "")
+    return ("\u2212" if negative else "") + whole + (f",{fraction}" if fraction else "")
 
 
 def ganz(value: int) -> str:
@@ -50,8 +50,5 @@ def prozent(share: float, decimals: int = 1) -> str:
 
 
 def aufzaehlung(items: Sequence[str], conjunction: str = "und") -> str:
-    """aufzaehlung(["A", "B", "C"]) -> "A, B und C"."""
-    items = [str(item) for item in items]
-    if len(items) <= 1:
-        return "".join(items)
-    return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+    """aufzaehlung(["A", "B", "C"]) -> "A, B und C" (English's `listing`, joined with "und")."""
+    return listing(items, conjunction)

@@ -65,14 +65,22 @@ def integer(value: int) -> str:
     raise AssertionError("unreachable")
 
 
+def rounded_digits(value: float, decimals: int) -> tuple[bool, str, str]:
+    """A finite number rounded to `decimals` places, trailing zeros dropped, as (negative, whole digits,
+    fraction digits): -0.504 -> (True, "0", "5"); a value that rounds to zero is not negative. Every language
+    writes or says its numbers from these digits."""
+    text = f"{abs(value):.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{abs(value):.0f}"
+    whole, _, fraction = text.partition(".")
+    return value < 0 and bool(text.strip("0.")), whole, fraction
+
+
 def number(value: float, decimals: int = 2) -> str:
     """A number rounded to `decimals` places, digit by digit after the point, with trailing zeros dropped:
     number(0.7071) -> "zero point seven one", number(2.0) -> "two", number(-0.5) -> "minus zero point five"."""
     if not math.isfinite(value):
         return "infinity" if value > 0 else "minus infinity" if value < 0 else "not a number"
-    text = f"{abs(value):.{decimals}f}".rstrip("0").rstrip(".") if decimals else f"{abs(value):.0f}"
-    whole, _, fraction = text.partition(".")
-    sign = "minus " if value < 0 and text.strip("0.") else ""
+    negative, whole, fraction = rounded_digits(value, decimals)
+    sign = "minus " if negative else ""
     spoken = integer(int(whole))
     if fraction:
         spoken += " point " + " ".join(ONES[int(digit)] for digit in fraction)

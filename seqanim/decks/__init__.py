@@ -27,10 +27,11 @@ from seqanim.decks.html import export_html
 from seqanim.decks.pdf import export_pdf
 from seqanim.decks.plan import DeckPlan, deck_names, deck_parts, deck_scenes, prepare
 from seqanim.decks.pptx import export_pptx
-from seqanim.decks.transcript import export_transcript
+from seqanim.decks.transcript import export_transcript, transcript_paths
 from seqanim.decks.video import export_video
 from seqanim.errors import SeqanimError
 from seqanim.lecture.config import Lecture
+from seqanim.publish.captions import caption_files
 from seqanim.workspace import current
 
 __all__ = ["FORMATS", "DeckPlan", "deck_names", "deck_outputs", "deck_scenes", "export_deck", "prepare", "timed_export"]
@@ -52,16 +53,11 @@ def deck_outputs(lecture: Lecture, deck: str, quality: str) -> dict[str, Path]:
         "pdf": folder / f"{deck}.pdf",
         "pptx": folder / f"{deck}.pptx",
         "video": current().renders(quality) / f"{deck}.mp4",
-        "vtt": current().renders(quality) / f"{deck}.vtt",
-        "srt": current().renders(quality) / f"{deck}.srt",
+        **caption_files(current().renders(quality), deck, lecture.publish.languages),
         "chapters": current().renders(quality) / f"{deck}.chapters.txt",
         "thumbnail": current().renders(quality) / f"{deck}.png",
-        "transcript": folder / f"{deck}.transcript.html",
+        **transcript_paths(folder, deck, lecture.publish.languages),
     }
-    for code in lecture.publish.languages[1:]:  # each translation's captions and transcript
-        outputs[f"vtt.{code}"] = current().renders(quality) / f"{deck}.{code}.vtt"
-        outputs[f"srt.{code}"] = current().renders(quality) / f"{deck}.{code}.srt"
-        outputs[f"transcript.{code}"] = folder / f"{deck}.transcript.{code}.html"
     if lecture.decks.one_file:
         outputs["standalone"] = folder / f"{deck}.standalone.html"
     slug = re.sub(r"[^A-Za-z0-9_-]", "_", deck)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,18 +68,18 @@ def _figure(
     )
 
 
-def transcript_paths(plan: DeckPlan, lecture: Lecture) -> dict[str, Path]:
-    """The deck's transcript page per language: `transcript` for the first, `transcript.<code>` for the others."""
-    folder = current().slides(plan.quality)
-    first, *others = lecture.publish.languages
-    return {"transcript": folder / f"{plan.deck}.transcript.html"} | {
-        f"transcript.{code}": folder / f"{plan.deck}.transcript.{code}.html" for code in others
+def transcript_paths(folder: Path, deck: str, languages: Sequence[str]) -> dict[str, Path]:
+    """The deck's transcript page per language, by output name: `transcript` (`<deck>.transcript.html`) for the
+    first, `transcript.<code>` (`<deck>.transcript.<code>.html`) for the others."""
+    first, *others = languages
+    return {"transcript": folder / f"{deck}.transcript.html"} | {
+        f"transcript.{code}": folder / f"{deck}.transcript.{code}.html" for code in others
     }
 
 
 def export_transcript(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> dict[str, Path]:
     """Write the deck's transcript page in each language; return their paths."""
-    paths = transcript_paths(plan, lecture)
+    paths = transcript_paths(current().slides(plan.quality), plan.deck, lecture.publish.languages)
     for code, path in zip(lecture.publish.languages, paths.values()):
         _export_page(plan, presentations, lecture, code, path)
     return paths
@@ -147,11 +148,9 @@ def _page(
     the contents, the slides, and how many there are and how long the video is (`size`)."""
     words = LANGUAGES[code].words()
     length = words["length"].format(slides=size[0], video=clock(size[1]))
-    others = {
-        other: target.name
-        for other, target in zip(lecture.publish.languages, transcript_paths(plan, lecture).values())
-        if other != code
-    }
+    languages = lecture.publish.languages
+    pages = transcript_paths(Path(), plan.deck, languages).values()
+    others = {other: page.name for other, page in zip(languages, pages) if other != code}
     alternates = "".join(
         f'<link rel="alternate" hreflang="{other}" href="{html.escape(name)}">\n' for other, name in others.items()
     )

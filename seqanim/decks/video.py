@@ -86,12 +86,7 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
         joined.add(scene, timing)
     path = folder / f"{plan.deck}.mp4"
     _join(videos, joined, path)
-    written = {"video": path}
-    for index, (code, cues) in enumerate(joined.cues.items()):
-        for kind, text in (("vtt", captions.to_vtt(cues, code)), ("srt", captions.to_srt(cues))):
-            name = f"{kind}.{code}" if index else kind
-            written[name] = folder / f"{plan.deck}.{code + '.' if index else ''}{kind}"
-            atomic_write_text(written[name], text)
+    written = {"video": path, **captions.write_captions(folder, plan.deck, joined.cues)}
     written["chapters"] = folder / f"{plan.deck}.chapters.txt"
     atomic_write_text(written["chapters"], "\n".join(joined.chapters) + "\n")
     thumbnail = folder / f"{plan.deck}.png"

@@ -8,8 +8,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from seqanim.errors import SeqanimError
+from seqanim.files import atomic_write_text
 
 MIN_CUE_SECONDS = 0.3  # shorter than this nobody can read a cue (a slide's cues without word timings)
 LINES_PER_CUE = 2
@@ -312,6 +314,28 @@ def to_srt(cues: Sequence[Cue]) -> str:
     for number, cue in enumerate(cues, start=1):
         blocks.append(f"{number}\n{_stamp(cue.start, ',')} --> {_stamp(cue.end, ',')}\n" + "\n".join(cue.lines) + "\n")
     return "\n".join(blocks)
+
+
+def caption_files(folder: Path, stem: str, languages: Sequence[str]) -> dict[str, Path]:
+    """The caption files named `stem` in `folder`, by output name: `vtt` and `srt` (`<stem>.vtt`) in the first
+    language, `vtt.<code>` and `srt.<code>` (`<stem>.<code>.vtt`) in each other."""
+    files = {}
+    for index, code in enumerate(languages):
+        for kind in ("vtt", "srt"):
+            files[f"{kind}.{code}" if index else kind] = folder / (
+                f"{stem}.{code}.{kind}" if index else f"{stem}.{kind}"
+            )
+    return files
+
+
+def write_captions(folder: Path, stem: str, cues: dict[str, list[Cue]]) -> dict[str, Path]:
+    """Each language's cues (the first language first) as WebVTT and SubRip files; return them by output name."""
+    files = caption_files(folder, stem, list(cues))
+    for index, (code, found) in enumerate(cues.items()):
+        name = f".{code}" if index else ""
+        atomic_write_text(files[f"vtt{name}"], to_vtt(found, code))
+        atomic_write_text(files[f"srt{name}"], to_srt(found))
+    return files
 
 
 def shifted(cues: Sequence[Cue], offset: float) -> list[Cue]:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
-from seqanim.files import atomic_write_bytes, atomic_write_text, replace_dir, tool_wrote_to_a_full_disk
+from seqanim.files import atomic_write_text, replace_dir, tool_wrote_to_a_full_disk
 from seqanim.lecture.config import Lecture, Publish
 from seqanim.lecture.languages import LANGUAGES
 from seqanim.publish import captions, voice
@@ -53,14 +53,12 @@ def video_codec(quality: str) -> list[str]:
     return ["-c:v", "libx264", "-preset", preset, "-crf", "23", "-pix_fmt", "yuv420p"]
 
 
-def outputs(scene: str, quality: str, languages: Sequence[str] = ()) -> dict[str, Path]:
-    """Every file a scene's narration stage writes; the captions of each language after the first."""
+def outputs(scene: str, quality: str, languages: Sequence[str] = ("en",)) -> dict[str, Path]:
+    """Every file a scene's narration stage writes, with the captions in each of `languages`."""
     renders = current().renders(quality)
     return {
         "video": renders / f"{scene}.narrated.mp4",
-        "vtt": renders / f"{scene}.vtt",
-        "srt": renders / f"{scene}.srt",
-        **{f"{kind}.{code}": renders / f"{scene}.{code}.{kind}" for code in languages[1:] for kind in ("vtt", "srt")},
+        **captions.caption_files(renders, scene, languages),
         "timing": renders / f"{scene}.narration.json",
         "stills": current().slides(quality) / "stills" / scene,
     }
@@ -414,10 +412,7 @@ def _publish_cut(
             Image.fromarray(last_frame(workspace.root / record["video"])).save(buffer, format="PNG")
             (stills / f"{record['slide']}.png").write_bytes(buffer.getvalue())
         os.replace(staged, out["video"])
-        for index, (srt, code) in enumerate(subtitles):
-            suffix = f".{code}" if index else ""
-            atomic_write_text(out[f"vtt{suffix}"], captions.to_vtt(cues[code], code))
-            atomic_write_bytes(out[f"srt{suffix}"], srt.read_bytes())
+        captions.write_captions(out["video"].parent, scene, cues)
         out["stills"].parent.mkdir(parents=True, exist_ok=True)
         replace_dir(stills, out["stills"])
 
