@@ -88,23 +88,29 @@ def language_file(scene_module: str, code: str) -> Any | None:
     return importlib.import_module(module)
 
 
+def written_words(module: str, function: str, scene: type, code: str) -> Callable[..., Any] | None:
+    """Language `code`'s version of the words function `function` of `module` (a scene's module or its part's
+    shared.py), as `scene` says them: the method of the scene's class in the part's file, else the file's
+    function of that name (words the part's scenes share); None where the file does not write it."""
+    written = language_file(module, code)
+    if written is None:
+        return None
+    return getattr(getattr(written, scene.__name__, None), function, None) or getattr(written, function, None)
+
+
 def translation(said: str, scene: type, code: str) -> str | None:
     """The words of the beat `said` of `scene` in language `code`, bookmarks dropped; None where that language
     has no words for it (the beat was not written with `@translated`, or its file, function or beat is missing)."""
     origin = getattr(said, "origin", None)
     if origin is None or code not in LANGUAGES:
         return None
-    written = language_file(origin.module, code)
-    if written is None:
-        return None
-    words = getattr(getattr(written, scene.__name__, None), origin.function, None)
-    words = words or getattr(written, origin.function, None)  # words the part's scenes share
+    words = written_words(origin.module, origin.function, scene, code)
     if words is None:
         return None
+    where = f"{words.__module__.replace('.', '/')}.py: {scene.__name__}.{origin.function}"
     try:
         value: Any = words(*origin.args, **origin.kwargs)
     except Exception as error:  # noqa: BLE001 - a translation is the lecturer's code: say which one broke
-        where = f"{written.__name__.replace('.', '/')}.py: {scene.__name__}.{origin.function}"
         raise SeqanimError(f"{where} fails ({type(error).__name__}: {error}); fix it there") from None
     for step in origin.place:
         try:
@@ -112,7 +118,6 @@ def translation(said: str, scene: type, code: str) -> str | None:
         except (KeyError, IndexError, TypeError):
             return None
     if not isinstance(value, str):
-        where = f"{written.__name__}.{scene.__name__}.{origin.function}"
         raise SeqanimError(f"{where} gives a {type(value).__name__} for the beat {origin.place}; give it the words")
     # spaces collapsed, a no-break space kept ("98,7\u00a0%" stays on one caption line)
     return re.sub(r"[ \t\r\n]+", " ", BOOKMARK.sub(" ", value)).strip() or None
@@ -123,14 +128,8 @@ def untranslated(scene: type, code: str) -> list[str]:
     that the `code` file beside each does not write (a beat missing inside a written function shows when the
     scene runs: the narration lists it)."""
     module = importlib.import_module(scene.__module__)
-    missing = []
-    for name, value in vars(module).items():
-        if not getattr(value, "translated", False):
-            continue
-        written = language_file(value.__module__, code)
-        found = written and (
-            getattr(getattr(written, scene.__name__, None), name, None) or getattr(written, name, None)
-        )
-        if not found:
-            missing.append(name)
-    return missing
+    return [
+        name
+        for name, value in vars(module).items()
+        if getattr(value, "translated", False) and written_words(value.__module__, name, scene, code) is None
+    ]
