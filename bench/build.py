@@ -191,7 +191,7 @@ def dask_on_this_machine(work: Path, workers: int = 2) -> Iterator[str]:
         folder.mkdir()
         processes.append(
             subprocess.Popen(
-                [dask, "worker", address, "--nthreads", "1", "--preload", "seqanim.engine.preload", "--no-dashboard",
+                [dask, "worker", address, "--nthreads", "1", "--no-dashboard",
                  "--local-directory", str(folder)],
                 cwd=clone, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             )

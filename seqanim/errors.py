@@ -26,7 +26,15 @@ class ToolMissingError(SeqanimError):
 
 
 class StageFailed(SeqanimError):
-    """A precompute, render or export stage raised; earlier outputs are untouched."""
+    """A precompute, render or export stage failed; earlier outputs are untouched. Raised by the stage's task on
+    its worker, it carries what the build says of it: the stage, its log, whether the disk was full."""
+
+    def __init__(self, line: str, stage: str = "", log: str = "", disk_full: bool = False) -> None:
+        super().__init__(line, stage, log, disk_full)  # all in args: Dask pickles it back to the build
+        self.line, self.stage, self.log, self.disk_full = line, stage, log, disk_full
+
+    def __str__(self) -> str:
+        return self.line
 
 
 class BuildLocked(SeqanimError):
@@ -36,6 +44,4 @@ class BuildLocked(SeqanimError):
 class DiskFull(SeqanimError):
     """A write failed for lack of space (or the file size limit); nothing half-written was published."""
 
-    # A stage process exits with this (ENOSPC) so the build can say why even when the stage's log,
-    # on the same full disk, could not take the error line.
-    stage_exit_code = 28
+    stage_exit_code = 28  # ENOSPC: how a stage's process tells its task that the disk is full

@@ -86,13 +86,12 @@ def _start_scheduler(folder: Path) -> tuple[str, subprocess.Popen[bytes]]:
 
 
 def _start_worker(scheduler: str, checkout: Path, scratch: Path) -> Worker:
-    """`dask worker ADDRESS --nthreads 1 --preload seqanim.engine.preload`, started in `checkout` (README: Many
-    machines)."""
+    """`dask worker ADDRESS --nthreads 1`, started in `checkout` (README: Many machines)."""
     scratch.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     command = [str(DASK), "worker", scheduler, "--nthreads", "1", "--worker-port", str(port), "--no-dashboard"]
     process = subprocess.Popen(
-        [*command, "--preload", "seqanim.engine.preload", "--name", scratch.name, "--local-directory", str(scratch)],
+        [*command, "--name", scratch.name, "--local-directory", str(scratch)],
         cwd=checkout,
         env=_environment(checkout),
         stdout=subprocess.DEVNULL,

@@ -13,7 +13,6 @@ On a terminal a progress display follows the stages; otherwise each finished sta
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import json
 import os
@@ -32,15 +31,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from seqanim.engine import cluster, graph, task
-from seqanim.errors import BuildLocked, DiskFull, SeqanimError
-from seqanim.files import (
-    atomic_write_bytes,
-    atomic_write_text,
-    disk_full,
-    naming_a_full_disk,
-    remove_orphans,
-    replace_dir,
-)
+from seqanim.errors import BuildLocked, DiskFull, SeqanimError, StageFailed
+from seqanim.files import atomic_write_bytes, atomic_write_text, naming_a_full_disk, remove_orphans, replace_dir
 from seqanim.lecture.config import CONFIG_ENV, Lecture
 from seqanim.stages import KINDS
 from seqanim.workspace import ENGINE, WORKSPACE_ENV, current
@@ -87,17 +79,6 @@ def _remove_leftovers() -> None:
                 shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
 
 
-def _last_error(text: str, log: Path, exit_code: int | None = None) -> str:
-    """A failed stage's one line: its `error:` line, else its last line and where its log is."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    for line in reversed(lines):
-        if line.startswith("error: "):
-            return line.removeprefix("error: ")
-    if exit_code == DiskFull.stage_exit_code:  # the error line did not fit on the disk either
-        return str(disk_full(OSError(errno.ENOSPC, "no space"), current().state_dir))
-    return (lines[-1] if lines else "failed with no output") + f" (log: {current().label(log)})"
-
-
 def _refused(stage: graph.Stage, reason: str, explicit: set[str]) -> str | None:
     """A damaged output is rebuilt only on request: the line says which command rebuilds it."""
     damaged = ("changed since it was built", "made from other parameters", "is corrupt")
@@ -138,8 +119,7 @@ def execute(
         else:
             to_run.append(stage_id)
     if to_run:
-        kinds = {stages[stage_id].kind for stage_id in to_run}
-        with cluster.client(lecture, max(1, min(jobs, len(to_run))), scheduler, kinds) as (client, local):
+        with cluster.client(lecture, max(1, min(jobs, len(to_run))), scheduler) as (client, local):
             _run(client, local, lecture, stages, to_run, state, outcome, console)
     graph.cache_trim(lecture.build.cache_mb)
     return outcome
@@ -199,13 +179,13 @@ def _submit(
         stage = stages[stage_id]
         for dep in stage.deps:
             if dep not in futures and dep not in built:
-                files = {"ok": True, "files": task.read_outputs(root, _labels(stages[dep].outputs))}
+                files = {"files": task.read_outputs(root, _labels(stages[dep].outputs))}
                 built[dep] = client.submit(task.constant, files, key=f"files-{dep}#{request['build']}")
         inputs = [futures[dep] if dep in futures else built[dep] for dep in stage.deps]
         # A deck's title and divider cards: reused by the export while unchanged.
         cards = [label for label in _labels(stage.outputs) if "/cards/" in label and (root / label).exists()]
         if cards:
-            inputs.append({"ok": True, "files": task.read_outputs(root, cards)})
+            inputs.append({"files": task.read_outputs(root, cards)})
         futures[stage_id] = client.submit(
             task.run_stage, {**request, **_stage_request(stage)}, *inputs,
             key=f"{stage_id}#{request['build']}", priority=round(priority[stage_id] * 100), pure=False,
@@ -241,58 +221,53 @@ def _stage_request(stage: graph.Stage) -> dict[str, Any]:
 
 def _finish(stage: graph.Stage, future: Any, state: dict[str, Any], outcome: Outcome) -> None:
     """Publish a finished task's outputs and record the stage; or note why it failed or did not run."""
-    if future.cancelled():  # the disk is full, or the build stops
+    if future.cancelled() or _blocked(stage, outcome):  # the disk is full, the build stops, or an input failed
         outcome.skipped.append(stage.id)
         return
     try:
         result = future.result()
+        _write_log(stage, result["log"])
+        _publish(stage, result["files"], set(result["folders"]))
+    except StageFailed as error:
+        if error.stage != stage.id:  # an input's failure, which Dask handed on: this stage did not run
+            outcome.skipped.append(stage.id)
+        elif error.disk_full and outcome.disk_full:  # the same full disk, met by a stage already running
+            outcome.skipped.append(stage.id)
+        else:
+            outcome.failed[stage.id] = _line(stage, error)
+            outcome.disk_full = outcome.disk_full or error.disk_full
+        return
+    except DiskFull as error:  # publishing on the project's full disk
+        outcome.failed[stage.id], outcome.disk_full = str(error), True
+        return
     except Exception as error:  # the task itself broke (its worker died too often), or an input's did
-        if _blocked(stage, outcome) or getattr(error, "task", future.key) != future.key:
+        if getattr(error, "task", future.key) != future.key:
             outcome.skipped.append(stage.id)
         else:
             outcome.failed[stage.id] = _task_error(error)
         return
-    if result.get("skipped") or _blocked(stage, outcome):  # an input failed, here or on its worker
-        outcome.skipped.append(stage.id)
-        return
-    error = _published(stage, result)
-    if error is None:
-        outcome.seconds[stage.id] = result["seconds"]
-        graph.record(stage, state, result["seconds"])
-        graph.cache_store(stage)
-        outcome.ran.append(stage.id)
-        return
-    full = result.get("disk_full") or result.get("exit_code") == DiskFull.stage_exit_code
-    full = full or error.startswith("no space left on the disk")
-    if full and outcome.disk_full:  # the same full disk, met by a stage that was running already
-        outcome.skipped.append(stage.id)
-    else:
-        outcome.failed[stage.id] = error
-        outcome.disk_full = outcome.disk_full or bool(full)
+    outcome.seconds[stage.id] = result["seconds"]
+    graph.record(stage, state, result["seconds"])
+    graph.cache_store(stage)
+    outcome.ran.append(stage.id)
 
 
-def _published(stage: graph.Stage, result: dict[str, Any]) -> str | None:
-    """Log a finished task and put its outputs in place: None, or the one-line error of the stage."""
-    if "error" in result:  # its worker refused it
-        return result["error"]
-    if "disk_full" in result:  # its worker could not write the scratch workspace
-        where = result["disk_full"]
-        if Path(where).is_relative_to(current().root):  # a local worker: the project's own disk
-            return str(disk_full(OSError(result["errno"], "No space left"), stage.outputs[0]))
-        return f"no space left on worker {result['worker']}'s disk ({where}); free some space there and build again"
+def _line(stage: graph.Stage, error: StageFailed) -> str:
+    """A failed stage's one line; and where its log is, when the line is not all it said (a traceback, a crash)."""
+    if not error.log:
+        return error.line
+    log = _write_log(stage, error.log)
+    said = f"error: {error.line}" in error.log and "Traceback" not in error.log
+    return error.line if said or error.disk_full else f"{error.line} (log: {current().label(log)})"
+
+
+def _write_log(stage: graph.Stage, text: str) -> Path:
     log = _log_path(stage.id)
-    text = f"ran on worker {result['worker']}\n{result['log']}"
     try:
         atomic_write_text(log, text)
     except DiskFull:  # the outputs need no room to be renamed in, and the stage's line is in `text`
         pass
-    if not result["ok"]:
-        return _last_error(text, log, result["exit_code"])
-    try:
-        _publish(stage, result["files"], set(result["folders"]))
-    except SeqanimError as error:  # a full disk while publishing: named in the one line
-        return str(error)
-    return None
+    return log
 
 
 def _publish(stage: graph.Stage, files: dict[str, bytes], folders: set[str]) -> None:

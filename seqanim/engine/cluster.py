@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
 import sys
 import warnings
 from collections.abc import Iterator
@@ -23,7 +24,6 @@ from seqanim.files import FULL, disk_full
 from seqanim.lecture.config import Lecture
 from seqanim.workspace import current
 
-PRELOAD = "seqanim.engine.preload"
 _session: Any = None  # a client kept open across builds (seqanim watch)
 
 
@@ -45,14 +45,14 @@ def _quiet() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def _local(jobs: int, kinds: set[str] | None = None) -> Any:
+def _local(jobs: int) -> Any:
     import dask
     from distributed import LocalCluster
 
     dask.config.set({
         # A stage gets the machine's threads, as a stage process of its own had: Dask's default environment for
         # worker processes (OpenMP, MKL and OpenBLAS at one thread) made the training stages 35 % slower here
-        # (seq2seq_sort: 50 s -> 68 s). Its malloc setting is replaced by the preload's, on every worker.
+        # (seq2seq_sort: 50 s -> 68 s). Its malloc setting is replaced by the stage's own (task.MALLOC).
         "distributed.nanny.pre-spawn-environ": {},
         # Every stage is new to the scheduler (its duration unknown, 0.5 s by default), and a deck's inputs are
         # 150 MB: it would queue a ready deck behind the worker holding them rather than send them to an idle one.
@@ -61,26 +61,27 @@ def _local(jobs: int, kinds: set[str] | None = None) -> Any:
         # worker's task thread (which only waits for its stage's process) every 10 ms, and a 20 ms event-loop
         # tick in every process.
         "distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s",
-        # A worker forked from a fork server exits at once when closed; one spawned runs the interpreter's
-        # teardown, which with torch and manim imported takes 0.8-2 s (0.05 s forked).
+        # Workers forked from a fork server: it starts in the window below, ignoring Ctrl-C, and so do they.
         "distributed.worker.multiprocessing-method": "forkserver",
     })  # fmt: skip
-    return LocalCluster(
-        n_workers=jobs,
-        threads_per_worker=1,  # one stage at a time per worker process
-        processes=True,
-        local_directory=str(local_directory()),
-        dashboard_address=None,
-        preload=[PRELOAD],
-        preload_argv=["--kinds", ",".join(sorted(kinds))] if kinds else [],
-        silence_logs=logging.CRITICAL,
-    )
+    interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return LocalCluster(
+            n_workers=jobs,
+            threads_per_worker=1,  # one stage at a time per worker process
+            processes=True,
+            local_directory=str(local_directory()),
+            dashboard_address=None,
+            silence_logs=logging.CRITICAL,
+        )
+    finally:
+        signal.signal(signal.SIGINT, interrupt)
 
 
-def _started(jobs: int, kinds: set[str] | None = None) -> Any:
+def _started(jobs: int) -> Any:
     """The local cluster, or one line saying why it did not start."""
     try:
-        return _local(jobs, kinds)
+        return _local(jobs)
     except OSError as error:
         if error.errno in FULL:
             raise disk_full(error, error.filename or local_directory()) from None
@@ -104,14 +105,13 @@ def _batch(lecture: Lecture) -> Any:
         queue=settings.batch_queue or None,
         account=settings.batch_account or None,
         job_script_prologue=list(settings.batch_setup),
-        worker_extra_args=["--preload", PRELOAD],
     )
     cluster.scale(jobs=settings.batch_workers)
     return cluster
 
 
 @contextmanager
-def client(lecture: Lecture, jobs: int, scheduler: str | None, kinds: set[str]) -> Iterator[tuple[Any, bool]]:
+def client(lecture: Lecture, jobs: int, scheduler: str | None) -> Iterator[tuple[Any, bool]]:
     """A Dask client for one build, and whether its workers are this machine's local cluster: the watch
     session's, or one to the configured cluster, closed after."""
     _quiet()
@@ -135,7 +135,7 @@ def client(lecture: Lecture, jobs: int, scheduler: str | None, kinds: set[str]) 
         board = connected.dashboard_link if "dashboard" in services else "none (the scheduler runs without one)"
         print(f"dask scheduler {address}; dashboard: {board}", file=sys.stderr)
     else:
-        cluster = _batch(lecture) if lecture.build.cluster != "local" else _started(jobs, kinds)
+        cluster = _batch(lecture) if lecture.build.cluster != "local" else _started(jobs)
         connected = Client(cluster)
         if lecture.build.cluster != "local":
             print(f"dask {lecture.build.cluster} cluster; dashboard: {connected.dashboard_link}", file=sys.stderr)

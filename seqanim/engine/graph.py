@@ -33,7 +33,7 @@ from typing import Any
 
 import seqanim
 from seqanim.errors import ConfigError
-from seqanim.files import atomic_write_text, digest, link_or_copy, replace_dir
+from seqanim.files import atomic_write_text, digest, replace_dir
 from seqanim.lecture import registry
 from seqanim.lecture.config import CHECK, Lecture, experiment_params
 from seqanim.lecture.languages import LANGUAGES
@@ -521,17 +521,12 @@ def _entries(stage: Stage) -> list[tuple[str, Path]]:
     return [(f"{index}-{path.name}", path) for index, path in enumerate(stage.outputs)]
 
 
-def _copy_tree(source: Path, target: Path) -> None:
-    target.mkdir(parents=True)
-    for item in source.iterdir():
-        if item.is_dir():
-            _copy_tree(item, target / item.name)
-        else:
-            link_or_copy(item, target / item.name)
+def _copy(source: Path, target: Path) -> None:
+    shutil.copytree(source, target) if source.is_dir() else shutil.copyfile(source, target)
 
 
 def cache_store(stage: Stage) -> None:
-    """Keep this key's outputs (hard links, so no extra disk until an output is replaced)."""
+    """Keep a copy of this key's outputs, with the content hash of each file."""
     entry = current().cache / stage.key
     if (entry / "COMPLETE").exists() or not all(path.exists() for path in stage.outputs):
         return
@@ -539,37 +534,21 @@ def cache_store(stage: Stage) -> None:
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     for label, path in _entries(stage):
-        if path.is_dir():
-            _copy_tree(path, staging / label)
-        else:
-            link_or_copy(path, staging / label)
-    files = [f for f in staging.rglob("*") if f.is_file()]
-    sizes = {str(f.relative_to(staging)): f.stat().st_size for f in files}
-    # mtimes too: zeroing a file in place keeps its size, but no write keeps its mtime.
-    mtimes = {str(f.relative_to(staging)): f.stat().st_mtime_ns for f in files}
-    (staging / "COMPLETE").write_text(json.dumps({"stage": stage.id, "sizes": sizes, "mtimes": mtimes}))
+        _copy(path, staging / label)
+    hashes = {f.relative_to(staging).as_posix(): _file_hash(f) for f in staging.rglob("*") if f.is_file()}
+    (staging / "COMPLETE").write_text(json.dumps({"stage": stage.id, "sha256": hashes}))
     shutil.rmtree(entry, ignore_errors=True)
     os.replace(staging, entry)
 
 
 def _damaged_entry(entry: Path, stage: Stage) -> Path | None:
-    """The first file of a cache entry that is missing or changed since it was stored (None: intact)."""
+    """The first file of a cache entry that is missing or whose content changed since it was stored."""
     try:
-        complete = json.loads((entry / "COMPLETE").read_text())
-        sizes, mtimes = complete["sizes"], complete.get("mtimes", {})
+        hashes = json.loads((entry / "COMPLETE").read_text())["sha256"]
+        missing = next((entry / label for label, _ in _entries(stage) if not (entry / label).exists()), None)
+        return missing or next((entry / name for name, sha in hashes.items() if _file_hash(entry / name) != sha), None)
     except (OSError, ValueError, KeyError, TypeError):
         return entry / "COMPLETE"
-    for label, _ in _entries(stage):
-        if not (entry / label).exists():
-            return entry / label
-    for name, size in sizes.items():
-        try:
-            stat = (entry / name).stat()
-        except OSError:
-            return entry / name
-        if stat.st_size != size or mtimes.get(name, stat.st_mtime_ns) != stat.st_mtime_ns:
-            return entry / name
-    return None
 
 
 def cache_restore(stage: Stage) -> bool:
@@ -577,7 +556,6 @@ def cache_restore(stage: Stage) -> bool:
     entry = current().cache / stage.key
     if not (entry / "COMPLETE").exists():
         return False
-    # Hard links share bytes with outputs, so an output truncated in place would truncate its cache copy too.
     damaged = _damaged_entry(entry, stage)
     if damaged is not None:
         print(
@@ -587,16 +565,11 @@ def cache_restore(stage: Stage) -> bool:
         shutil.rmtree(entry, ignore_errors=True)
         return False
     for label, path in _entries(stage):
-        source = entry / label
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.restore-{os.getpid()}")
         shutil.rmtree(temporary, ignore_errors=True) if temporary.is_dir() else temporary.unlink(missing_ok=True)
-        if source.is_dir():
-            _copy_tree(source, temporary)
-            replace_dir(temporary, path)
-        elif not (path.exists() and os.path.samefile(source, path)):  # already the cached file: nothing to do
-            link_or_copy(source, temporary)
-            os.replace(temporary, path)
+        _copy(entry / label, temporary)
+        replace_dir(temporary, path) if temporary.is_dir() else os.replace(temporary, path)
     os.utime(entry / "COMPLETE")  # least recently used goes first
     return True
 

@@ -1,38 +1,41 @@
 """One build stage as a Dask task: `run_stage(request, *inputs)` runs the stage on its worker and returns the
-stage's output files as bytes. Nothing is written to the project here; the build process publishes them.
+stage's output files as bytes, or raises StageFailed. Nothing is written to the project here; the build
+process publishes the files.
 
 The worker runs its own checkout's code: a local cluster's workers are this checkout's processes, and a remote
-worker (`dask worker ADDRESS --preload seqanim.engine.preload`) runs the clone it was started in. The request carries
-a digest of the build's code; a worker whose `seqanim/`, `precompute/` and `scenes/` differ refuses the stage
-in one line naming both commits.
+worker (`dask worker ADDRESS --nthreads 1`) runs the clone it was started in. The request carries a digest of
+the build's code; a worker whose `seqanim/`, `precompute/` and `scenes/` differ refuses the stage in one line
+naming both commits.
 
-The stage runs in a scratch workspace in the worker's folder: its inputs (the results of the stages it reads,
-passed by Dask) are written there, the lecture's folders are links into the checkout, and the caches
-(`.seqanim/voice`, `.seqanim/media`) are the checkout's own. It runs in a child forked from the worker, which
-imported torch and manim once (seqanim.engine.preload); the child imports the project's code afresh. It leads a
-process group of its own (LaTeX, ffmpeg and chromium go with it), which is killed when the worker dies (the
-child watches a pipe) or when Dask cancels the task (the build stopped or was killed).
+The stage runs as `python -m seqanim.engine.worker` in a scratch workspace in the worker's folder: its inputs
+(the files of the stages it reads, passed by Dask) are written there, the lecture's folders are links into the
+checkout, and the caches (`.seqanim/voice`, `.seqanim/media`) are the checkout's own. The process leads a
+session of its own (LaTeX, ffmpeg and chromium are in it), killed as a group when Dask cancels the task, and
+it kills itself when the worker dies (seqanim.engine.worker watches a pipe the worker holds).
 """
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from seqanim.errors import DiskFull, StageFailed
+from seqanim.files import FULL, disk_full
+
 TOPIC = "seqanim-stage"  # the workers' "stage started" events, which the build's display follows
 ENGINE = Path(__file__).resolve().parent.parent
 CODE = ("precompute", "scenes")  # the lecture's code; with seqanim/, what the code digest covers
-FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+# glibc keeps up to 256 MB of freed memory instead of returning it to the OS: under Dask's worker environment
+# (a 64 KB trim threshold) a high-quality render of EchoOfAPulse page-faulted its frames back in, 3.6-7.3
+# million faults instead of 0.2 million, and took 1.8x the CPU time; the training stages ~5 % more.
+MALLOC = {"MALLOC_TRIM_THRESHOLD_": str(256 << 20), "MALLOC_MMAP_THRESHOLD_": str(32 << 20)}
 
 
 def constant(value: Any) -> Any:
@@ -75,48 +78,43 @@ def read_outputs(root: Path, labels: list[str]) -> dict[str, bytes]:
 def run_stage(request: dict[str, Any], *inputs: dict[str, Any]) -> dict[str, Any]:
     """Run the stage `request` names, with `inputs` (the results of the stages it reads) as its input files.
 
-    Returns {"ok": True, "files": {label: bytes}, "folders": [...], "log", "worker", "seconds"} when the stage
-    succeeded; {"ok": False, "log", "exit_code", ...} when it failed; {"ok": False, "error": line} when the
-    worker refused it; {"ok": False, "disk_full": path} when the worker's disk is full; and {"ok": False,
-    "skipped": True} at once when an input failed.
+    Returns {"files": {label: bytes}, "folders": [...], "log", "seconds"}; raises StageFailed when the stage
+    failed, the worker refused it or its disk is full. Dask runs no stage whose input failed: it hands the
+    input's StageFailed to the build instead.
     """
     from distributed import get_worker
 
-    if not all(result["ok"] for result in inputs):
-        return {"ok": False, "skipped": True}
     worker = get_worker()
-    worker.log_event(TOPIC, {"stage": request["stage"], "worker": worker.address, "build": request["build"]})
+    stage = request["stage"]
+    worker.log_event(TOPIC, {"stage": stage, "worker": worker.address, "build": request["build"]})
     # A local cluster runs the build's own lecture folders; a remote worker the checkout it was started in.
     checkout = Path(request["root"]) if request["root"] else ENGINE.parent
     if code_digest(checkout) != request["code"]:
-        return {"ok": False, "error": _refusal(worker.address, checkout, request)}
+        raise StageFailed(_refusal(worker.address, checkout, request), stage)
     tasks = Path(worker.local_directory) / "seqanim" / "tasks"
-    scratch = None
     try:
         tasks.mkdir(parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix=request["stage"].replace(":", "-") + "-", dir=tasks))
-        _lay_out(scratch, checkout, request, inputs)
-        started = time.perf_counter()
-        exit_code = _run_child(scratch, request, worker)
-        log_file = scratch / ".seqanim" / "task.log"
-        log = log_file.read_text(errors="replace") if log_file.exists() else ""
-        result = {"ok": exit_code == 0, "exit_code": exit_code, "log": log, "worker": worker.address}
-        if exit_code != 0:
-            return result
-        missing = [label for label in request["outputs"] if not (scratch / label).exists()]
-        if missing:
-            return {**result, "ok": False, "log": log + f"\noutput missing: {missing[0]}"}
-        folders = [label for label in request["outputs"] if (scratch / label).is_dir()]
-        seconds = round(time.perf_counter() - started, 2)
-        return {**result, "seconds": seconds, "folders": folders, "files": read_outputs(scratch, request["outputs"])}
-    except OSError as error:  # the worker's disk is full: the stage's failure, said in one line by the build
+        with tempfile.TemporaryDirectory(prefix=stage.replace(":", "-") + "-", dir=tasks) as folder:
+            scratch = Path(folder)
+            _lay_out(scratch, checkout, request, inputs)
+            started = time.perf_counter()
+            exit_code, output = _run(scratch, request, worker)
+            log = f"ran on worker {worker.address}\n{output}"
+            missing = [label for label in request["outputs"] if not (scratch / label).exists()]
+            if exit_code != 0 or missing:
+                line = _last_line(output) if exit_code else f"output missing: {missing[0]}"
+                raise StageFailed(line, stage, log, exit_code == DiskFull.stage_exit_code)
+            files = read_outputs(scratch, request["outputs"])
+            folders = [label for label in request["outputs"] if (scratch / label).is_dir()]
+            return {"files": files, "folders": folders, "log": log, "seconds": round(time.perf_counter() - started, 2)}
+    except OSError as error:  # the worker's own disk is full: laying out the stage, or reading its outputs
         if error.errno not in FULL:
             raise
-        where = str(error.filename or scratch or worker.local_directory)
-        return {"ok": False, "disk_full": where, "errno": error.errno, "worker": worker.address}
-    finally:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+        if request["root"]:  # a local worker: the project's own disk
+            raise StageFailed(str(disk_full(error, Path(request["root"]) / request["outputs"][0])), stage, "", True)
+        where = error.filename or tasks
+        line = f"no space left on worker {worker.address}'s disk ({where}); free some space there and build again"
+        raise StageFailed(line, stage, disk_full=True) from None
 
 
 def _refusal(address: str, checkout: Path, request: dict[str, Any]) -> str:
@@ -128,6 +126,13 @@ def _refusal(address: str, checkout: Path, request: dict[str, Any]) -> str:
         f"worker {address} runs seqanim at commit {commit(checkout)}, the build is at {build}; "
         f"check out {build.split()[0]} there and restart the worker"
     )
+
+
+def _last_line(output: str) -> str:
+    """A failed stage's one line: its `error:` line, else its last line."""
+    lines = [line for line in output.splitlines() if line.strip()]
+    errors = [line.removeprefix("error: ") for line in lines if line.startswith("error: ")]
+    return errors[-1] if errors else (lines[-1] if lines else "failed with no output")
 
 
 def _lay_out(scratch: Path, checkout: Path, request: dict[str, Any], inputs: tuple[dict[str, Any], ...]) -> None:
@@ -150,73 +155,30 @@ def _lay_out(scratch: Path, checkout: Path, request: dict[str, Any], inputs: tup
             path.write_bytes(payload)
 
 
-def _run_child(scratch: Path, request: dict[str, Any], worker: Any) -> int:
-    """Fork the stage's process and wait for it; kill its process group if Dask cancels the task.
-
-    os.fork, not multiprocessing: a worker under a nanny is a daemonic process, which multiprocessing
-    forbids to have children.
-    """
-    watched, held = os.pipe()  # the child reads EOF from `watched` the moment this process dies
-    pid = os.fork()
-    if pid == 0:
-        os.close(held)
-        code = 1
-        try:
-            _child(scratch, request, watched)
-        except SystemExit as end:
-            code = end.code if isinstance(end.code, int) else (0 if end.code is None else 1)
-        except BaseException:
-            import traceback
-
-            traceback.print_exc()
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
+def _run(scratch: Path, request: dict[str, Any], worker: Any) -> tuple[int, str]:
+    """Run the stage's process and return its exit code and output; kill its session if Dask cancels the task
+    (the build stopped, or its client is gone)."""
+    watched, held = os.pipe()  # the stage reads EOF from `watched` the moment this process dies
+    env = {
+        **os.environ, **MALLOC, **request["env"], "SEQANIM_WORKER_PIPE": str(watched),
+        "SEQANIM_WORKSPACE": str(scratch), "SEQANIM_CONFIG_JSON": str(scratch / ".seqanim" / "run" / "lecture.json"),
+        "PYTHONPATH": str(scratch), "SEQANIM_QUIET": "1", "PYTHONUNBUFFERED": "1",
+    }  # fmt: skip
+    command = [sys.executable, "-m", "seqanim.engine.worker", *request["argv"]]
+    stage = subprocess.Popen(
+        command, cwd=scratch, env=env, pass_fds=[watched], start_new_session=True,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
     os.close(watched)
     key = worker.get_current_task()
     try:
         while True:
-            ended, status = os.waitpid(pid, os.WNOHANG)
-            if ended:
-                return os.waitstatus_to_exitcode(status)
-            task = worker.state.tasks.get(key)
-            if task is None or task.state == "cancelled":  # the build stopped, or its client is gone
-                os.killpg(pid, signal.SIGKILL)
-            time.sleep(0.2)
+            try:
+                output, _ = stage.communicate(timeout=0.2)
+                return stage.returncode, output.decode(errors="replace")
+            except subprocess.TimeoutExpired:
+                task = worker.state.tasks.get(key)
+                if task is None or task.state == "cancelled":
+                    os.killpg(stage.pid, signal.SIGKILL)
     finally:
         os.close(held)
-
-
-def _child(scratch: Path, request: dict[str, Any], watched: int) -> None:
-    """In the forked child: lead a process group that dies with the worker, log to the scratch workspace, and
-    run `seqanim.engine.worker` there."""
-    os.setpgid(0, 0)
-
-    def watch() -> None:
-        os.read(watched, 1)  # nothing is ever written: returns when the worker's end closes
-        os.killpg(0, signal.SIGKILL)
-
-    threading.Thread(target=watch, name="die-with-the-worker", daemon=True).start()
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    os.environ.update(request["env"])
-    os.environ.update({
-        "SEQANIM_WORKSPACE": str(scratch), "SEQANIM_CONFIG_JSON": str(scratch / ".seqanim" / "run" / "lecture.json"),
-        "PYTHONPATH": str(scratch), "SEQANIM_QUIET": "1", "PYTHONUNBUFFERED": "1",
-    })  # fmt: skip
-    os.chdir(scratch)
-    # The worker has seqanim's modules loaded (multiprocessing ran the build's command as its __main__): the
-    # stage imports the code on disk afresh, and finds the workspace it runs in.
-    for name in [name for name in sys.modules if name.split(".")[0] in ("seqanim", *CODE)]:
-        del sys.modules[name]
-    sys.path.insert(0, str(scratch))
-    log = os.open(scratch / ".seqanim" / "task.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os.dup2(log, 1)  # the stage's output and its tools' (LaTeX, ffmpeg): its log, which goes back to the build
-    os.dup2(log, 2)
-    os.close(log)
-    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
-    from seqanim.engine.worker import main
-
-    main(request["argv"], prog_name="seqanim.engine.worker")

@@ -179,10 +179,10 @@ def _run_manim(stage: Path, media: Path, name: str, quality: str, *, quiet: bool
             if error.errno in FULL:  # manim writing its partial movies, or LaTeX its files
                 raise disk_full(error, error.filename or stage) from None
             _fail_if_the_disk_is_full(stage)
-            raise _scene_failed(name, error) from None
-        except Exception as error:  # noqa: BLE001 - any scene bug becomes one line; the traceback goes to the log
+            raise StageFailed(f"scene {name} raised {type(error).__name__}: {error}") from error
+        except Exception as error:  # noqa: BLE001 - any scene bug becomes one line; its traceback goes to the stage's log
             _fail_if_the_disk_is_full(stage)
-            raise _scene_failed(name, error) from None
+            raise StageFailed(f"scene {name} raised {type(error).__name__}: {error}") from error
         frame = scene._draw_final_state() if quality == CHECK else scene.renderer.get_frame()
         report = {
             "scene": name,
@@ -337,17 +337,6 @@ NEARLY_FULL = 4 * 1024 * 1024
 def _fail_if_the_disk_is_full(stage: Path) -> None:
     if shutil.disk_usage(stage).free < NEARLY_FULL:
         raise disk_full(OSError(errno.ENOSPC, "No space left on device"), stage) from None
-
-
-def _scene_failed(name: str, error: BaseException) -> StageFailed:
-    """One line for a scene that raised; the traceback goes to the scene's log."""
-    import traceback
-
-    workspace = current()
-    log = workspace.logs / f"{name}.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text("".join(traceback.format_exception(error)))
-    return StageFailed(f"scene {name} raised {type(error).__name__}: {error} (traceback in {workspace.label(log)})")
 
 
 @click.command()
