@@ -1,2 +1,2 @@
 """The engine: `graph` plans the stages (their keys, reasons and the cache), `build` executes a plan on Dask
-(`cluster`, `task`, `worker`, `preload`) and publishes each stage's outputs atomically in the workspace."""
+(`cluster`, `task`, `worker`) and publishes each stage's outputs atomically in the workspace."""

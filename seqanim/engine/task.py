@@ -162,7 +162,8 @@ def _run(scratch: Path, request: dict[str, Any], worker: Any) -> tuple[int, str]
     env = {
         **os.environ, **MALLOC, **request["env"], "SEQANIM_WORKER_PIPE": str(watched),
         "SEQANIM_WORKSPACE": str(scratch), "SEQANIM_CONFIG_JSON": str(scratch / ".seqanim" / "run" / "lecture.json"),
-        "PYTHONPATH": str(scratch), "SEQANIM_QUIET": "1", "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(scratch), os.environ.get("PYTHONPATH")])),
+        "SEQANIM_QUIET": "1", "PYTHONUNBUFFERED": "1",
     }  # fmt: skip
     command = [sys.executable, "-m", "seqanim.engine.worker", *request["argv"]]
     stage = subprocess.Popen(

@@ -4,7 +4,7 @@ renders data/ into its video, slide files and report (`render`), a narration mak
 (`seqanim.publish.narrate`) and a deck exports the decks (`seqanim.decks`). What feeds each (its inputs and
 outputs) is planned by `seqanim.engine.graph`.
 
-Nothing heavy is imported here: a Dask worker reads the libraries to preload, and a no-op build the commands.
+Nothing heavy is imported here: a no-op build reads the commands.
 """
 
 from __future__ import annotations
@@ -44,16 +44,13 @@ def _deck(name: str, quality: str, lecture: Lecture) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Kind:
-    libraries: tuple[str, ...]  # imported once per Dask worker, so each stage's process starts with them
     run: Callable[[str, str, Lecture], dict[str, Any]]  # (name, quality, lecture) -> the stage's result line
     rebuild: str  # the command that rebuilds one, after `seqanim`
 
 
-# pydantic.main, not just pydantic: the package imports its model machinery lazily (about 0.1 s per stage).
-_COMMON = ("numpy", "pydantic", "pydantic.main", "click", "rich")
 KINDS = {
-    "experiment": Kind((*_COMMON, "torch"), _experiment, "precompute"),
-    "scene": Kind((*_COMMON, "manim"), _scene, "render"),
-    "narration": Kind((*_COMMON, "av", "PIL.Image"), _narration, "render --narrated"),
-    "deck": Kind((*_COMMON, "manim"), _deck, "slides"),
+    "experiment": Kind(_experiment, "precompute"),
+    "scene": Kind(_scene, "render"),
+    "narration": Kind(_narration, "render --narrated"),
+    "deck": Kind(_deck, "slides"),
 }
