@@ -374,7 +374,7 @@ def watch(interval: float, quality: str | None) -> None:
         jobs = _jobs(load(), None)
     except SeqanimError:  # said again, with the fix, at the first rebuild
         jobs = os.cpu_count() or 1
-    with cluster.session(jobs):  # one local cluster for every rebuild: its workers have imported torch and manim
+    with cluster.session(jobs):  # one local cluster for every rebuild: started once
         console.print("watching lecture.toml, scenes/, precompute/ and the kit; Ctrl-C stops")
         while True:
             now = snapshot()

@@ -4,9 +4,9 @@ stage's outputs atomically as its task returns them, and record the stage only t
 Each stage is one Dask future (seqanim.engine.task.run_stage). Its arguments are the futures of the stages it reads,
 whose results are their output files as bytes, or for an input built earlier, its files read from the
 project. Dask decides where and when each stage runs; its priority is the expected length of the chain of
-stages waiting on it (graph.priorities), so the longest chain starts first. A stage whose input failed sees
-it and returns at once, skipped. Only this process writes to the project: each output file by a rename,
-each output folder swapped in whole.
+stages waiting on it (graph.priorities), so the longest chain starts first. A stage that fails raises
+StageFailed, which Dask hands to the stages that read it instead of running them (they are skipped). Only this
+process writes to the project: each output file by a rename, each output folder swapped in whole.
 
 On a terminal a progress display follows the stages; otherwise each finished stage prints one line.
 """

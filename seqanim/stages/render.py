@@ -175,12 +175,9 @@ def _run_manim(stage: Path, media: Path, name: str, quality: str, *, quiet: bool
                 scene.render()
         except SeqanimError:
             raise
-        except OSError as error:
-            if error.errno in FULL:  # manim writing its partial movies, or LaTeX its files
-                raise disk_full(error, error.filename or stage) from None
-            _fail_if_the_disk_is_full(stage)
-            raise StageFailed(f"scene {name} raised {type(error).__name__}: {error}") from error
         except Exception as error:  # noqa: BLE001 - any scene bug becomes one line; its traceback goes to the stage's log
+            if getattr(error, "errno", None) in FULL:  # partial movies, LaTeX files: the stage names the full disk
+                raise
             _fail_if_the_disk_is_full(stage)
             raise StageFailed(f"scene {name} raised {type(error).__name__}: {error}") from error
         frame = scene._draw_final_state() if quality == CHECK else scene.renderer.get_frame()
