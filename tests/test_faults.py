@@ -5,7 +5,7 @@ check, and its sample deck at preview); kills, full disks and watch are in test_
 Damage is always written to a new file renamed over the output, never in place: the copy's renders/ and
 slides/ are hard links to the suite's files (tests/tree.py), and an in-place write would reach them. The only
 in-place writes here are to the copy's own cache entries (make_tree copies them) and to outputs restored from
-them.
+them (the cache restores copies).
 
 Every real build costs a local Dask cluster's start (seconds), a restore from the cache or a refused build
 only the command's; so the tests damage, refuse and restore, and run a stage only where that is the point.
@@ -44,15 +44,14 @@ def replace(path: Path, payload: bytes) -> None:
 
 DAMAGE = {
     "truncated": lambda payload, other: payload[: len(payload) // 2],
-    "zeroed": lambda payload, other: bytes(len(payload)),  # same size: only the mtime tells
+    "zeroed": lambda payload, other: bytes(len(payload)),  # same size: only the content tells
     "replaced": lambda payload, other: other,  # another output of the same kind
 }
 
 
 def _restored(tree: Tree, experiment: str) -> Path:
     """The experiment's outputs brought back from the copy's own cache (its npz damaged by rename, then rebuilt
-    on request): hard links of its entry, as after any build or restore (make_tree copies data/ and the cache
-    apart). Returns the npz."""
+    on request): files of their own, as after any build or restore. Returns the npz."""
     path = tree.root / "data" / f"{experiment}.npz"
     replace(path, DAMAGE["truncated"](path.read_bytes(), b""))
     restored = tree.run("precompute", experiment)
@@ -106,7 +105,7 @@ ROUNDS: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, str]]]] = {  # rou
         {
             "data/adding_lstm.pt": ("truncated", "data/lstm_inside.npz"),
             "data/positional.npz": ("zeroed", "data/rope.npz"),
-            "data/linear_rnn.npz": ("replaced", "data/scaling.npz"),  # its sidecar is a hard link of its cache entry
+            "data/linear_rnn.npz": ("replaced", "data/scaling.npz"),  # its outputs restored from the cache
             "data/rope.json": ("truncated", "data/positional.json"),
             f"renders/{CHECK}/QueryKeyValue.report.json": ("zeroed", f"renders/{CHECK}/ScaledScores.report.json"),
             f"renders/{CHECK}/ReverseAlignment.png": ("replaced", f"renders/{CHECK}/SortAlignment.png"),
@@ -148,8 +147,8 @@ NO_BROWSER = {"BROWSER": "false"}  # a `present` that found nothing to refuse fa
 def test_damaged_output_is_named_and_rebuilt_on_request(tree: Tree, round_: str) -> None:
     command, damage = ROUNDS[round_]
     if "data/linear_rnn.npz" in damage:
-        # Restored from this copy's own cache, linear_rnn's outputs are hard links of its entry: restoring the
-        # damaged npz must leave the intact sidecar (the same file as the entry's) and no temporary link.
+        # Restored from this copy's own cache: restoring the damaged npz must leave the intact sidecar and no
+        # temporary file.
         _restored(tree, "linear_rnn")
     original = tree.outputs()
     named = []

@@ -117,7 +117,7 @@ def make_tree(destination: Path, quality: str = CHECK) -> Tree:
             shutil.copytree(ROOT / ".seqanim" / "media" / folder, destination / ".seqanim" / "media" / folder,
                             copy_function=os.link)  # fmt: skip
     cache = ROOT / ".seqanim" / "cache"
-    if cache.exists():  # real copies: cache entries share inodes with the real outputs, and tests damage them
+    if cache.exists():  # real copies: tests damage the copy's entries in place
         for entry in cache.iterdir():
             if entry.is_dir() and (entry / "COMPLETE").is_file():  # finished: what a build would restore
                 shutil.copytree(entry, destination / ".seqanim" / "cache" / entry.name)

@@ -226,19 +226,11 @@ def _finish(stage: graph.Stage, future: Any, state: dict[str, Any], outcome: Out
         return
     try:
         result = future.result()
-        _write_log(stage, result["log"])
-        _publish(stage, result["files"], set(result["folders"]))
     except StageFailed as error:
         if error.stage != stage.id:  # an input's failure, which Dask handed on: this stage did not run
             outcome.skipped.append(stage.id)
-        elif error.disk_full and outcome.disk_full:  # the same full disk, met by a stage already running
-            outcome.skipped.append(stage.id)
         else:
-            outcome.failed[stage.id] = _line(stage, error)
-            outcome.disk_full = outcome.disk_full or error.disk_full
-        return
-    except DiskFull as error:  # publishing on the project's full disk
-        outcome.failed[stage.id], outcome.disk_full = str(error), True
+            _failed(stage, _line(stage, error), error.disk_full, outcome)
         return
     except Exception as error:  # the task itself broke (its worker died too often), or an input's did
         if getattr(error, "task", future.key) != future.key:
@@ -246,10 +238,25 @@ def _finish(stage: graph.Stage, future: Any, state: dict[str, Any], outcome: Out
         else:
             outcome.failed[stage.id] = _task_error(error)
         return
+    _write_log(stage, result["log"])
+    try:
+        _publish(stage, result["files"], set(result["folders"]))
+    except DiskFull as error:  # the project's disk is full: the outputs stay as they were
+        _failed(stage, str(error), True, outcome)
+        return
     outcome.seconds[stage.id] = result["seconds"]
     graph.record(stage, state, result["seconds"])
     graph.cache_store(stage)
     outcome.ran.append(stage.id)
+
+
+def _failed(stage: graph.Stage, line: str, disk_full: bool, outcome: Outcome) -> None:
+    """Note a failed stage; a second stage that found the disk full is skipped (one line says it)."""
+    if disk_full and outcome.disk_full:  # the same full disk, met by a stage that was running already
+        outcome.skipped.append(stage.id)
+    else:
+        outcome.failed[stage.id] = line
+        outcome.disk_full = outcome.disk_full or disk_full
 
 
 def _line(stage: graph.Stage, error: StageFailed) -> str:

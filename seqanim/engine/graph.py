@@ -33,7 +33,7 @@ from typing import Any
 
 import seqanim
 from seqanim.errors import ConfigError
-from seqanim.files import atomic_write_text, digest, replace_dir
+from seqanim.files import FULL, atomic_write_text, digest, replace_dir
 from seqanim.lecture import registry
 from seqanim.lecture.config import CHECK, Lecture, experiment_params
 from seqanim.lecture.languages import LANGUAGES
@@ -526,28 +526,39 @@ def _copy(source: Path, target: Path) -> None:
 
 
 def cache_store(stage: Stage) -> None:
-    """Keep a copy of this key's outputs, with the content hash of each file."""
+    """Keep a copy of this key's outputs, with the content hash of each file. The cache is a convenience: on a
+    full disk the copy is dropped, and the build goes on."""
     entry = current().cache / stage.key
     if (entry / "COMPLETE").exists() or not all(path.exists() for path in stage.outputs):
         return
     staging = current().cache / f".{stage.key}.{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    for label, path in _entries(stage):
-        _copy(path, staging / label)
-    hashes = {f.relative_to(staging).as_posix(): _file_hash(f) for f in staging.rglob("*") if f.is_file()}
-    (staging / "COMPLETE").write_text(json.dumps({"stage": stage.id, "sha256": hashes}))
+    try:
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        for label, path in _entries(stage):
+            _copy(path, staging / label)
+        hashes = {f.relative_to(staging).as_posix(): _file_hash(f) for f in staging.rglob("*") if f.is_file()}
+        (staging / "COMPLETE").write_text(json.dumps({"stage": stage.id, "sha256": hashes}))
+    except OSError as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        if error.errno in FULL:
+            return
+        raise
     shutil.rmtree(entry, ignore_errors=True)
     os.replace(staging, entry)
 
 
 def _damaged_entry(entry: Path, stage: Stage) -> Path | None:
-    """The first file of a cache entry that is missing or whose content changed since it was stored."""
+    """The first file of a cache entry that is missing or whose content changed since it was stored; the entry
+    itself when an earlier seqanim stored it (hard links, no hashes: not trusted)."""
     try:
-        hashes = json.loads((entry / "COMPLETE").read_text())["sha256"]
+        complete = json.loads((entry / "COMPLETE").read_text())
+        if "sha256" not in complete:
+            return entry
         missing = next((entry / label for label, _ in _entries(stage) if not (entry / label).exists()), None)
-        return missing or next((entry / name for name, sha in hashes.items() if _file_hash(entry / name) != sha), None)
-    except (OSError, ValueError, KeyError, TypeError):
+        changed = (entry / name for name, sha in complete["sha256"].items() if _file_hash(entry / name) != sha)
+        return missing or next(changed, None)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return entry / "COMPLETE"
 
 
@@ -558,10 +569,11 @@ def cache_restore(stage: Stage) -> bool:
         return False
     damaged = _damaged_entry(entry, stage)
     if damaged is not None:
-        print(
-            f"warning: {current().label(damaged)} in the cache is damaged; entry dropped, {stage.id} is rebuilt",
-            file=sys.stderr,
-        )
+        if damaged != entry:
+            print(
+                f"warning: {current().label(damaged)} in the cache is damaged; entry dropped, {stage.id} is rebuilt",
+                file=sys.stderr,
+            )
         shutil.rmtree(entry, ignore_errors=True)
         return False
     for label, path in _entries(stage):

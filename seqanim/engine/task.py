@@ -10,8 +10,9 @@ naming both commits.
 The stage runs as `python -m seqanim.engine.worker` in a scratch workspace in the worker's folder: its inputs
 (the files of the stages it reads, passed by Dask) are written there, the lecture's folders are links into the
 checkout, and the caches (`.seqanim/voice`, `.seqanim/media`) are the checkout's own. The process leads a
-session of its own (LaTeX, ffmpeg and chromium are in it), killed as a group when Dask cancels the task, and
-it kills itself when the worker dies (seqanim.engine.worker watches a pipe the worker holds).
+session and process group of its own (LaTeX, ffmpeg and chromium are in it), killed whole when Dask cancels the
+task or when the stage ends leaving a tool behind, and killed by itself when the worker dies
+(seqanim.engine.worker watches a pipe the worker holds).
 """
 
 from __future__ import annotations
@@ -107,9 +108,12 @@ def run_stage(request: dict[str, Any], *inputs: dict[str, Any]) -> dict[str, Any
             files = read_outputs(scratch, request["outputs"])
             folders = [label for label in request["outputs"] if (scratch / label).is_dir()]
             return {"files": files, "folders": folders, "log": log, "seconds": round(time.perf_counter() - started, 2)}
-    except OSError as error:  # the worker's own disk is full: laying out the stage, or reading its outputs
-        if error.errno not in FULL:
-            raise
+    except StageFailed:
+        raise
+    except Exception as error:  # the worker's own disk is full (laying out the stage, reading its outputs), or a bug
+        if getattr(error, "errno", None) not in FULL:
+            line = f"the task failed on worker {worker.address}: {type(error).__name__}: {error}"
+            raise StageFailed(line, stage) from error
         if request["root"]:  # a local worker: the project's own disk
             raise StageFailed(str(disk_full(error, Path(request["root"]) / request["outputs"][0])), stage, "", True)
         where = error.filename or tasks
@@ -129,10 +133,11 @@ def _refusal(address: str, checkout: Path, request: dict[str, Any]) -> str:
 
 
 def _last_line(output: str) -> str:
-    """A failed stage's one line: its `error:` line, else its last line."""
+    """A failed stage's one line: its `error:` line, else its last line (at most 2,000 characters: Dask cuts a
+    longer exception's message)."""
     lines = [line for line in output.splitlines() if line.strip()]
     errors = [line.removeprefix("error: ") for line in lines if line.startswith("error: ")]
-    return errors[-1] if errors else (lines[-1] if lines else "failed with no output")
+    return (errors[-1] if errors else (lines[-1] if lines else "failed with no output"))[:2000]
 
 
 def _lay_out(scratch: Path, checkout: Path, request: dict[str, Any], inputs: tuple[dict[str, Any], ...]) -> None:
@@ -163,23 +168,28 @@ def _run(scratch: Path, request: dict[str, Any], worker: Any) -> tuple[int, str]
         **os.environ, **MALLOC, **request["env"], "SEQANIM_WORKER_PIPE": str(watched),
         "SEQANIM_WORKSPACE": str(scratch), "SEQANIM_CONFIG_JSON": str(scratch / ".seqanim" / "run" / "lecture.json"),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(scratch), os.environ.get("PYTHONPATH")])),
-        "SEQANIM_QUIET": "1", "PYTHONUNBUFFERED": "1",
+        "PYTHONUNBUFFERED": "1",
     }  # fmt: skip
     command = [sys.executable, "-m", "seqanim.engine.worker", *request["argv"]]
-    stage = subprocess.Popen(
-        command, cwd=scratch, env=env, pass_fds=[watched], start_new_session=True,
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    os.close(watched)
     key = worker.get_current_task()
     try:
+        stage = subprocess.Popen(
+            command, cwd=scratch, env=env, pass_fds=[watched], start_new_session=True,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        os.close(watched)
+        watched = -1
         while True:
             try:
                 output, _ = stage.communicate(timeout=0.2)
                 return stage.returncode, output.decode(errors="replace")
             except subprocess.TimeoutExpired:
                 task = worker.state.tasks.get(key)
-                if task is None or task.state == "cancelled":
+                ended = os.waitid(os.P_PID, stage.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+                # Cancelled (the build stopped, or its client is gone), or ended with a tool left holding its output.
+                if ended or task is None or task.state == "cancelled":
                     os.killpg(stage.pid, signal.SIGKILL)
     finally:
         os.close(held)
+        if watched != -1:
+            os.close(watched)

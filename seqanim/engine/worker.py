@@ -3,8 +3,9 @@ workspace.
 
 seqanim.engine.task starts it for each stage, in the stage's scratch workspace: one process per stage, because
 manim's configuration (and torch's threads and seeds) are global to a process. It prints the stage's result as
-one JSON line, or `error: ...` and exits 2 (28 for a full disk). It dies with its worker: it leads a session of
-its own, and kills it when the pipe `SEQANIM_WORKER_PIPE` (held by the worker) closes.
+one JSON line, or `error: ...` and exits 2 (28 for a full disk). It dies with its worker: it leads a process
+group of its own (its tools are in it), and kills the group when the pipe `SEQANIM_WORKER_PIPE`, which the worker
+holds, closes.
 """
 
 from __future__ import annotations

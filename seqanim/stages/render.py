@@ -341,7 +341,7 @@ def _fail_if_the_disk_is_full(stage: Path) -> None:
 @click.option("--quality", type=click.Choice(list(MANIM_QUALITY)), default="low")
 @click.option("--quiet", is_flag=True)
 def main(scene: str, quality: str, quiet: bool) -> None:
-    """Render one SCENE (the build calls this once per scene, in parallel)."""
+    """Render one SCENE in this process, outside the build (benches and tests time a render alone this way)."""
     try:
         report = render_scene(scene, quality, quiet=quiet)
     except SeqanimError as error:
