@@ -54,13 +54,7 @@ def lecture_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )
     @functools.wraps(command)
     def wrapper(*args: Any, config_path: Path | None, overrides: tuple[str, ...], **kwargs: Any) -> Any:
-        lecture = load(config_path, overrides)
-        # As given, for the builds this one starts (a variant's: seqanim.present.variants).
-        click.get_current_context().meta["lecture_args"] = (
-            *(("--config", str(Path(config_path).resolve())) if config_path else ()),
-            *(arg for text in overrides for arg in ("--set", text)),
-        )
-        return command(*args, lecture=lecture, **kwargs)
+        return command(*args, lecture=load(config_path, overrides), **kwargs)
 
     return wrapper
 
@@ -200,15 +194,13 @@ def list_command(lecture: Lecture, quality: str | None) -> None:
     "--dry-run", "-n", is_flag=True, help="Print the stages that would run, with the reason, and run nothing."
 )
 def build(lecture: Lecture, quality: str | None, jobs: int | None, scheduler: str | None, dry_run: bool) -> None:
-    """Run every stage that is out of date: precompute, render, decks; then the [variants]."""
+    """Run every stage that is out of date: precompute, render, decks and the [variants]' scenes."""
     from seqanim.present import variants
 
     quality = quality or lecture.render.quality
-    _run(lecture, quality, dry_run=dry_run, jobs=jobs, scheduler=scheduler)
-    if quality == CHECK:  # no videos: no variant decks to switch
-        return
-    args = click.get_current_context().meta["lecture_args"]
-    variants.build(lecture, quality, args, jobs=_jobs(lecture, jobs), scheduler=scheduler, dry_run=dry_run)
+    _run(lecture, quality, dry_run=dry_run, jobs=jobs, scheduler=scheduler, variants=True)
+    if quality != CHECK and not dry_run:  # at check, no videos: no variant decks to switch
+        variants.write_decks(lecture, quality)
 
 
 @cli.command()
@@ -309,17 +301,18 @@ def present(
     deck: str,
 ) -> None:
     """Present DECK (default: full) in manim-slides' Qt presenter, building what is missing first."""
+    from seqanim.lecture.variants import named
     from seqanim.present import qt as presenter
     from seqanim.present import variants
 
     quality = quality or lecture.render.quality
     deck_scenes(lecture, deck)
-    chosen = variants.named(lecture, variant) if variant else None
+    chosen = named(lecture, variant) if variant else None
     if not browser:
         presenter.preflight(deck, quality)  # before any build: a missing library fails in a second, not minutes
-    _run(lecture, quality, decks=[deck])
+    _run(lecture, quality, decks=[deck], variants=chosen is not None)
     if chosen is not None:
-        variants.build(lecture, quality, click.get_current_context().meta["lecture_args"])
+        variants.write_decks(lecture, quality)
     if browser:
         console.print(f"opened {current().label(presenter.open_in_browser(deck, quality))} in the browser")
         return

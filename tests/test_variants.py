@@ -168,14 +168,18 @@ def test_the_default_deck_stays_the_default(tiny: Tiny) -> None:
 
 
 def test_a_value_added_plans_only_its_own_stages(tiny: Tiny) -> None:
+    """The values are stages of the lecture's own build: a third value adds its experiment and its scene, and
+    nothing else would run."""
+    before = tiny.run("build", "--dry-run")
+    assert before.returncode == 0, before.stderr
+    planned = int(before.stdout.splitlines()[-1].split()[2])
+    assert before.stdout.splitlines()[-1] == f"0 of {planned} stages would run"
     result = tiny.run("build", "--dry-run", "--set", "variants.pulse.height=[2.0, 5.0, 7.5]")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].endswith("stages would run") and lines[0].startswith("0 of ")  # the lecture itself
-    assert "variant pulse.height=2.0: 0 of 2 stages would run" in lines
-    assert "variant pulse.height=5.0: 0 of 2 stages would run" in lines
-    added = [line for line in lines if line.startswith("variant pulse.height=7.5: would run")]
-    assert [line.split()[4] for line in added] == ["experiment:pulse", f"scene:{QUALITY}:PulseScene"]
+    added = [line.split()[2] for line in lines if line.startswith("would run")]
+    assert added == ["experiment:pulse@pulse.height=7.5", f"scene:{QUALITY}:PulseScene@pulse.height=7.5"]
+    assert lines[-1] == f"2 of {planned + 2} stages would run"
 
 
 def test_a_value_removed_comes_back_from_the_cache(tiny: Tiny) -> None:
@@ -184,7 +188,8 @@ def test_a_value_removed_comes_back_from_the_cache(tiny: Tiny) -> None:
     assert not (tiny.root / ".seqanim" / "variants" / "pulse.height=5.0").exists()
     again = tiny.run("build")
     assert again.returncode == 0, again.stderr
-    assert "variant pulse.height=5.0: ran 0, restored 2 from cache" in again.stdout
+    assert "ran 0, restored 2 from cache" in again.stderr
+    assert (tiny.root / ".seqanim" / "variants" / "pulse.height=5.0" / "slides" / QUALITY / "PulseScene.json").exists()
 
 
 @pytest.mark.parametrize(

@@ -73,7 +73,7 @@ def _remove_leftovers() -> None:
     """Temporary files and folders a killed build left beside the outputs, and its half-stored cache entries:
     SIGKILL runs no cleanup. Called with the build lock held, when no other build can be writing them."""
     workspace = current()
-    for folder in (*workspace.generated, workspace.cache):
+    for folder in (*workspace.generated, workspace.cache, workspace.state_dir / "variants"):
         for path in list(folder.rglob(".*")) if folder.exists() else []:
             if LEFTOVER.match(path.name) or path.parent == workspace.cache:
                 shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
@@ -82,8 +82,8 @@ def _remove_leftovers() -> None:
 def _refused(stage: graph.Stage, reason: str, explicit: set[str]) -> str | None:
     """A damaged output is rebuilt only on request: the line says which command rebuilds it."""
     damaged = ("changed since it was built", "made from other parameters", "is corrupt")
-    if stage.id in explicit or not any(words in reason for words in damaged):
-        return None
+    if stage.id in explicit or stage.variant or not any(words in reason for words in damaged):
+        return None  # (a variant's outputs are not the lecturer's own: they are rebuilt)
     # The quality is named: the fix rebuilds this output, whatever quality lecture.toml's [render] says.
     at = f" --quality {stage.quality}" if stage.quality else ""
     command = f"seqanim {KINDS[stage.kind].rebuild} {stage.name}{at}"
@@ -146,7 +146,7 @@ def _run(
     display = _Display(console, stages, len(to_run))  # following the workers' events: before any stage starts
     client.subscribe_topic(task.TOPIC, lambda event: display.started(event[1]) if event[1]["build"] == build else None)
     request, priority = _request(lecture, build, local), graph.priorities(stages, to_run, state)
-    futures = _submit(client, stages, to_run, request, priority)  # stage id -> its future, until it is published
+    futures = _submit(client, lecture, stages, to_run, request, priority)  # stage id -> its future, until published
     try:
         with display.progress:
             for future in as_completed(list(futures.values())):
@@ -166,35 +166,31 @@ def _run(
 
 def _submit(
     client: Any,
+    lecture: Lecture,
     stages: dict[str, graph.Stage],
     to_run: list[str],
     request: dict[str, Any],
     priority: dict[str, float],
 ) -> dict[str, Any]:
     """One future per stage, with the futures of the stages it reads; an input built earlier goes as its files."""
-    root = current().root
     futures: dict[str, Any] = {}
     built: dict[str, Any] = {}  # stage id -> its files, as a task: sent once, kept if a worker dies
     for stage_id in to_run:  # in dependency order: a stage's inputs are submitted before it
         stage = stages[stage_id]
         for dep in stage.deps:
             if dep not in futures and dep not in built:
-                files = {"files": task.read_outputs(root, _labels(stages[dep].outputs))}
+                files = {"files": task.read_outputs(stages[dep].root, stages[dep].labels())}
                 built[dep] = client.submit(task.constant, files, key=f"files-{dep}#{request['build']}")
         inputs = [futures[dep] if dep in futures else built[dep] for dep in stage.deps]
         # A deck's title and divider cards: reused by the export while unchanged.
-        cards = [label for label in _labels(stage.outputs) if "/cards/" in label and (root / label).exists()]
+        cards = [label for label in stage.labels() if "/cards/" in label and (stage.root / label).exists()]
         if cards:
-            inputs.append({"files": task.read_outputs(root, cards)})
+            inputs.append({"files": task.read_outputs(stage.root, cards)})
         futures[stage_id] = client.submit(
-            task.run_stage, {**request, **_stage_request(stage)}, *inputs,
+            task.run_stage, {**request, **_stage_request(stage, lecture)}, *inputs,
             key=f"{stage_id}#{request['build']}", priority=round(priority[stage_id] * 100), pure=False,
         )  # fmt: skip
     return futures
-
-
-def _labels(paths: list[Path]) -> list[str]:
-    return [current().label(path) for path in paths]
 
 
 def _request(lecture: Lecture, build: str, local: bool) -> dict[str, Any]:
@@ -207,16 +203,17 @@ def _request(lecture: Lecture, build: str, local: bool) -> dict[str, Any]:
         links.append(model.parts[0])
     passed = {k: v for k, v in os.environ.items() if k.startswith("SEQANIM_") and k not in (CONFIG_ENV, WORKSPACE_ENV)}
     return {
-        "build": build, "env": passed, "config": lecture.model_dump_json(), "links": links,
+        "build": build, "env": passed, "links": links,
         "lecture_toml": workspace.config.read_text() if workspace.config.exists() else "",
         "code": task.code_digest(workspace.root), "commit": task.commit(ENGINE.parent),
         "root": str(workspace.root) if local else None,
     }  # fmt: skip
 
 
-def _stage_request(stage: graph.Stage) -> dict[str, Any]:
+def _stage_request(stage: graph.Stage, lecture: Lecture) -> dict[str, Any]:
     argv = [stage.kind, stage.name] + (["--quality", stage.quality] if stage.quality else [])
-    return {"stage": stage.id, "argv": argv, "outputs": _labels(stage.outputs)}
+    config = (stage.variant.lecture(lecture) if stage.variant else lecture).model_dump_json()
+    return {"stage": stage.id, "argv": argv, "outputs": stage.labels(), "config": config}
 
 
 def _finish(stage: graph.Stage, future: Any, state: dict[str, Any], outcome: Outcome) -> None:
@@ -279,9 +276,7 @@ def _write_log(stage: graph.Stage, text: str) -> Path:
 
 def _publish(stage: graph.Stage, files: dict[str, bytes], folders: set[str]) -> None:
     """Put a task's output files in place: each file by an atomic rename, each folder swapped in whole."""
-    workspace = current()
-    for path in stage.outputs:
-        label = workspace.label(path)
+    for path, label in zip(stage.outputs, stage.labels()):
         if label not in folders:
             atomic_write_bytes(path, files[label])
             continue
@@ -339,7 +334,7 @@ class _Display:
             self.timeline[stage_id] = {"worker": worker, "start": round(time.time() - self.began, 2)}
             if stage_id not in self.shown:
                 stage = self.stages[stage_id]
-                self.shown[stage_id] = self.progress.add_task(f"{stage.kind} {stage.name}", total=None)
+                self.shown[stage_id] = self.progress.add_task(stage.title, total=None)
 
     def finishing(self, stage_id: str) -> None:
         with self.lock:
@@ -355,7 +350,7 @@ class _Display:
             stage = self.stages[stage_id]
             verb = "done" if stage_id in outcome.ran else "failed" if stage_id in outcome.failed else "skipped"
             took = f"  {outcome.seconds[stage_id]:.1f} s" if stage_id in outcome.seconds else ""
-            print(f"  {verb} {stage.kind} {stage.name}{took}", flush=True)
+            print(f"  {verb} {stage.title}{took}", flush=True)
 
     def write_timeline(self) -> None:
         try:

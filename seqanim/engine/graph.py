@@ -37,6 +37,7 @@ from seqanim.files import FULL, atomic_write_text, digest, replace_dir
 from seqanim.lecture import registry
 from seqanim.lecture.config import CHECK, Lecture, experiment_params
 from seqanim.lecture.languages import LANGUAGES
+from seqanim.lecture.variants import Variant, declared
 from seqanim.workspace import ENGINE, current
 
 # Modules whose effect reaches a stage only through parameter values, which are hashed already.
@@ -62,6 +63,21 @@ class Stage:
     deps: list[str] = field(default_factory=list)
     key: str = ""
     data_hash: str | None = None  # experiments: the params hash their sidecar must carry
+    variant: Variant | None = None  # a [variants] value's stage: its parameters, its outputs in its own folder
+
+    @property
+    def title(self) -> str:
+        """As the build's display names it: "scene AddingProblem (adding.T=40)"."""
+        return f"{self.kind} {self.name}" + (f" ({self.variant.setting})" if self.variant else "")
+
+    @property
+    def root(self) -> Path:
+        """The folder its outputs lie in, as in a workspace: data/, renders/, slides/."""
+        return self.variant.root if self.variant else current().root
+
+    def labels(self) -> list[str]:
+        """Its outputs relative to `root`: where its process writes them, in a workspace of its own."""
+        return [path.relative_to(self.root).as_posix() for path in self.outputs]
 
 
 # --- fingerprints of code ------------------------------------------------------------------------
@@ -168,9 +184,11 @@ def plan(
     decks: list[str] | None = None,
     experiments: list[str] | None = None,
     narrations: list[str] | None = None,
+    variants: bool = False,
 ) -> dict[str, Stage]:
     """All stages needed for the requested targets (default: everything), in dependency order. At the `check`
-    quality, which draws no frame, everything is the experiments and the scenes: nothing to narrate or export."""
+    quality, which draws no frame, everything is the experiments and the scenes: nothing to narrate or export.
+    With `variants`, also every [variants] value's own stages: the experiments it changes and their scenes."""
     from seqanim.decks.plan import deck_names
 
     if quality == CHECK and (decks or narrations):
@@ -187,10 +205,15 @@ def plan(
         planner.narration(name)
     for name in decks if decks is not None else (deck_names(lecture) if everything and quality != CHECK else []):
         planner.deck(name)
+    for variant in declared(lecture) if variants and quality != CHECK else []:
+        if not variant.default:
+            for name in variant.scenes:
+                _Planner(variant.lecture(lecture), quality, planner, variant).scene(name)
     ordered = _topological(planner.stages)
     for stage in ordered.values():
         upstream = {f"stage:{dep}": ordered[dep].key for dep in stage.deps}
-        stage.key = digest({"stage": stage.id, **stage.inputs, **upstream})  # two scenes of one module differ by id
+        # Two scenes of one module differ by id; a variant's stage and the lecture's with its parameters do not.
+        stage.key = digest({"stage": stage.id.split("@")[0], **stage.inputs, **upstream})
     return ordered
 
 
@@ -198,17 +221,31 @@ class _Planner:
     """Adds each stage the targets need once, after the stages it reads: what feeds it (its inputs, fingerprinted),
     the parameters a reason names, and its outputs."""
 
-    def __init__(self, lecture: Lecture, quality: str) -> None:
+    def __init__(
+        self, lecture: Lecture, quality: str, lectures: _Planner | None = None, variant: Variant | None = None
+    ) -> None:
+        """`variant`: plan that value's stages, beside those `lectures` (the lecture's own planner) plans."""
         self.lecture, self.quality = lecture, quality
-        self.stages: dict[str, Stage] = {}
+        self.stages: dict[str, Stage] = lectures.stages if lectures else {}
+        self.lectures, self.variant = lectures, variant
         self.theme_hash = digest(lecture.section("theme"))
         self.publish = lecture.section("publish")
         # What a render's timing depends on: the voice, its speed and the pause after each beat (not loudness,
         # language or captions, which only the narrated cut uses).
         self.speech_hash = digest({key: self.publish[key] for key in SPEECH_KEYS})
 
+    def _own(self, stage_id: str, outputs: list[Path]) -> tuple[str, list[Path]]:
+        """A variant's stage id (`scene:low:AddingProblem@adding.T=40`) and its outputs in the variant's folder."""
+        if self.variant is None:
+            return stage_id, outputs
+        root = current().root
+        return f"{stage_id}@{self.variant.setting}", [self.variant.root / path.relative_to(root) for path in outputs]
+
     def experiment(self, name: str) -> str:
-        stage_id = f"experiment:{name}"
+        made_from = experiment_params(self.lecture, name)
+        if self.lectures and made_from == experiment_params(self.lectures.lecture, name):
+            return self.lectures.experiment(name)  # not changed by the variant: the lecture's own
+        stage_id, outs = self._own(f"experiment:{name}", _outputs_of_experiment(name))
         if stage_id in self.stages:
             return stage_id
         spec = registry.experiment(name)
@@ -219,15 +256,15 @@ class _Planner:
             **code_inputs(spec.source),
             **code_inputs(ENGINE / "stages" / "experiments.py"),
         }
-        stage = Stage(stage_id, "experiment", name, None, inputs, {name: params}, _outputs_of_experiment(name), deps)
-        stage.data_hash = digest(experiment_params(self.lecture, name))
+        stage = Stage(stage_id, "experiment", name, None, inputs, {name: params}, outs, deps, variant=self.variant)
+        stage.data_hash = digest(made_from)
         self.stages[stage_id] = stage
         return stage_id
 
     def scene(self, name: str) -> str:
         from seqanim.stages.render import outputs
 
-        stage_id = f"scene:{self.quality}:{name}"
+        stage_id, outs = self._own(f"scene:{self.quality}:{name}", list(outputs(name, self.quality).values()))
         if stage_id in self.stages:
             return stage_id
         spec = registry.scene(name)
@@ -242,8 +279,9 @@ class _Planner:
             **self.translation_inputs(spec),
         }
         params = {"theme": self.lecture.section("theme")}
-        outs = list(outputs(name, self.quality).values())
-        self.stages[stage_id] = Stage(stage_id, "scene", name, self.quality, inputs, params, outs, deps)
+        self.stages[stage_id] = Stage(
+            stage_id, "scene", name, self.quality, inputs, params, outs, deps, variant=self.variant
+        )
         return stage_id
 
     def translation_inputs(self, spec: registry.SceneSpec) -> dict[str, str]:

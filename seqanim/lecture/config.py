@@ -401,6 +401,13 @@ def load(path: Path | None = None, overrides: list[str] | tuple[str, ...] = ()) 
     return validate(raw, path.name)
 
 
+def with_value(lecture: Lecture, key: str, value: Any) -> Lecture:
+    """`lecture` with one experiment parameter (`section.field`) set to `value`, validated as --set would be."""
+    section, field = key.split(".")
+    tables = {**lecture.experiments, section: {**lecture.experiments[section], field: value}}
+    return lecture.model_copy(update={"experiments": _validate_experiments(tables, "[variants]")})
+
+
 def current() -> Lecture:
     """The parameters a stage process runs with: the CLI's resolved ones, else lecture.toml."""
     blob = os.environ.get(CONFIG_ENV)

@@ -32,7 +32,7 @@ from seqanim.decks import DeckPlan, prepare
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
 from seqanim.files import remove_orphans
 from seqanim.lecture.config import Lecture
-from seqanim.present.variants import Variant
+from seqanim.lecture.variants import Variant
 from seqanim.workspace import current
 
 

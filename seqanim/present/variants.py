@@ -1,179 +1,43 @@
-"""What if? variants (`[variants]` of lecture.toml): a few values of a parameter, kept at hand on the slide.
-
-Each value is a parameter set of its own, built in a workspace of its own, `.seqanim/variants/<key>=<value>/`:
-the project's code and lecture.toml linked in, and the build cache shared, so a value removed and added again
-is restored, not rebuilt. There `seqanim render --set key=value` builds what the parameter feeds: its
-experiments and the scenes that read them, at the lecture's quality; no narration and no decks. The default
-decks and the published video stay the defaults.
+"""What if? variants on the slide (`[variants]` of lecture.toml; seqanim.lecture.variants declares them and the
+build makes each value's scenes in its own folder, `.seqanim/variants/<key>=<value>/`).
 
 `slides/<q>/<deck>.variants.html` is a deck with a selector, made for each deck that shows a scene a variant
 changes: on such a slide `[` and `]` switch to the previous or next value, a label says which one is showing,
 and the video, the speaker notes (the speaker view follows) and the captions are the variant's own. The choice
-holds on the scene's following slides.
+holds on the scene's following slides. The default decks and the published video stay the defaults.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
-from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from subprocess import PIPE
 from typing import Any
 
 from seqanim.errors import SeqanimError
 from seqanim.files import atomic_write_text, link_or_copy, replace_dir
-from seqanim.lecture import registry
 from seqanim.lecture.config import Lecture
-from seqanim.workspace import REPOSITORY, WORKSPACE_ENV, current
-
-# What a variant's workspace takes from the project, by symlink: the lecturer's files, and what stages read.
-LINKED = ("lecture.toml", "precompute", "scenes", "narration", "node_modules")
+from seqanim.lecture.variants import Variant, declared
+from seqanim.workspace import current
 
 
-@dataclass(frozen=True)
-class Variant:
-    """One value of a varied parameter, and the scenes it changes."""
-
-    key: str  # "adding.T"
-    value: Any
-    default: bool  # the lecture's own value: its outputs are the lecture's
-    scenes: tuple[str, ...]
-
-    @property
-    def label(self) -> str:
-        """What the slide shows: "T = 40"."""
-        return f"{self.key.split('.')[-1]} = {_toml(self.value)}"
-
-    @property
-    def setting(self) -> str:
-        """The `--set` that makes it."""
-        return f"{self.key}={_toml(self.value)}"
-
-    @property
-    def root(self) -> Path:
-        slug = re.sub(r"[^\w.=-]+", "_", self.setting.replace(" ", ""))
-        return current().state_dir / "variants" / slug
-
-
-def _toml(value: Any) -> str:
-    return json.dumps(value)  # JSON's numbers, strings, booleans and lists read the same in TOML
-
-
-def scenes_fed_by(experiment: str) -> tuple[str, ...]:
-    """The scenes that read `experiment`'s data, or data made from it."""
-    fed = {name for name in registry.experiments() if name == experiment or experiment in registry.upstream(name)}
-    return tuple(name for name, spec in registry.scenes().items() if fed & set(spec.data))
-
-
-def declared(lecture: Lecture) -> list[Variant]:
-    """Every variant, per key in the cycle order `[` and `]` follow: its values, the default among them (in
-    order when they are numbers, else first)."""
-    found: list[Variant] = []
-    for key, values in lecture.variants.values.items():
-        section, field = key.split(".")
-        default = lecture.section(section)[field]
-        cycle = list(dict.fromkeys(json.dumps(v) for v in values))
-        if json.dumps(default) not in cycle:
-            cycle.append(json.dumps(default))
-            if all(isinstance(json.loads(v), (int, float)) for v in cycle):
-                cycle.sort(key=lambda v: json.loads(v))
-            else:
-                cycle.insert(0, cycle.pop())
-        scenes = scenes_fed_by(section)
-        found += [Variant(key, json.loads(v), json.loads(v) == default, scenes) for v in cycle]
-    return found
-
-
-def named(lecture: Lecture, setting: str) -> Variant:
-    """The declared variant `key=value` names (as `--set` spells it), or one line listing the declared ones."""
-    from seqanim.lecture.config import parse_override
-
-    keys, value = parse_override(setting)
-    for variant in declared(lecture):
-        if variant.key == ".".join(keys) and variant.value == value:
-            return variant
-    listed = ", ".join(variant.setting for variant in declared(lecture)) or "none: add a [variants] table"
-    raise SeqanimError(f"--variant {setting} is not a declared variant; declared in lecture.toml: {listed}")
-
-
-def _prepare(variant: Variant) -> Path:
-    """The variant's workspace: the project's files linked in, the cache shared."""
-    workspace = current()
-    root = variant.root
-    (root / ".seqanim").mkdir(parents=True, exist_ok=True)
-    for name in LINKED:
-        source, link = workspace.root / name, root / name
-        if source.exists() and not link.is_symlink():
-            link.symlink_to(source)
-    cache = root / ".seqanim" / "cache"
-    if not cache.is_symlink():
-        shutil.rmtree(cache, ignore_errors=True)
-        workspace.cache.mkdir(parents=True, exist_ok=True)
-        cache.symlink_to(workspace.cache)
-    return root
-
-
-def build(
-    lecture: Lecture,
-    quality: str,
-    lecture_args: tuple[str, ...],
-    *,
-    jobs: int = 1,
-    scheduler: str | None = None,
-    dry_run: bool = False,
-) -> None:
-    """Build every variant that is not the default, side by side, then the decks with a selector.
-
-    `lecture_args`: the build's own --config and --set. Each variant is a `seqanim render` of its own; they
-    share the `jobs` cores (or all send their stages to `scheduler`). Raises SeqanimError with the first
-    failing variant's line."""
-    variants = declared(lecture)
-    if not variants:  # nothing declared (any more): no workspaces and no selector decks; the cache keeps them
-        if not dry_run:
-            shutil.rmtree(current().state_dir / "variants", ignore_errors=True)
-            _remove_pages(quality, keep=set())
-        return
-    extra = [variant for variant in variants if not variant.default]
-    share = ["--scheduler", scheduler] if scheduler else ["-j", str(max(1, jobs // max(1, len(extra))))]
-    running = []
-    for variant in extra:
-        root = _prepare(variant)
-        command = [sys.executable, "-m", "seqanim.cli", "render", *variant.scenes, "--quality", quality, *share]
-        command += [*lecture_args, "--set", variant.setting, *(["--dry-run"] if dry_run else [])]
-        path = os.pathsep.join(filter(None, (str(root), str(REPOSITORY), os.environ.get("PYTHONPATH"))))
-        env = {**os.environ, WORKSPACE_ENV: str(root), "PYTHONPATH": path}
-        running.append((variant, subprocess.Popen(command, cwd=root, env=env, stdout=PIPE, stderr=PIPE, text=True)))
-    failed = None
-    for variant, process in running:
-        stdout, stderr = process.communicate()
-        # --dry-run's lines go to stdout; the build's summary ("ran 2, restored 0 from cache") to stderr.
-        lines = [line for line in (stdout if dry_run else stderr).splitlines() if line.strip()]
-        if process.returncode != 0:
-            errors = [line for line in stderr.splitlines() if line.startswith("error: ")]
-            reason = errors[0].removeprefix("error: ") if errors else (stderr.strip().splitlines() or ["?"])[-1]
-            failed = failed or SeqanimError(f"variant {variant.setting}: {reason}")
-            continue
-        for line in lines if dry_run else lines[-1:]:
-            print(f"variant {variant.setting}: {line}")
-    if failed is not None:
-        raise failed
-    if dry_run:
-        return
-    folder, wanted = current().state_dir / "variants", {variant.root for variant in extra}
-    for stale in folder.iterdir() if folder.exists() else []:  # a value no longer declared: its outputs stay cached
-        if stale not in wanted:
-            shutil.rmtree(stale, ignore_errors=True)
+def write_decks(lecture: Lecture, quality: str) -> None:
+    """After a build: the selector decks of the decks that show a variant, and no folder or page of a value or
+    deck that no longer has one (a value's outputs stay in the cache)."""
     from seqanim.decks.plan import deck_names
 
+    variants = declared(lecture)
+    folder, wanted = current().state_dir / "variants", {variant.root for variant in variants if not variant.default}
+    for stale in folder.iterdir() if folder.exists() else []:
+        if stale not in wanted:
+            shutil.rmtree(stale, ignore_errors=True)
+    if folder.exists() and not wanted:
+        shutil.rmtree(folder, ignore_errors=True)
     written = set()
-    for deck in deck_names(lecture):
+    for deck in deck_names(lecture) if variants else []:
         page = write_deck(lecture, deck, quality, variants)
         if page is not None:
             written.add(deck)
