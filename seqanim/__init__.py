@@ -16,9 +16,10 @@ The engine behind them, one package per role, in the order of the pipeline:
     lecture/   lecture.toml and its defaults, what modules declare, the registry, the data contract
     author/    the slide base class (beats, bookmarks, notes, layout check) and the spoken forms
     kit/       pictures only: mobjects, theme, motion, the layout check (imports nothing else here)
-    engine/    the plan and its cache (graph), running it on Dask (build, cluster, task, worker)
+    engine/    the plan and its cache (graph, code), running it on Dask (build, cluster, task, worker)
     workspace.py, files.py, errors.py   where everything lives, atomic writes, the one-line error
-    stages/    an experiment's run (experiments) and a scene's render (render)
+    stages/    each kind of stage declared once: what feeds it and what it makes, how it runs (an experiment's
+               run: experiments; a scene's render: render), the command that rebuilds one
     publish/   the voices and their word timings, captions, a scene's narrated cut
     decks/     the title cards and the HTML, PDF, PPTX, transcript and video of a deck
     present/   the Qt presenter and the "what if?" variants

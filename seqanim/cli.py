@@ -29,6 +29,7 @@ from rich.table import Table
 
 from seqanim.decks.plan import deck_names, deck_scenes
 from seqanim.engine import cluster, graph
+from seqanim.engine.code import forget_code
 from seqanim.errors import BuildLocked, ConfigError, SeqanimError
 from seqanim.files import FULL, disk_full
 from seqanim.lecture import registry
@@ -375,7 +376,7 @@ def watch(interval: float, quality: str | None) -> None:
                 seen = now
                 try:
                     registry.forget()
-                    graph.forget_code()
+                    forget_code()
                     fresh = load()
                     _run(fresh, quality or fresh.render.quality, scenes=list(registry.scenes()))
                     locked = False

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from seqanim.decks.plan import deck_names
-from seqanim.engine import graph
+from seqanim.engine import code, graph
 from seqanim.errors import ConfigError, DataError
 from seqanim.lecture import contract, registry
 from seqanim.lecture.config import experiment_params, load
@@ -180,14 +180,14 @@ def test_an_experiment_depends_on_no_narration_code(lecture_built: Path) -> None
     narration = {
         f"code:seqanim/{name}.py" for name in ("publish/voice", "publish/captions", "author/slide", "publish/narrate")
     }
-    runner = set(graph.code_inputs(ENGINE / "stages" / "experiments.py"))
+    runner = set(code.code_inputs(ENGINE / "stages" / "experiments.py"))
     assert runner & narration == set() and "code:seqanim/lecture/contract.py" in runner
     for name in registry.experiments():
-        assert set(graph.code_inputs(registry.experiment(name).source)) & narration == set(), name
+        assert set(code.code_inputs(registry.experiment(name).source)) & narration == set(), name
     for name in registry.scenes():
         scene = registry.scene(name)
         assert {"code:seqanim/author/slide.py", "code:seqanim/publish/voice.py"} <= set(
-            graph.code_inputs(scene.source)
+            code.code_inputs(scene.source)
         ), name
 
 

@@ -1,11 +1,11 @@
 """The build graph: parameters -> experiments -> data/ -> scenes -> videos and slide files -> narrated cuts
 -> decks.
 
-Every stage has a key: the hash of exactly what feeds it (its parameter table, its own source and the
-local modules it imports, the keys of the stages it reads, and for scenes and decks the quality and the
-theme). A stage runs when its key differs from the one recorded at its last build, or an output is
-missing. Keys come from inputs, not from output bytes, so `--dry-run` predicts the whole cascade
-without running anything. Outputs of every key are kept in a content-addressed cache, so switching
+Every stage has a key: the hash of exactly what feeds it (seqanim.stages declares it for each kind: its
+parameter table, its own source and the local modules it imports, the keys of the stages it reads, and for
+scenes and decks the quality and the theme). A stage runs when its key differs from the one recorded at its
+last build, or an output is missing. Keys come from inputs, not from output bytes, so `--dry-run` predicts the
+whole cascade without running anything. Outputs of every key are kept in a content-addressed cache, so switching
 back to earlier parameters restores instead of recomputing.
 
 Each pending stage's priority is the expected length of the chain of stages waiting on it (`priorities`): Dask
@@ -18,37 +18,24 @@ predict a cascade before running it) is not its model. This module is what that 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 import shutil
 import sys
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-import seqanim
+from seqanim.engine.code import file_hash
 from seqanim.errors import ConfigError
 from seqanim.files import FULL, atomic_write_text, digest, replace_dir
 from seqanim.lecture import registry
 from seqanim.lecture.config import CHECK, Lecture, experiment_params
-from seqanim.lecture.languages import LANGUAGES
 from seqanim.lecture.variants import Variant, declared
-from seqanim.workspace import ENGINE, current
-
-# Modules whose effect reaches a stage only through parameter values, which are hashed already.
-NOT_CODE_INPUTS = {
-    f"seqanim/{name}.py"
-    for name in (
-        "lecture/config", "lecture/registry", "lecture/declare", "errors", "engine/graph", "workspace", "cli",
-        # the packages' own docstrings
-        *(f"{package}/__init__" for package in ("lecture", "author", "engine", "publish", "present")),
-    )
-}  # fmt: skip
+from seqanim.stages import KINDS
+from seqanim.workspace import current
 
 
 @dataclass
@@ -80,100 +67,7 @@ class Stage:
         return [path.relative_to(self.root).as_posix() for path in self.outputs]
 
 
-# --- fingerprints of code ------------------------------------------------------------------------
-
-
-def _file_hash(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-
-def _local_module_path(module: str) -> Path | None:
-    parts = module.split(".")
-    if parts[0] not in {"seqanim", "precompute", "scenes"}:
-        return None
-    base = ENGINE.parent if parts[0] == "seqanim" else current().root
-    as_file = base.joinpath(*parts).with_suffix(".py")
-    if as_file.exists():
-        return as_file
-    as_package = base.joinpath(*parts, "__init__.py")
-    return as_package if as_package.exists() else None
-
-
-# Import statements, found by their shape: a full parse of every module costs more than the rest of planning.
-# A docstring line that looks like an import adds a dependency; only an `if TYPE_CHECKING:` block is skipped.
-_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)", re.MULTILINE)
-_IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#]+)", re.MULTILINE)
-
-
-# Imports for type checkers only: they never run, so they feed no stage (seqanim/__init__.py names the whole
-# public API this way, which would make every stage depend on every module it names).
-_TYPE_CHECKING = re.compile(r"^if TYPE_CHECKING:\n(?:(?:[ \t]+.*)?\n)*", re.MULTILINE)
-
-
-@cache
-def _local_imports(path: Path) -> tuple[Path, ...]:
-    """The project modules `path` imports directly. Cached: the experiments share most of their modules."""
-    text = _TYPE_CHECKING.sub("", path.read_text())
-    names: list[str] = []
-    for module, imported in _FROM_IMPORT.findall(text):
-        names.append(module)
-        for alias in imported.strip("()").replace("\n", ",").split(","):
-            if alias.split():
-                name = alias.split()[0]
-                names.append(f"{module}.{name}")
-                if module == "seqanim" and name in seqanim.PUBLIC:  # `from seqanim import LectureSlide`
-                    names.append(seqanim.PUBLIC[name])
-    for imported in _IMPORT.findall(text):
-        names += [alias.split()[0] for alias in imported.split(",") if alias.split()]
-    found = {module: None for module in map(_local_module_path, names) if module is not None}
-    return tuple(found)
-
-
-@cache
-def code_closure(path: Path) -> tuple[Path, ...]:
-    """`path` and every project module it imports, transitively (read as text, nothing is imported)."""
-    seen: dict[Path, None] = {}
-    stack = [path]
-    while stack:
-        current = stack.pop()
-        if current not in seen:
-            seen[current] = None
-            stack.extend(module for module in _local_imports(current) if module not in seen)
-    return tuple(sorted(seen))
-
-
-def forget_code() -> None:
-    """Forget the cached import graph: the code on disk changed (`seqanim watch`)."""
-    _local_imports.cache_clear()
-    code_closure.cache_clear()
-
-
-def _code_label(module: Path) -> str:
-    """`seqanim/engine/graph.py` for the engine, `precompute/adding.py` for the workspace's own modules."""
-    if module.is_relative_to(ENGINE):
-        return module.relative_to(ENGINE.parent).as_posix()
-    return current().label(module)
-
-
-def code_inputs(path: Path) -> dict[str, str]:
-    result = {}
-    for module in code_closure(path):
-        relative = _code_label(module)
-        if relative not in NOT_CODE_INPUTS:
-            result[f"code:{relative}"] = _file_hash(module)
-    return result
-
-
 # --- the plan --------------------------------------------------------------------------------------
-
-
-def _outputs_of_experiment(name: str) -> list[Path]:
-    spec = registry.experiment(name)
-    directory = current().data
-    return [directory / f"{name}.npz", directory / f"{name}.json", *[directory / extra for extra in spec.extra_outputs]]
-
-
-SPEECH_KEYS = ("voice", "hibari_speed", "voice_model", "fallback_voice", "espeak_voice", "words_per_minute", "gap_s")
 
 
 def plan(
@@ -195,20 +89,21 @@ def plan(
         raise ConfigError(
             f"--quality {CHECK} draws no frames, so it has no narrated cuts or decks; build those at preview or above"
         )
-    planner = _Planner(lecture, quality)
     everything = scenes is None and decks is None and experiments is None and narrations is None
-    for name in experiments if experiments is not None else (registry.experiments() if everything else []):
-        planner.experiment(name)
-    for name in scenes if scenes is not None else (registry.scenes() if everything else []):
-        planner.scene(name)
-    for name in narrations or []:
-        planner.narration(name)
-    for name in decks if decks is not None else (deck_names(lecture) if everything and quality != CHECK else []):
-        planner.deck(name)
+    targets = {
+        "experiment": experiments if experiments is not None else (registry.experiments() if everything else []),
+        "scene": scenes if scenes is not None else (registry.scenes() if everything else []),
+        "narration": narrations or [],
+        "deck": decks if decks is not None else (deck_names(lecture) if everything and quality != CHECK else []),
+    }
+    planner = Planner(lecture, quality)
+    for kind, names in targets.items():
+        for name in names:
+            planner.add(kind, name)
     for variant in declared(lecture) if variants and quality != CHECK else []:
         if not variant.default:
             for name in variant.scenes:
-                _Planner(variant.lecture(lecture), quality, planner, variant).scene(name)
+                Planner(variant.lecture(lecture), quality, planner, variant).add("scene", name)
     ordered = _topological(planner.stages)
     for stage in ordered.values():
         upstream = {f"stage:{dep}": ordered[dep].key for dep in stage.deps}
@@ -217,159 +112,34 @@ def plan(
     return ordered
 
 
-class _Planner:
-    """Adds each stage the targets need once, after the stages it reads: what feeds it (its inputs, fingerprinted),
-    the parameters a reason names, and its outputs."""
+class Planner:
+    """Adds each stage the targets need once, after the stages it reads (seqanim.stages says what feeds each
+    kind). A variant's planner adds that value's stages beside the lecture's planner's, in its own folder."""
 
     def __init__(
-        self, lecture: Lecture, quality: str, lectures: _Planner | None = None, variant: Variant | None = None
+        self, lecture: Lecture, quality: str, lectures: Planner | None = None, variant: Variant | None = None
     ) -> None:
-        """`variant`: plan that value's stages, beside those `lectures` (the lecture's own planner) plans."""
-        self.lecture, self.quality = lecture, quality
+        self.lecture, self.quality, self.lectures, self.variant = lecture, quality, lectures, variant
         self.stages: dict[str, Stage] = lectures.stages if lectures else {}
-        self.lectures, self.variant = lectures, variant
-        self.theme_hash = digest(lecture.section("theme"))
-        self.publish = lecture.section("publish")
-        # What a render's timing depends on: the voice, its speed and the pause after each beat (not loudness,
-        # language or captions, which only the narrated cut uses).
-        self.speech_hash = digest({key: self.publish[key] for key in SPEECH_KEYS})
 
-    def _own(self, stage_id: str, outputs: list[Path]) -> tuple[str, list[Path]]:
-        """A variant's stage id (`scene:low:AddingProblem@adding.T=40`) and its outputs in the variant's folder."""
-        if self.variant is None:
-            return stage_id, outputs
-        root = current().root
-        return f"{stage_id}@{self.variant.setting}", [self.variant.root / path.relative_to(root) for path in outputs]
-
-    def experiment(self, name: str) -> str:
-        made_from = experiment_params(self.lecture, name)
-        if self.lectures and made_from == experiment_params(self.lectures.lecture, name):
-            return self.lectures.experiment(name)  # not changed by the variant: the lecture's own
-        stage_id, outs = self._own(f"experiment:{name}", _outputs_of_experiment(name))
-        if stage_id in self.stages:
-            return stage_id
-        spec = registry.experiment(name)
-        deps = [self.experiment(dep) for dep in spec.reads]
-        params = self.lecture.section(name)
-        inputs = {
-            f"params:{name}": digest(params),
-            **code_inputs(spec.source),
-            **code_inputs(ENGINE / "stages" / "experiments.py"),
-        }
-        stage = Stage(stage_id, "experiment", name, None, inputs, {name: params}, outs, deps, variant=self.variant)
-        stage.data_hash = digest(made_from)
-        self.stages[stage_id] = stage
+    def add(self, kind: str, name: str) -> str:
+        """The id of the stage that makes `name` (`scene:low:AddingProblem`, a variant's `...@adding.T=40`)."""
+        if self.lectures and kind == "experiment":  # a value changes the experiments it feeds, not the others
+            if experiment_params(self.lecture, name) == experiment_params(self.lectures.lecture, name):
+                return self.lectures.add(kind, name)
+        drawn = KINDS[kind].drawn
+        stage_id = ":".join([kind, self.quality, name] if drawn else [kind, name])
+        stage_id += f"@{self.variant.setting}" if self.variant else ""
+        if stage_id not in self.stages:
+            feeds = KINDS[kind].feeds(self, name)
+            outputs = feeds.outputs
+            if self.variant:
+                outputs = [self.variant.root / path.relative_to(current().root) for path in outputs]
+            self.stages[stage_id] = Stage(
+                stage_id, kind, name, self.quality if drawn else None, feeds.inputs, feeds.params, outputs,
+                feeds.deps, data_hash=feeds.data_hash, variant=self.variant,
+            )  # fmt: skip
         return stage_id
-
-    def scene(self, name: str) -> str:
-        from seqanim.stages.render import outputs
-
-        stage_id, outs = self._own(f"scene:{self.quality}:{name}", list(outputs(name, self.quality).values()))
-        if stage_id in self.stages:
-            return stage_id
-        spec = registry.scene(name)
-        deps = [self.experiment(artifact) for artifact in spec.data]
-        inputs = {
-            "quality": self.quality,
-            "params:theme": self.theme_hash,
-            "params:speech": self.speech_hash,  # every beat lasts as long as its words
-            **code_inputs(spec.source),
-            **code_inputs(ENGINE / "stages" / "render.py"),
-            **self.voice_inputs(name),
-            **self.translation_inputs(spec),
-        }
-        params = {"theme": self.lecture.section("theme")}
-        self.stages[stage_id] = Stage(
-            stage_id, "scene", name, self.quality, inputs, params, outs, deps, variant=self.variant
-        )
-        return stage_id
-
-    def translation_inputs(self, spec: registry.SceneSpec) -> dict[str, str]:
-        """The scene's beats in other languages: the part's file of each (de.py) and what it imports, but not the
-        part's other scenes, which a translation file imports for their helpers: a change to one scene renders
-        that scene again, not its neighbours (unless the scene itself imports them). Every language's file, not
-        only `[publish] languages`: the render writes them all, and choosing which to publish renders nothing."""
-        inputs: dict[str, str] = {}
-        own = code_inputs(spec.source)
-        neighbours = {
-            f"code:{_code_label(registry.scene(other).source)}"
-            for other in registry.parts()[spec.part].scenes
-            if registry.scene(other).source != spec.source
-        }
-        for code in LANGUAGES:
-            words = spec.source.parent / f"{code}.py"
-            if words.exists():
-                read = code_inputs(words).items()
-                inputs |= {key: value for key, value in read if key in own or key not in neighbours}
-        return inputs
-
-    def voice_inputs(self, name: str) -> dict[str, str]:
-        """The lecturer's recordings of the scene and the Piper voice model, when a voice uses them."""
-        from seqanim.publish.narrate import recorded_inputs
-
-        inputs = {}
-        voices = (self.publish["voice"], self.publish["fallback_voice"])
-        if "recorded" in voices:
-            inputs |= recorded_inputs(name)
-        if "piper" in voices:
-            inputs["voice_model"] = _voice_model_hash(self.lecture)
-        return inputs
-
-    def narration(self, name: str) -> str:
-        """The scene's narrated cut: its render, the [publish] table, and the lecturer's recordings."""
-        from seqanim.publish.narrate import outputs
-
-        stage_id = f"narration:{self.quality}:{name}"
-        if stage_id in self.stages:
-            return stage_id
-        deps = [self.scene(name)]
-        inputs = {
-            "quality": self.quality,
-            "params:publish": digest(self.publish),
-            **code_inputs(ENGINE / "publish" / "narrate.py"),
-        }
-        inputs |= self.voice_inputs(name)
-        outs = list(outputs(name, self.quality, self.lecture.publish.languages).values())
-        self.stages[stage_id] = Stage(
-            stage_id, "narration", name, self.quality, inputs, {"publish": self.publish}, outs, deps
-        )
-        return stage_id
-
-    def deck(self, name: str) -> str:
-        from seqanim.decks import deck_outputs
-        from seqanim.decks.plan import deck_definition
-
-        stage_id = f"deck:{self.quality}:{name}"
-        definition = deck_definition(self.lecture, name)
-        deps = [self.scene(scene) for scene in definition["scenes"]]
-        deps += [self.narration(scene) for scene in dict.fromkeys(definition["scenes"])]
-        options = {k: v for k, v in self.lecture.section("decks").items() if k not in ("items", "full_title")}
-        params = {"deck": definition, "decks": options, "publish": self.publish}
-        inputs = {
-            "quality": self.quality,
-            "params:theme": self.theme_hash,
-            f"params:deck.{name}": digest(params),
-            **code_inputs(ENGINE / "decks" / "__init__.py"),
-        }
-        lock = current().reveal.parent.parent / "package-lock.json"
-        if lock.exists():
-            inputs["reveal.js"] = _file_hash(lock)
-        outs = list(deck_outputs(self.lecture, name, self.quality).values())
-        self.stages[stage_id] = Stage(stage_id, "deck", name, self.quality, inputs, params, outs, deps)
-        return stage_id
-
-
-def _voice_model_hash(lecture: Lecture) -> str:
-    """The Piper voice model's content hash; a missing model fails the plan (nothing runs, nothing is lost)."""
-    from seqanim.errors import SeqanimError
-    from seqanim.publish.voice import check_voice, model_path
-
-    publish = lecture.publish
-    try:
-        check_voice(publish.model_copy(update={"voice": "piper"}))
-    except SeqanimError as error:  # the voice check's one line, as a parameter error
-        raise ConfigError(f"lecture.toml: {error}") from None
-    return _file_hash(model_path(publish))
 
 
 def _topological(stages: dict[str, Stage]) -> dict[str, Stage]:
@@ -575,7 +345,7 @@ def cache_store(stage: Stage) -> None:
         staging.mkdir(parents=True)
         for label, path in _entries(stage):
             _copy(path, staging / label)
-        hashes = {f.relative_to(staging).as_posix(): _file_hash(f) for f in staging.rglob("*") if f.is_file()}
+        hashes = {f.relative_to(staging).as_posix(): file_hash(f) for f in staging.rglob("*") if f.is_file()}
         (staging / "COMPLETE").write_text(json.dumps({"stage": stage.id, "sha256": hashes}))
     except OSError as error:
         shutil.rmtree(staging, ignore_errors=True)
@@ -594,7 +364,7 @@ def _damaged_entry(entry: Path, stage: Stage) -> Path | None:
         if "sha256" not in complete:
             return entry
         missing = next((entry / label for label, _ in _entries(stage) if not (entry / label).exists()), None)
-        changed = (entry / name for name, sha in complete["sha256"].items() if _file_hash(entry / name) != sha)
+        changed = (entry / name for name, sha in complete["sha256"].items() if file_hash(entry / name) != sha)
         return missing or next(changed, None)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return entry / "COMPLETE"
