@@ -2,16 +2,20 @@
 
 Je Szene eine Klasse mit ihrem Namen; darin je `*_said`-Funktion der Szene eine gleichnamige, mit denselben
 Argumenten und denselben Beat-Namen. Was beide Szenen teilen (`shared.py`), steht auf oberster Ebene. Zahlen
-kommen aus denselben Daten wie im Englischen."""
+und Fälle liest jede Funktion aus den Tatsachen ihres Beats, die die Szene einmal berechnet (`step_facts`,
+`rest_facts`, ...), wie das Englische."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from scenes.recurrent_attention.reverse_alignment import DETAILED as REVERSE_DETAILED
-from scenes.recurrent_attention.reverse_alignment import _almost_all, _late_steps, _looks_late, _mirror, _walk
+from scenes.recurrent_attention.reverse_alignment import _almost_all, explain_facts, mirror_facts
+from scenes.recurrent_attention.reverse_alignment import rest_facts as reverse_rest_facts
+from scenes.recurrent_attention.reverse_alignment import step_facts as reverse_step_facts
 from scenes.recurrent_attention.shared import wrong_steps
-from scenes.recurrent_attention.sort_alignment import ORDINALS, _misses, _more, _reverse_mass
+from scenes.recurrent_attention.sort_alignment import ORDINALS, contrast_facts, other_inputs_facts, summary_facts
+from scenes.recurrent_attention.sort_alignment import rest_facts as sort_rest_facts
+from scenes.recurrent_attention.sort_alignment import step_facts as sort_step_facts
 from seqanim import Artifact
 from seqanim.author.german import anzahl, aufzaehlung, ganz, prozent
 
@@ -54,29 +58,27 @@ class ReverseAlignment:
 
     @staticmethod
     def step_said(run: Artifact, step: int) -> dict[str, str]:
-        source, target, prediction = run["source"], run["target"], run["prediction"]
-        where, weight = int(run["attention_argmax"][step]), float(run["attention"][step].max())
-        mirror, seen, wrote = int(_mirror(run)[step]), ganz(int(source[where])), ganz(int(prediction[step]))
+        facts = reverse_step_facts(run, step)
+        seen, wrote = ganz(facts.seen), ganz(facts.wrote)
         if step == 0:
             scores = "Schritt null: Ein winziges Netz gibt jedem Quellsymbol einen Score, gemessen am Decoder-Zustand."
-            share = "fast alles" if _almost_all(weight) else prozent(weight, 0)
+            share = "fast alles" if _almost_all(facts.weight) else prozent(facts.weight, 0)
             weights = f"Softmax macht aus Scores Gewichte: {share} auf Symbol {seen}"
         else:
             scores = f"Schritt {ganz(step)}: neuer Decoder-Zustand, also neue Scores."
-            weights = f"{_anteil_liegt(weight)} auf Symbol {seen}"
-        if where == mirror:
+            weights = f"{_anteil_liegt(facts.weight)} auf Symbol {seen}"
+        if facts.on_mirror:
             weights += ", dem jetzt fälligen Symbol."
-        elif step in _late_steps(run):
-            written = int(prediction[step - 1]) == int(source[where])
-            weights += ", einen Schritt zuvor geschrieben." if written else ", schon einen Schritt zuvor fällig."
+        elif facts.late:
+            weights += ", einen Schritt zuvor geschrieben." if facts.written else ", schon einen Schritt zuvor fällig."
         else:
-            weights += f", nicht auf {ganz(int(source[mirror]))}, das jetzt fällig ist."
+            weights += f", nicht auf {ganz(facts.due)}, das jetzt fällig ist."
         landing = f"Heraus kommt {wrote}, "
-        if int(prediction[step]) != int(target[step]):
-            landing += f"fällig war aber {ganz(int(target[step]))}."
-        elif where == mirror:
+        if facts.wrote != facts.wanted:
+            landing += f"fällig war aber {ganz(facts.wanted)}."
+        elif facts.on_mirror:
             landing += "das Symbol, auf das er schaut."
-        elif where == mirror + 1:
+        elif facts.where == facts.mirror + 1:
             landing += "direkt links von seinem Blickpunkt."
         else:
             landing += "und das ist richtig."
@@ -84,29 +86,29 @@ class ReverseAlignment:
 
     @staticmethod
     def rest_said(run: Artifact) -> dict[str, str]:
-        length, prediction, target = len(run["source"]), run["prediction"], run["target"]
-        others = max(length - REVERSE_DETAILED, 0)
+        facts = reverse_rest_facts(run)
         first = (
-            f"Die übrigen {anzahl(others, 'Schritt', 'Schritte')} laufen schneller. "
-            f"Achten wir auf die helle Zelle: Sie {WALK[_walk(run['attention_argmax'])]}."
+            f"Die übrigen {anzahl(facts.others, 'Schritt', 'Schritte')} laufen schneller. "
+            f"Achten wir auf die helle Zelle: Sie {WALK[facts.walk]}."
         )
-        if wrong_steps(prediction, target):
+        if facts.wrong:
             second = (
-                f"Die Zeilen abwärts: Die Ausgabe ist die Eingabe rückwärts, doch {mistakes_said(prediction, target)}."
+                "Die Zeilen abwärts: Die Ausgabe ist die Eingabe rückwärts, "
+                f"doch {mistakes_said(run['prediction'], run['target'])}."
             )
         else:
             second = (
                 "Die Zeilen abwärts: Die Ausgabe ist die Eingabe rückwärts, "
-                f"alle {anzahl(length, 'Symbol', 'Symbole')} am richtigen Platz."
+                f"alle {anzahl(facts.length, 'Symbol', 'Symbole')} am richtigen Platz."
             )
         return {"faster": first, "result": second}
 
     @staticmethod
     def mirror_said(run: Artifact) -> dict[str, str]:
-        metrics = run.metrics
-        on_mirror, late = prozent(metrics["example_mirror_mass"], 0), prozent(metrics["example_shifted_mass"], 0)
+        facts = mirror_facts(run)
+        on_mirror, late = prozent(facts.mirror_mass, 0), prozent(facts.late_mass, 0)
         first = "Gestrichelte Felder markieren das Spiegelbild: wohin jeder Schritt laut Notebook schauen soll."
-        if _looks_late(run):
+        if facts.looks_late:
             second = (
                 f"Dort liegen nur {on_mirror} des Gewichts; {late} liegen ein Feld weiter rechts: "
                 "einen Schritt zu spät, auch auf Testsequenzen."
@@ -120,18 +122,18 @@ class ReverseAlignment:
 
     @staticmethod
     def explain_said(run: Artifact) -> dict[str, str]:
-        metrics, greedy, target = run.metrics, run["greedy_prediction"], run["target"]
-        if _looks_late(run):
+        facts = explain_facts(run)
+        if facts.looks_late:
             reason = "Warum zu spät? Jeder Encoder-Zustand kennt noch das Symbol davor, das jetzt fällige."
         else:
             reason = (
                 "Auf Testdaten liegt die Spitze öfter auf dem Spiegelbild als einen Schritt später: "
                 "die Antidiagonale des Notebooks."
             )
-        overall = f"Insgesamt kommen {prozent(metrics['token_accuracy'], 0)} der Testsymbole richtig heraus."
-        fed = f"Mit eigenen Ausgaben gefüttert, schafft das Modell noch {prozent(metrics['greedy_token_accuracy'], 0)}."
-        if wrong_steps(greedy, target):
-            fed += f" An diesem Beispiel: {mistakes_said(greedy, target)}."
+        overall = f"Insgesamt kommen {prozent(facts.accuracy, 0)} der Testsymbole richtig heraus."
+        fed = f"Mit eigenen Ausgaben gefüttert, schafft das Modell noch {prozent(facts.greedy_accuracy, 0)}."
+        if facts.greedy_wrong:
+            fed += f" An diesem Beispiel: {mistakes_said(run['greedy_prediction'], run['target'])}."
         return {"why": reason, "overall": overall, "fed": fed + " Attention hat eine Ausrichtung gelernt."}
 
 
@@ -168,22 +170,22 @@ class SortAlignment:
 
     @staticmethod
     def step_said(run: Artifact, step: int) -> dict[str, str]:
-        where, value = int(run["sorted_position"][step]), ganz(int(run["target"][step]))
-        weight, wrote = float(run["attention"][step, where]), int(run["prediction"][step])
+        facts = sort_step_facts(run, step)
+        value = ganz(facts.value)
         if step == 0:
             scores = (
                 f"Schritt null sucht den kleinsten Wert, {value}; dasselbe kleine Netz gibt jedem Wert einen Score."
             )
         else:
             scores = f"Schritt {ganz(step)} sucht den {SortAlignment._smallest_said(step)}n Wert, {value}."
-        share = prozent(weight, 0)
+        share = prozent(facts.weight, 0)
         weights = (
             f"Nach der Softmax liegen {share} des Gewichts auf diesem Wert."
             if step == 0
             else f"{share} des Gewichts liegen auf diesem Wert."
         )
-        landing = f"Der Decoder schreibt {ganz(wrote)}"
-        if wrote == int(run["target"][step]):
+        landing = f"Der Decoder schreibt {ganz(facts.wrote)}"
+        if facts.wrote == facts.value:
             landing += ", wie es sein soll."
         else:
             landing += f"; das ist falsch, fällig war {value}."
@@ -191,27 +193,27 @@ class SortAlignment:
 
     @staticmethod
     def rest_said(run: Artifact) -> dict[str, str]:
-        length, misses = len(run["source"]), _misses(run)
-        prediction, target = run["prediction"], run["target"]
+        facts = sort_rest_facts(run)
         first = "Die übrigen Schritte laufen schneller; die helle Zelle springt dorthin, wo der nächste Wert steht."
         second = "Sie folgt Werten, nicht Positionen"
-        if misses:
-            second += f"; nur {SortAlignment._steps_said(misses, length)} liegt die Spitze daneben."
+        if facts.misses:
+            second += f"; nur {SortAlignment._steps_said(facts.misses, facts.length)} liegt die Spitze daneben."
         else:
             second += "."
-        if wrong_steps(prediction, target):
-            second += f" Die Ausgabe geht schief: {mistakes_said(prediction, target)}."
+        if facts.wrong:
+            second += f" Die Ausgabe geht schief: {mistakes_said(run['prediction'], run['target'])}."
         else:
-            second += f" Die Ausgabe ist sortiert, alle {anzahl(length, 'Wert', 'Werte')} am richtigen Platz."
+            second += f" Die Ausgabe ist sortiert, alle {anzahl(facts.length, 'Wert', 'Werte')} am richtigen Platz."
         return {"faster": first, "result": second}
 
     @staticmethod
     def contrast_said(run: Artifact, reverse: Artifact) -> dict[str, str]:
+        facts = contrast_facts(run, reverse)
         return {
             "moves": "Jetzt nebeneinander: Die Sortier-Matrix rückt nach rechts.",
             "staircase": "Links die Umkehrung: dieselbe Treppe für jede Eingabe.",
             "decides": (
-                f"Dort entscheidet die Position, in {prozent(reverse.metrics['held_out_argmax_on_shifted'], 0)} "
+                f"Dort entscheidet die Position, in {prozent(facts.position_decides, 0)} "
                 "der Testschritte; hier entscheidet der Inhalt. "
                 "Gleiches Modell, andere Aufgabe, andere Ausrichtung."
             ),
@@ -219,19 +221,18 @@ class SortAlignment:
 
     @staticmethod
     def other_inputs_said(run: Artifact) -> list[str]:
-        more = _more(run)
-        correct, total = int(run.metrics["more_correct"]), len(more)
+        facts = other_inputs_facts(run)
+        correct, total = facts.correct, facts.total
         said = []
-        for index, (source, _, prediction) in enumerate(more):
+        for index, shown in enumerate(facts.inputs):
             if index == 0:
                 beat = "Eine neue Eingabe, nie im Training gesehen: Die hellen Zellen wandern mit ihren Werten."
             elif index == 1:
                 beat = "Noch eine Eingabe, eine neue Permutation; die Umkehrung links bliebe völlig gleich."
             else:
                 beat = "Und noch eine."
-            target = np.sort(source)
-            if wrong_steps(prediction, target):
-                beat += f" Hier patzt das Modell: {mistakes_said(prediction, target)}."
+            if shown.wrong:
+                beat += f" Hier patzt das Modell: {mistakes_said(shown.prediction, shown.target)}."
             if index == total - 1:
                 beat += (
                     f" Alle {ganz(total)} kommen sortiert heraus."
@@ -243,9 +244,9 @@ class SortAlignment:
 
     @staticmethod
     def summary_said(run: Artifact, reverse: Artifact) -> dict[str, str]:
-        metrics = run.metrics
-        on_target = prozent(metrics["held_out_target_mass"], 0)
-        if metrics["held_out_target_mass"] < _reverse_mass(reverse):
+        facts = summary_facts(run, reverse)
+        on_target = prozent(facts.target_mass, 0)
+        if facts.softer:
             softer = f"Im Mittel landen nur {on_target} des Gewichts auf dem richtigen Wert: "
             softer += "weicher als bei der Umkehrung."
         else:
@@ -255,7 +256,7 @@ class SortAlignment:
             "dashed": "Die Umkehrung verblasst; gestrichelte Felder zeigen, wohin jeder Schritt schauen soll.",
             "content": (
                 "Attention richtet sich nach dem Inhalt aus: In "
-                f"{prozent(metrics['held_out_argmax_on_target'], 0)} der Testschritte liegt die Spitze "
+                f"{prozent(facts.on_target, 0)} der Testschritte liegt die Spitze "
                 "auf dem richtigen Wert."
             ),
             "answers": softer,

@@ -6,6 +6,8 @@ late. Everything drawn is the trained model's real attention from data/seq2seq_r
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, Create, FadeIn, FadeOut, LaggedStart, VGroup
 
@@ -101,42 +103,76 @@ def stage_said(run: Artifact) -> dict[str, str]:
     }
 
 
+@dataclass(frozen=True)
+class StepFacts:
+    """One decoder step of the example, as its notes, caption and narration (English and German) tell it."""
+
+    step: int
+    where: int  # the source position the largest weight sits on
+    weight: float  # that weight
+    mirror: int  # the mirror position L-1-t, where the symbol to emit sits
+    on_mirror: bool  # the peak is on the mirror
+    late: bool  # the peak is one step late: on L-t, where the previous output's source symbol sits
+    seen: int  # the source symbol at the peak
+    due: int  # the source symbol at the mirror, the one due now
+    wrote: int  # the decoder's output
+    wanted: int  # the target's symbol
+    written: bool  # the symbol at the peak is the previous output (said of a late step)
+
+
+def step_facts(run: Artifact, step: int) -> StepFacts:
+    """What decoder step `step` did: where it looked, how much, and what it wrote."""
+    source, prediction = run["source"], run["prediction"]
+    where, mirror = int(run["attention_argmax"][step]), int(_mirror(run)[step])
+    return StepFacts(
+        step=step,
+        where=where,
+        weight=float(run["attention"][step].max()),
+        mirror=mirror,
+        on_mirror=where == mirror,
+        late=step in _late_steps(run),
+        seen=int(source[where]),
+        due=int(source[mirror]),
+        wrote=int(prediction[step]),
+        wanted=int(run["target"][step]),
+        written=int(prediction[step - 1]) == int(source[where]),
+    )
+
+
 def step_notes(run: Artifact, step: int) -> str:
-    source, energies, mirror = run["source"], run["energies"], int(_mirror(run)[step])
-    where, weight = int(run["attention_argmax"][step]), run["attention"][step].max()
+    facts, energies = step_facts(run, step), run["energies"]
     note = (
         f"Decoder step {step}: the decoder state s_{step} scores every encoder state, "
         f"e = v^T tanh(W_k h_j + W_q s_{step}); the scores run from {energies[step].min():.1f} to "
         f"{energies[step].max():.1f}. "
-        f"The softmax turns them into weights: {weight:.2f} on position {where}, so the line there is thick. "
-        f"It emits {run['prediction'][step]}."
+        f"The softmax turns them into weights: {facts.weight:.2f} on position {facts.where}, so the line there is "
+        f"thick. It emits {facts.wrote}."
     )
     if step == 0:
         note = "The additive score is a tiny network comparing decoder state and encoder state. " + note
-    if where == mirror:
-        note += f" That is the mirror position L-1-t = {mirror}, where the target symbol {source[mirror]} sits."
-    elif step in _late_steps(run):
+    if facts.on_mirror:
+        note += f" That is the mirror position L-1-t = {facts.mirror}, where the target symbol {facts.due} sits."
+    elif facts.late:
         note += (
-            f" Note: the mirror position would be {mirror} (symbol {source[mirror]}, the target); it looks at "
-            f"position {where} instead, one step later, where the previous target {source[where]} sits."
+            f" Note: the mirror position would be {facts.mirror} (symbol {facts.due}, the target); it looks at "
+            f"position {facts.where} instead, one step later, where the previous target {facts.seen} sits."
         )
     else:
         note += (
-            f" Note: the mirror position would be {mirror} (symbol {source[mirror]}, the target); it looks elsewhere."
+            f" Note: the mirror position would be {facts.mirror} (symbol {facts.due}, the target); it looks elsewhere."
         )
     return note
 
 
 def step_caption(run: Artifact, step: int) -> str:
-    where, weight = int(run["attention_argmax"][step]), run["attention"][step].max()
-    return f"step {step}: {weight:.1%} of the weight on source position {where} (symbol {run['source'][where]})"
+    facts = step_facts(run, step)
+    return f"step {step}: {facts.weight:.1%} of the weight on source position {facts.where} (symbol {facts.seen})"
 
 
 @translated
 def step_said(run: Artifact, step: int) -> dict[str, str]:
-    source, target, prediction = run["source"], run["target"], run["prediction"]
-    where, weight = int(run["attention_argmax"][step]), float(run["attention"][step].max())
-    mirror, seen, wrote = int(_mirror(run)[step]), integer(int(source[where])), integer(int(prediction[step]))
+    facts = step_facts(run, step)
+    seen, wrote = integer(facts.seen), integer(facts.wrote)
     # Bookmarks: where the scores start to fill ('scores'), where the weights are read ('why'), where the
     # output's source symbol is pointed at ('where').
     if step == 0:
@@ -144,109 +180,169 @@ def step_said(run: Artifact, step: int) -> dict[str, str]:
             f"Step zero: {mark('network')}a tiny network {mark('scores')}scores every source symbol "
             "against the decoder state."
         )
-        weights = f"Softmax turns scores into {mark('weights')}weights: {_share(weight)} on symbol {seen}"
+        weights = f"Softmax turns scores into {mark('weights')}weights: {_share(facts.weight)} on symbol {seen}"
     else:
         scores = f"Step {integer(step)}: a new decoder state, {mark('scores')}so new scores."
-        weights = f"{_share(weight).capitalize()} of the weight is on symbol {seen}"
-    if where == mirror:
+        weights = f"{_share(facts.weight).capitalize()} of the weight is on symbol {seen}"
+    if facts.on_mirror:
         weights += f", {mark('why')}the symbol due now."
-    elif step in _late_steps(run):
-        written = int(prediction[step - 1]) == int(source[where])
-        weights += f", {mark('why')}written a step ago." if written else f", {mark('why')}the symbol due a step ago."
+    elif facts.late:
+        weights += (
+            f", {mark('why')}written a step ago." if facts.written else f", {mark('why')}the symbol due a step ago."
+        )
     else:
-        weights += f", {mark('why')}not on the {integer(int(source[mirror]))} due now."
+        weights += f", {mark('why')}not on the {integer(facts.due)} due now."
     landing = f"Out comes {wrote}, {mark('where')}"
-    if int(prediction[step]) != int(target[step]):
-        landing += f"but {integer(int(target[step]))} was due."
-    elif where == mirror:
+    if facts.wrote != facts.wanted:
+        landing += f"but {integer(facts.wanted)} was due."
+    elif facts.on_mirror:
         landing += "the symbol it looked at."
-    elif where == mirror + 1:
+    elif facts.where == facts.mirror + 1:
         landing += "just left of where it looked."
     else:
         landing += "which is right."
     return {"scores": scores, "weights": weights, "landing": landing}
 
 
+@dataclass(frozen=True)
+class RestFacts:
+    """The steps decoded fast, and the example's output, as the rest slide tells them."""
+
+    length: int  # the example's symbols
+    others: int  # the steps decoded fast, after the detailed ones
+    walk: str  # how the peak moves over all steps (`_walk`'s words, which the German translates)
+    wrong: list[int]  # the steps whose output is not the target's
+
+
+def rest_facts(run: Artifact) -> RestFacts:
+    """How the remaining steps go: the peaks' walk, and where the output is wrong."""
+    length = len(run["source"])
+    return RestFacts(
+        length=length,
+        others=max(length - DETAILED, 0),
+        walk=_walk(run["attention_argmax"]),
+        wrong=wrong_steps(run["prediction"], run["target"]),
+    )
+
+
 def rest_notes(run: Artifact) -> str:
-    attention, peaks, prediction = run["attention"], run["attention_argmax"], run["prediction"]
-    length = len(peaks)
+    facts, attention, peaks, prediction = rest_facts(run), run["attention"], run["attention_argmax"], run["prediction"]
     notes = (
-        f"The remaining steps, faster. Watch the bright cell: over all {length} steps it {_walk(peaks)}. "
-        + "; ".join(f"step {t} -> position {int(peaks[t])} ({attention[t].max():.2f})" for t in range(DETAILED, length))
+        f"The remaining steps, faster. Watch the bright cell: over all {facts.length} steps it {facts.walk}. "
+        + "; ".join(
+            f"step {t} -> position {int(peaks[t])} ({attention[t].max():.2f})" for t in range(DETAILED, facts.length)
+        )
         + f". Output {symbols(prediction)}: example correct = {run.metrics['example_correct']}."
     )
-    if wrong_steps(prediction, run["target"]):
+    if facts.wrong:
         notes += f" Where it errs: {mistakes_noted(prediction, run['target'])}."
     return notes
 
 
 def rest_caption(run: Artifact) -> str:
-    return f"the remaining steps: the bright cell {_walk(run['attention_argmax'])}"
+    return f"the remaining steps: the bright cell {rest_facts(run).walk}"
 
 
 @translated
 def rest_said(run: Artifact) -> dict[str, str]:
-    length, prediction, target = len(run["source"]), run["prediction"], run["target"]
-    others = max(length - DETAILED, 0)
-    first = f"The other {count(others, 'step')} run faster. Watch the bright cell: it {_walk(run['attention_argmax'])}."
-    if wrong_steps(prediction, target):
+    facts = rest_facts(run)
+    first = f"The other {count(facts.others, 'step')} run faster. Watch the bright cell: it {facts.walk}."
+    if facts.wrong:
         second = (
             "Read down the rows: the output is the input reversed, "
-            f"except that {mark('read')}{mistakes_said(prediction, target)}."
+            f"except that {mark('read')}{mistakes_said(run['prediction'], run['target'])}."
         )
     else:
         second = (
             "Read down the rows: the output is the input reversed, "
-            f"{mark('read')}all {count(length, 'symbol')} in place."
+            f"{mark('read')}all {count(facts.length, 'symbol')} in place."
         )
     return {"faster": first, "result": second}
 
 
-def mirror_notes(run: Artifact) -> str:
+@dataclass(frozen=True)
+class MirrorFacts:
+    """The finished matrix against the notebook's mirror anti-diagonal, as the mirror slide tells it."""
+
+    length: int  # the example's steps
+    on_mirror: list[int]  # the steps whose peak is on the mirror L-1-t
+    late: list[int]  # the steps whose peak is one step late, on L-t
+    looks_late: bool  # held out, the peak is on L-t more often than on the mirror
+    mirror_mass: float  # the weight on the mirror in the example
+    late_mass: float  # the weight on L-t in the example
+    held_out_mirror_mass: float
+    held_out_late_mass: float
+    held_out_on_late: float  # the held-out steps whose peak is on L-t
+    held_out_on_mirror: float  # the held-out steps whose peak is on the mirror
+    test_size: int  # the held-out sequences
+
+
+def mirror_facts(run: Artifact) -> MirrorFacts:
+    """Where the example's peaks sit against the mirror, and the weight there, in the example and held out."""
     metrics = run.metrics
+    return MirrorFacts(
+        length=len(run["source"]),
+        on_mirror=_mirror_steps(run),
+        late=_late_steps(run),
+        looks_late=_looks_late(run),
+        mirror_mass=metrics["example_mirror_mass"],
+        late_mass=metrics["example_shifted_mass"],
+        held_out_mirror_mass=metrics["held_out_mirror_mass"],
+        held_out_late_mass=metrics["held_out_shifted_mass"],
+        held_out_on_late=metrics["held_out_argmax_on_shifted"],
+        held_out_on_mirror=metrics["held_out_argmax_on_mirror"],
+        test_size=run.params["test_size"],
+    )
+
+
+def mirror_notes(run: Artifact) -> str:
+    facts = mirror_facts(run)
     return (
         "The notebook expects a clean anti-diagonal: output t attends to its mirror image, "
         "position L-1-t (dashed squares). "
-        f"On the mirror the trained model puts {metrics['example_mirror_mass']:.1%} of the weight in this "
-        f"example and {metrics['held_out_mirror_mass']:.1%} on {run.params['test_size']} held-out sequences; "
-        f"on position L-t (the previous output's source position) {metrics['example_shifted_mass']:.1%} here "
-        f"and {metrics['held_out_shifted_mass']:.1%} held out. "
-        f"The argmax is on L-t for {metrics['held_out_argmax_on_shifted']:.1%} of held-out steps and on the "
-        f"mirror for {metrics['held_out_argmax_on_mirror']:.1%}. "
-        f"In this example the peak is on the mirror at {_steps(_mirror_steps(run))} and one step late at "
-        f"{_steps(_late_steps(run))}."
+        f"On the mirror the trained model puts {facts.mirror_mass:.1%} of the weight in this "
+        f"example and {facts.held_out_mirror_mass:.1%} on {facts.test_size} held-out sequences; "
+        f"on position L-t (the previous output's source position) {facts.late_mass:.1%} here "
+        f"and {facts.held_out_late_mass:.1%} held out. "
+        f"The argmax is on L-t for {facts.held_out_on_late:.1%} of held-out steps and on the "
+        f"mirror for {facts.held_out_on_mirror:.1%}. "
+        f"In this example the peak is on the mirror at {_steps(facts.on_mirror)} and one step late at "
+        f"{_steps(facts.late)}."
         + (
             " So the model does not quite draw the notebook's anti-diagonal: it looks one step late."
-            if _looks_late(run)
+            if facts.looks_late
             else ""
         )
     )
 
 
 def mirror_caption(run: Artifact) -> str:
-    late, length = len(_late_steps(run)), len(run["source"])
-    return f"peak on the mirror at {_steps(_mirror_steps(run))}, on L-t at {late} of {length} steps"
+    facts = mirror_facts(run)
+    return f"peak on the mirror at {_steps(facts.on_mirror)}, on L-t at {len(facts.late)} of {facts.length} steps"
 
 
-def mirror_board(run: Artifact) -> tuple[str, ...]:
-    """The lines beside the matrix: the weight on the mirror and on L-t, here and held out, and the verdict."""
-    metrics, late, length = run.metrics, len(_late_steps(run)), len(run["source"])
-    return (
-        "dashed: the mirror position L-1-t",
-        f"weight on the mirror: {metrics['example_mirror_mass']:.0%}",
-        f"({metrics['held_out_mirror_mass']:.0%} on held-out sequences)",
-        f"weight on position L-t: {metrics['example_shifted_mass']:.0%}",
-        f"({metrics['held_out_shifted_mass']:.0%} on held-out sequences)",
-        "the model looks one step late" if late == length - 1 else f"one step late at {late} of {length} steps",
-    )
+def mirror_board(run: Artifact) -> dict[str, str]:
+    """The lines beside the matrix, top to bottom: the dashed squares; the weight on the mirror and on L-t, each
+    here and held out; the verdict."""
+    facts = mirror_facts(run)
+    late, length = len(facts.late), facts.length
+    verdict = "the model looks one step late" if late == length - 1 else f"one step late at {late} of {length} steps"
+    return {
+        "dashed": "dashed: the mirror position L-1-t",
+        "mirror": f"weight on the mirror: {facts.mirror_mass:.0%}",
+        "mirror_held_out": f"({facts.held_out_mirror_mass:.0%} on held-out sequences)",
+        "late": f"weight on position L-t: {facts.late_mass:.0%}",
+        "late_held_out": f"({facts.held_out_late_mass:.0%} on held-out sequences)",
+        "verdict": verdict,
+    }
 
 
 @translated
 def mirror_said(run: Artifact) -> dict[str, str]:
-    metrics = run.metrics
-    on_mirror, late = percent(metrics["example_mirror_mass"], 0), percent(metrics["example_shifted_mass"], 0)
+    facts = mirror_facts(run)
+    on_mirror, late = percent(facts.mirror_mass, 0), percent(facts.late_mass, 0)
     first = "Dashed squares mark the mirror image: where the notebook expects each step to look."
-    if _looks_late(run):
+    if facts.looks_late:
         second = (
             f"Only {on_mirror} of the weight sits there; {mark('right')}{late} sits one square right: "
             f"one step late, {mark('held')}on held-out sequences too."
@@ -259,15 +355,40 @@ def mirror_said(run: Artifact) -> dict[str, str]:
     return {"dashed": first, "weights": second}
 
 
+@dataclass(frozen=True)
+class ExplainFacts:
+    """Why the model looks where it does, and how well it does, as the last slide tells it."""
+
+    looks_late: bool  # held out, the peak is on L-t more often than on the mirror
+    accuracy: float  # held-out token accuracy, teacher-forced (as the notebook)
+    greedy_accuracy: float  # held-out token accuracy, fed its own outputs
+    correct: bool  # the example comes out right teacher-forced
+    greedy_correct: bool  # the example comes out right greedily
+    greedy_wrong: list[int]  # the example's wrong steps, decoding greedily
+
+
+def explain_facts(run: Artifact) -> ExplainFacts:
+    """The reason's case (late or on the mirror) and the accuracies, held out and on the example."""
+    metrics = run.metrics
+    return ExplainFacts(
+        looks_late=_looks_late(run),
+        accuracy=metrics["token_accuracy"],
+        greedy_accuracy=metrics["greedy_token_accuracy"],
+        correct=metrics["example_correct"],
+        greedy_correct=metrics["example_greedy_correct"],
+        greedy_wrong=wrong_steps(run["greedy_prediction"], run["target"]),
+    )
+
+
 def explain_notes(run: Artifact) -> str:
-    metrics, prediction = run.metrics, run["greedy_prediction"]
+    facts = explain_facts(run)
     both = {
         (True, True): "right both ways",
         (True, False): "right teacher-forced only",
         (False, True): "right greedily only",
         (False, False): "wrong both ways",
-    }[(metrics["example_correct"], metrics["example_greedy_correct"])]
-    if _looks_late(run):
+    }[(facts.correct, facts.greedy_correct)]
+    if facts.looks_late:
         reason = (
             "Why one step late? The encoder GRU reads left to right, so its state at position L-t has just read "
             "x_(L-t) and still remembers x_(L-1-t), the symbol to emit now. "
@@ -278,20 +399,30 @@ def explain_notes(run: Artifact) -> str:
     else:
         reason = "Held out, the peak sits on the mirror more often than on L-t: the notebook's anti-diagonal. "
     notes = (
-        reason + f"Held-out token accuracy: {metrics['token_accuracy']:.1%} teacher-forced (as the notebook), "
-        f"{metrics['greedy_token_accuracy']:.1%} when the decoder is fed its own outputs; "
-        f"the example is {both} (teacher-forced correct = {metrics['example_correct']}, "
-        f"greedy correct = {metrics['example_greedy_correct']})."
+        reason + f"Held-out token accuracy: {facts.accuracy:.1%} teacher-forced (as the notebook), "
+        f"{facts.greedy_accuracy:.1%} when the decoder is fed its own outputs; "
+        f"the example is {both} (teacher-forced correct = {facts.correct}, "
+        f"greedy correct = {facts.greedy_correct})."
     )
-    if wrong_steps(prediction, run["target"]):
-        notes += f" Decoding greedily, {mistakes_noted(prediction, run['target'])}."
+    if facts.greedy_wrong:
+        notes += f" Decoding greedily, {mistakes_noted(run['greedy_prediction'], run['target'])}."
     return notes
 
 
-def explain_board(run: Artifact) -> tuple[tuple[str, ...], tuple[str, ...]]:
+@dataclass(frozen=True)
+class ExplainBoard:
+    """The lines beside the matrix on the last slide: the reason, then the held-out accuracy."""
+
+    reason: tuple[str, ...]  # three lines
+    accuracy: str  # the heading
+    teacher_forced: str
+    greedy: str
+
+
+def explain_board(run: Artifact) -> ExplainBoard:
     """The reason (three lines) and the held-out accuracy (a heading and two lines)."""
-    metrics = run.metrics
-    if _looks_late(run):
+    facts = explain_facts(run)
+    if facts.looks_late:
         reason = (
             "the encoder reads left to right:",
             "its state at L-t still remembers",
@@ -299,12 +430,12 @@ def explain_board(run: Artifact) -> tuple[tuple[str, ...], tuple[str, ...]]:
         )
     else:
         reason = ("held out, the peak sits on", "the mirror more often than on L-t", "the notebook's anti-diagonal")
-    accuracy = (
-        "held-out token accuracy:",
-        f"{metrics['token_accuracy']:.1%} teacher-forced",
-        f"{metrics['greedy_token_accuracy']:.1%} decoding greedily",
+    return ExplainBoard(
+        reason=reason,
+        accuracy="held-out token accuracy:",
+        teacher_forced=f"{facts.accuracy:.1%} teacher-forced",
+        greedy=f"{facts.greedy_accuracy:.1%} decoding greedily",
     )
-    return reason, accuracy
 
 
 EXPLAIN_CAPTION = "attention learned an alignment: a position, found anew at every step"
@@ -313,15 +444,15 @@ EXPLAIN_CAPTION = "attention learned an alignment: a position, found anew at eve
 @translated
 def explain_said(run: Artifact) -> dict[str, str]:
     """The reason, the held-out accuracy teacher-forced, then greedily and the conclusion ('aligned')."""
-    metrics, greedy, target = run.metrics, run["greedy_prediction"], run["target"]
-    if _looks_late(run):
+    facts = explain_facts(run)
+    if facts.looks_late:
         reason = "Why late? Each encoder state still remembers the symbol just before it, the one due now."
     else:
         reason = "Held out, the peak sits on the mirror more often than one step late: the notebook's anti-diagonal."
-    overall = f"Overall, {percent(metrics['token_accuracy'], 0)} of held-out symbols come out right."
-    fed = f"Fed its own outputs, it still gets {percent(metrics['greedy_token_accuracy'], 0)}."
-    if wrong_steps(greedy, target):
-        fed += f" On this example, {mistakes_said(greedy, target)}."
+    overall = f"Overall, {percent(facts.accuracy, 0)} of held-out symbols come out right."
+    fed = f"Fed its own outputs, it still gets {percent(facts.greedy_accuracy, 0)}."
+    if facts.greedy_wrong:
+        fed += f" On this example, {mistakes_said(run['greedy_prediction'], run['target'])}."
     return {"why": reason, "overall": overall, "fed": fed + f" {mark('aligned')}Attention has learned an alignment."}
 
 
@@ -376,7 +507,7 @@ class ReverseAlignment(AlignmentBuildUp):
             self.say(step_caption(self.run, step), theme.caption_colour(), run_time=beat.remaining)
         with self.beat(said["landing"]) as beat:  # the row lands; then the source symbol it wrote is pointed at
             self.land(step, beat.until("where"))
-            due = int(_mirror(self.run)[step])
+            due = step_facts(self.run, step).mirror
             self.play(*self.indicate_token(due, theme.query_colour()), run_time=beat.remaining)
 
     def rest(self) -> None:
@@ -405,25 +536,36 @@ class ReverseAlignment(AlignmentBuildUp):
         mirror = _mirror(self.run)
         outlines = cell_outlines(self.heatmap, [(t, int(mirror[t])) for t in range(len(mirror))])
         shifted = self.run["shifted_position"]
-        late = cell_outlines(self.heatmap, [(t, int(shifted[t])) for t in _late_steps(self.run)], theme.key_colour())
+        late = cell_outlines(
+            self.heatmap, [(t, int(shifted[t])) for t in mirror_facts(self.run).late], theme.key_colour()
+        )
         plain, aside, stress = theme.foreground(), theme.muted(), theme.highlight()
-        colours = (plain, plain, aside, stress, aside, stress)
-        lines = self.board(*zip(mirror_board(self.run), colours)).move_to([-3.6, 0.2, 0])
+        colours = {
+            "dashed": plain,
+            "mirror": plain,
+            "mirror_held_out": aside,
+            "late": stress,
+            "late_held_out": aside,
+            "verdict": stress,
+        }
+        words = mirror_board(self.run)
+        lines = self.board(*[(words[name], colours[name]) for name in words]).move_to([-3.6, 0.2, 0])
+        line = dict(zip(words, lines))
         with self.beat(said["dashed"]) as beat:  # the dashed squares run down the anti-diagonal
             self.clear_mechanism()
             self.play(
-                FadeIn(lines[0], shift=0.1 * RIGHT),
+                FadeIn(line["dashed"], shift=0.1 * RIGHT),
                 Create(outlines, lag_ratio=0.5),
                 run_time=beat.remaining,
             )
         with self.beat(said["weights"]) as beat:  # the weight on the mirror; on L-t, its squares; then held out
-            self.play(FadeIn(lines[1], shift=0.1 * RIGHT), run_time=beat.until("right"))
+            self.play(FadeIn(line["mirror"], shift=0.1 * RIGHT), run_time=beat.until("right"))
             self.play(
-                FadeIn(lines[3], shift=0.1 * RIGHT),
+                FadeIn(line["late"], shift=0.1 * RIGHT),
                 Create(late, lag_ratio=0.3),
                 run_time=beat.until("held"),
             )
-            held = [FadeIn(lines[i], shift=0.1 * RIGHT) for i in (2, 4, 5)]
+            held = [FadeIn(line[name], shift=0.1 * RIGHT) for name in ("mirror_held_out", "late_held_out", "verdict")]
             self.play(LaggedStart(*held, lag_ratio=0.3), run_time=beat.remaining / 2)
             self.say(mirror_caption(self.run), run_time=beat.remaining)
         self.mirror_lines = lines
@@ -431,9 +573,13 @@ class ReverseAlignment(AlignmentBuildUp):
     def explain(self) -> None:
         self.next_slide(notes=explain_notes(self.run))
         said = explain_said(self.run)
-        reason, accuracy = explain_board(self.run)
-        colours = (theme.muted(), theme.value_colour(), theme.value_colour())
-        board = self.board(*[(line, theme.foreground()) for line in reason], *zip(accuracy, colours))
+        words = explain_board(self.run)
+        board = self.board(
+            *[(line, theme.foreground()) for line in words.reason],
+            (words.accuracy, theme.muted()),
+            (words.teacher_forced, theme.value_colour()),
+            (words.greedy, theme.value_colour()),
+        )
         board.move_to([-3.6, 0.2, 0])
         board[3:].shift(0.3 * DOWN)  # a gap between the reason and the accuracy
         with self.beat(said["why"]) as beat:

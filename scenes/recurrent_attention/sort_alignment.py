@@ -6,6 +6,8 @@ drawn is the trained models' real attention from data/seq2seq_sort and data/seq2
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -75,9 +77,24 @@ def _steps_said(steps: list[int], length: int) -> str:
     return ("step " if len(steps) == 1 else "steps ") + listing([integer(t) for t in steps])
 
 
-def _more(run: Artifact) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The held-out inputs shown one after the other: (source, attention, prediction) each."""
-    return list(zip(run["more_sources"], run["more_attention"], run["more_predictions"]))
+@dataclass(frozen=True)
+class HeldOutInput:
+    """One held-out input shown after the example: its values, the attention, the output and where it errs."""
+
+    source: np.ndarray
+    attention: np.ndarray
+    prediction: np.ndarray
+    target: np.ndarray  # its values sorted
+    wrong: list[int]  # the steps whose output is not the target's
+
+
+def _more(run: Artifact) -> list[HeldOutInput]:
+    """The held-out inputs shown one after the other."""
+    shown = zip(run["more_sources"], run["more_attention"], run["more_predictions"])
+    return [
+        HeldOutInput(source, attention, prediction, np.sort(source), wrong_steps(prediction, np.sort(source)))
+        for source, attention, prediction in shown
+    ]
 
 
 def stage_notes(run: Artifact) -> str:
@@ -99,14 +116,36 @@ def stage_said(run: Artifact) -> dict[str, str]:
     }
 
 
+@dataclass(frozen=True)
+class StepFacts:
+    """One decoder step of the example, as its notes, caption and narration (English and German) tell it."""
+
+    step: int
+    value: int  # the step-th smallest value, the one due
+    where: int  # the source position it sits at
+    weight: float  # the weight on that position
+    wrote: int  # the decoder's output
+
+
+def step_facts(run: Artifact, step: int) -> StepFacts:
+    """What decoder step `step` wants, how much weight lands on it, and what it writes."""
+    where = int(run["sorted_position"][step])
+    return StepFacts(
+        step=step,
+        value=int(run["target"][step]),
+        where=where,
+        weight=float(run["attention"][step, where]),
+        wrote=int(run["prediction"][step]),
+    )
+
+
 def step_notes(run: Artifact, step: int) -> str:
-    energies, where = run["energies"], int(run["sorted_position"][step])
-    weight, target = run["attention"][step, where], np.sort(run["source"])
+    facts, energies = step_facts(run, step), run["energies"]
     note = (
-        f"Decoder step {step}: the {_smallest(step)} value is {target[step]}, at source position {where}. "
+        f"Decoder step {step}: the {_smallest(step)} value is {facts.value}, at source position {facts.where}. "
         f"The additive scores run from {energies[step].min():.1f} to {energies[step].max():.1f}; "
-        f"after the softmax {weight:.2f} of the weight lands on position {where}, "
-        f"and the decoder emits {run['prediction'][step]}."
+        f"after the softmax {facts.weight:.2f} of the weight lands on position {facts.where}, "
+        f"and the decoder emits {facts.wrote}."
     )
     if step == 0:
         note = (
@@ -117,18 +156,17 @@ def step_notes(run: Artifact, step: int) -> str:
 
 
 def step_caption(run: Artifact, step: int) -> str:
-    where = int(run["sorted_position"][step])
-    weight = run["attention"][step, where]
+    facts = step_facts(run, step)
     return (
-        f"step {step}: the {_smallest(step)} value, {run['target'][step]}, sits at position {where}: "
-        f"{weight:.0%} of the weight"
+        f"step {step}: the {_smallest(step)} value, {facts.value}, sits at position {facts.where}: "
+        f"{facts.weight:.0%} of the weight"
     )
 
 
 @translated
 def step_said(run: Artifact, step: int) -> dict[str, str]:
-    where, value = int(run["sorted_position"][step]), integer(int(run["target"][step]))
-    weight, wrote = float(run["attention"][step, where]), int(run["prediction"][step])
+    facts = step_facts(run, step)
+    value = integer(facts.value)
     # Bookmarks: where the wanted value is named ('want'), the scores start ('scores'), the weights are read
     # ('share', after the softmax's formula) and pointed at ('there').
     if step == 0:
@@ -138,70 +176,105 @@ def step_said(run: Artifact, step: int) -> dict[str, str]:
         )
     else:
         scores = f"Step {integer(step)} wants {mark('want')}the {_smallest_said(step)} value, {value}."
-    share = percent(weight, 0)
+    share = percent(facts.weight, 0)
     weights = (
         f"After the softmax, {mark('share')}{share} of the weight {mark('there')}sits on that value."
         if step == 0
         else f"{share.capitalize()} of the weight {mark('there')}sits on that value."
     )
-    landing = f"The decoder writes {integer(wrote)}"
-    if wrote == int(run["target"][step]):
+    landing = f"The decoder writes {integer(facts.wrote)}"
+    if facts.wrote == facts.value:
         landing += ", as it should."
     else:
         landing += f"; that is wrong, {value} was due."
     return {"scores": scores, "weights": weights, "landing": landing}
 
 
+@dataclass(frozen=True)
+class RestFacts:
+    """The steps decoded fast, and the example's output, as the rest slide tells them."""
+
+    length: int  # the example's values
+    misses: list[int]  # the steps whose peak is not on the t-th smallest value
+    wrong: list[int]  # the steps whose output is not the target's
+
+
+def rest_facts(run: Artifact) -> RestFacts:
+    """Where the peaks miss the wanted value, and where the output is wrong."""
+    return RestFacts(
+        length=len(run["source"]), misses=_misses(run), wrong=wrong_steps(run["prediction"], run["target"])
+    )
+
+
 def rest_notes(run: Artifact) -> str:
-    attention, target, positions = run["attention"], run["target"], run["sorted_position"]
-    length, prediction = len(positions), run["prediction"]
-    on_value = length - len(_misses(run))
+    facts, attention, target, positions = rest_facts(run), run["attention"], run["target"], run["sorted_position"]
+    prediction = run["prediction"]
     notes = (
         "The remaining steps, faster. "
         + (
             "The bright cell jumps around, following the values, not the positions: "
-            if not _misses(run)
-            else f"The bright cell is on the t-th smallest value at {on_value} of {length} steps: "
+            if not facts.misses
+            else f"The bright cell is on the t-th smallest value at {facts.length - len(facts.misses)} of "
+            f"{facts.length} steps: "
         )
         + "; ".join(
             f"step {t} -> position {int(positions[t])} (value {target[t]}, weight {attention[t, positions[t]]:.2f})"
-            for t in range(DETAILED, length)
+            for t in range(DETAILED, facts.length)
         )
         + f". Output {symbols(prediction)}: example correct = {run.metrics['example_correct']}."
     )
-    if wrong_steps(prediction, target):
+    if facts.wrong:
         notes += f" Where it errs: {mistakes_noted(prediction, target)}."
     return notes
 
 
 def rest_caption(run: Artifact) -> str:
-    length = len(run["source"])
-    if not _misses(run):
+    facts = rest_facts(run)
+    if not facts.misses:
         return "the remaining steps: the pointer jumps wherever the next value sits"
-    return f"the remaining steps: the peak is on the next value at {length - len(_misses(run))} of {length} steps"
+    return (
+        f"the remaining steps: the peak is on the next value at {facts.length - len(facts.misses)} of "
+        f"{facts.length} steps"
+    )
 
 
 @translated
 def rest_said(run: Artifact) -> dict[str, str]:
-    length, misses = len(run["source"]), _misses(run)
-    prediction, target = run["prediction"], run["target"]
+    facts = rest_facts(run)
     first = "The remaining steps run faster; the bright cell jumps to wherever the next value sits."
     second = "It follows values, not positions"
-    second += f"; only at {_steps_said(misses, length)} does the peak miss." if misses else "."
-    if wrong_steps(prediction, target):  # 'read': the outputs are read down the rows
-        second += f" {mark('read')}The output goes wrong: {mistakes_said(prediction, target)}."
+    second += f"; only at {_steps_said(facts.misses, facts.length)} does the peak miss." if facts.misses else "."
+    if facts.wrong:  # 'read': the outputs are read down the rows
+        second += f" {mark('read')}The output goes wrong: {mistakes_said(run['prediction'], run['target'])}."
     else:
-        second += f" {mark('read')}The output comes out sorted, all {count(length, 'value')} in place."
+        second += f" {mark('read')}The output comes out sorted, all {count(facts.length, 'value')} in place."
     return {"faster": first, "result": second}
 
 
+@dataclass(frozen=True)
+class ContrastFacts:
+    """How often position decides in reversal and content decides in sorting, on held-out steps."""
+
+    position_decides: float  # the reversal's held-out steps whose peak is on L-t
+    content_decides: float  # the sorter's held-out steps whose peak is on the t-th smallest value
+
+
+def contrast_facts(run: Artifact, reverse: Artifact) -> ContrastFacts:
+    """The two matrices' held-out evidence: the reversal's staircase, the sorter's permutation."""
+    return ContrastFacts(
+        position_decides=reverse.metrics["held_out_argmax_on_shifted"],
+        content_decides=run.metrics["held_out_argmax_on_target"],
+    )
+
+
 def contrast_notes(run: Artifact, reverse: Artifact) -> str:
+    facts = contrast_facts(run, reverse)
     return (
         "Side by side. Reversal (left) is positional: "
-        f"the same staircase for every input, {reverse.metrics['held_out_argmax_on_shifted']:.1%} of held-out "
+        f"the same staircase for every input, {facts.position_decides:.1%} of held-out "
         "steps peak at the same position L-t. "
         "Sorting (right) is content-driven: the peak sits wherever the t-th smallest value is, "
-        f"{run.metrics['held_out_argmax_on_target']:.2%} of held-out steps; "
+        f"{facts.content_decides:.2%} of held-out steps; "
         "the matrix is a permutation that changes with every input."
     )
 
@@ -211,24 +284,41 @@ CONTRAST_CAPTION = "same model, same scoring rule: the alignment it learns depen
 
 @translated
 def contrast_said(run: Artifact, reverse: Artifact) -> dict[str, str]:
+    facts = contrast_facts(run, reverse)
     return {
         "moves": "Now side by side: the sorting matrix moves right.",
         "staircase": f"On the left, reversal: {mark('staircase')}one staircase for every input.",
         "decides": (
-            f"Position decides there, in {percent(reverse.metrics['held_out_argmax_on_shifted'], 0)} "
+            f"Position decides there, in {percent(facts.position_decides, 0)} "
             f"of held-out steps; {mark('content')}content decides here. "
             f"{mark('same')}Same model, different task, different alignment."
         ),
     }
 
 
+@dataclass(frozen=True)
+class OtherInputsFacts:
+    """The held-out inputs shown after the example, and how many of them come out sorted."""
+
+    inputs: list[HeldOutInput]
+    correct: int  # the inputs sorted correctly
+    total: int
+
+
+def other_inputs_facts(run: Artifact) -> OtherInputsFacts:
+    """The held-out inputs, one after the other, and the count of those sorted right."""
+    inputs = _more(run)
+    return OtherInputsFacts(inputs=inputs, correct=int(run.metrics["more_correct"]), total=len(inputs))
+
+
 def other_inputs_notes(run: Artifact) -> str:
-    more = _more(run)
-    correct, total = int(run.metrics["more_correct"]), len(more)
+    facts = other_inputs_facts(run)
+    correct, total = facts.correct, facts.total
     described = "; ".join(
-        f"input {symbols(src)}: step 0 points to position "
-        f"{int(att[0].argmax())} (value {src[int(att[0].argmax())]}), output {symbols(pred)}"
-        for src, att, pred in more
+        f"input {symbols(shown.source)}: step 0 points to position "
+        f"{int(shown.attention[0].argmax())} (value {shown.source[int(shown.attention[0].argmax())]}), "
+        f"output {symbols(shown.prediction)}"
+        for shown in facts.inputs
     )
     verdict = (
         f"All {total} are sorted correctly." if correct == total else f"{correct} of {total} are sorted correctly."
@@ -247,10 +337,10 @@ def input_caption(index: int, source: np.ndarray, prediction: np.ndarray) -> str
 def other_inputs_said(run: Artifact) -> list[str]:
     """One beat per held-out input: the new permutation, and whether it comes out sorted. Bookmarks: where the
     reversal is pointed at ('reverse'), where the outputs are read ('all')."""
-    more = _more(run)
-    correct, total = int(run.metrics["more_correct"]), len(more)
+    facts = other_inputs_facts(run)
+    correct, total = facts.correct, facts.total
     said = []
-    for index, (source, _, prediction) in enumerate(more):
+    for index, shown in enumerate(facts.inputs):
         if index == 0:
             beat = "A new input, never seen in training: the bright cells move with its values."
         elif index == 1:
@@ -258,9 +348,8 @@ def other_inputs_said(run: Artifact) -> list[str]:
             beat += f"{mark('reverse')}the reversal on the left would not change at all."
         else:
             beat = "And another."
-        target = np.sort(source)
-        if wrong_steps(prediction, target):
-            beat += f" This one slips: {mistakes_said(prediction, target)}."
+        if shown.wrong:
+            beat += f" This one slips: {mistakes_said(shown.prediction, shown.target)}."
         if index == total - 1:
             beat += (
                 f" {mark('all')}All {integer(total)} come out sorted."
@@ -276,19 +365,46 @@ def _reverse_mass(reverse: Artifact) -> float:
     return max(reverse.metrics["held_out_shifted_mass"], reverse.metrics["held_out_mirror_mass"])
 
 
+@dataclass(frozen=True)
+class SummaryFacts:
+    """The sorter's held-out statistics against the reversal's, as the summary slide tells them."""
+
+    target_mass: float  # the mean weight on the t-th smallest value
+    neighbour_mass: float  # the mean weight on its neighbours in sorted order
+    reverse_mass: float  # the reversal's on its preferred position (`_reverse_mass`)
+    softer: bool  # the sorter's weight on the right value is below the reversal's
+    on_target: float  # the held-out steps whose peak is on the right value
+    accuracy: float  # held-out token accuracy, teacher-forced
+    greedy_accuracy: float  # held-out token accuracy, decoding greedily
+    test_size: int  # the held-out inputs
+
+
+def summary_facts(run: Artifact, reverse: Artifact) -> SummaryFacts:
+    """How sharply the sorter aligns by content, held out, and whether that is softer than the reversal."""
+    metrics, reverse_mass = run.metrics, _reverse_mass(reverse)
+    return SummaryFacts(
+        target_mass=metrics["held_out_target_mass"],
+        neighbour_mass=metrics["held_out_neighbour_mass"],
+        reverse_mass=reverse_mass,
+        softer=metrics["held_out_target_mass"] < reverse_mass,
+        on_target=metrics["held_out_argmax_on_target"],
+        accuracy=metrics["token_accuracy"],
+        greedy_accuracy=metrics["greedy_token_accuracy"],
+        test_size=run.params["test_size"],
+    )
+
+
 def summary_notes(run: Artifact, reverse: Artifact) -> str:
-    metrics = run.metrics
-    reverse_mass = _reverse_mass(reverse)
-    softer = metrics["held_out_target_mass"] < reverse_mass
+    facts = summary_facts(run, reverse)
     return (
-        f"On {run.params['test_size']} held-out inputs the sorter gets {metrics['token_accuracy']:.1%} of "
-        f"tokens right teacher-forced and {metrics['greedy_token_accuracy']:.1%} decoding greedily. "
-        f"Attention is {'softer' if softer else 'no softer'} than for reversal "
-        f"({reverse_mass:.1%} on its preferred position): "
-        f"on average {metrics['held_out_target_mass']:.1%} of the weight sits on the t-th smallest value and "
-        f"{metrics['held_out_neighbour_mass']:.1%} on its neighbours in sorted order "
+        f"On {facts.test_size} held-out inputs the sorter gets {facts.accuracy:.1%} of "
+        f"tokens right teacher-forced and {facts.greedy_accuracy:.1%} decoding greedily. "
+        f"Attention is {'softer' if facts.softer else 'no softer'} than for reversal "
+        f"({facts.reverse_mass:.1%} on its preferred position): "
+        f"on average {facts.target_mass:.1%} of the weight sits on the t-th smallest value and "
+        f"{facts.neighbour_mass:.1%} on its neighbours in sorted order "
         "(the values just below and above); the peak is on the right value in "
-        f"{metrics['held_out_argmax_on_target']:.2%} of steps. "
+        f"{facts.on_target:.2%} of steps. "
         "Dashed squares mark where the t-th smallest value of the input on screen sits."
     )
 
@@ -297,12 +413,14 @@ def summary_evidence(run: Artifact) -> str:
     return f"held out, {run.metrics['held_out_argmax_on_target']:.1%} of steps peak there"
 
 
-def summary_mass(run: Artifact, reverse: Artifact) -> tuple[str, str]:
-    """The held-out weight on the right value, and the reversal's on its preferred position (two lines)."""
-    return (
-        f"on average {run.metrics['held_out_target_mass']:.0%} of the weight sits there",
-        f"(reversal: {_reverse_mass(reverse):.0%} on its position)",
-    )
+def summary_mass(run: Artifact, reverse: Artifact) -> dict[str, str]:
+    """The held-out weight on the right value ('sort'), and the reversal's on its preferred position ('reverse'),
+    one line each."""
+    facts = summary_facts(run, reverse)
+    return {
+        "sort": f"on average {facts.target_mass:.0%} of the weight sits there",
+        "reverse": f"(reversal: {facts.reverse_mass:.0%} on its position)",
+    }
 
 
 SUMMARY_CAPTION = "dashed: where the t-th smallest value of this input sits"
@@ -310,9 +428,9 @@ SUMMARY_CAPTION = "dashed: where the t-th smallest value of this input sits"
 
 @translated
 def summary_said(run: Artifact, reverse: Artifact) -> dict[str, str]:
-    metrics = run.metrics
-    on_target = percent(metrics["held_out_target_mass"], 0)
-    if metrics["held_out_target_mass"] < _reverse_mass(reverse):
+    facts = summary_facts(run, reverse)
+    on_target = percent(facts.target_mass, 0)
+    if facts.softer:
         softer = f"On average only {on_target} of the weight lands {mark('right')}on the right value: "
         softer += "softer than in reversal."
     else:
@@ -322,7 +440,7 @@ def summary_said(run: Artifact, reverse: Artifact) -> dict[str, str]:
         "dashed": f"The reversal fades; {mark('dashed')}dashed squares mark where each step should look.",
         "content": (
             f"Attention aligns by content: {mark('in')}in "
-            f"{percent(metrics['held_out_argmax_on_target'], 0)} of held-out steps, the peak is on the right value."
+            f"{percent(facts.on_target, 0)} of held-out steps, the peak is on the right value."
         ),
         "answers": softer,
     }
@@ -365,7 +483,7 @@ class SortAlignment(AlignmentBuildUp):
     def step(self, step: int) -> None:
         self.next_slide(notes=step_notes(self.run, step))
         said = step_said(self.run, step)
-        wanted = self.indicate_token(int(self.run["sorted_position"][step]), theme.highlight())
+        wanted = self.indicate_token(step_facts(self.run, step).where, theme.highlight())
         with self.beat(said["scores"]) as beat:  # the wanted value is pointed at as it is named
             self.point(step, beat.until("want"), *self.drop_caption())
             if step == 0:
@@ -454,15 +572,14 @@ class SortAlignment(AlignmentBuildUp):
 
     def other_inputs(self) -> None:
         self.next_slide(notes=other_inputs_notes(self.run))
-        for index, ((source, attention, prediction), said) in enumerate(
-            zip(_more(self.run), other_inputs_said(self.run))
-        ):
-            new_map = self.small_heatmap(attention, source, prediction, 0.45, True, "source value")
+        shown_inputs = other_inputs_facts(self.run).inputs
+        for index, (shown, said) in enumerate(zip(shown_inputs, other_inputs_said(self.run))):
+            new_map = self.small_heatmap(shown.attention, shown.source, shown.prediction, 0.45, True, "source value")
             new_map.move_to(self.heatmap)
             with self.beat(said) as beat:  # the new input's matrix; the unchanging reversal; the sorted outputs
                 self.bring_to_front(self.heatmap)  # the reversal beside it stays still: drawn once
                 until = next((beat.until(name) for name in ("reverse", "all") if name in beat.marks), beat.remaining)
-                caption = self.recaption(input_caption(index, source, prediction))
+                caption = self.recaption(input_caption(index, shown.source, shown.prediction))
                 self.play(ReplacementTransform(self.heatmap, new_map), *caption, run_time=until)
                 self.heatmap = new_map
                 if "reverse" in beat.marks:
@@ -480,9 +597,8 @@ class SortAlignment(AlignmentBuildUp):
         lines = ("Attention aligns by content:", "step t points to wherever", "the t-th smallest value sits")
         claim = VGroup(*[theme.text(line, theme.BODY_SIZE) for line in lines]).arrange(DOWN, buff=0.14)
         evidence = theme.label(summary_evidence(self.run), theme.SMALL_SIZE, theme.muted())
-        mass = VGroup(
-            *[theme.label(line, theme.SMALL_SIZE, theme.muted()) for line in summary_mass(self.run, self.reverse)]
-        )
+        masses = summary_mass(self.run, self.reverse)
+        mass = VGroup(*[theme.label(masses[name], theme.SMALL_SIZE, theme.muted()) for name in ("sort", "reverse")])
         mass.arrange(DOWN, buff=0.1)
         VGroup(claim, evidence, mass).arrange(DOWN, buff=0.45).move_to([-3.5, -0.3, 0])
         mass.next_to(evidence, DOWN, buff=0.15)
