@@ -4,6 +4,8 @@ blocks, and the output against the true group means."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -43,28 +45,72 @@ def _groups(keys: np.ndarray) -> list[np.ndarray]:
     return [np.flatnonzero(keys == key) for key in np.unique(keys)]
 
 
-def tokens_notes(run: Artifact) -> str:
+def times_smaller(run: Artifact) -> int:
+    """How many times smaller the held-out squared error is than predicting each sequence's mean, to two
+    significant digits."""
+    ratio = run.metrics["sequence_mean_mse"] / run.metrics["mse"]
+    return int(round(ratio, 1 - int(np.floor(np.log10(ratio)))))
+
+
+@dataclass(frozen=True)
+class Pooling:
+    """The facts of the pooling example every beat's words say, read once from the run."""
+
+    tokens: int
+    first_key: int  # the first token's key
+    first_mean: float  # the mean value of its key group: its target
+    within: float  # the share of every row's weight that stays inside its key group
+    largest: int  # which of the key groups (`_groups`) is the largest: it shows the even spread best
+    group_size: int  # its size
+    share: float  # the weight each of its tokens gets from one of them
+    positions: int
+    max_error: float  # the attention output's largest error in this example
+    times_smaller: int  # held out, its squared error against guessing each sequence's mean
+
+
+def pooling_facts(run: Artifact) -> Pooling:
+    """What the pooling example shows: the task, the weight kept in a group, its even spread and the output's
+    errors."""
     keys = _keys(run)
+    groups = _groups(keys)
+    largest = max(range(len(groups)), key=lambda g: len(groups[g]))
+    group = groups[largest]
+    return Pooling(
+        tokens=len(keys),
+        first_key=int(keys[0]),
+        first_mean=float(run["target"][0]),
+        within=float(run.metrics["example_within_group_mass"]),
+        largest=largest,
+        group_size=len(group),
+        share=float(run["attention"][group[0], group].mean()),
+        positions=len(run["target"]),
+        max_error=float(run.metrics["example_max_abs_error"]),
+        times_smaller=times_smaller(run),
+    )
+
+
+def tokens_notes(run: Artifact) -> str:
+    facts = pooling_facts(run)
     return (
         "The lookup picked one position. "
-        f"The same mechanism can average: {len(keys)} tokens with a key and a value, "
+        f"The same mechanism can average: {facts.tokens} tokens with a key and a value, "
         "trained so every token outputs the mean value of its key group. "
-        f"Tokens are sorted by key so groups sit together; this example has {len(set(keys.tolist()))} groups; "
-        f"the k{keys[0]} group's values average {run['target'][0]:.4f}."
+        f"Tokens are sorted by key so groups sit together; this example has {len(_groups(_keys(run)))} groups; "
+        f"the k{facts.first_key} group's values average {facts.first_mean:.4f}."
     )
 
 
 @translated
 def tokens_said(run: Artifact) -> dict[str, str]:
-    keys = _keys(run)
+    facts = pooling_facts(run)
     return {
         "opening": (
-            f"Attention can also average. {count(len(keys), 'token').capitalize()} each carry a key, "
+            f"Attention can also average. {count(facts.tokens, 'token').capitalize()} each carry a key, "
             f"{mark('colour')}shown by colour, and {mark('value')}a value."
         ),
         "task": (
             f"Each token must output {mark('mean')}the mean value of its key group; for key "
-            f"{integer(int(keys[0]))}, {mark('first')}that is {significant(run['target'][0])}."
+            f"{integer(facts.first_key)}, {mark('first')}that is {significant(facts.first_mean)}."
         ),
     }
 
@@ -72,7 +118,7 @@ def tokens_said(run: Artifact) -> dict[str, str]:
 def matrix_notes(run: Artifact) -> str:
     return (
         "The attention matrix: rows are the attending tokens (queries), columns the attended ones (keys). "
-        f"In this example {run.metrics['example_within_group_mass']:.1%} of every row's weight stays inside "
+        f"In this example {pooling_facts(run).within:.1%} of every row's weight stays inside "
         "its own key group."
     )
 
@@ -85,7 +131,7 @@ def matrix_said(run: Artifact) -> dict[str, str]:
             f"{mark('column')}each column, a token it sees."
         ),
         "within": (
-            f"Of every row's weight, {percent(run.metrics['example_within_group_mass'], 1)} {mark('inside')}stays "
+            f"Of every row's weight, {percent(pooling_facts(run).within, 1)} {mark('inside')}stays "
             "inside its own key group."
         ),
     }
@@ -105,14 +151,12 @@ def blocks_notes(run: Artifact) -> str:
 
 @translated
 def blocks_said(run: Artifact) -> dict[str, str]:
-    attention, keys = run["attention"], _keys(run)
-    group = max(_groups(keys), key=len)  # the largest group shows the even spread best
-    share = float(attention[group[0], group].mean())
+    facts = pooling_facts(run)
     return {
         "blocks_shown": "Each key group forms a square block of weight.",
         "even_spread": (
-            f"Inside a block the weight is spread evenly: {mark('group')}in a group of {integer(len(group))}, each "
-            f"token gets {significant(share)}. {mark('soft')}A soft group-by."
+            f"Inside a block the weight is spread evenly: {mark('group')}in a group of {integer(facts.group_size)}, "
+            f"each token gets {significant(facts.share)}. {mark('soft')}A soft group-by."
         ),
     }
 
@@ -120,32 +164,25 @@ def blocks_said(run: Artifact) -> dict[str, str]:
 def outputs_notes(run: Artifact) -> str:
     return (
         "The attention output next to the true group means: "
-        f"largest error in this example {run.metrics['example_max_abs_error']:.4f}. "
+        f"largest error in this example {pooling_facts(run).max_error:.4f}. "
         f"Held-out MSE {run.metrics['mse']:.2e}, against {run.metrics['sequence_mean_mse']:.4f} for predicting "
         f"each sequence's mean and {run.metrics['baseline_mse']:.4f} for the global mean."
     )
 
 
-def times_smaller(run: Artifact) -> int:
-    """How many times smaller the held-out squared error is than predicting each sequence's mean, to two
-    significant digits."""
-    ratio = run.metrics["sequence_mean_mse"] / run.metrics["mse"]
-    return int(round(ratio, 1 - int(np.floor(np.log10(ratio)))))
-
-
 @translated
 def outputs_said(run: Artifact) -> dict[str, str]:
+    facts = pooling_facts(run)
     return {
         "truth": (
-            f"This plot shows {mark('truth')}the true group mean at each of the "
-            f"{count(len(run['target']), 'position')}."
+            f"This plot shows {mark('truth')}the true group mean at each of the {count(facts.positions, 'position')}."
         ),
         "output": (
             "The attention output, dashed, lands right on them: "
-            f"{mark('error')}its largest error is {significant(run.metrics['example_max_abs_error'])}."
+            f"{mark('error')}its largest error is {significant(facts.max_error)}."
         ),
         "held_out": (
-            f"On held-out sequences its squared error is {mark('times')}about {integer(times_smaller(run))} times "
+            f"On held-out sequences its squared error is {mark('times')}about {integer(facts.times_smaller)} times "
             "smaller than guessing each sequence's mean."
         ),
     }
@@ -162,6 +199,7 @@ class AttentionPooling(LectureSlide):
     def construct(self) -> None:
         self.run = self.load("groupby")
         self.keys = _keys(self.run)
+        self.facts = pooling_facts(self.run)
         self.tokens()
         self.matrix()
         self.blocks()
@@ -246,7 +284,7 @@ class AttentionPooling(LectureSlide):
                       run_time=beat.until("column"))  # fmt: skip
             self.play(LaggedStart(*[Indicate(label) for label in self.heatmap.col_labels], lag_ratio=0.15),
                       run_time=beat.remaining)  # fmt: skip
-        share = self.run.metrics["example_within_group_mass"]
+        share = self.facts.within
         with self.beat(said["within"]) as beat:  # the share is written, then each row's in-group cells light up in turn
             self.within = self.fact(f"{share:.1%} of every row's weight", "stays inside its key group")
             self.within.next_to(self.heatmap, RIGHT, buff=0.6).align_to(self.heatmap.cells, UP).shift(0.6 * DOWN)
@@ -270,15 +308,15 @@ class AttentionPooling(LectureSlide):
             )
         with self.beat(said["blocks_shown"]) as beat:
             self.play(LaggedStart(*[Create(outline) for outline in outlines], lag_ratio=0.5), run_time=beat.remaining)
-        groups = _groups(keys)
-        largest = max(range(len(groups)), key=lambda g: len(groups[g]))
-        group = groups[largest]
-        share = float(self.run["attention"][group[0], group].mean())
+        largest = self.facts.largest
+        group = _groups(keys)[largest]
         with self.beat(said["even_spread"]) as beat:  # the largest block's cells, its even share, then the name of it
             cells = VGroup(*[self.heatmap.cell(i, j) for i in group for j in group])
             self.play(Indicate(cells, scale_factor=1.05), run_time=beat.until("group"))
             self.add(self.heatmap)  # manim took the lit cells out of it: one heatmap again
-            spread = self.fact(f"a group of {len(group)}: {share:.3f}", "of the weight on each token")
+            spread = self.fact(
+                f"a group of {self.facts.group_size}: {self.facts.share:.3f}", "of the weight on each token"
+            )
             spread.next_to(self.within, DOWN, buff=0.5, aligned_edge=LEFT)
             self.play(FadeIn(spread, shift=0.1 * UP), run_time=beat.until("soft"))
             soft = theme.text("a soft group-by", theme.BODY_SIZE, theme.highlight())

@@ -4,6 +4,8 @@ the score matrix constant along its diagonals, and one query's scores at two abs
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -34,6 +36,38 @@ from seqanim.kit.rotation import PhasorCircle
 # --- the words ----------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Rotary:
+    """The facts of the rotary example every beat's words say, read once from the run."""
+
+    pairs: tuple[int, ...]  # the dimension pairs drawn, fastest first
+    fastest: int  # the first of them
+    step: float  # the angle it turns per position, in radians
+    last: int  # the last position the query spins to
+    turns: tuple[float, ...]  # the turns each pair drawn makes by then
+    offset: int  # the key's position when the query is at zero
+    shift: int  # how far both are shifted together
+    score: float  # the score of query and key `offset` apart, however far shifted
+    diagonal_score: float  # the score matrix along that diagonal
+
+
+def rotary_facts(run: Artifact) -> Rotary:
+    """What the rotary example shows: the pairs' speeds, the query's spin, and the score that depends only on the
+    offset."""
+    pairs, offset = tuple(int(pair) for pair in run["pairs"]), int(run.params["offset"])
+    return Rotary(
+        pairs=pairs,
+        fastest=pairs[0],
+        step=float(run["freqs"][pairs[0]]),
+        last=int(run["positions"][-1]),
+        turns=tuple(float(turns) for turns in run["pair_angles"][:, -1] / (2 * np.pi)),
+        offset=offset,
+        shift=int(run.params["shift"]),
+        score=float(run["sweep_scores"][0]),
+        diagonal_score=float(run["scores"][0, offset]),
+    )
+
+
 def circles_notes(run: Artifact) -> str:
     freqs = run["freqs"]
     second = min(1, len(freqs) - 1)  # pair 0 always turns 1 rad per position; quote the next one
@@ -47,123 +81,119 @@ def circles_notes(run: Artifact) -> str:
 
 @translated
 def circles_said(run: Artifact) -> dict[str, str]:
-    pairs, freqs = run["pairs"], run["freqs"]
-    fastest = int(pairs[0])
+    facts = rotary_facts(run)
     return {
         "clock": (
             f"Rotary encoding marks position another way: it turns {mark('pairs')}pairs of dimensions, "
             "like clock hands."
         ),
         "arrows": (
-            f"{count(len(pairs), 'pair').capitalize()} of the query's dimensions, {mark('arrow')}each an arrow, "
+            f"{count(len(facts.pairs), 'pair').capitalize()} of the query's dimensions, {mark('arrow')}each an arrow, "
             f"{mark('zero')}at position zero."
         ),
         "legend": (
-            f"Each position step turns a pair by its own angle: {mark('fastest')}{significant(freqs[fastest])} "
-            f"radians for pair {integer(fastest)}, {mark('higher')}far less for higher pairs."
+            f"Each position step turns a pair by its own angle: {mark('fastest')}{significant(facts.step)} "
+            f"radians for pair {integer(facts.fastest)}, {mark('higher')}far less for higher pairs."
         ),
     }
 
 
 def spin_notes(run: Artifact) -> str:
-    last = float(run["positions"][-1])
-    turns = run["pair_angles"][:, -1] / (2 * np.pi)
-    described = ", ".join(f"pair {p}: {t:.2f} turns" for p, t in zip(run["pairs"], turns))
+    facts = rotary_facts(run)
+    described = ", ".join(f"pair {p}: {t:.2f} turns" for p, t in zip(facts.pairs, facts.turns))
     return (
-        f"Move the query from position 0 to {last:.0f}. Each pair turns by m x omega: {described}. "
+        f"Move the query from position 0 to {facts.last}. Each pair turns by m x omega: {described}. "
         "The dots mark the integer positions."
     )
 
 
 @translated
 def spin_said(run: Artifact) -> str:
-    pairs, last = run["pairs"], int(run["positions"][-1])
-    turns = run["pair_angles"][:, -1] / (2 * np.pi)
+    facts = rotary_facts(run)
     return (
-        f"As the query moves from position zero to {integer(last)}, pair {integer(int(pairs[0]))} makes "
-        f"{significant(turns[0])} turns, while pair {integer(int(pairs[-1]))} turns only "
-        f"{significant(turns[-1])} of a turn."
+        f"As the query moves from position zero to {integer(facts.last)}, pair {integer(facts.pairs[0])} makes "
+        f"{significant(facts.turns[0])} turns, while pair {integer(facts.pairs[-1])} turns only "
+        f"{significant(facts.turns[-1])} of a turn."
     )
 
 
 def both_positions_notes(run: Artifact) -> str:
-    offset = int(run.params["offset"])
+    facts = rotary_facts(run)
     return (
-        f"Now the key too: q at position m = 0, k at n = {offset}. "
-        f"The score is <R_m q, R_n k> = {run['sweep_scores'][0]:.4f}; "
+        f"Now the key too: q at position m = 0, k at n = {facts.offset}. "
+        f"The score is <R_m q, R_n k> = {facts.score:.4f}; "
         "each pair adds |q_i||k_i| cos(angle between them)."
     )
 
 
 @translated
 def both_positions_said(run: Artifact) -> dict[str, str]:
-    offset = int(run.params["offset"])
+    facts = rotary_facts(run)
     return {
         "back_to_zero": "The query goes back to position zero.",
         "key_joins": (
-            f"A key joins it at position {integer(offset)}. {mark('arc')}Each arc shows the angle between query and "
-            "key in one pair."
+            f"A key joins it at position {integer(facts.offset)}. {mark('arc')}Each arc shows the angle between query "
+            "and key in one pair."
         ),
         "score": (
             f"The score adds up, pair by pair, the two lengths times the cosine of that angle; "
-            f"{mark('here')}here it is {significant(run['sweep_scores'][0])}."
+            f"{mark('here')}here it is {significant(facts.score)}."
         ),
     }
 
 
 def shift_both_notes(run: Artifact) -> str:
-    shift, scores = int(run.params["shift"]), run["sweep_scores"]
+    facts = rotary_facts(run)
     return (
-        f"Shift both positions by the same amount, 0 to {shift}: "
+        f"Shift both positions by the same amount, 0 to {facts.shift}: "
         "every arrow turns, but q and k in a pair turn together, so the angle between them stays. "
-        f"The score stays {scores[0]:.4f}: over the sweep it moves by at most "
+        f"The score stays {facts.score:.4f}: over the sweep it moves by at most "
         f"{run.metrics['sweep_max_deviation']:.1e}."
     )
 
 
 @translated
 def shift_both_said(run: Artifact) -> dict[str, str]:
-    shift = int(run.params["shift"])
+    facts = rotary_facts(run)
     return {
         "shifting": (
-            f"Now shift both positions together, by up to {integer(shift)}: every arrow turns, but query and key "
-            "turn as one."
+            f"Now shift both positions together, by up to {integer(facts.shift)}: every arrow turns, but query and "
+            "key turn as one."
         ),
-        "steady": f"The angles never change, so the score stays at {significant(run['sweep_scores'][0])}.",
+        "steady": f"The angles never change, so the score stays at {significant(facts.score)}.",
     }
 
 
 def score_matrix_notes(run: Artifact) -> str:
-    scores, offset = run["scores"], int(run.params["offset"])
+    facts = rotary_facts(run)
     return (
         "All query positions m against all key positions n: "
         "the score matrix is constant along each diagonal "
         f"(largest spread {run.metrics['diagonal_max_deviation']:.1e}). "
-        f"The highlighted diagonal n - m = {offset} holds {scores[0, offset]:.4f} everywhere."
+        f"The highlighted diagonal n - m = {facts.offset} holds {facts.diagonal_score:.4f} everywhere."
     )
 
 
 @translated
 def score_matrix_said(run: Artifact) -> dict[str, str]:
-    scores, offset = run["scores"], int(run.params["offset"])
+    facts = rotary_facts(run)
     return {
         "every_pair": (
             f"Here is the score of every {mark('query')}query position against every {mark('key')}key position."
         ),
         "constant": (
             f"Each diagonal is constant: {mark('with')}with the key "
-            f"{count(offset, 'position')} after the query, {mark('always')}the score is always "
-            f"{significant(scores[0, offset])}."
+            f"{count(facts.offset, 'position')} after the query, {mark('always')}the score is always "
+            f"{significant(facts.diagonal_score)}."
         ),
     }
 
 
 def relative_rows_notes(run: Artifact) -> str:
     offsets, row_at_0 = run["offsets"], run["row_at_0"]
-    shift = int(run.params["shift"])
     return (
         "The same q and k placed at different absolute positions: "
-        f"the query at 0 and at {shift}, scored against keys at offsets 0 to {offsets[-1]}. "
+        f"the query at 0 and at {rotary_facts(run).shift}, scored against keys at offsets 0 to {offsets[-1]}. "
         f"The two curves coincide (largest difference {run.metrics['row_max_difference']:.1e}); "
         f"e.g. offset 0 gives {row_at_0[0]:.4f} both times. RoPE scores depend only on the relative offset."
     )
@@ -171,12 +201,11 @@ def relative_rows_notes(run: Artifact) -> str:
 
 @translated
 def relative_rows_said(run: Artifact) -> dict[str, str]:
-    shift = int(run.params["shift"])
     return {
         "at_zero": f"This curve scores a query at position zero {mark('keys')}against keys further and further ahead.",
         "at_shift": (
-            f"Move the query to position {integer(shift)} and {mark('dashed')}its dashed curve lies exactly on top: "
-            f"{mark('relative')}rotary scores depend only on the relative offset."
+            f"Move the query to position {integer(rotary_facts(run).shift)} and {mark('dashed')}its dashed curve lies "
+            f"exactly on top: {mark('relative')}rotary scores depend only on the relative offset."
         ),
     }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from manim import (
@@ -36,19 +37,56 @@ from seqanim.kit.readout import Readout
 # --- the words ----------------------------------------------------------------------------------------
 
 
+def scaled_floor(run: Artifact) -> float:
+    """The scaled entropy's minimum, rounded down to two decimals: a bound the narration can say truly."""
+    return math.floor(run.metrics["entropy_scaled_min"] * 100) / 100
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """The facts of the scaling sweep every beat's words say, read once from the run."""
+
+    keys: int  # the keys one query is scored against
+    first_d: int  # the smallest dimension of the sweep
+    last_d: int  # the largest
+    first_spread: float  # the unscaled logits' standard deviation at the smallest d
+    last_spread: float  # and at the largest
+    top_unscaled: float  # the sample's largest unscaled softmax weight at the largest d
+    first_entropy: float  # the unscaled softmax's mean entropy at the smallest d
+    last_entropy: float  # and at the largest
+    floor: float  # the scaled entropy never drops below this (`scaled_floor`)
+
+
+def scaling_facts(run: Artifact) -> Scaling:
+    """What the sweep shows: the spread of the logits and the entropy of the softmax, from the smallest d to the
+    largest."""
+    dims, spread, entropy = run["dims"], run["logit_std"], run["entropy_unscaled"]
+    return Scaling(
+        keys=run["sample_logits"].shape[1],
+        first_d=int(dims[0]),
+        last_d=int(dims[-1]),
+        first_spread=float(spread[0]),
+        last_spread=float(spread[-1]),
+        top_unscaled=float(run["sample_weights_unscaled"][-1].max()),
+        first_entropy=float(entropy[0]),
+        last_entropy=float(entropy[-1]),
+        floor=scaled_floor(run),
+    )
+
+
 def setup_views_notes(run: Artifact) -> str:
-    dims = run["dims"]
+    facts = scaling_facts(run)
     return (
         "Dot products of d-dimensional random vectors have variance about d: "
-        f"the logit standard deviation is {run['logit_std'][0]:.2f} at d = {dims[0]} and "
-        f"{run['logit_std'][-1]:.2f} at d = {dims[-1]}. "
-        f"One sample of {run['sample_logits'].shape[1]} keys, softmax with and without the 1/sqrt(d) scale."
+        f"the logit standard deviation is {facts.first_spread:.2f} at d = {facts.first_d} and "
+        f"{facts.last_spread:.2f} at d = {facts.last_d}. "
+        f"One sample of {facts.keys} keys, softmax with and without the 1/sqrt(d) scale."
     )
 
 
 @translated
 def setup_views_said(run: Artifact) -> dict[str, str]:
-    keys = run["sample_logits"].shape[1]
+    keys = scaling_facts(run).keys
     return {
         "question": f"Why are attention scores divided by the square root of {mark('d')}the dimension d?",
         "charts": (
@@ -63,11 +101,11 @@ def setup_views_said(run: Artifact) -> dict[str, str]:
 
 
 def grow_d_notes(run: Artifact) -> str:
-    dims = run["dims"]
+    facts = scaling_facts(run)
     return (
-        f"Grow d from {dims[0]} to {dims[-1]}. "
-        f"Unscaled, this sample's top weight climbs to {run['sample_weights_unscaled'][-1].max():.3f}: "
-        f"the softmax is nearly one-hot and mean entropy falls to {run['entropy_unscaled'][-1]:.3f}. "
+        f"Grow d from {facts.first_d} to {facts.last_d}. "
+        f"Unscaled, this sample's top weight climbs to {facts.top_unscaled:.3f}: "
+        f"the softmax is nearly one-hot and mean entropy falls to {facts.last_entropy:.3f}. "
         f"Scaled, the top weight stays {run['sample_weights_scaled'][-1].max():.3f} and mean entropy "
         f"{run['entropy_scaled'][-1]:.3f} (over {run.params['n_samples']} samples per d)."
     )
@@ -75,48 +113,42 @@ def grow_d_notes(run: Artifact) -> str:
 
 @translated
 def grow_d_said(run: Artifact) -> dict[str, str]:
-    dims, spread = run["dims"], run["logit_std"]
+    facts = scaling_facts(run)
     return {
         "doubles": (
             "Now the dimension doubles, step by step. "
             "Without scaling, the scores spread wider and the softmax sharpens."
         ),
         "grows": (
-            f"Their spread, {significant(spread[0])} at {integer(int(dims[0]))} dimensions, {mark('grows')}grows like "
-            "the square root of d, and the unscaled weights pile onto fewer and fewer keys."
+            f"Their spread, {significant(facts.first_spread)} at {integer(facts.first_d)} dimensions, "
+            f"{mark('grows')}grows like the square root of d, and the unscaled weights pile onto fewer and fewer keys."
         ),
         "one_key": (
-            f"At {integer(int(dims[-1]))} dimensions {mark('spread')}the spread is {significant(spread[-1])}, and "
-            f"{mark('key')}one key takes {significant(run['sample_weights_unscaled'][-1].max())} of the unscaled "
-            "weight."
+            f"At {integer(facts.last_d)} dimensions {mark('spread')}the spread is {significant(facts.last_spread)}, "
+            f"and {mark('key')}one key takes {significant(facts.top_unscaled)} of the unscaled weight."
         ),
     }
 
 
 def conclude_notes(run: Artifact) -> str:
-    dims = run["dims"]
+    facts = scaling_facts(run)
     return (
         "Without 1/sqrt(d) attention collapses to one-hot as d grows "
-        f"(entropy {run['entropy_unscaled'][0]:.3f} at d = {dims[0]}, "
-        f"{run['entropy_unscaled'][-1]:.3f} at d = {dims[-1]}), which kills the gradients. "
+        f"(entropy {facts.first_entropy:.3f} at d = {facts.first_d}, "
+        f"{facts.last_entropy:.3f} at d = {facts.last_d}), which kills the gradients. "
         f"With it the entropy never drops below {run.metrics['entropy_scaled_min']:.3f}."
     )
 
 
-def scaled_floor(run: Artifact) -> float:
-    """The scaled entropy's minimum, rounded down to two decimals: a bound the narration can say truly."""
-    return math.floor(run.metrics["entropy_scaled_min"] * 100) / 100
-
-
 @translated
 def conclude_said(run: Artifact) -> dict[str, str]:
-    entropy = run["entropy_unscaled"]
+    facts = scaling_facts(run)
     return {
         "collapse": (
-            f"Unscaled, {mark('falls')}the average entropy falls from {significant(entropy[0])} to "
-            f"{significant(entropy[-1])}: {mark('hot')}attention turns one-hot, and its gradients vanish."
+            f"Unscaled, {mark('falls')}the average entropy falls from {significant(facts.first_entropy)} to "
+            f"{significant(facts.last_entropy)}: {mark('hot')}attention turns one-hot, and its gradients vanish."
         ),
-        "kept": f"Divided by root d, {mark('never')}the entropy never drops below {number(scaled_floor(run), 2)}.",
+        "kept": f"Divided by root d, {mark('never')}the entropy never drops below {number(facts.floor, 2)}.",
     }
 
 

@@ -4,6 +4,8 @@ query's row, that row as bars, and the value read off the matching item."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -30,31 +32,65 @@ from seqanim.kit.motion import Travel
 # --- the words ----------------------------------------------------------------------------------------
 
 
-def _labels(run: Artifact) -> list[str]:
-    return [str(label) for label in run["labels"]]
+@dataclass(frozen=True)
+class Lookup:
+    """The facts of the lookup every beat's words say, read once from the run."""
+
+    labels: tuple[str, ...]  # the tokens, the query last
+    items: int  # item tokens before the query
+    query_key: int
+    diagonal: float  # the mean weight an item row keeps on itself
+    match: int  # the item whose key matches the query's
+    weight: float  # the query row's weight on it
+    others: int  # the query row's other weights
+    rest: float  # what they add up to
+    stored: int  # the value stored in the matching item
+    prediction: int
+    answer: int
+    test_size: int  # held-out lookups
+    accuracy: float  # on them
 
 
-def _match(run: Artifact) -> int:
-    return int(run["match_index"])
+def lookup_facts(run: Artifact) -> Lookup:
+    """What the lookup shows: the tokens, the attention's diagonal, the query's row and the value it reads."""
+    labels = tuple(str(label) for label in run["labels"])
+    row, match = run["attention"][-1], int(run["match_index"])
+    return Lookup(
+        labels=labels,
+        items=len(labels) - 1,
+        query_key=int(run["query_key"]),
+        diagonal=float(np.mean(np.diagonal(run["attention"])[:-1])),
+        match=match,
+        weight=float(row[match]),
+        others=len(row) - 1,
+        rest=1 - float(row[match]),
+        stored=int(run["values"][match]),
+        prediction=int(run["prediction"]),
+        answer=int(run["answer"]),
+        test_size=int(run.params["test_size"]),
+        accuracy=float(run.metrics["accuracy"]),
+    )
 
 
 def tokens_notes(run: Artifact) -> str:
-    items = len(_labels(run)) - 1
+    facts = lookup_facts(run)
     return (
         "Every token emits a query, a key and a value. "
-        f"Here {items} item tokens each carry a key and a value, "
-        f"and the last token carries only the query key k{int(run['query_key'])}. "
+        f"Here {facts.items} item tokens each carry a key and a value, "
+        f"and the last token carries only the query key k{facts.query_key}. "
         "One layer, one head, trained only to output the matching value; "
-        f"it answers {run.metrics['accuracy']:.1%} of held-out lookups correctly."
+        f"it answers {facts.accuracy:.1%} of held-out lookups correctly."
     )
 
 
 @translated
 def tokens_said(run: Artifact) -> dict[str, str]:
-    items, key = len(_labels(run)) - 1, integer(int(run["query_key"]))
+    facts = lookup_facts(run)
+    key = integer(facts.query_key)
     return {
         "opening": (
-            f"Self-attention can act as a lookup. Here are {count(items, 'item token')} {mark('query')}and one query."
+            f"Self-attention can act as a lookup. Here are {count(facts.items, 'item token')} {mark('query')}and one "
+            "query."
         ),
         "kinds": f"Each item holds a key and a value; {mark('query')}the query holds only key {key}.",
         "task": f"One attention layer, one head, {mark('task')}must output the value stored under key {key}.",
@@ -62,71 +98,66 @@ def tokens_said(run: Artifact) -> dict[str, str]:
 
 
 def matrix_notes(run: Artifact) -> str:
-    diagonal = float(np.mean(np.diagonal(run["attention"])[:-1]))
     return (
         "The full attention matrix: each row is the token doing the attending (the query), "
         "each column an attended token (the key). "
-        f"Every item row keeps its weight on itself: on average {diagonal:.3f} on the diagonal."
+        f"Every item row keeps its weight on itself: on average {lookup_facts(run).diagonal:.3f} on the diagonal."
     )
 
 
 @translated
 def matrix_said(run: Artifact) -> dict[str, str]:
-    diagonal = float(np.mean(np.diagonal(run["attention"])[:-1]))
     return {
         "rows_and_columns": (
             f"Each row of this matrix is one token asking a question; {mark('column')}each column is a token it can "
             "look at."
         ),
         "diagonal": (
-            f"Item rows keep their weight on themselves: {percent(diagonal, 0)}, on average, sits on the diagonal."
+            f"Item rows keep their weight on themselves: {percent(lookup_facts(run).diagonal, 0)}, on average, sits "
+            "on the diagonal."
         ),
     }
 
 
 def query_row_notes(run: Artifact) -> str:
-    labels, match = _labels(run), _match(run)
-    weight = float(run["attention"][-1, match])
+    facts = lookup_facts(run)
     return (
-        f"The bottom row is the query '{labels[-1]}'. "
-        f"It puts {weight:.3f} of its weight on item #{match} ({labels[match]}), "
+        f"The bottom row is the query '{facts.labels[-1]}'. "
+        f"It puts {facts.weight:.3f} of its weight on item #{facts.match} ({facts.labels[facts.match]}), "
         "the one item whose key matches: a near one-hot row."
     )
 
 
 @translated
 def query_row_said(run: Artifact) -> str:
-    weight = float(run["attention"][-1, _match(run)])
     return (
-        f"The bottom row is the query. It puts {mark('weight')}{percent(weight, 1)} of its weight on "
-        f"{mark('match')}the one matching item."
+        f"The bottom row is the query. It puts {mark('weight')}{percent(lookup_facts(run).weight, 1)} of its weight "
+        f"on {mark('match')}the one matching item."
     )
 
 
 def bars_notes(run: Artifact) -> str:
-    row, match = run["attention"][-1], _match(run)
+    facts = lookup_facts(run)
     return (
-        f"The query row on its own: one tall bar of {row[match]:.3f} on the matching item; "
-        f"the other {len(row) - 1} weights add up to {1 - row[match]:.4f}."
+        f"The query row on its own: one tall bar of {facts.weight:.3f} on the matching item; "
+        f"the other {facts.others} weights add up to {facts.rest:.4f}."
     )
 
 
 @translated
 def bars_said(run: Artifact) -> dict[str, str]:
-    row, match = run["attention"][-1], _match(run)
+    facts = lookup_facts(run)
     return {
         "one_bar": f"As bars, the query's row is one tall bar on {mark('item')}the matching item.",
-        "the_rest": (
-            f"The other {integer(len(row) - 1)} weights {mark('share')}share just {percent(1 - float(row[match]), 1)}."
-        ),
+        "the_rest": (f"The other {integer(facts.others)} weights {mark('share')}share just {percent(facts.rest, 1)}."),
     }
 
 
 def read_out_notes(run: Artifact) -> str:
-    prediction, answer = int(run["prediction"]), int(run["answer"])
+    facts = lookup_facts(run)
     return (
-        f"The value is read off the attended item: predicted v{prediction}, true v{answer}. "
-        f"Over {run.params['test_size']} held-out lookups the accuracy is {run.metrics['accuracy']:.1%}, "
+        f"The value is read off the attended item: predicted v{facts.prediction}, true v{facts.answer}. "
+        f"Over {facts.test_size} held-out lookups the accuracy is {facts.accuracy:.1%}, "
         f"and the query row puts {run.metrics['query_match_mass']:.3f} of its weight "
         "on the matching item on average."
     )
@@ -134,15 +165,14 @@ def read_out_notes(run: Artifact) -> str:
 
 @translated
 def read_out_said(run: Artifact) -> dict[str, str]:
-    prediction, answer = int(run["prediction"]), int(run["answer"])
-    stored = int(run["values"][_match(run)])
-    verdict = "the right answer" if prediction == answer else f"wrong: the answer was value {integer(answer)}"
+    facts = lookup_facts(run)
+    right = facts.prediction == facts.answer
+    verdict = "the right answer" if right else f"wrong: the answer was value {integer(facts.answer)}"
     return {
-        "read": f"So the layer reads the value stored in that item, {mark('value')}value {integer(stored)}.",
+        "read": f"So the layer reads the value stored in that item, {mark('value')}value {integer(facts.stored)}.",
         "verdict": (
-            f"It predicts value {integer(prediction)}, {verdict}. {mark('test')}On "
-            f"{integer(int(run.params['test_size']))} new lookups it is right {percent(run.metrics['accuracy'], 1)} "
-            "of the time."
+            f"It predicts value {integer(facts.prediction)}, {verdict}. {mark('test')}On {integer(facts.test_size)} "
+            f"new lookups it is right {percent(facts.accuracy, 1)} of the time."
         ),
     }
 
@@ -157,8 +187,9 @@ class SelfAttentionLookup(LectureSlide):
 
     def construct(self) -> None:
         self.run = self.load("lookup")
-        self.labels = _labels(self.run)
-        self.match = _match(self.run)
+        self.facts = lookup_facts(self.run)
+        self.labels = list(self.facts.labels)
+        self.match = self.facts.match
         self.attention = self.run["attention"]
         self.tokens()
         self.matrix()
@@ -284,7 +315,7 @@ class SelfAttentionLookup(LectureSlide):
         others = [j for j in range(len(row)) if j != self.match]
         rest = (
             theme.text(
-                f"the other {len(others)}: {1 - row[self.match]:.4f} in all", theme.LABEL_SIZE, theme.key_colour()
+                f"the other {self.facts.others}: {self.facts.rest:.4f} in all", theme.LABEL_SIZE, theme.key_colour()
             )
             .next_to(self.chart, DOWN, buff=0.35)
             .align_to(self.chart, LEFT)
@@ -306,18 +337,19 @@ class SelfAttentionLookup(LectureSlide):
         self.chart_title, self.rest = axis, rest
 
     def read_out(self) -> None:
-        run = self.run
-        prediction, answer = int(run["prediction"]), int(run["answer"])
+        run, facts = self.run, self.facts
         self.next_slide(notes=read_out_notes(run))
         said = read_out_said(run)
-        verdict = "correct" if prediction == answer else "wrong"
+        verdict = "correct" if facts.prediction == facts.answer else "wrong"
         read = theme.text(
-            f"read the value of {self.labels[self.match]}: v{int(run['values'][self.match])}",
+            f"read the value of {self.labels[self.match]}: v{facts.stored}",
             theme.LABEL_SIZE,
             theme.value_colour(),
         )
         mark, colour = ("✓", theme.allowed_colour()) if verdict == "correct" else ("✗", theme.error_colour())
-        result = theme.text(f"{mark} predicted v{prediction}, true v{answer} ({verdict})", theme.LABEL_SIZE, colour)
+        result = theme.text(
+            f"{mark} predicted v{facts.prediction}, true v{facts.answer} ({verdict})", theme.LABEL_SIZE, colour
+        )
         lines = VGroup(read, result).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
         lines.next_to(self.chart, UP, buff=0.6).align_to(self.chart, LEFT)
         if lines.get_right()[0] > 6.9:
@@ -327,7 +359,7 @@ class SelfAttentionLookup(LectureSlide):
             start, [start[0], lines.get_bottom()[1], 0], buff=0.08, color=theme.value_colour(), stroke_width=4
         )
         held_out = theme.text(
-            f"{run.params['test_size']} new lookups: {run.metrics['accuracy']:.1%} right", theme.LABEL_SIZE, colour
+            f"{facts.test_size} new lookups: {facts.accuracy:.1%} right", theme.LABEL_SIZE, colour
         ).next_to(self.rest, DOWN, buff=0.2, aligned_edge=LEFT)
         with self.beat(said["read"]) as beat:  # from the tall bar up to the value it reads
             self.play(FadeOut(self.chart_title), run_time=0.3)

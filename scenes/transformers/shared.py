@@ -4,6 +4,7 @@ numbers rounded for the ear."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from manim import DOWN, LEFT, RIGHT, UP, Line, ManimColor
 
@@ -23,17 +24,26 @@ def diagonal_line(heatmap: Heatmap, offset: int, colour: ManimColor) -> Line:
     return Line(first.get_corner(UP + LEFT), last.get_corner(DOWN + RIGHT), color=colour, stroke_width=4)
 
 
-def significant_rounded(value: float, digits: int = 2) -> tuple[float, int]:
-    """`value` rounded to `digits` significant digits, and the decimals that keeps:
-    significant_rounded(0.008315) -> (0.0083, 4), significant_rounded(47117.2) -> (47000.0, 0)."""
+@dataclass(frozen=True)
+class Rounded:
+    """A number rounded for the ear, and the decimals it is said with."""
+
+    value: float
+    decimals: int
+
+
+def significant_rounded(value: float, digits: int = 2) -> Rounded:
+    """`value` rounded to `digits` significant digits, with the decimals that keeps:
+    significant_rounded(0.008315) -> Rounded(0.0083, 4), significant_rounded(47117.2) -> Rounded(47000.0, 0)."""
     value = float(value)
     if value == 0 or not math.isfinite(value):
-        return value, 0
+        return Rounded(value, 0)
     place = digits - 1 - math.floor(math.log10(abs(value)))
-    return round(value, place), max(place, 0)
+    return Rounded(round(value, place), max(place, 0))
 
 
 def significant(value: float, digits: int = 2) -> str:
     """`value` spoken to `digits` significant digits, what a listener can hold:
     significant(0.008315) -> "zero point zero zero eight three", significant(47117.2) -> "forty-seven thousand"."""
-    return number(*significant_rounded(value, digits))
+    rounded = significant_rounded(value, digits)
+    return number(rounded.value, rounded.decimals)

@@ -4,6 +4,8 @@ every diagonal, so they depend only on the offset between two positions."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -45,40 +47,75 @@ def _probe(run: Artifact) -> int:
     return min(10, len(run["kernel"]) - 1)
 
 
+@dataclass(frozen=True)
+class Encoding:
+    """The facts of the sinusoidal encoding every beat's words say, read once from the run."""
+
+    shortest: float  # the first pair's wavelength, in positions
+    longest: float  # the last pair's
+    positions: int
+    dimensions: int
+    reached: float  # the second to last dimension at the last position
+    gram_diagonal: float  # every encoding's dot product with itself
+    offset: int  # the diagonal walked (`_offset`)
+    on_diagonal: float  # the dot product of two positions `offset` apart
+    with_itself: float  # the kernel at offset zero
+    kernel_min: float  # its smallest value
+    kernel_min_offset: int  # and where
+
+
+def encoding_facts(run: Artifact) -> Encoding:
+    """What the encoding shows: its wavelengths, its last dimension, its Gram matrix and the kernel along it."""
+    pe, offset = run["pe"], _offset(run)
+    return Encoding(
+        shortest=float(run["wavelengths"][0]),
+        longest=float(run["wavelengths"][-1]),
+        positions=pe.shape[0],
+        dimensions=pe.shape[1],
+        reached=float(pe[-1, -2]),
+        gram_diagonal=float(run.metrics["gram_diagonal"]),
+        offset=offset,
+        on_diagonal=float(np.diagonal(run["pe_gram"], offset)[0]),
+        with_itself=float(run["kernel"][0]),
+        kernel_min=float(run.metrics["kernel_min"]),
+        kernel_min_offset=int(run.metrics["kernel_min_offset"]),
+    )
+
+
 def waves_notes(run: Artifact) -> str:
-    lengths = run["wavelengths"]
+    facts = encoding_facts(run)
     return (
         "Self-attention is permutation-invariant, so a Transformer adds a positional signal to every token. "
         "Dimension pair i holds sin and cos of position x w_i, with wavelengths growing geometrically from "
-        f"{lengths[0]:.2f} to {lengths[-1]:.0f} positions over d_model = {run['pe'].shape[1]} dimensions."
+        f"{facts.shortest:.2f} to {facts.longest:.0f} positions over d_model = {facts.dimensions} dimensions."
     )
 
 
 @translated
 def waves_said(run: Artifact) -> dict[str, str]:
-    lengths = run["wavelengths"]
+    facts = encoding_facts(run)
     return {
         "why": "Attention alone ignores word order, so every token gets a position signal added to it.",
         "sines": (
             f"Each pair of dimensions {mark('sine')}holds a sine and a cosine of the position, {mark('growing')}with "
-            f"wavelengths growing from {significant(lengths[0])} to {significant(lengths[-1])} positions."
+            f"wavelengths growing from {significant(facts.shortest)} to {significant(facts.longest)} positions."
         ),
     }
 
 
 def build_encoding_notes(run: Artifact) -> str:
-    pe = run["pe"]
+    facts = encoding_facts(run)
     return (
         "Sweeping along the positions writes one column per position into PE "
-        f"({pe.shape[0]} positions x {pe.shape[1]} dimensions, red positive, blue negative): "
+        f"({facts.positions} positions x {facts.dimensions} dimensions, red positive, blue negative): "
         "the first dimensions flip every few positions, the last ones barely move "
-        f"(dimension {pe.shape[1] - 2} only reaches {pe[-1, -2]:.4f} by position {pe.shape[0] - 1})."
+        f"(dimension {facts.dimensions - 2} only reaches {facts.reached:.4f} by position {facts.positions - 1})."
     )
 
 
 @translated
 def build_encoding_said(run: Artifact) -> dict[str, str]:
-    pe = run["pe"]
+    facts = encoding_facts(run)
     return {
         "grid": "Now the whole encoding, as a grid.",
         "sweep": (
@@ -86,8 +123,8 @@ def build_encoding_said(run: Artifact) -> dict[str, str]:
             "The first dimensions flip every few positions, while the last ones barely change."
         ),
         "last_dimension": (
-            f"By position {integer(pe.shape[0] - 1)}, {mark('dimension')}the second to last dimension has only reached "
-            f"{significant(pe[-1, -2])}."
+            f"By position {integer(facts.positions - 1)}, {mark('dimension')}the second to last dimension has only "
+            f"reached {significant(facts.reached)}."
         ),
     }
 
@@ -95,7 +132,7 @@ def build_encoding_said(run: Artifact) -> dict[str, str]:
 def gram_notes(run: Artifact) -> str:
     return (
         "Now the dot product of every pair of encodings, PE PE^T. "
-        f"Its diagonal is {run.metrics['gram_diagonal']:.1f} = d_model/2 (sin^2 + cos^2 per pair), "
+        f"Its diagonal is {encoding_facts(run).gram_diagonal:.1f} = d_model/2 (sin^2 + cos^2 per pair), "
         "and it is constant along every diagonal: the largest spread along a diagonal is "
         f"{run.metrics['toeplitz_max_deviation']:.1e}, float64 rounding."
     )
@@ -103,60 +140,62 @@ def gram_notes(run: Artifact) -> str:
 
 @translated
 def gram_said(run: Artifact) -> dict[str, str]:
+    facts = encoding_facts(run)
     return {
         "compare": "Next, compare every position's encoding with every other one.",
         "grid": f"This grid holds {mark('dot')}the dot product of each pair of positions.",
         "constant": (
-            f"On its main diagonal it is {significant(run.metrics['gram_diagonal'])}, {mark('half')}half of the "
-            f"{integer(run['pe'].shape[1])} dimensions, {mark('every')}and along every other diagonal it stays "
+            f"On its main diagonal it is {significant(facts.gram_diagonal)}, {mark('half')}half of the "
+            f"{integer(facts.dimensions)} dimensions, {mark('every')}and along every other diagonal it stays "
             "constant too."
         ),
     }
 
 
 def diagonal_notes(run: Artifact) -> str:
-    offset = _offset(run)
-    values = np.diagonal(run["pe_gram"], offset)
+    facts = encoding_facts(run)
+    values = np.diagonal(run["pe_gram"], facts.offset)
     return (
-        f"Walk along one diagonal, j = i + {offset}: "
-        f"every cell holds {values[0]:.4f} (spread {np.ptp(values):.1e}). "
+        f"Walk along one diagonal, j = i + {facts.offset}: "
+        f"every cell holds {facts.on_diagonal:.4f} (spread {np.ptp(values):.1e}). "
         "So PE_i . PE_j depends only on the offset |i - j|, never on where the pair sits."
     )
 
 
 @translated
 def diagonal_said(run: Artifact) -> dict[str, str]:
-    offset = _offset(run)
-    values = np.diagonal(run["pe_gram"], offset)
+    facts = encoding_facts(run)
     return {
-        "take": f"Take the diagonal of pairs {integer(offset)} positions apart.",
+        "take": f"Take the diagonal of pairs {integer(facts.offset)} positions apart.",
         "boxed": f"A box marks one cell, {mark('value')}with its value below.",
         "walk": (
-            f"Walking along, every cell holds the same {significant(values[0])}: the product depends only on how far "
-            "apart two positions are, never on where they sit."
+            f"Walking along, every cell holds the same {significant(facts.on_diagonal)}: the product depends only on "
+            "how far apart two positions are, never on where they sit."
         ),
     }
 
 
 def kernel_notes(run: Artifact) -> str:
+    facts = encoding_facts(run)
     kernel, offsets = run["kernel"], run["offsets"]
     probe = _probe(run)
     return (
         "That one value per offset is the whole matrix: "
-        f"PE_0 . PE_k falls from {kernel[0]:.1f} at k = 0 to {kernel[probe]:.2f} at k = {offsets[probe]}, "
-        f"not monotonically; its smallest value is {run.metrics['kernel_min']:.2f} at "
-        f"k = {run.metrics['kernel_min_offset']}. Nearby positions look alike, distant ones less so."
+        f"PE_0 . PE_k falls from {facts.with_itself:.1f} at k = 0 to {kernel[probe]:.2f} at k = {offsets[probe]}, "
+        f"not monotonically; its smallest value is {facts.kernel_min:.2f} at "
+        f"k = {facts.kernel_min_offset}. Nearby positions look alike, distant ones less so."
     )
 
 
 @translated
 def kernel_said(run: Artifact) -> dict[str, str]:
+    facts = encoding_facts(run)
     return {
         "one_value": "So a single value per offset describes the whole grid.",
         "falls": (
-            f"It falls, with some wiggles, {mark('from')}from {significant(run['kernel'][0])} for a position with "
-            f"itself {mark('to')}to {significant(run.metrics['kernel_min'])} at "
-            f"{integer(int(run.metrics['kernel_min_offset']))} positions apart."
+            f"It falls, with some wiggles, {mark('from')}from {significant(facts.with_itself)} for a position with "
+            f"itself {mark('to')}to {significant(facts.kernel_min)} at {integer(facts.kernel_min_offset)} positions "
+            "apart."
         ),
         "alike": f"Nearby positions look alike; {mark('distant')}distant ones, less so.",
     }
