@@ -4,6 +4,8 @@ the last step, and predicting the mean is the baseline to beat."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -32,6 +34,27 @@ def markers(marks: np.ndarray) -> tuple[int, int]:
     """The two marked steps of a sequence."""
     first, second = (int(i) for i in np.flatnonzero(marks > 0.5))
     return first, second
+
+
+@dataclass(frozen=True)
+class Example:
+    """What the words quote of the example sequence: its marked steps, their values, how many steps apart they
+    are, its last step and how many steps the first value must be carried to it."""
+
+    first: int
+    second: int
+    one: float
+    other: float
+    apart: int
+    last: int
+    carried: int
+
+
+def example(values: np.ndarray, marks: np.ndarray) -> Example:
+    """The example's facts: what the notes, the narration and the German quote."""
+    first, second = markers(marks)
+    last = len(values) - 1
+    return Example(first, second, float(values[first]), float(values[second]), second - first, last, last - first)
 
 
 # --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
@@ -74,44 +97,43 @@ def stream_said(marks: np.ndarray) -> str:
 
 
 def marked_notes(values: np.ndarray, marks: np.ndarray) -> str:
-    first, second = markers(marks)
+    facts = example(values, marks)
     return (
-        f"The two marked values are {values[first]:.2f} at t = {first} and {values[second]:.2f} at "
-        f"t = {second}: {second - first} steps apart."
+        f"The two marked values are {facts.one:.2f} at t = {facts.first} and {facts.other:.2f} at "
+        f"t = {facts.second}: {facts.apart} steps apart."
     )
 
 
 @translated
 def marked_said(values: np.ndarray, marks: np.ndarray) -> dict[str, str]:
     """While the marked values light up, then while the gap between them is drawn."""
-    first, second = markers(marks)
-    one, other = (spoken.number(float(values[step]), 2) for step in (first, second))
+    facts = example(values, marks)
     return {
-        "lit": f"The marked values are {one} and {other}.",
-        "apart": f"They sit {spoken.integer(second - first)} steps apart.",
+        "lit": f"The marked values are {spoken.number(facts.one, 2)} and {spoken.number(facts.other, 2)}.",
+        "apart": f"They sit {spoken.integer(facts.apart)} steps apart.",
     }
 
 
 def target_notes(values: np.ndarray, marks: np.ndarray, target: float) -> str:
-    first, second = markers(marks)
-    return f"The target is the sum of the two marked values: {values[first]:.2f} + {values[second]:.2f} = {target:.2f}."
+    facts = example(values, marks)
+    return f"The target is the sum of the two marked values: {facts.one:.2f} + {facts.other:.2f} = {target:.2f}."
 
 
 @translated
 def target_said(values: np.ndarray, marks: np.ndarray, target: float) -> str:
     """While the two values travel into the sum."""
-    one, other = (spoken.number(float(values[step]), 2) for step in markers(marks))
+    facts = example(values, marks)
+    one, other = spoken.number(facts.one, 2), spoken.number(facts.other, 2)
     return (f"The target is their sum: {mark('one')}{one} plus {mark('other')}{other} {mark('makes')}makes "
             f"{spoken.number(target, 2)}.")  # fmt: skip
 
 
 def hard_notes(values: np.ndarray, marks: np.ndarray, baseline: float) -> str:
-    first, _ = markers(marks)
-    length = len(values)
+    facts = example(values, marks)
     return (
-        f"Why it is hard: at t = {first} the net sees {values[first]:.2f} but the answer is read only after "
-        f"the last step, t = {length - 1}. "
-        f"It must carry the first marked value across {length - 1 - first} steps of distracting values. "
+        f"Why it is hard: at t = {facts.first} the net sees {facts.one:.2f} but the answer is read only after "
+        f"the last step, t = {facts.last}. "
+        f"It must carry the first marked value across {facts.carried} steps of distracting values. "
         f"Predicting the mean sum, 1, already gives MSE 1/6 = {baseline:.3f}: that is the baseline to beat."
     )
 
@@ -119,12 +141,11 @@ def hard_notes(values: np.ndarray, marks: np.ndarray, baseline: float) -> str:
 @translated
 def hard_said(values: np.ndarray, marks: np.ndarray, baseline: float) -> dict[str, str]:
     """While the reasons appear, then while they stay."""
-    first, _ = markers(marks)
-    carried = len(values) - 1 - first
+    facts = example(values, marks)
     return {
         "carried": (
             "What makes it hard: the network must carry the first value "
-            f"{mark('across')}across {spoken.integer(carried)} steps of distracting numbers before it answers."
+            f"{mark('across')}across {spoken.integer(facts.carried)} steps of distracting numbers before it answers."
         ),
         "baseline": (
             "Always guessing the average sum already scores a mean squared error of "
@@ -147,6 +168,7 @@ class AddingProblem(LectureSlide):
         self.target = float(self.run["example_target"])
         self.baseline = float(self.run["baseline"])
         self.first, self.second = markers(self.marks)
+        self.example = example(self.values, self.marks)
         self.task()
         self.sequence()
         self.marked()
@@ -210,8 +232,7 @@ class AddingProblem(LectureSlide):
     def total(self) -> None:
         self.next_slide(notes=target_notes(self.values, self.marks, self.target))
         said = target_said(self.values, self.marks, self.target)
-        first, second = self.values[self.first], self.values[self.second]
-        terms = ("y =", f"{first:.2f}", "+", f"{second:.2f}", "=", f"{self.target:.2f}")
+        terms = ("y =", f"{self.example.one:.2f}", "+", f"{self.example.other:.2f}", "=", f"{self.target:.2f}")
         self.equation = formula(terms, theme.tex_size(theme.BODY_SIZE), {}).set_color(theme.highlight())
         self.equation.move_to(2.1 * DOWN)
         y, one, plus, other, equals, total = self.equation
@@ -255,16 +276,16 @@ class AddingProblem(LectureSlide):
             stroke_width=3,
             tip_length=0.18,
         )
-        gap_label = theme.text(f"{self.second - self.first} steps apart", theme.SMALL_SIZE, theme.highlight())
+        gap_label = theme.text(f"{self.example.apart} steps apart", theme.SMALL_SIZE, theme.highlight())
         return gap_arrow, gap_label.next_to(gap_arrow, UP, buff=0.08)
 
     def reasons(self) -> VGroup:
         """Three lines under the sum: what the net must carry, how far, and the baseline."""
-        last = len(self.values) - 1
-        read = f"the net reads {self.values[self.first]:.2f} at t = {self.first} but answers only after t = {last}:"
+        facts = self.example
+        read = f"the net reads {facts.one:.2f} at t = {facts.first} but answers only after t = {facts.last}:"
         why = VGroup(
             theme.text(read, theme.LABEL_SIZE),
-            theme.text(f"it must carry that value across {last - self.first} steps;", theme.LABEL_SIZE),
+            theme.text(f"it must carry that value across {facts.carried} steps;", theme.LABEL_SIZE),
             theme.text(f"baseline (predict the mean): MSE {self.baseline:.3f}", theme.LABEL_SIZE, theme.muted()),
         ).arrange(DOWN, buff=0.15)
         return why.next_to(self.equation, DOWN, buff=0.3)

@@ -6,17 +6,25 @@ Argumenten und denselben Beat-Namen. Zahlen kommen aus denselben Daten wie im En
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from scenes.rnn.adding_problem import example
 from scenes.rnn.adding_problem import markers as marked_steps
-from scenes.rnn.echo_of_a_pulse import exit_step
-from scenes.rnn.hidden_state_dynamics import decade_span
-from scenes.rnn.inside_the_lstm import change_at_markers
-from scenes.rnn.inside_the_lstm import markers as lstm_markers
+from scenes.rnn.echo_of_a_pulse import echo_facts
+from scenes.rnn.hidden_state_dynamics import decade_span, radius_runs
+from scenes.rnn.inside_the_lstm import (
+    answer_facts,
+    first_marker_facts,
+    gates_facts,
+    holding_facts,
+    opening_facts,
+    second_marker_facts,
+)
 from scenes.rnn.shared import growth, regime, two_digits
-from scenes.rnn.training_race import near_the_mean, verdict
+from scenes.rnn.training_race import verdict
 from seqanim import Artifact
 from seqanim.author.german import anzahl, aufzaehlung, ganz, zahl
 
@@ -35,12 +43,20 @@ def _mal(value: float) -> str:
     return f"{text}mal" if text.isalpha() else f"{text}-mal"
 
 
-def _veraendert(ratio: float) -> tuple[str, str]:
-    """Wie sich eine Länge verändert hat, als Verb und Rest: ("ist", "etwa 22-mal kürzer")."""
-    way, factor = growth(ratio)
-    if way == "kept":
-        return "hat", "seine Länge behalten"
-    return "ist", f"etwa {_mal(factor)} {'kürzer' if way == 'shrunk' else 'länger'}"
+@dataclass(frozen=True)
+class Veraenderung:
+    """Wie sich eine Länge verändert hat, als Verb und Rest: "ist" und "etwa 22-mal kürzer"."""
+
+    verb: str
+    rest: str
+
+
+def _veraendert(ratio: float) -> Veraenderung:
+    """Wie sich eine Länge über einen Lauf verändert hat, aus dem Verhältnis von Ende zu Anfang."""
+    grown = growth(ratio)
+    if grown.way == "kept":
+        return Veraenderung("hat", "seine Länge behalten")
+    return Veraenderung("ist", f"etwa {_mal(grown.factor)} {'kürzer' if grown.way == 'shrunk' else 'länger'}")
 
 
 def _gross(text: str) -> str:
@@ -80,16 +96,15 @@ class HiddenStateDynamics:
     def regime_said(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[int]) -> list[str]:
         steps = norms.shape[1] - 1
         said = []
-        for place, index in enumerate(indices):
-            rho = zahl(float(rhos[index]), 2)
-            verb, rest = _veraendert(float(norms[index, -1] / norms[index, 0]))
+        for place, run in enumerate(radius_runs(rhos, norms, indices)):
+            rho, changed = zahl(run.rho, 2), _veraendert(run.ratio)
             if place == 0:
                 said.append(
                     f"Bei ρ = {rho} liegt jeder Eigenwert {WO[name]}, "
-                    f"und nach {ganz(steps)} Schritten {verb} der Zustand {rest}."
+                    f"und nach {ganz(steps)} Schritten {changed.verb} der Zustand {changed.rest}."
                 )
             else:
-                said.append(f"Bei ρ = {rho} {verb} der Zustand {rest}.")
+                said.append(f"Bei ρ = {rho} {changed.verb} der Zustand {changed.rest}.")
         said[-1] += f" {FOLGE[name]}"
         return said
 
@@ -146,19 +161,19 @@ class EchoOfAPulse:
 
     @staticmethod
     def echo_said(rho: float, divisor: int, radii: np.ndarray) -> dict[str, Any]:
-        steps, leaves, name = len(radii) - 1, exit_step(radii), regime(rho)
+        facts = echo_facts(rho, divisor, radii)
         turn = f"jede volle Umdrehung aus {ganz(divisor)} Schritten"
-        effect = f"multipliziert {turn} den Radius mit {_gerundet(rho**divisor)}"
-        if name == "stable memory":
+        effect = f"multipliziert {turn} den Radius mit {_gerundet(facts.per_turn)}"
+        if facts.name == "stable memory":
             effect = f"bringt {turn} den Radius auf eins zurück"
-        verb, rest = _veraendert(float(radii[-1] / radii[0]))
+        changed = _veraendert(facts.ratio)
         traced = (
-            f"Bei ρ = {zahl(rho, 2)} {effect}: Das Echo {BEWEGUNG[name]}, "
-            f"und nach {ganz(steps)} Schritten {verb} es {rest}."
+            f"Bei ρ = {zahl(rho, 2)} {effect}: Das Echo {BEWEGUNG[facts.name]}, "
+            f"und nach {ganz(facts.steps)} Schritten {changed.verb} es {changed.rest}."
         )
-        if leaves is None:
+        if facts.leaves is None:
             return {"traced": traced, "leaves": []}
-        exit_beat = f"Es verlässt das Feld bei Schritt {leaves}{' und wächst weiter' if rho > 1 else ''}."
+        exit_beat = f"Es verlässt das Feld bei Schritt {facts.leaves}{' und wächst weiter' if rho > 1 else ''}."
         return {"traced": traced, "leaves": [exit_beat]}
 
     @staticmethod
@@ -195,25 +210,25 @@ class AddingProblem:
 
     @staticmethod
     def marked_said(values: np.ndarray, marks: np.ndarray) -> dict[str, str]:
-        first, second = marked_steps(marks)
-        one, other = (zahl(float(values[step]), 2) for step in (first, second))
+        facts = example(values, marks)
         return {
-            "lit": f"Die markierten Werte sind {one} und {other}.",
-            "apart": f"Sie liegen {ganz(second - first)} Schritte auseinander.",
+            "lit": f"Die markierten Werte sind {zahl(facts.one, 2)} und {zahl(facts.other, 2)}.",
+            "apart": f"Sie liegen {ganz(facts.apart)} Schritte auseinander.",
         }
 
     @staticmethod
     def target_said(values: np.ndarray, marks: np.ndarray, target: float) -> str:
-        one, other = (zahl(float(values[step]), 2) for step in marked_steps(marks))
-        return f"Der Zielwert ist ihre Summe: {one} plus {other} ergibt {zahl(target, 2)}."
+        facts = example(values, marks)
+        return (
+            f"Der Zielwert ist ihre Summe: {zahl(facts.one, 2)} plus {zahl(facts.other, 2)} ergibt {zahl(target, 2)}."
+        )
 
     @staticmethod
     def hard_said(values: np.ndarray, marks: np.ndarray, baseline: float) -> dict[str, str]:
-        first, _ = marked_steps(marks)
-        carried = len(values) - 1 - first
+        facts = example(values, marks)
         return {
             "carried": (
-                f"Das Schwierige: Das Netz muss den ersten Wert über {ganz(carried)} Schritte voller "
+                f"Das Schwierige: Das Netz muss den ersten Wert über {ganz(facts.carried)} Schritte voller "
                 "ablenkender Zahlen tragen, bevor es antwortet."
             ),
             "baseline": (
@@ -247,7 +262,8 @@ class TrainingRace:
 
     @staticmethod
     def race_said(kinds: list[str], mse: np.ndarray, baseline: float, params: dict) -> str:
-        solved, failed = verdict(kinds, mse[:, -1], baseline)
+        result = verdict(kinds, mse[:, -1], baseline)
+        solved, failed = result.solved, result.failed
         said = (
             f"Hier der Testfehler jeder Zelle auf {ganz(params['test_size'])} ungesehenen Sequenzen, "
             f"über {ganz(params['iters'])} Trainingsschritte."
@@ -258,8 +274,7 @@ class TrainingRace:
             said += f" Dann {'fällt' if len(solved) == 1 else 'fallen'} {_die(solved)} steil ab"
             said += "." if not failed else ","
         if failed:
-            near = near_the_mean(kinds, mse[:, -1], baseline, failed)
-            where = "nahe der Baseline" if near else "über einem Zehntel der Baseline"
+            where = "nahe der Baseline" if result.near else "über einem Zehntel der Baseline"
             one = len(failed) == 1
             if solved:
                 said += f" während {_die(failed)} {where} {'bleibt' if one else 'bleiben'}."
@@ -269,9 +284,9 @@ class TrainingRace:
 
     @staticmethod
     def finals_said(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
-        ends = []
+        solved, ends = verdict(kinds, finals, baseline).solved, []
         for kind, final in zip(kinds, finals):
-            if final < baseline / 10:
+            if kind in solved:
                 ends.append(f"das {kind} etwa {_mal(baseline / final)} unter der Baseline")
             else:
                 ends.append(f"das {kind} bei {zahl(float(final), 2)}")
@@ -279,7 +294,8 @@ class TrainingRace:
 
     @staticmethod
     def verdict_said(kinds: list[str], finals: np.ndarray, baseline: float) -> dict[str, str]:
-        solved, failed = verdict(kinds, finals, baseline)
+        result = verdict(kinds, finals, baseline)
+        solved, failed = result.solved, result.failed
         one = len(solved) == 1
         claim = "Gelöst heißt unter einem Zehntel der Baseline: "
         if solved:
@@ -290,8 +306,7 @@ class TrainingRace:
         if not failed:
             return {"claim": claim, "rest": "Jede Zelle löst die Aufgabe."}
         one = len(failed) == 1
-        near = near_the_mean(kinds, finals, baseline, failed)
-        if near:
+        if result.near:
             meaning = f"{'Es hat' if one else 'Sie haben'} kaum mehr als den Mittelwert gelernt."
         else:
             meaning = f"{'Es ist' if one else 'Sie sind'} über einem Zehntel der Baseline geblieben."
@@ -305,73 +320,69 @@ class TrainingRace:
 class InsideTheLSTM:
     @staticmethod
     def opening_said(run: Artifact) -> dict[str, str]:
-        (first, second), values = lstm_markers(run), run["values"]
+        facts = opening_facts(run)
         return {
             "sequence": "Nun blicken wir an einer Sequenz in das trainierte LSTM.",
             "marked": (
-                f"Ihre Marker liegen bei den Schritten {first} und {second}, "
-                f"auf den Werten {zahl(float(values[first]), 2)} und {zahl(float(values[second]), 2)}."
+                f"Ihre Marker liegen bei den Schritten {facts.first} und {facts.second}, "
+                f"auf den Werten {zahl(facts.one, 2)} und {zahl(facts.other, 2)}."
             ),
             "panels": (
                 "Drei Felder folgen: was die Zelle schreibt, was ihr Gedächtnis hält, "
-                f"und ihre Schätzung der Summe, gegenüber einem Zielwert von {zahl(float(run['target']), 2)}."
+                f"und ihre Schätzung der Summe, gegenüber einem Zielwert von {zahl(facts.target, 2)}."
             ),
         }
 
     @staticmethod
     def first_marker_said(run: Artifact) -> str:
-        first, _ = lstm_markers(run)
-        write, guess = run["write_norm"], run["running_guess"]
+        facts = first_marker_facts(run)
         return (
-            f"Beim ersten Marker, Schritt {first}, springt die Schreibstärke auf "
-            f"{_gerundet(float(write[first]))}, und die Schätzung steigt auf {zahl(float(guess[first]), 2)}."
+            f"Beim ersten Marker, Schritt {facts.step}, springt die Schreibstärke auf "
+            f"{_gerundet(facts.write)}, und die Schätzung steigt auf {zahl(facts.guess, 2)}."
         )
 
     @staticmethod
     def holding_said(run: Artifact) -> str:
-        first, second = lstm_markers(run)
-        between = run["cell_norm"][first + 1 : second]
-        low, high = _gerundet(float(between.min())), _gerundet(float(between.max()))
+        facts = holding_facts(run)
         return (
-            f"Zwischen den Markern bleibt das Gedächtnis stabil, zwischen {low} und {high}, "
-            f"während die Schätzung auf {zahl(float(run['running_guess'][second - 1]), 2)} driftet; "
-            f"die wahre Summe bleibt {zahl(float(run['true_running_sum'][first]), 2)}."
+            f"Zwischen den Markern bleibt das Gedächtnis stabil, zwischen {_gerundet(facts.low)} und "
+            f"{_gerundet(facts.high)}, während die Schätzung auf {zahl(facts.guess_to, 2)} driftet; "
+            f"die wahre Summe bleibt {zahl(facts.true_sum, 2)}."
         )
 
     @staticmethod
     def second_marker_said(run: Artifact) -> str:
-        _, second = lstm_markers(run)
-        write = run["write_norm"]
-        largest = ", so stark wie nie" if int(np.argmax(write)) == second else ""
+        facts = second_marker_facts(run)
+        largest = ", so stark wie nie" if facts.largest_at == facts.step else ""
         return (
             f"Beim zweiten Marker schlägt die Schreibstärke erneut aus{largest}, "
-            f"und die Schätzung springt auf {zahl(float(run['running_guess'][second]), 2)}."
+            f"und die Schätzung springt auf {zahl(facts.guess, 2)}."
         )
 
     @staticmethod
     def answer_said(run: Artifact) -> dict[str, str]:
-        guess, target = float(run["running_guess"][-1]), float(run["target"])
+        facts = answer_facts(run)
         return {
             "reached": (
-                f"Nach dem letzten Schritt ist die Schätzung {zahl(guess, 2)}, "
-                f"bei einem Zielwert von {zahl(target, 2)}."
+                f"Nach dem letzten Schritt ist die Schätzung {zahl(facts.guess, 2)}, "
+                f"bei einem Zielwert von {zahl(facts.target, 2)}."
             ),
             "error": (
-                f"Ein Fehler von {zahl(abs(guess - target), 2)}. "
+                f"Ein Fehler von {zahl(facts.error, 2)}. "
                 "Trainiert nur auf die letzte Antwort, schätzt das Netz unterwegs grob."
             ),
         }
 
     @staticmethod
     def gates_said(run: Artifact) -> dict[str, str]:
-        at, elsewhere = change_at_markers(run["input_gate"], lstm_markers(run))
+        facts = gates_facts(run)
         return {
             "shown": (
-                f"Hinter diesen Kurven stehen die Gates aller {ganz(run['input_gate'].shape[1])} verborgenen "
+                f"Hinter diesen Kurven stehen die Gates aller {ganz(facts.units)} verborgenen "
                 "Einheiten: Forget-, Input- und Output-Gate, eine Zeile pro Einheit, eine Spalte pro Schritt."
             ),
             "switching": (
                 "Sie schalten an den Markern und halten dazwischen: "
-                f"Dort bewegt sich das Input-Gate etwa {_mal(at / elsewhere)} stärker als anderswo."
+                f"Dort bewegt sich das Input-Gate etwa {_mal(facts.ratio)} stärker als anderswo."
             ),
         }

@@ -5,6 +5,7 @@ traced under each panel on one shared log scale."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,28 @@ def exit_step(radii: np.ndarray) -> int | None:
     return int(outside[0]) if outside.size else None
 
 
+@dataclass(frozen=True)
+class Echo:
+    """One echo's run: its regime, its steps, what a full turn multiplies its radius by, its final radius and the
+    ratio of its end to its start; the step it leaves its panel at and its radius there (None if it stays)."""
+
+    name: str
+    steps: int
+    per_turn: float
+    final: float
+    ratio: float
+    leaves: int | None
+    exit_radius: float | None
+
+
+def echo_facts(rho: float, divisor: int, radii: np.ndarray) -> Echo:
+    """The echo's facts: what the notes, the narration and the German quote."""
+    leaves = exit_step(radii)
+    exit_radius = None if leaves is None else float(radii[leaves])
+    final, ratio = float(radii[-1]), float(radii[-1] / radii[0])
+    return Echo(regime(rho), len(radii) - 1, rho**divisor, final, ratio, leaves, exit_radius)
+
+
 # --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
 
 MOTION = {"forgetting": "spirals in and fades", "stable memory": "circles without end", "exploding": "spirals out"}
@@ -74,15 +97,15 @@ def opening_said(rhos: np.ndarray) -> dict[str, str]:
 
 
 def echo_notes(rho: float, divisor: int, radii: np.ndarray) -> str:
-    steps, leaves = len(radii) - 1, exit_step(radii)
+    facts = echo_facts(rho, divisor, radii)
     exit_note = ""
-    if leaves is not None:
-        exit_note = f" It leaves the panel at t = {leaves} (|h| = {radii[leaves]:.2f})"
+    if facts.leaves is not None:
+        exit_note = f" It leaves the panel at t = {facts.leaves} (|h| = {facts.exit_radius:.2f})"
         exit_note += f"{' and keeps growing' if rho > 1 else ''}."
     return (
-        f"rho = {rho:g}, {regime(rho)}: each turn multiplies the radius by {rho**divisor:.3g}. "
+        f"rho = {rho:g}, {facts.name}: each turn multiplies the radius by {facts.per_turn:.3g}. "
         "Its radius |h_t|, traced below on a log scale shared by the three, reaches "
-        f"|h_{steps}| = {radii[-1]:.3g}.{exit_note}"
+        f"|h_{facts.steps}| = {facts.final:.3g}.{exit_note}"
     )
 
 
@@ -90,18 +113,19 @@ def echo_notes(rho: float, divisor: int, radii: np.ndarray) -> str:
 def echo_said(rho: float, divisor: int, radii: np.ndarray) -> dict[str, Any]:
     """While the echo is traced ('traced', a str); then, if it leaves its panel, while the exit is marked
     ('leaves', a list of one beat, or empty when the echo stays inside)."""
-    steps, leaves, name = len(radii) - 1, exit_step(radii), regime(rho)
+    facts = echo_facts(rho, divisor, radii)
     turn = f"every full turn of {spoken.integer(divisor)} steps"
-    effect = f"multiplies its radius by {about(rho**divisor)}"
-    if name == "stable memory":
+    effect = f"multiplies its radius by {about(facts.per_turn)}"
+    if facts.name == "stable memory":
         effect = "brings it back to radius one"
     traced = (
-        f"With rho at {spoken.number(rho, 2)}, {mark('turn')}{turn} {effect}: {mark('echo')}the echo {MOTION[name]}, "
-        f"and after {spoken.integer(steps)} steps it {change(float(radii[-1] / radii[0]))}."
+        f"With rho at {spoken.number(rho, 2)}, {mark('turn')}{turn} {effect}: "
+        f"{mark('echo')}the echo {MOTION[facts.name]}, "
+        f"and after {spoken.integer(facts.steps)} steps it {change(facts.ratio)}."
     )
-    if leaves is None:
+    if facts.leaves is None:
         return {"traced": traced, "leaves": []}
-    exit_beat = f"It leaves the panel at step {spoken.integer(leaves)}{', and keeps growing' if rho > 1 else ''}."
+    exit_beat = f"It leaves the panel at step {spoken.integer(facts.leaves)}{', and keeps growing' if rho > 1 else ''}."
     return {"traced": traced, "leaves": [exit_beat]}
 
 

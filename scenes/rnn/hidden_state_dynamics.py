@@ -5,6 +5,7 @@ log rings: the spectral radius decides whether the signal forgets, holds or expl
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from manim import (
@@ -63,6 +64,20 @@ def regimes(rhos: np.ndarray) -> list[tuple[str, list[int]]]:
     return [(name, indices) for name, indices in groups if indices]
 
 
+@dataclass(frozen=True)
+class Radius:
+    """One spectral radius's run: rho, the state's final length, and the ratio of its end to its start."""
+
+    rho: float
+    final: float
+    ratio: float
+
+
+def radius_runs(rhos: np.ndarray, norms: np.ndarray, indices: list[int]) -> list[Radius]:
+    """The runs of the spectral radii `indices`: what the notes, the narration and the German quote."""
+    return [Radius(float(rhos[i]), float(norms[i, -1]), float(norms[i, -1] / norms[i, 0])) for i in indices]
+
+
 def stage_notes(rhos: np.ndarray, steps: int, size: int) -> str:
     return (
         "A linear RNN h_t = W h_(t-1) is just a dynamical system. "
@@ -94,7 +109,9 @@ def stage_said(steps: int, size: int) -> dict[str, str]:
 
 def regime_notes(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[int]) -> str:
     steps = norms.shape[1] - 1
-    finals = "; ".join(f"rho = {rhos[i]:.2f}: ||h_{steps}|| = {norms[i, -1]:.3g}" for i in indices)
+    finals = "; ".join(
+        f"rho = {run.rho:.2f}: ||h_{steps}|| = {run.final:.3g}" for run in radius_runs(rhos, norms, indices)
+    )
     return f"{name.capitalize()}: eigenvalues {WHERE[name]} the unit circle. {finals}."
 
 
@@ -105,9 +122,8 @@ def regime_said(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[in
     regime's word is marked ('outcome', on its last)."""
     steps = norms.shape[1] - 1
     said = []
-    for place, index in enumerate(indices):
-        rho = spoken.number(float(rhos[index]), 2)
-        grown = change(float(norms[index, -1] / norms[index, 0]))
+    for place, run in enumerate(radius_runs(rhos, norms, indices)):
+        rho, grown = spoken.number(run.rho, 2), change(run.ratio)
         if place == 0:
             said.append(
                 f"With rho at {rho}, {spoken.mark('ring')}every eigenvalue lies {WHERE[name]} the unit circle, "

@@ -5,6 +5,8 @@ hidden unit. It writes at the markers and holds the sum in its cell in between."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -45,23 +47,155 @@ def markers(run: Artifact) -> tuple[int, int]:
     return first, second
 
 
-def change_at_markers(gate: np.ndarray, markers: tuple[int, int]) -> tuple[float, float]:
-    """Mean |gate_t - gate_(t-1)| over units at the marked steps and the step after, and its median elsewhere."""
+@dataclass(frozen=True)
+class GateChange:
+    """How much a gate moves: its mean |gate_t - gate_(t-1)| over units at the marked steps and the step after,
+    and its median at the other steps."""
+
+    at: float
+    elsewhere: float
+
+
+def change_at_markers(gate: np.ndarray, markers: tuple[int, int]) -> GateChange:
+    """How much `gate` (steps x units) moves at the marked steps and the step after, and elsewhere."""
     length = len(gate)
     change = np.abs(np.diff(gate, axis=0)).mean(axis=1)  # change[t - 1]: into step t
     switching = sorted({t for m in markers for t in (m, m + 1) if 1 <= t < length})
     others = [t for t in range(1, length) if t not in switching]
-    return float(change[[t - 1 for t in switching]].mean()), float(np.median(change[[t - 1 for t in others]]))
+    return GateChange(
+        float(change[[t - 1 for t in switching]].mean()), float(np.median(change[[t - 1 for t in others]]))
+    )
+
+
+# --- each beat's facts, in one place: the notes, the narration and the German quote them --------------------
+
+
+@dataclass(frozen=True)
+class Opening:
+    """The example's marked steps, their values, and the target (their sum)."""
+
+    first: int
+    second: int
+    one: float
+    other: float
+    target: float
+
+
+def opening_facts(run: Artifact) -> Opening:
+    first, second = markers(run)
+    values = run["values"]
+    return Opening(first, second, float(values[first]), float(values[second]), float(run["target"]))
+
+
+@dataclass(frozen=True)
+class FirstMarker:
+    """The first marked step: the largest write before it, the write and the guess there and the guess before."""
+
+    step: int
+    write_before: float
+    write: float
+    guess_before: float
+    guess: float
+
+
+def first_marker_facts(run: Artifact) -> FirstMarker:
+    first, _ = markers(run)
+    write, guess = run["write_norm"], run["running_guess"]
+    return FirstMarker(
+        first, float(write[:first].max()), float(write[first]), float(guess[first - 1]), float(guess[first])
+    )
+
+
+@dataclass(frozen=True)
+class Holding:
+    """The steps strictly between the markers: the range of the cell's length, the guess at their ends, and the
+    true running sum there."""
+
+    first: int
+    last: int
+    low: float
+    high: float
+    guess_from: float
+    guess_to: float
+    true_sum: float
+
+
+def holding_facts(run: Artifact) -> Holding:
+    first, second = markers(run)
+    between, guess = run["cell_norm"][first + 1 : second], run["running_guess"]
+    return Holding(
+        first + 1,
+        second - 1,
+        float(between.min()),
+        float(between.max()),
+        float(guess[first]),
+        float(guess[second - 1]),
+        float(run["true_running_sum"][first]),
+    )
+
+
+@dataclass(frozen=True)
+class SecondMarker:
+    """The second marked step: the write there, where the largest write of the sequence is and its size, and the
+    guess before and at the step."""
+
+    step: int
+    write: float
+    largest_at: int
+    largest: float
+    guess_before: float
+    guess: float
+
+
+def second_marker_facts(run: Artifact) -> SecondMarker:
+    _, second = markers(run)
+    write, guess = run["write_norm"], run["running_guess"]
+    largest_at = int(np.argmax(write))
+    return SecondMarker(
+        second, float(write[second]), largest_at, float(write.max()), float(guess[second - 1]), float(guess[second])
+    )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The guess after the last step, the target and the error between them."""
+
+    last: int
+    guess: float
+    target: float
+    error: float
+
+
+def answer_facts(run: Artifact) -> Answer:
+    guess, target = float(run["running_guess"][-1]), float(run["target"])
+    return Answer(len(run["running_guess"]) - 1, guess, target, abs(guess - target))
+
+
+@dataclass(frozen=True)
+class Gates:
+    """The gates' shape (hidden units, time steps) and how much each gate moves at the markers and elsewhere
+    (by its name in the run, e.g. "input_gate"); `ratio`: how many times more the input gate moves there."""
+
+    units: int
+    steps: int
+    changes: dict[str, GateChange]
+    ratio: float
+
+
+def gates_facts(run: Artifact) -> Gates:
+    changes = {name: change_at_markers(run[name], markers(run)) for name, _ in GATES}
+    switching = changes["input_gate"]
+    return Gates(run["input_gate"].shape[1], len(run["values"]), changes, switching.at / switching.elsewhere)
 
 
 # --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
 
 
 def opening_notes(run: Artifact) -> str:
-    (first, second), values = markers(run), run["values"]
+    facts = opening_facts(run)
     return (
-        f"Open up the trained LSTM and run it on one sequence with markers at t = {first} and t = {second}: "
-        f"{values[first]:.2f} + {values[second]:.2f}, target {float(run['target']):.2f}. "
+        f"Open up the trained LSTM and run it on one sequence with markers at t = {facts.first} and "
+        f"t = {facts.second}: {facts.one:.2f} + {facts.other:.2f}, target {facts.target:.2f}. "
         "We replay the recurrence by hand to read the gates."
     )
 
@@ -70,99 +204,91 @@ def opening_notes(run: Artifact) -> str:
 def opening_said(run: Artifact) -> dict[str, str]:
     """While the input's values appear; while the marked ones light up, then are pointed out ('values'); while
     the marker lines are drawn, then each panel as it is named ('write', 'memory', 'guess', 'target')."""
-    (first, second), values = markers(run), run["values"]
+    facts = opening_facts(run)
     return {
         "sequence": "Now we open up the trained LSTM on one sequence.",
         "marked": (
-            f"Its markers sit at steps {spoken.integer(first)} and {spoken.integer(second)}, "
-            f"{spoken.mark('values')}on the values {spoken.number(float(values[first]), 2)} and "
-            f"{spoken.number(float(values[second]), 2)}."
+            f"Its markers sit at steps {spoken.integer(facts.first)} and {spoken.integer(facts.second)}, "
+            f"{spoken.mark('values')}on the values {spoken.number(facts.one, 2)} and "
+            f"{spoken.number(facts.other, 2)}."
         ),
         "panels": (
             f"Three panels follow: {spoken.mark('write')}what the cell writes, {spoken.mark('memory')}what its memory "
             f"holds, and {spoken.mark('guess')}its guess of the sum, {spoken.mark('target')}against a target of "
-            f"{spoken.number(float(run['target']), 2)}."
+            f"{spoken.number(facts.target, 2)}."
         ),
     }
 
 
 def first_marker_notes(run: Artifact) -> str:
-    first, _ = markers(run)
-    write, guess = run["write_norm"], run["running_guess"]
+    facts = first_marker_facts(run)
     return (
-        f"Before the first marker the write ||i * c~|| stays at or below {write[:first].max():.2f}, "
-        f"then jumps to {write[first]:.2f} at t = {first}, the first marked step. "
-        f"The guess fc(h_t) rises from {guess[first - 1]:.2f} to {guess[first]:.2f}."
+        f"Before the first marker the write ||i * c~|| stays at or below {facts.write_before:.2f}, "
+        f"then jumps to {facts.write:.2f} at t = {facts.step}, the first marked step. "
+        f"The guess fc(h_t) rises from {facts.guess_before:.2f} to {facts.guess:.2f}."
     )
 
 
 @translated
 def first_marker_said(run: Artifact) -> str:
     """While time runs up to the first marker, then while the write and the guess are pointed out."""
-    first, _ = markers(run)
-    write, guess = run["write_norm"], run["running_guess"]
+    facts = first_marker_facts(run)
     return (
-        f"At the first marker, step {spoken.integer(first)}, {spoken.mark('write')}the write jumps to "
-        f"{about(float(write[first]))} {spoken.mark('guess')}and the guess rises to "
-        f"{spoken.number(float(guess[first]), 2)}."
+        f"At the first marker, step {spoken.integer(facts.step)}, {spoken.mark('write')}the write jumps to "
+        f"{about(facts.write)} {spoken.mark('guess')}and the guess rises to {spoken.number(facts.guess, 2)}."
     )
 
 
 def holding_notes(run: Artifact) -> str:
-    first, second = markers(run)
-    between, guess = run["cell_norm"][first + 1 : second], run["running_guess"]
+    facts = holding_facts(run)
     return (
-        f"Between the markers the memory holds: ||c_t|| stays between {between.min():.2f} and "
-        f"{between.max():.2f} from t = {first + 1} to t = {second - 1}, "
-        f"while the guess drifts from {guess[first]:.2f} to {guess[second - 1]:.2f}; "
-        f"the true running sum is {run['true_running_sum'][first]:.2f}."
+        f"Between the markers the memory holds: ||c_t|| stays between {facts.low:.2f} and "
+        f"{facts.high:.2f} from t = {facts.first} to t = {facts.last}, "
+        f"while the guess drifts from {facts.guess_from:.2f} to {facts.guess_to:.2f}; "
+        f"the true running sum is {facts.true_sum:.2f}."
     )
 
 
 @translated
 def holding_said(run: Artifact) -> str:
     """While time runs between the markers, then while the guess and the true sum are pointed out."""
-    first, second = markers(run)
-    between = run["cell_norm"][first + 1 : second]
-    low, high = about(float(between.min())), about(float(between.max()))
+    facts = holding_facts(run)
     return (
-        f"Between the markers the memory holds, between {low} and {high}, "
-        f"{spoken.mark('guess')}while the guess drifts to {spoken.number(float(run['running_guess'][second - 1]), 2)}; "
-        f"{spoken.mark('true')}the true sum stays {spoken.number(float(run['true_running_sum'][first]), 2)}."
+        f"Between the markers the memory holds, between {about(facts.low)} and {about(facts.high)}, "
+        f"{spoken.mark('guess')}while the guess drifts to {spoken.number(facts.guess_to, 2)}; "
+        f"{spoken.mark('true')}the true sum stays {spoken.number(facts.true_sum, 2)}."
     )
 
 
 def second_marker_notes(run: Artifact) -> str:
-    _, second = markers(run)
-    write, guess = run["write_norm"], run["running_guess"]
+    facts = second_marker_facts(run)
     largest = (
         ", the largest of the sequence"
-        if int(np.argmax(write)) == second
-        else f" (the largest write, {write.max():.2f}, is at t = {int(np.argmax(write))})"
+        if facts.largest_at == facts.step
+        else f" (the largest write, {facts.largest:.2f}, is at t = {facts.largest_at})"
     )
     return (
-        f"At the second marker the write spikes again to {write[second]:.2f}{largest}; "
-        f"the guess jumps from {guess[second - 1]:.2f} to {guess[second]:.2f}."
+        f"At the second marker the write spikes again to {facts.write:.2f}{largest}; "
+        f"the guess jumps from {facts.guess_before:.2f} to {facts.guess:.2f}."
     )
 
 
 @translated
 def second_marker_said(run: Artifact) -> str:
     """While time steps onto the second marker, then while the write and the guess are pointed out."""
-    _, second = markers(run)
-    write = run["write_norm"]
-    largest = ", its largest," if int(np.argmax(write)) == second else ""
+    facts = second_marker_facts(run)
+    largest = ", its largest," if facts.largest_at == facts.step else ""
     return (
         f"At the second marker {spoken.mark('write')}the write spikes again{largest} "
-        f"{spoken.mark('guess')}and the guess jumps to {spoken.number(float(run['running_guess'][second]), 2)}."
+        f"{spoken.mark('guess')}and the guess jumps to {spoken.number(facts.guess, 2)}."
     )
 
 
 def answer_notes(run: Artifact) -> str:
-    guess, target = run["running_guess"], float(run["target"])
+    facts = answer_facts(run)
     return (
-        f"After the last step the readout gives fc(h_{len(guess) - 1}) = {guess[-1]:.3f} against the "
-        f"target {target:.3f}: error {abs(guess[-1] - target):.3f}. "
+        f"After the last step the readout gives fc(h_{facts.last}) = {facts.guess:.3f} against the "
+        f"target {facts.target:.3f}: error {facts.error:.3f}. "
         "The LSTM writes at the markers and holds in between; "
         "it was trained only on the final step, so the running guess before it is not exact."
     )
@@ -172,33 +298,38 @@ def answer_notes(run: Artifact) -> str:
 def answer_said(run: Artifact) -> dict[str, str]:
     """While time runs to the last step, the final guess is marked ('guess'), then the target ('target'); while
     the error is drawn, then the guess is followed along the way ('rough')."""
-    guess, target = float(run["running_guess"][-1]), float(run["target"])
+    facts = answer_facts(run)
     return {
         "reached": (
-            f"After the last step {spoken.mark('guess')}the guess is {spoken.number(guess, 2)}, "
-            f"{spoken.mark('target')}against a target of {spoken.number(target, 2)}."
+            f"After the last step {spoken.mark('guess')}the guess is {spoken.number(facts.guess, 2)}, "
+            f"{spoken.mark('target')}against a target of {spoken.number(facts.target, 2)}."
         ),
         "error": (
-            f"An error of {spoken.number(abs(guess - target), 2)}. "
+            f"An error of {spoken.number(facts.error, 2)}. "
             f"{spoken.mark('rough')}Trained only on its final answer, the network's guess along the way is rough."
         ),
     }
 
 
 def gates_notes(run: Artifact) -> str:
-    changes = {name: change_at_markers(run[name], markers(run)) for name, _ in GATES}
-    at, elsewhere = changes["input_gate"]
+    facts = gates_facts(run)
     each = "; ".join(
-        f"the {label} gate changes by {changes[name][0]:.3f} per unit on average at the markers and "
-        f"the step after, {changes[name][1]:.3f} (median) at the other steps"
+        f"the {label} gate changes by {facts.changes[name].at:.3f} per unit on average at the markers and "
+        f"the step after, {facts.changes[name].elsewhere:.3f} (median) at the other steps"
         for name, label in (("forget_gate", "forget"), ("input_gate", "input"), ("output_gate", "output"))
     )
     return (
         "Behind the curves, the gates of every hidden unit: rows are the "
-        f"{run['input_gate'].shape[1]} hidden units, columns the {len(run['values'])} time steps, "
+        f"{facts.units} hidden units, columns the {facts.steps} time steps, "
         f"on the same time axis as the input. {each}. "
-        f"The gates switch at the markers and hold in between: the input gate moves {at / elsewhere:.0f}x more there."
+        f"The gates switch at the markers and hold in between: the input gate moves {facts.ratio:.0f}x more there."
     )
+
+
+def gates_caption(run: Artifact) -> str:
+    """The claim shown under the gates while the narration makes it."""
+    facts = gates_facts(run)
+    return f"the gates switch at the markers and hold in between (input gate: {facts.ratio:.0f}× the change)"
 
 
 @translated
@@ -206,16 +337,16 @@ def gates_said(run: Artifact) -> dict[str, str]:
     """While the curves fade, then each gate's heatmap appears as it is named ('forget', 'input', 'output') and
     its axis ('rows'); while the marked steps are lit and their columns lined, then the input gate is pointed out
     ('input') and the claim appears ('times')."""
-    at, elsewhere = change_at_markers(run["input_gate"], markers(run))
+    facts = gates_facts(run)
     return {
         "shown": (
-            f"Behind these curves are the gates of all {spoken.integer(run['input_gate'].shape[1])} hidden units: "
+            f"Behind these curves are the gates of all {spoken.integer(facts.units)} hidden units: "
             f"{spoken.mark('forget')}forget, {spoken.mark('input')}input and {spoken.mark('output')}output, "
             f"{spoken.mark('rows')}one row per unit and one column per step."
         ),
         "switching": (
             "They switch at the markers and hold in between: "
-            f"{spoken.mark('input')}there the input gate {spoken.mark('times')}moves about {about(at / elsewhere)} "
+            f"{spoken.mark('input')}there the input gate {spoken.mark('times')}moves about {about(facts.ratio)} "
             "times more than elsewhere."
         ),
     }
@@ -310,7 +441,6 @@ class InsideTheLSTM(LectureSlide):
     def gates(self) -> None:
         self.next_slide(notes=gates_notes(self.run))
         said = gates_said(self.run)
-        at, elsewhere = change_at_markers(self.run["input_gate"], markers(self.run))
         maps, axis = self.gate_maps()
         columns = self.marker_columns(maps)
         with self.beat(said["shown"]) as beat:  # the curves give way to the gates, each as it is named
@@ -324,11 +454,7 @@ class InsideTheLSTM(LectureSlide):
             self.play(Create(columns), *lit, run_time=beat.until("input"))
             gate = Circumscribe(maps[1][0].cells, fade_out=True, color=theme.highlight())
             self.play(gate, run_time=beat.until("times"))
-            self.say(
-                f"the gates switch at the markers and hold in between (input gate: {at / elsewhere:.0f}× the change)",
-                theme.caption_colour(),
-                run_time=beat.remaining,
-            )
+            self.say(gates_caption(self.run), theme.caption_colour(), run_time=beat.remaining)
 
     # --- layout -----------------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ its regime, and numbers rounded to what a listener can hold."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from manim import ManimColor
 
@@ -40,17 +41,25 @@ def two_digits(value: float) -> tuple[float, int]:
     return round(value, decimals), decimals
 
 
+@dataclass(frozen=True)
+class Growth:
+    """How a length changed over a run: which way ("kept", "shrunk" or "grown") and by what factor (at least 1)."""
+
+    way: str
+    factor: float
+
+
+def growth(ratio: float) -> Growth:
+    """How a length changed over a run, from the ratio of its end to its start."""
+    if math.isclose(ratio, 1.0, rel_tol=1e-3):
+        return Growth("kept", 1.0)
+    return Growth("shrunk", 1 / ratio) if ratio < 1 else Growth("grown", ratio)
+
+
 def change(ratio: float) -> str:
     """How a length changed over a run, from the ratio of its end to its start: "has shrunk about twenty-two
     times", "has kept its length" or "has grown about nineteen times"."""
-    way, factor = growth(ratio)
-    if way == "kept":
+    grown = growth(ratio)
+    if grown.way == "kept":
         return "has kept its length"
-    return f"has {way} about {about(factor)} times"
-
-
-def growth(ratio: float) -> tuple[str, float]:
-    """Which way a length changed over a run ("kept", "shrunk" or "grown"), and by what factor (at least 1)."""
-    if math.isclose(ratio, 1.0, rel_tol=1e-3):
-        return "kept", 1.0
-    return ("shrunk", 1 / ratio) if ratio < 1 else ("grown", ratio)
+    return f"has {grown.way} about {about(grown.factor)} times"

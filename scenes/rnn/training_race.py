@@ -4,6 +4,8 @@ which of them solve the task (an MSE under a tenth of the baseline)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -32,15 +34,23 @@ from seqanim.kit.plots import Plot
 # --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
 
 
-def verdict(kinds: list[str], finals: np.ndarray, baseline: float) -> tuple[list[str], list[str]]:
-    """The cells that solve the task (a final MSE under a tenth of the baseline), and those that do not."""
+@dataclass(frozen=True)
+class Verdict:
+    """Which cells solve the task (a final MSE under a tenth of the baseline) and which do not; `near`: whether
+    those that fail all stay above half the baseline (they learned little more than the mean; False when none
+    fails)."""
+
+    solved: list[str]
+    failed: list[str]
+    near: bool
+
+
+def verdict(kinds: list[str], finals: np.ndarray, baseline: float) -> Verdict:
+    """The cells' verdict from their final MSEs: what the notes, the narration and the German quote."""
     solved = [kind for kind, final in zip(kinds, finals) if final < baseline / 10]
-    return solved, [kind for kind in kinds if kind not in solved]
-
-
-def near_the_mean(kinds: list[str], finals: np.ndarray, baseline: float, failed: list[str]) -> bool:
-    """Whether the cells that fail all stay above half the baseline: they learned little more than the mean."""
-    return min(finals[kinds.index(kind)] for kind in failed) > baseline / 2
+    failed = [kind for kind in kinds if kind not in solved]
+    near = bool(failed) and bool(min(finals[kinds.index(kind)] for kind in failed) > baseline / 2)
+    return Verdict(solved, failed, near)
 
 
 def the(kinds: list[str]) -> str:
@@ -80,7 +90,8 @@ def race_notes(kinds: list[str], mse: np.ndarray, params: dict) -> str:
 @translated
 def race_said(kinds: list[str], mse: np.ndarray, baseline: float, params: dict) -> str:
     """While the legend appears and the curves run."""
-    solved, failed = verdict(kinds, mse[:, -1], baseline)
+    result = verdict(kinds, mse[:, -1], baseline)
+    solved, failed = result.solved, result.failed
     said = (
         f"Here is each cell's test error on {spoken.integer(params['test_size'])} held-out sequences, "
         f"{mark('over')}over {spoken.integer(params['iters'])} training steps. {mark('start')}"
@@ -92,8 +103,7 @@ def race_said(kinds: list[str], mse: np.ndarray, baseline: float, params: dict) 
         said += f" Then {the(solved)} {'plunges' if len(solved) == 1 else 'plunge'}"
         said += "." if not failed else ","
     if failed:
-        near = near_the_mean(kinds, mse[:, -1], baseline, failed)
-        where = "near the baseline" if near else "above a tenth of the baseline"
+        where = "near the baseline" if result.near else "above a tenth of the baseline"
         said += f" {'while ' if solved else ''}{the(failed)} {'stays' if len(failed) == 1 else 'stay'} {where}."
     return said
 
@@ -106,9 +116,9 @@ def finals_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
 @translated
 def finals_said(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
     """While each curve's final MSE is labelled."""
-    ends = []
+    solved, ends = verdict(kinds, finals, baseline).solved, []
     for index, (kind, final) in enumerate(zip(kinds, finals)):
-        if final < baseline / 10:
+        if kind in solved:
             ends.append(f"{mark(f'kind{index}')}the {kind} about {about(baseline / final)} times under the baseline")
         else:
             ends.append(f"{mark(f'kind{index}')}the {kind} at {spoken.number(float(final), 2)}")
@@ -116,7 +126,8 @@ def finals_said(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
 
 
 def verdict_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
-    solved, failed = verdict(kinds, finals, baseline)
+    result = verdict(kinds, finals, baseline)
+    solved, failed = result.solved, result.failed
     threshold = baseline / 10
     parts = []
     if solved:
@@ -128,9 +139,8 @@ def verdict_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
         )
     if failed:
         ends = [finals[kinds.index(kind)] for kind in failed]
-        near = near_the_mean(kinds, finals, baseline, failed)
-        where = "near the baseline" if near else "above a tenth of the baseline"
-        meaning = "learned little more than the mean" if near else "did not solve the task"
+        where = "near the baseline" if result.near else "above a tenth of the baseline"
+        meaning = "learned little more than the mean" if result.near else "did not solve the task"
         parts.append(
             f"{' and '.join(failed)} stay{'s' if len(failed) == 1 else ''} {where} "
             f"({', '.join(f'{end:.3f}' for end in ends)}): {'it' if len(failed) == 1 else 'they'} {meaning}"
@@ -141,7 +151,8 @@ def verdict_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
 @translated
 def verdict_said(kinds: list[str], finals: np.ndarray, baseline: float) -> dict[str, str]:
     """While the solved line and the verdict appear, then while they stay."""
-    solved, failed = verdict(kinds, finals, baseline)
+    result = verdict(kinds, finals, baseline)
+    solved, failed = result.solved, result.failed
     one = len(solved) == 1
     claim = f"Solved means under a tenth of the baseline: {mark('solved')}"
     if solved:
@@ -152,8 +163,7 @@ def verdict_said(kinds: list[str], finals: np.ndarray, baseline: float) -> dict[
     if not failed:
         return {"claim": claim, "rest": "Every cell solves the task."}
     one = len(failed) == 1
-    near = near_the_mean(kinds, finals, baseline, failed)
-    meaning = "learned little more than the mean" if near else "stayed above a tenth of the baseline"
+    meaning = "learned little more than the mean" if result.near else "stayed above a tenth of the baseline"
     rest = (
         f"{spoken.sentence(the(failed))} {'does' if one else 'do'} not: "
         f"{mark('meaning')}{'it' if one else 'they'} {meaning}."
@@ -234,7 +244,8 @@ class TrainingRace(LectureSlide):
     def verdict(self) -> None:
         self.next_slide(notes=verdict_notes(self.kinds, self.finals, self.baseline))
         said = verdict_said(self.kinds, self.finals, self.baseline)
-        solved, failed = verdict(self.kinds, self.finals, self.baseline)
+        result = verdict(self.kinds, self.finals, self.baseline)
+        solved, failed = result.solved, result.failed
         threshold_line, lines = self.verdict_lines()
         solved_labels = VGroup(*[self.labels[self.kinds.index(kind)] for kind in solved])
         failed_labels = VGroup(*[self.labels[self.kinds.index(kind)] for kind in failed])
@@ -313,7 +324,8 @@ class TrainingRace(LectureSlide):
     def verdict_lines(self) -> tuple[VGroup, VGroup]:
         """The line at a tenth of the baseline, and the verdict: which cells solve the task."""
         threshold = self.baseline / 10
-        solved, failed = verdict(self.kinds, self.finals, self.baseline)
+        result = verdict(self.kinds, self.finals, self.baseline)
+        solved, failed = result.solved, result.failed
         lines = VGroup()
         if solved:
             lines.add(
