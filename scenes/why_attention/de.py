@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scenes.why_attention.padding_mask import empty_rows, padded_keys
+from scenes.why_attention.causal_mask import causal
+from scenes.why_attention.padding_mask import empty_rows, padding
 from scenes.why_attention.query_and_temperature import shares, start_temperature, stop_facts, sweep
 from scenes.why_attention.query_key_value import _same_as_best
 from scenes.why_attention.scaled_scores import key_score, negative_scores
@@ -264,8 +265,7 @@ class CausalMask:
 
     @staticmethod
     def mask_said(art: Artifact) -> dict[str, str]:
-        blocked = int((~art["causal_allowed"]).sum())
-        cells = anzahl(blocked, "gesperrte Zelle", "gesperrten Zellen", one="eine")
+        cells = anzahl(causal(art).blocked, "gesperrte Zelle", "gesperrten Zellen", one="eine")
         return {
             "mask": "Die kausale Maske: 0, wo eine Position hinsehen darf, minus unendlich für ihre Zukunft.",
             "slide": f"Die Maske legt ihre {cells} auf die Scores.",
@@ -274,16 +274,17 @@ class CausalMask:
 
     @staticmethod
     def softmax_said(art: Artifact) -> dict[str, str]:
+        mask = causal(art)
         return {
             "row_by_row": "Nun läuft die Softmax Zeile für Zeile, nur über die erlaubten Keys.",
             "zero": "Minus unendlich wird exakt 0: Die Zukunft erhält kein Gewicht, die Vergangenheit teilt es sich.",
-            "sums": f"Jede Zeile summiert sich zu {zahl(float(art['causal_weights'].sum(axis=-1)[0]))}.",
-            "first_row": f"Die erste Zeile ist {_vektor(art['causal_weights'][0])}: Position 0 sieht nur sich selbst.",
+            "sums": f"Jede Zeile summiert sich zu {zahl(mask.first_sum)}.",
+            "first_row": f"Die erste Zeile ist {_vektor(mask.first_row)}: Position 0 sieht nur sich selbst.",
         }
 
     @staticmethod
     def contrast_said(art: Artifact) -> dict[str, str]:
-        short = [zahl(float(s), 1) for s in art["softmax_then_mask_sums"] if not np.isclose(s, 1.0)]
+        short = [zahl(s, 1) for s in causal(art).short_sums]
         return {
             "wrong": "Die falsche Reihenfolge: erst Softmax über alle Keys, dann die Zukunft auf 0 setzen.",
             "sums": f"Nun ergeben die Zeilen in Summe nur noch {aufzaehlung(short)}.",
@@ -294,8 +295,9 @@ class CausalMask:
 class PaddingMask:
     @staticmethod
     def combine_said(art: Artifact) -> dict[str, str]:
-        padded = aufzaehlung([zahl(i, 0) for i in padded_keys(art)])
-        per_row = aufzaehlung([zahl(int(row.sum()), 0) for row in art["padding_allowed"]])
+        mask = padding(art)
+        padded = aufzaehlung([zahl(i, 0) for i in mask.padded])
+        per_row = aufzaehlung([zahl(n, 0) for n in mask.allowed_per_row])
         return {
             "causal": "Wir beginnen mit der kausalen Maske: welche Keys jede Query sehen darf.",
             "real": f"Dann, welche Keys echt sind: Key {padded} ist nur Padding.",
@@ -305,8 +307,8 @@ class PaddingMask:
 
     @staticmethod
     def weights_said(art: Artifact) -> dict[str, str]:
-        weights, padded = art["padding_weights"], padded_keys(art)
-        largest = zahl(float(weights[:, padded[0]].max())) if padded else "0"
+        column = padding(art).column
+        largest = "0" if column is None else zahl(float(column.max()))
         return {
             "aside": "Das erlaubte Muster rückt beiseite; rechts erscheinen die maskierten Scores.",
             "softmax": "Dann läuft eine Softmax nur über die erlaubten Keys, Zeile für Zeile.",
