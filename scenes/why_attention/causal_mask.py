@@ -4,6 +4,8 @@ order, softmax first and mask after, whose rows no longer sum to 1."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Indicate, LaggedStart, MathTex, VGroup, Write
 
@@ -15,6 +17,23 @@ from seqanim.kit.matrix import MatrixTable, number_format
 from seqanim.kit.motion import paced, roll
 
 # --- the words -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Causal:
+    """The causal mask's facts: how many cells it blocks, the first row of weights after the masked softmax and its
+    sum, and the row sums short of one when the future is zeroed after the softmax instead."""
+
+    blocked: int
+    first_row: np.ndarray
+    first_sum: float
+    short_sums: tuple[float, ...]
+
+
+def causal(art: Artifact) -> Causal:
+    weights, wrong = art["causal_weights"], art["softmax_then_mask_sums"]
+    short = tuple(float(s) for s in wrong if not np.isclose(s, 1.0))
+    return Causal(int((~art["causal_allowed"]).sum()), weights[0], float(weights.sum(axis=-1)[0]), short)
 
 
 def scores_notes(art: Artifact) -> str:
@@ -45,7 +64,7 @@ def mask_notes(art: Artifact) -> str:
 
 @translated
 def mask_said(art: Artifact) -> dict[str, str]:
-    blocked = int((~art["causal_allowed"]).sum())
+    blocked = causal(art).blocked
     return {
         "mask": f"The causal mask: {mark('zero')}zero where a position may look, {mark('future')}minus infinity "
         "for its future.",
@@ -66,11 +85,12 @@ def softmax_notes(art: Artifact) -> str:
 
 @translated
 def softmax_said(art: Artifact) -> dict[str, str]:
-    first = ", ".join(number(float(w), 2) for w in art["causal_weights"][0])
+    mask = causal(art)
+    first = ", ".join(number(float(w), 2) for w in mask.first_row)
     return {
         "row_by_row": f"Now the softmax runs {mark('rows')}row by row, over {mark('allowed')}the allowed keys only.",
         "zero": "Minus infinity becomes exactly zero: the future gets no weight, and the past shares it.",
-        "sums": f"Every row sums to {number(float(art['causal_weights'].sum(axis=-1)[0]), 2)}.",
+        "sums": f"Every row sums to {number(mask.first_sum, 2)}.",
         "first_row": f"The first row {mark('row')}is {first}: {mark('itself')}position zero sees only itself.",
     }
 
@@ -85,7 +105,7 @@ def contrast_notes(art: Artifact) -> str:
 
 @translated
 def contrast_said(art: Artifact) -> dict[str, str]:
-    short = [number(float(s), 1) for s in art["softmax_then_mask_sums"] if not np.isclose(s, 1.0)]
+    short = [number(s, 1) for s in causal(art).short_sums]
     named = [f"{mark(f'short{index}')}{said}" for index, said in enumerate(short)]  # each sum as it is read
     return {
         "wrong": f"The wrong order: softmax over every key first, {mark('zero')}then zero the future.",

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from scenes.why_attention.padding_mask import empty_rows, padded_keys
-from scenes.why_attention.query_and_temperature import _shares, start_temperature
+from scenes.why_attention.causal_mask import causal
+from scenes.why_attention.padding_mask import empty_rows, padding
+from scenes.why_attention.query_and_temperature import shares, start_temperature, stop_facts, sweep
 from scenes.why_attention.query_key_value import _same_as_best
-from scenes.why_attention.scaled_scores import negative_scores
+from scenes.why_attention.scaled_scores import key_score, negative_scores
 from scenes.why_attention.shared import key_labels
-from scenes.why_attention.softmax_normalization import _by_value
-from scenes.why_attention.what_attention_explains import changed_index, removed_keys, within_bound
+from scenes.why_attention.softmax_normalization import by_value, highest, lowest
+from scenes.why_attention.weighted_retrieval import chain_links
+from scenes.why_attention.what_attention_explains import change, parity_check, removal
 from seqanim import Artifact
 from seqanim.author.german import anzahl, aufzaehlung, ganz, zahl
 
@@ -73,25 +75,20 @@ class ScaledScores:
 
     @staticmethod
     def first_key_said(art: Artifact) -> dict[str, str]:
-        label, raw, score = (
-            key_labels(art)[0],
-            art["raw_scores"][0, 0],
-            art["scores"][0, 0],
-        )
+        first = key_score(art, 0)
         return {
-            "beside": f"Die Query steht neben Key {label}.",
-            "dot": f"Wir multiplizieren eintragsweise und addieren: {zahl(float(raw), 2)}.",
-            "scaled": f"Geteilt durch {_wurzel(int(art['d_k']))}: {zahl(float(score), 2)}.",
-            "stored": f"Dieser Score füllt die Zelle von {label}.",
+            "beside": f"Die Query steht neben Key {first.label}.",
+            "dot": f"Wir multiplizieren eintragsweise und addieren: {zahl(float(first.raw), 2)}.",
+            "scaled": f"Geteilt durch {_wurzel(first.d_k)}: {zahl(float(first.score), 2)}.",
+            "stored": f"Dieser Score füllt die Zelle von {first.label}.",
         }
 
     @staticmethod
     def other_keys_said(art: Artifact) -> list[str]:
-        labels, raw, scores = key_labels(art), art["raw_scores"][0], art["scores"][0]
+        keys = [key_score(art, index) for index in range(1, len(key_labels(art)))]
         return [
-            f"Key {labels[i]}: Die Produkte ergeben {zahl(float(raw[i]), 2)}, "
-            f"der Score ist {zahl(float(scores[i]), 2)}."
-            for i in range(1, len(labels))
+            f"Key {at.label}: Die Produkte ergeben {zahl(float(at.raw), 2)}, der Score ist {zahl(float(at.score), 2)}."
+            for at in keys
         ]
 
     @staticmethod
@@ -100,7 +97,7 @@ class ScaledScores:
         if negative is None:
             closing = "Das sind Scores, noch keine Wahrscheinlichkeiten: Softmax macht daraus Gewichte."
         else:
-            query = _vektor(negative[0])
+            query = _vektor(negative.query)
             closing = f"Das sind Scores, keine Wahrscheinlichkeiten: Die Query {query} erhält negative Scores."
         return {
             "row": f"Die ganze Zeile: jedes Skalarprodukt durch {_wurzel(int(art['d_k']))}.",
@@ -111,17 +108,17 @@ class ScaledScores:
 class SoftmaxNormalization:
     @staticmethod
     def start_said(art: Artifact) -> dict[str, str]:
-        labels, scores = key_labels(art), art["scores"][0]
-        top = [labels[i] for i in range(len(scores)) if np.isclose(scores[i], scores.max())]
+        top = highest(art)
         return {
             "steps": "Softmax macht aus Scores Gewichte, in drei Schritten.",
-            "bars": f"Die Balken sind die Scores; der höchste, {zahl(scores.max())}, gehört zu {aufzaehlung(top)}.",
+            "bars": f"Die Balken sind die Scores; der höchste, {zahl(top.score)}, gehört zu "
+            f"{aufzaehlung(list(top.names))}.",
         }
 
     @staticmethod
     def shift_said(art: Artifact) -> dict[str, str]:
-        groups = _by_value(key_labels(art), art["shifted"][0])
-        moves = [f"{aufzaehlung(names)} auf {zahl(value)}" for value, names in groups]
+        groups = by_value(key_labels(art), art["shifted"][0])
+        moves = [f"{aufzaehlung(list(group.names))} auf {zahl(group.value)}" for group in groups]
         return {
             "subtract": "Schritt eins: Wir ziehen den größten Score von jedem Score ab.",
             "bars": f"Die Balken sinken: {aufzaehlung(moves)}.",
@@ -137,14 +134,15 @@ class SoftmaxNormalization:
 
     @staticmethod
     def divide_said(art: Artifact) -> dict[str, str]:
-        labels, scores, weights = key_labels(art), art["scores"][0], art["weights"][0]
-        groups = _by_value(labels, weights)
-        shares = [f"{'je ' if len(names) > 1 else ''}{zahl(value)} auf {aufzaehlung(names)}" for value, names in groups]
-        lowest = labels[int(np.argmin(scores))]
+        weights = art["weights"][0]
+        shares = [
+            f"{'je ' if len(group.names) > 1 else ''}{zahl(group.value)} auf {aufzaehlung(list(group.names))}"
+            for group in by_value(key_labels(art), weights)
+        ]
         return {
             "step": "Schritt drei: Wir teilen jeden Balken durch diese Summe.",
             "bars": f"Die Gewichte: {aufzaehlung(shares)}. Zusammen ergeben sie {zahl(float(weights.sum()))}.",
-            "never_zero": f"{lowest} hatte den niedrigsten Score, behält aber ein positives Gewicht: "
+            "never_zero": f"{lowest(art).names[0]} hatte den niedrigsten Score, behält aber ein positives Gewicht: "
             "Softmax vergibt nie genau null.",
         }
 
@@ -161,23 +159,17 @@ class WeightedRetrieval:
     @staticmethod
     def chain_said(art: Artifact) -> list[str]:
         """Ein Beat je Value, in Reihenfolge."""
-        weights, contributions, labels = (
-            art["weights"][0],
-            art["contributions"],
-            key_labels(art),
-        )
         said: list[str] = []
-        started = False
-        for label, weight, contribution in zip(labels, weights, contributions):
-            if np.linalg.norm(contribution) < 1e-9:
-                said.append(f"Bei {label} trägt Gewicht mal Value nichts bei.")
-            elif not started:
-                said.append(f"Der Value von {label} schrumpft auf {zahl(float(weight), 2)} seiner Länge "
+        for link in chain_links(art):
+            if not link.adds:
+                said.append(f"Bei {link.label} trägt Gewicht mal Value nichts bei.")
+            elif link.starts:
+                said.append(f"Der Value von {link.label} schrumpft auf {zahl(link.weight, 2)} seiner Länge "
                             "und beginnt die Kette.")  # fmt: skip
-                started = True
             else:
                 said.append(
-                    f"Der Value von {label}, mit {zahl(float(weight), 2)} skaliert, setzt an der Spitze der Kette an."
+                    f"Der Value von {link.label}, mit {zahl(link.weight, 2)} skaliert, "
+                    "setzt an der Spitze der Kette an."
                 )
         return said
 
@@ -195,8 +187,8 @@ def _gewichte(labels: list[str], weights: np.ndarray) -> str:
     """Die Gewichte nach Gruppen gleichen (gerundeten) Werts, größte zuerst; die erste Gruppe mit vorangestelltem
     Verb: "wiegen A und C je 0,4, und B wiegt 0,2"."""
     clauses = []
-    for group, (_, names) in enumerate(_shares(labels, weights)):
-        value = zahl(weights[labels.index(names[0])])
+    for group, heard in enumerate(shares(labels, weights)):
+        value, names = zahl(heard.weight), list(heard.names)
         verb = "wiegt" if len(names) == 1 else "wiegen"
         share = value if len(names) == 1 else f"je {value}"
         who = aufzaehlung(names)
@@ -239,33 +231,26 @@ class QueryAndTemperature:
 
     @staticmethod
     def stop_said(art: Artifact, stop: int) -> dict[str, str]:
-        labels, temps, start = (
-            key_labels(art),
-            art["temperatures"],
-            start_temperature(art),
-        )
-        weights_at, t = art["temperature_weights"], temps[stop]
-        if stop == start:
-            sweep_t, low = art["sweep_temperatures"], art["sweep_weights"][0]
-            top = [labels[i] for i in range(len(low)) if np.isclose(low[i], low.max())]
-            least = labels[int(np.argmin(low))]
+        labels, at = key_labels(art), stop_facts(art, stop)
+        if at.start:
+            dial = sweep(art)
+            top = [labels[i] for i in dial.top]
             return {
-                "up": f"Einmal über den ganzen Regler: Oben, bei {zahl(sweep_t[-1])}, werden die Gewichte fast gleich.",
-                "down": f"Unten, bei {zahl(sweep_t[0])}, behält {least} nur {zahl(low.min())}; "
+                "up": f"Einmal über den ganzen Regler: Oben, bei {zahl(dial.high)}, werden die Gewichte fast gleich.",
+                "down": f"Unten, bei {zahl(dial.low)}, behält {labels[dial.least]} nur {zahl(dial.least_weight)}; "
                 f"{aufzaehlung(top)} {'nimmt' if len(top) == 1 else 'teilen sich'} den Rest.",
-                "back": f"Zurück bei {zahl(t)}: die Temperatur der Standard-Attention.",
+                "back": f"Zurück bei {zahl(at.t)}: die Temperatur der Standard-Attention.",
             }
         turn = (
-            f"Runter auf {zahl(t)}: Eine niedrigere Temperatur macht die Gewichte schärfer."
-            if t < temps[start]
-            else f"Hoch auf {zahl(t)}: Eine höhere Temperatur gleicht sie einander an."
+            f"Runter auf {zahl(at.t)}: Eine niedrigere Temperatur macht die Gewichte schärfer."
+            if at.sharper
+            else f"Hoch auf {zahl(at.t)}: Eine höhere Temperatur gleicht sie einander an."
         )
         moves = []
-        for _, names in _shares(labels, weights_at[stop]):
-            key = labels.index(names[0])
-            rises = weights_at[stop][key] > weights_at[start][key]
-            verb = ("steigt" if rises else "fällt") if len(names) == 1 else ("steigen" if rises else "fallen")
-            moves.append(f"{aufzaehlung(names)} {verb} auf {zahl(weights_at[stop][key])}")
+        for move in at.moves:
+            names = list(move.share.names)
+            verb = ("steigt" if move.rises else "fällt") if len(names) == 1 else ("steigen" if move.rises else "fallen")
+            moves.append(f"{aufzaehlung(names)} {verb} auf {zahl(move.share.weight)}")
         return {"turn": turn, "moves": "; ".join(moves) + "."}
 
 
@@ -280,8 +265,7 @@ class CausalMask:
 
     @staticmethod
     def mask_said(art: Artifact) -> dict[str, str]:
-        blocked = int((~art["causal_allowed"]).sum())
-        cells = anzahl(blocked, "gesperrte Zelle", "gesperrten Zellen", one="eine")
+        cells = anzahl(causal(art).blocked, "gesperrte Zelle", "gesperrten Zellen", one="eine")
         return {
             "mask": "Die kausale Maske: 0, wo eine Position hinsehen darf, minus unendlich für ihre Zukunft.",
             "slide": f"Die Maske legt ihre {cells} auf die Scores.",
@@ -290,16 +274,17 @@ class CausalMask:
 
     @staticmethod
     def softmax_said(art: Artifact) -> dict[str, str]:
+        mask = causal(art)
         return {
             "row_by_row": "Nun läuft die Softmax Zeile für Zeile, nur über die erlaubten Keys.",
             "zero": "Minus unendlich wird exakt 0: Die Zukunft erhält kein Gewicht, die Vergangenheit teilt es sich.",
-            "sums": f"Jede Zeile summiert sich zu {zahl(float(art['causal_weights'].sum(axis=-1)[0]))}.",
-            "first_row": f"Die erste Zeile ist {_vektor(art['causal_weights'][0])}: Position 0 sieht nur sich selbst.",
+            "sums": f"Jede Zeile summiert sich zu {zahl(mask.first_sum)}.",
+            "first_row": f"Die erste Zeile ist {_vektor(mask.first_row)}: Position 0 sieht nur sich selbst.",
         }
 
     @staticmethod
     def contrast_said(art: Artifact) -> dict[str, str]:
-        short = [zahl(float(s), 1) for s in art["softmax_then_mask_sums"] if not np.isclose(s, 1.0)]
+        short = [zahl(s, 1) for s in causal(art).short_sums]
         return {
             "wrong": "Die falsche Reihenfolge: erst Softmax über alle Keys, dann die Zukunft auf 0 setzen.",
             "sums": f"Nun ergeben die Zeilen in Summe nur noch {aufzaehlung(short)}.",
@@ -310,8 +295,9 @@ class CausalMask:
 class PaddingMask:
     @staticmethod
     def combine_said(art: Artifact) -> dict[str, str]:
-        padded = aufzaehlung([zahl(i, 0) for i in padded_keys(art)])
-        per_row = aufzaehlung([zahl(int(row.sum()), 0) for row in art["padding_allowed"]])
+        mask = padding(art)
+        padded = aufzaehlung([zahl(i, 0) for i in mask.padded])
+        per_row = aufzaehlung([zahl(n, 0) for n in mask.allowed_per_row])
         return {
             "causal": "Wir beginnen mit der kausalen Maske: welche Keys jede Query sehen darf.",
             "real": f"Dann, welche Keys echt sind: Key {padded} ist nur Padding.",
@@ -321,8 +307,8 @@ class PaddingMask:
 
     @staticmethod
     def weights_said(art: Artifact) -> dict[str, str]:
-        weights, padded = art["padding_weights"], padded_keys(art)
-        largest = zahl(float(weights[:, padded[0]].max())) if padded else "0"
+        column = padding(art).column
+        largest = "0" if column is None else zahl(float(column.max()))
         return {
             "aside": "Das erlaubte Muster rückt beiseite; rechts erscheinen die maskierten Scores.",
             "softmax": "Dann läuft eine Softmax nur über die erlaubten Keys, Zeile für Zeile.",
@@ -352,48 +338,41 @@ class WhatAttentionExplains:
 
     @staticmethod
     def change_said(art: Artifact) -> dict[str, str]:
-        index = changed_index(art)
-        same = bool(np.array_equal(art["changed_weights"], art["weights"]))
+        changed = change(art)
         return {
-            "change": f"Erster Eingriff: Wir ändern nur den Value von {key_labels(art)[index]}, "
-            f"auf {_vektor(art['changed_V'][index], 0)}.",
-            "weights": "Die Gewichte bleiben exakt gleich." if same else "Auch die Gewichte ändern sich.",
-            "context": f"Doch der Kontext springt von etwa {_vektor(art['context'][0], 0)} "
-            f"auf etwa {_vektor(art['changed_context'][0], 0)}.",
+            "change": f"Erster Eingriff: Wir ändern nur den Value von {changed.label}, "
+            f"auf {_vektor(changed.value, 0)}.",
+            "weights": "Die Gewichte bleiben exakt gleich." if changed.same else "Auch die Gewichte ändern sich.",
+            "context": f"Doch der Kontext springt von etwa {_vektor(changed.before, 0)} "
+            f"auf etwa {_vektor(changed.after, 0)}.",
         }
 
     @staticmethod
     def remove_said(art: Artifact) -> dict[str, str]:
-        labels, removed, weights = (
-            key_labels(art),
-            removed_keys(art),
-            art["removed_weights"][0],
-        )
-        kept = [i for i in range(len(weights)) if i not in removed]
-        shares = sorted({zahl(float(weights[i])) for i in kept})
-        each = f"je {shares[0]}" if len(shares) == 1 else aufzaehlung([zahl(float(weights[i])) for i in kept])
+        removing = removal(art)
+        kept = [zahl(float(removing.weights[i])) for i in removing.kept]
+        each = f"je {kept[0]}" if len(set(kept)) == 1 else aufzaehlung(kept)
         return {
             "restore": "Zweiter Eingriff: Zuerst stellen wir die ursprünglichen Values wieder her.",
-            "remove": f"Dann entfernen wir Eintrag {aufzaehlung([labels[i] for i in removed])}, indem wir seinen Key "
-            "maskieren.",
-            "renormalise": f"Die übrigen Gewichte normieren sich neu: {aufzaehlung([labels[i] for i in kept])} "
+            "remove": f"Dann entfernen wir Eintrag {aufzaehlung(list(removing.removed_names))}, indem wir "
+            "seinen Key maskieren.",
+            "renormalise": f"Die übrigen Gewichte normieren sich neu: {aufzaehlung(list(removing.kept_names))} "
             f"erhalten jetzt {each}.",
-            "context": f"Der Kontext wird {_vektor(art['removed_context'][0], 0)}. "
+            "context": f"Der Kontext wird {_vektor(removing.context, 0)}. "
             "Einen Eintrag entfernen ist etwas anderes, als sein Gewicht im Plot abzulesen.",
         }
 
     @staticmethod
     def parity_said(art: Artifact) -> dict[str, str]:
-        worst = max(art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"])
-        bound = within_bound(worst)
+        check = parity_check(art)
         within = (
-            zahl(worst)
-            if bound is None
+            zahl(check.worst)
+            if check.bound is None
             else {
                 1e-9: "ein Milliardstel",
                 1e-6: "ein Millionstel",
                 1e-3: "ein Tausendstel",
-            }[bound]
+            }[check.bound]
         )
         return {
             "check": "Nun eine Probe der Implementierung: dieselbe Rechnung in PyTorch.",

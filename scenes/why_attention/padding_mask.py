@@ -5,6 +5,7 @@ all is refused, not returned as NaN."""
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 
 import numpy as np
 from manim import (
@@ -44,21 +45,38 @@ def empty_rows(art: Artifact) -> list[int]:
     return [r for r in range(dead.shape[0]) if not dead[r].any()]
 
 
+@dataclass(frozen=True)
+class Padding:
+    """The padding mask's facts: the padded keys, how many keys each query row may see once both masks are
+    combined, and the weights of the first padded key's column (None: no key is padded)."""
+
+    padded: tuple[int, ...]
+    allowed_per_row: tuple[int, ...]
+    column: np.ndarray | None
+
+
+def padding(art: Artifact) -> Padding:
+    padded = tuple(padded_keys(art))
+    per_row = tuple(int(row.sum()) for row in art["padding_allowed"])
+    return Padding(padded, per_row, art["padding_weights"][:, padded[0]] if padded else None)
+
+
 def combine_notes(art: Artifact) -> str:
-    real, combined = art["is_real_key"], art["padding_allowed"]
+    real, mask = art["is_real_key"], padding(art)
     positions = position_labels(len(real))
     return (
         "A padding mask hides nonexistent tokens, a causal mask hides future tokens. "
         f"Combine the two permissions with AND: is_real_key = {[bool(x) for x in real]}, "
-        f"so key {', '.join(positions[i] for i in padded_keys(art))} is padding. "
-        f"Allowed keys per query row: {'; '.join(str(int(row.sum())) for row in combined)}."
+        f"so key {', '.join(positions[i] for i in mask.padded)} is padding. "
+        f"Allowed keys per query row: {'; '.join(str(n) for n in mask.allowed_per_row)}."
     )
 
 
 @translated
 def combine_said(art: Artifact) -> dict[str, str]:
-    padded = listing([integer(i) for i in padded_keys(art)])
-    per_row = listing([integer(int(row.sum())) for row in art["padding_allowed"]])
+    mask = padding(art)
+    padded = listing([integer(i) for i in mask.padded])
+    per_row = listing([integer(n) for n in mask.allowed_per_row])
     return {
         "causal": f"Start from the causal mask: {mark('rows')}which keys each query may see.",
         "real": f"Next, which keys are real: {mark('padded')}key {padded} is only padding.",
@@ -68,8 +86,8 @@ def combine_said(art: Artifact) -> dict[str, str]:
 
 
 def weights_notes(art: Artifact) -> str:
-    weights, padded = art["padding_weights"], padded_keys(art)
-    column = ", ".join(f"{w:g}" for w in weights[:, padded[0]]) if padded else "absent"
+    weights, mask = art["padding_weights"], padding(art)
+    column = "absent" if mask.column is None else ", ".join(f"{w:g}" for w in mask.column)
     return (
         "Softmax over the allowed keys only. "
         f"No query can retrieve the padded key: its column is exactly {column}. "
@@ -83,8 +101,8 @@ def weights_notes(art: Artifact) -> str:
 
 @translated
 def weights_said(art: Artifact) -> dict[str, str]:
-    weights, padded = art["padding_weights"], padded_keys(art)
-    largest = number(float(weights[:, padded[0]].max()), 2) if padded else "zero"
+    column = padding(art).column
+    largest = "zero" if column is None else number(float(column.max()), 2)
     return {
         "aside": f"The allowed pattern moves aside, and {mark('scores')}the masked scores appear on its right.",
         "softmax": f"A softmax then runs over {mark('rows')}the allowed keys only, one row at a time.",

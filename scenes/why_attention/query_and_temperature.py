@@ -4,6 +4,8 @@ sharpening and softening with it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -50,16 +52,30 @@ def _vector(values: np.ndarray) -> str:
     return ", ".join(_spoken(v) for v in values)
 
 
-def _shares(labels: list[str], weights: np.ndarray) -> list[tuple[str, list[str]]]:
+@dataclass(frozen=True)
+class Share:
+    """Keys whose weights sound the same (to two places): that weight, and the keys by index and by name."""
+
+    weight: float
+    keys: tuple[int, ...]
+    names: tuple[str, ...]
+
+
+def shares(labels: list[str], weights: np.ndarray) -> list[Share]:
     """The weights as heard, each with the keys that have it, largest first."""
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, list[int]] = {}
     for index in np.argsort(-weights, kind="stable"):
-        groups.setdefault(_spoken(weights[index]), []).append(labels[index])
-    return list(groups.items())
+        groups.setdefault(_spoken(weights[index]), []).append(int(index))
+    return [Share(float(weights[keys[0]]), tuple(keys), tuple(labels[key] for key in keys)) for keys in groups.values()]
 
 
-def _weigh(names: list[str]) -> str:
+def _weigh(names: tuple[str, ...]) -> str:
     return "weighs" if len(names) == 1 else "weigh"
+
+
+def _weighs(labels: list[str], weights: np.ndarray) -> list[str]:
+    """One clause per share of the weights, largest first: "A and C weigh zero point four"."""
+    return [f"{listing(kept.names)} {_weigh(kept.names)} {_spoken(kept.weight)}" for kept in shares(labels, weights)]
 
 
 def _then(parts: list[str]) -> str:
@@ -93,12 +109,11 @@ def first_query_notes(art: Artifact) -> str:
 
 @translated
 def first_query_said(art: Artifact) -> dict[str, str]:
-    labels, weights = key_labels(art), art["query_weights"][0]
-    shares = [f"{listing(names)} {_weigh(names)} {value}" for value, names in _shares(labels, weights)]
+    heard = _weighs(key_labels(art), art["query_weights"][0])
     return {
         "fixed": "Now the memory stays fixed, and only the query changes.",
         "table": f"The query arrow, and {mark('table')}a table with one row of weights for each of {_queries(art)}.",
-        "weights": f"For the query {_vector(art['queries'][0])}, {mark('weights')}{_then(shares)}.",
+        "weights": f"For the query {_vector(art['queries'][0])}, {mark('weights')}{_then(heard)}.",
     }
 
 
@@ -124,11 +139,10 @@ def query_notes(art: Artifact, index: int) -> str:
 @translated
 def query_said(art: Artifact, index: int) -> dict[str, str]:
     """The query turns, its row fills; after the last query (only), a "lesson" beat on the three rows."""
-    labels, weights = key_labels(art), art["query_weights"][index]
-    shares = [f"{listing(names)} {_weigh(names)} {value}" for value, names in _shares(labels, weights)]
+    heard = _weighs(key_labels(art), art["query_weights"][index])
     said = {
         "turns": f"The query turns to {_vector(art['queries'][index])}.",
-        "weights": sentence(f"now {_then(shares)}."),
+        "weights": sentence(f"now {_then(heard)}."),
     }
     if index == len(art["queries"]) - 1:
         rankings = count(len(art["queries"]), "ranking")
@@ -157,53 +171,100 @@ def temperature_said(art: Artifact) -> dict[str, str]:
     }
 
 
-def stop_notes(art: Artifact, stop: int) -> str:
+@dataclass(frozen=True)
+class Move:
+    """Keys of one weight at a stop of the dial, and whether that weight rose from the start's."""
+
+    share: Share
+    rises: bool
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The dial's whole range: its two ends and their weights; at the low end, the key that keeps least (and
+    how little) and the keys of the largest weight, which take the rest."""
+
+    low: float
+    high: float
+    low_weights: np.ndarray
+    high_weights: np.ndarray
+    least: int
+    least_weight: float
+    top: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Stop:
+    """One stop of the temperature dial: its temperature and weights; `start` when it is the walkthrough's own
+    temperature (the dial sweeps its whole range there), `sharper` when it is below it; the weights' moves from
+    the start's, largest weight first."""
+
+    t: float
+    weights: np.ndarray
+    start: bool
+    sharper: bool
+    moves: tuple[Move, ...]
+
+
+def sweep(art: Artifact) -> Sweep:
+    temps, weights = art["sweep_temperatures"], art["sweep_weights"]
+    low = weights[0]
+    top = tuple(i for i in range(len(low)) if np.isclose(low[i], low.max()))
+    return Sweep(float(temps[0]), float(temps[-1]), low, weights[-1], int(np.argmin(low)), float(low.min()), top)
+
+
+def stop_facts(art: Artifact, stop: int) -> Stop:
     temps, weights_at, start = art["temperatures"], art["temperature_weights"], start_temperature(art)
-    sweep_t, sweep_w, t = art["sweep_temperatures"], art["sweep_weights"], temps[stop]
-    if stop == start:
+    moves = tuple(
+        Move(share, bool(weights_at[stop][share.keys[0]] > weights_at[start][share.keys[0]]))
+        for share in shares(key_labels(art), weights_at[stop])
+    )
+    return Stop(float(temps[stop]), weights_at[stop], stop == start, bool(temps[stop] < temps[start]), moves)
+
+
+def stop_notes(art: Artifact, stop: int) -> str:
+    at = stop_facts(art, stop)
+    if at.start:
+        dial = sweep(art)
         return (
-            f"Sweep the whole dial, T = {sweep_t[0]:g} to {sweep_t[-1]:g}: the weights run from "
-            f"{fmt_row(sweep_w[0])} (sharp: the top scores share almost everything) to "
-            f"{fmt_row(sweep_w[-1])} (soft: toward uniform). "
-            f"Back to T = {t:g}: standard scaled dot-product attention uses temperature 1; "
-            f"weights {fmt_row(weights_at[stop])}."
+            f"Sweep the whole dial, T = {dial.low:g} to {dial.high:g}: the weights run from "
+            f"{fmt_row(dial.low_weights)} (sharp: the top scores share almost everything) to "
+            f"{fmt_row(dial.high_weights)} (soft: toward uniform). "
+            f"Back to T = {at.t:g}: standard scaled dot-product attention uses temperature 1; "
+            f"weights {fmt_row(at.weights)}."
         )
-    if t < temps[start]:
+    if at.sharper:
         effect = "Temperature below 1 sharpens the distribution: the larger scores take more weight."
     else:
         effect = "Temperature above 1 softens it: the weights move toward uniform."
-    return f"T = {t:g}: weights {fmt_row(weights_at[stop])}. " + effect
+    return f"T = {at.t:g}: weights {fmt_row(at.weights)}. " + effect
 
 
 @translated
 def stop_said(art: Artifact, stop: int) -> dict[str, str]:
     """The starting stop sweeps the whole dial ("up", "down", "back"); any other stop is a "turn" and its "moves"."""
-    labels, temps, start = key_labels(art), art["temperatures"], start_temperature(art)
-    weights_at, t = art["temperature_weights"], temps[stop]
-    if stop == start:
-        sweep_t, sweep_w = art["sweep_temperatures"], art["sweep_weights"]
-        low = sweep_w[0]
-        top = [labels[i] for i in range(len(low)) if np.isclose(low[i], low.max())]
-        least = labels[int(np.argmin(low))]
+    labels, at = key_labels(art), stop_facts(art, stop)
+    if at.start:
+        dial = sweep(art)
+        top = [labels[i] for i in dial.top]
         return {
-            "up": f"Sweep the whole dial: {mark('up')}up at {_spoken(sweep_t[-1])}, the weights become nearly uniform.",
-            "down": f"Down at {_spoken(sweep_t[0])}, {mark('least')}{least} keeps only {_spoken(low.min())}; "
-            f"{mark('top')}{listing(top)} take the rest.",
-            "back": f"Back at {_spoken(t)}: {mark('standard')}the temperature of standard attention.",
+            "up": f"Sweep the whole dial: {mark('up')}up at {_spoken(dial.high)}, the weights become nearly uniform.",
+            "down": f"Down at {_spoken(dial.low)}, {mark('least')}{labels[dial.least]} keeps only "
+            f"{_spoken(dial.least_weight)}; {mark('top')}{listing(top)} take the rest.",
+            "back": f"Back at {_spoken(at.t)}: {mark('standard')}the temperature of standard attention.",
         }
-    sharper = t < temps[start]
     turn = (
-        f"Down to {_spoken(t)}: a lower temperature sharpens the weights."
-        if sharper
-        else f"Up to {_spoken(t)}: a higher temperature softens them toward uniform."
+        f"Down to {_spoken(at.t)}: a lower temperature sharpens the weights."
+        if at.sharper
+        else f"Up to {_spoken(at.t)}: a higher temperature softens them toward uniform."
     )
     moves = []
-    for group, (value, names) in enumerate(_shares(labels, weights_at[stop])):
-        before = weights_at[start][labels.index(names[0])]
-        verb = "rises" if weights_at[stop][labels.index(names[0])] > before else "falls"
+    for group, move in enumerate(at.moves):
+        names = move.share.names
+        verb = "rises" if move.rises else "falls"
         verb = verb if len(names) == 1 else verb[:-1]
         named = f"{mark(f'group{group}')}{listing(names)}" if group else listing(names)  # a beat opens on a word
-        moves.append(f"{named} {verb} to {value}")
+        moves.append(f"{named} {verb} to {_spoken(move.share.weight)}")
     return {"turn": turn, "moves": sentence("; ".join(moves) + ".")}
 
 
@@ -275,23 +336,21 @@ class QueryAndTemperature(WhyAttentionSlide):
 
     def temperature_stop(self, stop: int) -> None:
         art = self.art
-        t, start = float(art["temperatures"][stop]), start_temperature(art)
+        at = stop_facts(art, stop)
+        t = at.t
         self.next_slide(notes=stop_notes(art, stop))
-        if stop == start:  # the dial's whole range, where the bars change most, before settling at T = 1
+        if at.start:  # the dial's whole range, where the bars change most, before settling at T = 1
             said = stop_said(art, stop)
-            sweep_t = art["sweep_temperatures"]
-            low = art["sweep_weights"][0]
-            least = [int(np.argmin(low))]
-            top = [i for i in range(len(low)) if np.isclose(low[i], low.max())]
+            dial = sweep(art)
             with self.beat(said["up"]) as beat:
                 self.say(self.sweep_caption(), colour=theme.muted(), size=CAPTION_SIZE, run_time=beat.until("up"))
-                self.turn_dial(float(sweep_t[-1]), beat.remaining)
+                self.turn_dial(dial.high, beat.remaining)
             with self.beat(
                 said["down"]
             ) as beat:  # the dial goes down; then the bar that keeps least, and those that win
-                self.turn_dial(float(sweep_t[0]), beat.until("least"))
-                self.play(self.circle_bars(least), run_time=beat.until("top"))
-                self.play(self.circle_bars(top), run_time=beat.remaining)
+                self.turn_dial(dial.low, beat.until("least"))
+                self.play(self.circle_bars([dial.least]), run_time=beat.until("top"))
+                self.play(self.circle_bars(list(dial.top)), run_time=beat.remaining)
             with self.beat(said["back"]) as beat:
                 self.turn_dial(t, beat.until("standard"))
                 self.say(f"T = {t:g}: standard attention", colour=theme.foreground(), size=CAPTION_SIZE,
@@ -304,8 +363,7 @@ class QueryAndTemperature(WhyAttentionSlide):
             self._caption = None
             self.turn_dial(t, beat.remaining, *leaving)
         # Each bar circled as its new weight is said (keys of equal weight together), the weights in the caption.
-        shares = _shares(self.labels, art["temperature_weights"][stop])
-        groups = [[self.labels.index(name) for name in names] for _, names in shares]
+        groups = [list(move.share.keys) for move in at.moves]
         with self.beat(said["moves"]) as beat:
             self.say(self.stop_caption(stop), colour=theme.caption_colour(), size=CAPTION_SIZE,
                      run_time=beat.until("group1") / 2 if len(groups) > 1 else beat.remaining / 2)  # fmt: skip
@@ -492,10 +550,9 @@ class QueryAndTemperature(WhyAttentionSlide):
         )
 
     def sweep_caption(self) -> str:
-        sweep_t = self.art["sweep_temperatures"]
-        return f"the whole dial, T = {sweep_t[0]:g} to {sweep_t[-1]:g}: from sharp to nearly uniform"
+        dial = sweep(self.art)
+        return f"the whole dial, T = {dial.low:g} to {dial.high:g}: from sharp to nearly uniform"
 
     def stop_caption(self, stop: int) -> str:
-        t, start = self.art["temperatures"][stop], start_temperature(self.art)
-        effect = "sharpens" if t < self.art["temperatures"][start] else "softens"
-        return f"T = {t:g} {effect}: {fmt_row(self.art['temperature_weights'][stop])}"
+        at = stop_facts(self.art, stop)
+        return f"T = {at.t:g} {'sharpens' if at.sharper else 'softens'}: {fmt_row(at.weights)}"

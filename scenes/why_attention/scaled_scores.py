@@ -3,6 +3,8 @@ the score row S fills one key at a time; another query of the walkthrough shows 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -29,12 +31,39 @@ from seqanim.kit.motion import roll
 # --- the words -----------------------------------------------------------------------------------------
 
 
-def negative_scores(art: Artifact) -> tuple[np.ndarray, np.ndarray] | None:
-    """The first query of the walkthrough with a negative scaled score, and its scores."""
+@dataclass(frozen=True)
+class Negative:
+    """A query of the walkthrough with a negative scaled score, and its scores."""
+
+    query: np.ndarray
+    scores: np.ndarray
+
+
+def negative_scores(art: Artifact) -> Negative | None:
+    """The first query of the walkthrough with a negative scaled score (None: no query has one)."""
     for query, scores in zip(art["queries"], art["query_scores"]):
         if scores.min() < 0:
-            return query, scores
+            return Negative(query, scores)
     return None
+
+
+@dataclass(frozen=True)
+class KeyScore:
+    """Key `index` (`label`) against the query: their entries (multiplied pair by pair), the raw dot product and
+    the score, the dot product over sqrt(d_k)."""
+
+    index: int
+    label: str
+    query: np.ndarray
+    key: np.ndarray
+    raw: float
+    score: float
+    d_k: int
+
+
+def key_score(art: Artifact, index: int) -> KeyScore:
+    raw, score = float(art["raw_scores"][0, index]), float(art["scores"][0, index])
+    return KeyScore(index, key_labels(art)[index], art["Q"][0], art["K"][index], raw, score, int(art["d_k"]))
 
 
 def _root(d_k: int) -> str:
@@ -63,12 +92,11 @@ def operands_said(art: Artifact) -> dict[str, str]:
 
 
 def _key_notes(art: Artifact, index: int) -> str:
-    Q, K, d_k = art["Q"], art["K"], int(art["d_k"])
-    raw, scores, label = art["raw_scores"][0], art["scores"][0], key_labels(art)[index]
-    products = " + ".join(f"{q:g}*{k:g}" for q, k in zip(Q[0], K[index]))
+    at = key_score(art, index)
+    products = " + ".join(f"{q:g}*{k:g}" for q, k in zip(at.query, at.key))
     return (
-        f"Key {label}: q.k_{label} = {products} = {raw[index]:g}; "
-        f"scaled: {raw[index]:g} / sqrt({d_k}) = {scores[index]:.4f}."
+        f"Key {at.label}: q.k_{at.label} = {products} = {at.raw:g}; "
+        f"scaled: {at.raw:g} / sqrt({at.d_k}) = {at.score:.4f}."
     )
 
 
@@ -78,12 +106,12 @@ def first_key_notes(art: Artifact) -> str:
 
 @translated
 def first_key_said(art: Artifact) -> dict[str, str]:
-    label, raw, score = key_labels(art)[0], art["raw_scores"][0, 0], art["scores"][0, 0]
+    first = key_score(art, 0)
     return {
-        "beside": f"The query stands beside key {label}.",
-        "dot": f"Multiply entry by entry and add: {number(float(raw), 2)}.",
-        "scaled": f"Divided by {_root(int(art['d_k']))}: {number(float(score), 2)}.",
-        "stored": f"That score fills {label}'s cell.",
+        "beside": f"The query stands beside key {first.label}.",
+        "dot": f"Multiply entry by entry and add: {number(float(first.raw), 2)}.",
+        "scaled": f"Divided by {_root(first.d_k)}: {number(float(first.score), 2)}.",
+        "stored": f"That score fills {first.label}'s cell.",
     }
 
 
@@ -96,18 +124,18 @@ def other_keys_notes(art: Artifact) -> str:
 @translated
 def other_keys_said(art: Artifact) -> list[str]:
     """One sentence per key after the first, in order."""
-    labels, raw, scores = key_labels(art), art["raw_scores"][0], art["scores"][0]
+    keys = [key_score(art, index) for index in range(1, len(key_labels(art)))]
     return [
-        f"Key {labels[i]}: {mark('products')}the products add up to {number(float(raw[i]), 2)}, "
-        f"{mark('score')}a score of {number(float(scores[i]), 2)}."
-        for i in range(1, len(labels))
+        f"Key {at.label}: {mark('products')}the products add up to {number(float(at.raw), 2)}, "
+        f"{mark('score')}a score of {number(float(at.score), 2)}."
+        for at in keys
     ]
 
 
 def summary_notes(art: Artifact) -> str:
     scores, raw = art["scores"][0], art["raw_scores"][0]
     negative = negative_scores(art)
-    example = "" if negative is None else f": with q = {fmt_g(negative[0])} they are {fmt_row(negative[1])}"
+    example = "" if negative is None else f": with q = {fmt_g(negative.query)} they are {fmt_row(negative.scores)}"
     return (
         f"Checkpoint: the scaled score row is approximately {fmt_row(scores)}. "
         f"Raw dot products {fmt_g(raw)}. "
@@ -121,7 +149,7 @@ def summary_said(art: Artifact) -> dict[str, str]:
     if negative is None:
         closing = f"These are scores, not yet probabilities: {mark('query')}a softmax will turn them into weights."
     else:
-        query = ", ".join(number(float(v), 2) for v in negative[0])
+        query = ", ".join(number(float(v), 2) for v in negative.query)
         closing = f"These are scores, not probabilities: {mark('query')}the query {query} gets negative ones."
     return {
         "row": f"The whole row: {mark('each')}each dot product over {_root(int(art['d_k']))}.",
@@ -204,7 +232,7 @@ class ScaledScores(WhyAttentionSlide):
             if negative is not None:
                 self.say("scores, not yet probabilities: another query gives negative ones", size=CAPTION_SIZE,
                          run_time=beat.until("query"))  # fmt: skip
-                line = self.negative_line(*negative).next_to(summary, DOWN, buff=0.45)
+                line = self.negative_line(negative).next_to(summary, DOWN, buff=0.45)
                 self.play(FadeIn(line, shift=0.2 * UP), run_time=beat.remaining)
             else:
                 self.say("scores, not yet probabilities: a softmax turns them into weights", size=CAPTION_SIZE,
@@ -293,10 +321,10 @@ class ScaledScores(WhyAttentionSlide):
     def write_dot(self, run_time: float) -> None:
         """q·k_X = q1·k1 + q2·k2 = raw, written under the tables."""
         index = self.entry_index
-        query, key, raw = self.art["Q"][0], self.art["K"][index], self.art["raw_scores"][0, index]
-        terms = " + ".join(rf"{q:g}\cdot{k:g}" for q, k in zip(query, key))
-        label = rf"q\cdot k_{{{self.labels[index]}}}"
-        dot = MathTex(label, "=", terms, "=", f"{raw:g}", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
+        at = key_score(self.art, index)
+        terms = " + ".join(rf"{q:g}\cdot{k:g}" for q, k in zip(at.query, at.key))
+        label = rf"q\cdot k_{{{at.label}}}"
+        dot = MathTex(label, "=", terms, "=", f"{at.raw:g}", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
         dot[0].set_color(self.colours[index])
         self.scaled = self.scaled_formula(index)
         VGroup(dot, self.scaled).arrange(RIGHT, buff=0.8).move_to(1.55 * DOWN)
@@ -304,9 +332,9 @@ class ScaledScores(WhyAttentionSlide):
         self.work = VGroup(dot, self.scaled)
 
     def scaled_formula(self, index: int) -> MathTex:
-        raw, score, d_k = self.art["raw_scores"][0, index], self.art["scores"][0, index], int(self.art["d_k"])
-        fraction = rf"\frac{{{raw:g}}}{{\sqrt{{{d_k}}}}}"
-        scaled = MathTex(fraction, "=", f"{score:.4f}", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
+        at = key_score(self.art, index)
+        fraction = rf"\frac{{{at.raw:g}}}{{\sqrt{{{at.d_k}}}}}"
+        scaled = MathTex(fraction, "=", f"{at.score:.4f}", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
         scaled[2].set_color(self.colours[index])
         return scaled
 
@@ -338,10 +366,10 @@ class ScaledScores(WhyAttentionSlide):
         return summary
 
     @staticmethod
-    def negative_line(query: np.ndarray, query_scores: np.ndarray) -> MathTex:
-        entries = ", ".join(f"{v:.4f}" for v in query_scores)
+    def negative_line(negative: Negative) -> MathTex:
+        entries = ", ".join(f"{v:.4f}" for v in negative.scores)
         return MathTex(
-            rf"q = {fmt_g(query)}:\quad S = \left[{entries}\right]",
+            rf"q = {fmt_g(negative.query)}:\quad S = \left[{entries}\right]",
             font_size=theme.tex_size(theme.LABEL_SIZE),
             color=theme.muted(),
         )

@@ -3,6 +3,8 @@ divide-by-the-sum, the formula of each step beside them: a row of weights that s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, Indicate, MathTex, SurroundingRectangle, Text, VGroup
 
@@ -19,12 +21,44 @@ def _spoken(value: float) -> str:
     return number(float(value), 2)
 
 
-def _by_value(labels: list[str], values: np.ndarray) -> list[tuple[float, list[str]]]:
-    """The values as said (to two places), each with the keys that have it, largest first: [(0.4, ["A", "C"])]."""
-    groups: dict[float, list[str]] = {}
+@dataclass(frozen=True)
+class Group:
+    """Keys whose values are the same as said (to two places): that rounded value, and the keys by index and name."""
+
+    value: float
+    keys: tuple[int, ...]
+    names: tuple[str, ...]
+
+
+def by_value(labels: list[str], values: np.ndarray) -> list[Group]:
+    """The values as said, each with the keys that have it, largest first: [Group(0.4, (0, 2), ("A", "C")), ...]."""
+    groups: dict[float, list[int]] = {}
     for index in np.argsort(-values, kind="stable"):
-        groups.setdefault(round(float(values[index]), 2) + 0.0, []).append(labels[index])
-    return list(groups.items())
+        groups.setdefault(round(float(values[index]), 2) + 0.0, []).append(int(index))
+    return [Group(value, tuple(keys), tuple(labels[key] for key in keys)) for value, keys in groups.items()]
+
+
+@dataclass(frozen=True)
+class Extreme:
+    """The highest or the lowest score of the row: its value, the keys that have it (the first when lowest) by
+    index and by name, and the weight softmax gives the first of them."""
+
+    score: float
+    keys: tuple[int, ...]
+    names: tuple[str, ...]
+    weight: float
+
+
+def highest(art: Artifact) -> Extreme:
+    labels, scores, weights = key_labels(art), art["scores"][0], art["weights"][0]
+    keys = tuple(i for i in range(len(scores)) if np.isclose(scores[i], scores.max()))
+    return Extreme(float(scores.max()), keys, tuple(labels[i] for i in keys), float(weights[keys[0]]))
+
+
+def lowest(art: Artifact) -> Extreme:
+    labels, scores, weights = key_labels(art), art["scores"][0], art["weights"][0]
+    key = int(np.argmin(scores))
+    return Extreme(float(scores[key]), (key,), (labels[key],), float(weights[key]))
 
 
 def start_notes(art: Artifact) -> str:
@@ -37,19 +71,18 @@ def start_notes(art: Artifact) -> str:
 
 @translated
 def start_said(art: Artifact) -> dict[str, str]:
-    labels, scores = key_labels(art), art["scores"][0]
-    top = [labels[i] for i in range(len(scores)) if np.isclose(scores[i], scores.max())]
+    top = highest(art)
     return {
         "steps": "Softmax turns scores into weights, in three steps.",
-        "bars": f"The bars are the scores; {mark('highest')}the highest, {_spoken(scores.max())}, "
-        f"belongs to {listing(top)}.",
+        "bars": f"The bars are the scores; {mark('highest')}the highest, {_spoken(top.score)}, "
+        f"belongs to {listing(list(top.names))}.",
     }
 
 
 def shift_notes(art: Artifact) -> str:
-    scores, shifted = art["scores"][0], art["shifted"][0]
+    shifted = art["shifted"][0]
     return (
-        f"Step 1, subtract the row maximum {scores.max():.4f}: the row becomes {fmt_row(shifted)}. "
+        f"Step 1, subtract the row maximum {highest(art).score:.4f}: the row becomes {fmt_row(shifted)}. "
         "Subtracting a shared constant changes no probability: "
         f"softmax of either row is {fmt_row(art['weights_from_shifted'][0])}. It only keeps exp from overflowing."
     )
@@ -57,9 +90,9 @@ def shift_notes(art: Artifact) -> str:
 
 @translated
 def shift_said(art: Artifact) -> dict[str, str]:
-    shifted = _by_value(key_labels(art), art["shifted"][0])
     moves = [
-        f"{mark(f'group {index}')}{listing(names)} to {_spoken(value)}" for index, (value, names) in enumerate(shifted)
+        f"{mark(f'group {index}')}{listing(list(group.names))} to {_spoken(group.value)}"
+        for index, group in enumerate(by_value(key_labels(art), art["shifted"][0]))
     ]
     return {
         "subtract": f"Step one: {mark('step')}subtract the largest score from every score.",
@@ -82,28 +115,26 @@ def exponentiate_said(art: Artifact) -> dict[str, str]:
 
 
 def divide_notes(art: Artifact) -> str:
-    labels, scores, weights = key_labels(art), art["scores"][0], art["weights"][0]
-    exp_sum, lowest = float(art["exp_sum"][0]), int(np.argmin(scores))
+    weights, least = art["weights"][0], lowest(art)
     return (
-        f"Step 3, divide by the sum {exp_sum:.4f}. "
+        f"Step 3, divide by the sum {float(art['exp_sum'][0]):.4f}. "
         f"Checkpoint: the weights are approximately {fmt_row(weights)}, sum {weights.sum():.4f}. "
-        f"{labels[lowest]} still has positive weight {weights[lowest]:.4f} even though its score is "
-        f"{scores[lowest]:.4f}, the lowest: softmax never gives exactly zero to an allowed key."
+        f"{least.names[0]} still has positive weight {least.weight:.4f} even though its score is "
+        f"{least.score:.4f}, the lowest: softmax never gives exactly zero to an allowed key."
     )
 
 
 @translated
 def divide_said(art: Artifact) -> dict[str, str]:
-    labels, scores, weights = key_labels(art), art["scores"][0], art["weights"][0]
-    groups = _by_value(labels, weights)
+    weights = art["weights"][0]
     shares = [
-        f"{mark(f'group {index}')}{_spoken(value)} on {listing(names)}" for index, (value, names) in enumerate(groups)
+        f"{mark(f'group {index}')}{_spoken(group.value)} on {listing(list(group.names))}"
+        for index, group in enumerate(by_value(key_labels(art), weights))
     ]
-    lowest = labels[int(np.argmin(scores))]
     return {
         "step": f"Step three: {mark('step')}divide every bar by that sum.",
         "bars": f"The weights: {listing(shares)}. {mark('sum')}Together they make {_spoken(weights.sum())}.",
-        "never_zero": f"{lowest} had the lowest score, {mark('yet')}yet keeps a positive weight: "
+        "never_zero": f"{lowest(art).names[0]} had the lowest score, {mark('yet')}yet keeps a positive weight: "
         "softmax never gives exactly zero.",
     }
 
@@ -124,7 +155,6 @@ class SoftmaxNormalization(WhyAttentionSlide):
 
     def start(self) -> None:
         art = self.art
-        scores = art["scores"][0]
         self.next_slide(notes=start_notes(art))
         said = start_said(art)
         heading = self.heading("Softmax: scores become weights")
@@ -134,10 +164,9 @@ class SoftmaxNormalization(WhyAttentionSlide):
         with self.beat(said["steps"]) as beat:
             self.title(heading, along=[FadeIn(self.bars), FadeIn(self.bars_caption)], run_time=beat.remaining)
         self.steps = self.step_lines().to_edge(RIGHT, buff=0.6).shift(0.2 * DOWN)
-        top = [i for i in range(len(scores)) if np.isclose(scores[i], scores.max())]
         with self.beat(said["bars"]) as beat:
             self.play(FadeIn(self.steps[0]), run_time=beat.until("highest"))
-            self.play(*[self.indicate_key(i) for i in top], run_time=beat.remaining)
+            self.play(*[self.indicate_key(i) for i in highest(art).keys], run_time=beat.remaining)
 
     def shift(self) -> None:
         art = self.art
@@ -166,8 +195,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
 
     def divide(self) -> None:
         art = self.art
-        scores, weights = art["scores"][0], art["weights"][0]
-        lowest = int(np.argmin(scores))  # the lowest-scoring key still keeps some weight
+        weights, least = art["weights"][0], lowest(art)  # the lowest-scoring key still keeps some weight
         self.next_slide(notes=divide_notes(art))
         said = divide_said(art)
         with self.beat(said["step"]) as beat:
@@ -177,17 +205,17 @@ class SoftmaxNormalization(WhyAttentionSlide):
             self.indicate_groups(weights, beat, until="sum")
             self.play(Indicate(self.steps[4][2], color=theme.highlight(), scale_factor=1.1), run_time=beat.remaining)
         bars = self.bars
+        key = least.keys[0]
         box = SurroundingRectangle(
-            VGroup(bars.bars[lowest], bars.readouts[lowest], bars.labels[lowest]), buff=0.1, color=theme.highlight()
+            VGroup(bars.bars[key], bars.readouts[key], bars.labels[key]), buff=0.1, color=theme.highlight()
         )
         with self.beat(said["never_zero"]) as beat:
             self.play(Create(box), run_time=beat.until("yet"))
-            self.say(self.lowest_caption(lowest), colour=theme.caption_colour(), size=CAPTION_SIZE,
+            self.say(self.lowest_caption(least), colour=theme.caption_colour(), size=CAPTION_SIZE,
                      run_time=beat.remaining)  # fmt: skip
 
-    def lowest_caption(self, lowest: int) -> str:
-        score, weight = self.art["scores"][0, lowest], self.art["weights"][0, lowest]
-        return f"{self.labels[lowest]}: score {score:.4f}, yet weight {weight:.4f} > 0"
+    def lowest_caption(self, least: Extreme) -> str:
+        return f"{least.names[0]}: score {least.score:.4f}, yet weight {least.weight:.4f} > 0"
 
     # --- drawing ---------------------------------------------------------------------------------------
 
@@ -257,10 +285,9 @@ class SoftmaxNormalization(WhyAttentionSlide):
         return Indicate(VGroup(self.bars.bars[index], self.bars.readouts[index]), color=theme.highlight())
 
     def indicate_groups(self, values: np.ndarray, beat: Beat, until: str | None = None) -> None:
-        """The keys that share a value lit together as the words name them, group after group (`_by_value`)."""
-        groups = _by_value(self.labels, values)
-        for index, (_, names) in enumerate(groups):
+        """The keys that share a value lit together as the words name them, group after group (`by_value`)."""
+        groups = by_value(self.labels, values)
+        for index, group in enumerate(groups):
             following = f"group {index + 1}" if index + 1 < len(groups) else until
-            keys = [self.labels.index(name) for name in names]
-            self.play(*[self.indicate_key(i) for i in keys],
+            self.play(*[self.indicate_key(i) for i in group.keys],
                       run_time=beat.until(following) if following else beat.remaining)  # fmt: skip

@@ -3,6 +3,8 @@ add up tip to tail into the context; no argmax picks one value."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -48,9 +50,30 @@ def values_said(art: Artifact) -> dict[str, str]:
     }
 
 
+@dataclass(frozen=True)
+class Link:
+    """One value in the chain: its label, its weight and w_i v_i; `starts` when it is the first that adds."""
+
+    label: str
+    weight: float
+    contribution: np.ndarray
+    adds: bool
+    starts: bool
+
+
+def chain_links(art: Artifact) -> list[Link]:
+    """Each value's link of the chain, in order: the first value that adds anything starts it."""
+    links: list[Link] = []
+    started = False
+    for label, weight, contribution in zip(key_labels(art), art["weights"][0], art["contributions"]):
+        adds = bool(np.linalg.norm(contribution) >= 1e-9)
+        links.append(Link(label, float(weight), contribution, adds, starts=adds and not started))
+        started = started or adds
+    return links
+
+
 def chain_notes(art: Artifact) -> str:
-    contributions, labels = art["contributions"], key_labels(art)
-    pieces = "; ".join(f"w_{label} v_{label} = {fmt_row(c)}" for label, c in zip(labels, contributions))
+    pieces = "; ".join(f"w_{link.label} v_{link.label} = {fmt_row(link.contribution)}" for link in chain_links(art))
     return (
         f"Each value shrinks to w_i v_i and joins the chain tip to tail: {pieces}. "
         "There is no argmax selection: every value contributes."
@@ -60,32 +83,42 @@ def chain_notes(art: Artifact) -> str:
 @translated
 def chain_said(art: Artifact) -> list[str]:
     """One beat per value, in order."""
-    weights, contributions, labels = art["weights"][0], art["contributions"], key_labels(art)
     said: list[str] = []
-    started = False
-    for label, weight, contribution in zip(labels, weights, contributions):
-        if np.linalg.norm(contribution) < 1e-9:
-            said.append(f"{label}'s weight times its value adds nothing.")
-        elif not started:
-            shrinks = f"{label}'s value shrinks to {number(float(weight), 2)} of its length"
+    for link in chain_links(art):
+        if not link.adds:
+            said.append(f"{link.label}'s weight times its value adds nothing.")
+        elif link.starts:
+            shrinks = f"{link.label}'s value shrinks to {number(link.weight, 2)} of its length"
             said.append(f"{shrinks} {mark('join')}and starts the chain.")
-            started = True
         else:
-            said.append(f"{label}'s value, scaled by {number(float(weight), 2)}, {mark('join')}joins tip to tail.")
+            said.append(f"{link.label}'s value, scaled by {number(link.weight, 2)}, {mark('join')}joins tip to tail.")
     return said
 
 
+@dataclass(frozen=True)
+class Coordinate:
+    """Where one coordinate of the context comes from: the values that add to it, and what each adds."""
+
+    labels: tuple[str, ...]
+    values: tuple[float, ...]
+
+
+def coordinate_sources(art: Artifact, axis: int) -> Coordinate:
+    """The values whose piece moves the context along `axis`."""
+    used = [(label, float(c[axis])) for label, c in zip(key_labels(art), art["contributions"]) if abs(c[axis]) > 1e-9]
+    return Coordinate(tuple(label for label, _ in used), tuple(value for _, value in used))
+
+
 def context_notes(art: Artifact) -> str:
-    contributions, labels, context = art["contributions"], key_labels(art), art["context"][0]
+    first, second = coordinate_sources(art, 0), coordinate_sources(art, 1)
 
-    def sources(axis: int) -> tuple[str, str]:
-        used = [(label, c[axis]) for label, c in zip(labels, contributions) if abs(c[axis]) > 1e-9]
-        return " and ".join(label for label, _ in used), " + ".join(f"{value:.4f}" for _, value in used)
+    def sources(coordinate: Coordinate) -> str:
+        added = " + ".join(f"{value:.4f}" for value in coordinate.values)
+        return f"{' and '.join(coordinate.labels)} ({added})"
 
-    first, second = sources(0), sources(1)
     return (
-        f"Checkpoint: the context is approximately {fmt_row(context)}. "
-        f"Coordinate 1 comes from {first[0]} ({first[1]}); coordinate 2 from {second[0]} ({second[1]})."
+        f"Checkpoint: the context is approximately {fmt_row(art['context'][0])}. "
+        f"Coordinate 1 comes from {sources(first)}; coordinate 2 from {sources(second)}."
     )
 
 
@@ -173,8 +206,8 @@ class WeightedRetrieval(WhyAttentionSlide):
         pieces = iter(self.pieces)
         return [
             (next(pieces), line, colour)
-            for contribution, line, colour in zip(self.art["contributions"], self.lines, self.colours)
-            if np.linalg.norm(contribution) >= 1e-9
+            for link, line, colour in zip(chain_links(self.art), self.lines, self.colours)
+            if link.adds
         ]
 
     # --- drawing ---------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ scaled_dot_product_attention checks the arithmetic, and the scene ends on what a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -28,13 +30,46 @@ from seqanim.kit.matrix import MatrixTable, number_format
 # --- the words -----------------------------------------------------------------------------------------
 
 
-def changed_index(art: Artifact) -> int:
-    return int(np.flatnonzero(np.any(art["changed_V"] != art["V"], axis=1))[0])
+@dataclass(frozen=True)
+class Change:
+    """The first intervention: the value of key `index` (`label`) becomes `value`; whether the weights stay exactly
+    the same, and the context before and after."""
+
+    index: int
+    label: str
+    value: np.ndarray
+    same: bool
+    before: np.ndarray
+    after: np.ndarray
 
 
-def removed_keys(art: Artifact) -> list[int]:
-    allowed = art["removed_allowed"]
-    return [i for i in range(allowed.shape[1]) if not allowed[0, i]]
+def change(art: Artifact) -> Change:
+    index = int(np.flatnonzero(np.any(art["changed_V"] != art["V"], axis=1))[0])
+    same = bool(np.array_equal(art["changed_weights"], art["weights"]))
+    before, after = art["context"][0], art["changed_context"][0]
+    return Change(index, key_labels(art)[index], art["changed_V"][index], same, before, after)
+
+
+@dataclass(frozen=True)
+class Removal:
+    """The second intervention: the keys masked out and those kept (by index and by name), the weights (of every
+    key) and the context after."""
+
+    removed: tuple[int, ...]
+    kept: tuple[int, ...]
+    removed_names: tuple[str, ...]
+    kept_names: tuple[str, ...]
+    weights: np.ndarray
+    context: np.ndarray
+
+
+def removal(art: Artifact) -> Removal:
+    allowed, weights = art["removed_allowed"], art["removed_weights"][0]
+    removed = tuple(i for i in range(allowed.shape[1]) if not allowed[0, i])
+    kept = tuple(i for i in range(len(weights)) if i not in removed)
+    labels = key_labels(art)
+    names = tuple(labels[i] for i in removed), tuple(labels[i] for i in kept)
+    return Removal(removed, kept, *names, weights, art["removed_context"][0])
 
 
 def _pair(values: np.ndarray, decimals: int = 0) -> str:
@@ -46,12 +81,28 @@ def within_bound(difference: float) -> float | None:
     return next((bound for bound in (1e-9, 1e-6, 1e-3) if difference < bound), None)
 
 
-def _within(difference: float) -> str:
-    """A tiny difference as a bound a listener can hold: "a millionth"."""
-    bound = within_bound(difference)
-    if bound is None:
-        return number(difference, 2)
-    return {1e-9: "a billionth", 1e-6: "a millionth", 1e-3: "a thousandth"}[bound]
+@dataclass(frozen=True)
+class Parity:
+    """PyTorch's attention against ours: the largest difference without and with the masks, the worse of the two,
+    and the smallest of a billionth, a millionth and a thousandth it lies within (None: none of them)."""
+
+    difference: float
+    masked_difference: float
+    worst: float
+    bound: float | None
+
+
+def parity_check(art: Artifact) -> Parity:
+    difference, masked = art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"]
+    worst = max(difference, masked)
+    return Parity(difference, masked, worst, within_bound(worst))
+
+
+def _within(check: Parity) -> str:
+    """The worst difference as a bound a listener can hold: "a millionth"."""
+    if check.bound is None:
+        return number(check.worst, 2)
+    return {1e-9: "a billionth", 1e-6: "a millionth", 1e-3: "a thousandth"}[check.bound]
 
 
 def layout_notes(art: Artifact) -> str:
@@ -70,64 +121,60 @@ def layout_said(art: Artifact) -> str:
 
 
 def change_notes(art: Artifact) -> str:
-    index = changed_index(art)
-    same = bool(np.array_equal(art["changed_weights"], art["weights"]))
+    changed = change(art)
     return (
-        f"Intervention 1: change only v_{key_labels(art)[index]} to {fmt_g(art['changed_V'][index])}. "
-        f"The weights stay {fmt_row(art['changed_weights'][0])} ({'identical' if same else 'changed'}), "
-        f"yet the context moves from {fmt_row(art['context'][0])} to {fmt_row(art['changed_context'][0])}. "
+        f"Intervention 1: change only v_{changed.label} to {fmt_g(changed.value)}. "
+        f"The weights stay {fmt_row(art['changed_weights'][0])} ({'identical' if changed.same else 'changed'}), "
+        f"yet the context moves from {fmt_row(changed.before)} to {fmt_row(changed.after)}. "
         "Practice 3: a very large value can change the output greatly with no change to the attention weights."
     )
 
 
 @translated
 def change_said(art: Artifact) -> dict[str, str]:
-    index = changed_index(art)
-    same = bool(np.array_equal(art["changed_weights"], art["weights"]))
+    changed = change(art)
     return {
-        "change": f"First intervention: change only {key_labels(art)[index]}'s value, "
-        f"{mark('to')}to {_pair(art['changed_V'][index])}.",
-        "weights": "The weights stay exactly the same." if same else "The weights change too.",
-        "context": f"Yet the context jumps from about {_pair(art['context'][0])} "
-        f"{mark('to')}to about {_pair(art['changed_context'][0])}.",
+        "change": f"First intervention: change only {changed.label}'s value, {mark('to')}to {_pair(changed.value)}.",
+        "weights": "The weights stay exactly the same." if changed.same else "The weights change too.",
+        "context": f"Yet the context jumps from about {_pair(changed.before)} "
+        f"{mark('to')}to about {_pair(changed.after)}.",
     }
 
 
 def remove_notes(art: Artifact) -> str:
-    labels, removed = key_labels(art), removed_keys(art)
+    removing = removal(art)
     return (
-        f"Intervention 2: restore V and remove memory {', '.join(labels[i] for i in removed)} by "
+        f"Intervention 2: restore V and remove memory {', '.join(removing.removed_names)} by "
         f"masking it. Normalisation changes too: the remaining weights renormalise to "
-        f"{fmt_row(art['removed_weights'][0])} and the context becomes {fmt_row(art['removed_context'][0])}. "
+        f"{fmt_row(removing.weights)} and the context becomes {fmt_row(removing.context)}. "
         "Removing an item is not the same as reading its weight off the plot."
     )
 
 
 @translated
 def remove_said(art: Artifact) -> dict[str, str]:
-    labels, removed, weights = key_labels(art), removed_keys(art), art["removed_weights"][0]
-    kept = [i for i in range(len(weights)) if i not in removed]
-    shares = sorted({number(float(weights[i]), 2) for i in kept})
-    each = f"{shares[0]} each" if len(shares) == 1 else listing([number(float(weights[i]), 2) for i in kept])
+    removing = removal(art)
+    kept = [number(float(removing.weights[i]), 2) for i in removing.kept]
+    each = f"{kept[0]} each" if len(set(kept)) == 1 else listing(kept)
     return {
         "restore": f"Second intervention: first {mark('restore')}restore the original values.",
-        "remove": f"Then remove item {listing([labels[i] for i in removed])} {mark('mask')}by masking its key.",
-        "renormalise": f"The remaining weights renormalise: {listing([labels[i] for i in kept])} "
+        "remove": f"Then remove item {listing(list(removing.removed_names))} {mark('mask')}by masking its key.",
+        "renormalise": f"The remaining weights renormalise: {listing(list(removing.kept_names))} "
         f"{mark('now')}now get {each}.",
-        "context": f"The context becomes {_pair(art['removed_context'][0])}. "
+        "context": f"The context becomes {_pair(removing.context)}. "
         f"{mark('removing')}Removing an item is not the same as reading its weight off the plot.",
     }
 
 
 def parity_notes(art: Artifact) -> str:
-    diff, masked_diff = art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"]
+    check = parity_check(art)
     return (
         "Verify the same calculation with PyTorch: "
         "F.scaled_dot_product_attention(q, k, v, dropout_p=0.0) in float32 gives "
         f"{fmt_row(art['sdpa_context'][0])} against NumPy's {fmt_row(art['context'][0])}: "
-        f"max abs difference {diff:.2e}. "
+        f"max abs difference {check.difference:.2e}. "
         "With the combined causal+padding Boolean mask (True = allowed in SDPA) "
-        f"the difference is {masked_diff:.2e}. "
+        f"the difference is {check.masked_difference:.2e}. "
         "Other PyTorch APIs use other mask conventions: read the API you call. "
         "This is an implementation check, not evidence that attention learned language."
     )
@@ -135,10 +182,9 @@ def parity_notes(art: Artifact) -> str:
 
 @translated
 def parity_said(art: Artifact) -> dict[str, str]:
-    worst = max(art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"])
     return {
         "check": f"Now an implementation check: {mark('same')}the same calculation in PyTorch.",
-        "agrees": f"Its built-in attention agrees with ours {mark('within')}to within {_within(worst)}, "
+        "agrees": f"Its built-in attention agrees with ours {mark('within')}to within {_within(parity_check(art))}, "
         f"{mark('masks')}with and without the masks.",
         "not_evidence": f"That checks the code; {mark('evidence')}it is no evidence that attention learned language.",
     }
@@ -195,17 +241,17 @@ class WhatAttentionExplains(WhyAttentionSlide):
     def change_value(self) -> None:
         art = self.art
         w_table, v_table, c_table = self.tables
-        index = changed_index(art)
-        same = bool(np.array_equal(art["changed_weights"], art["weights"]))
+        changed = change(art)
+        index = changed.index
         self.next_slide(notes=change_notes(art))
         said = change_said(art)
         highlighted = {(index, c): theme.highlight() for c in range(art["V"].shape[1])}
         with self.beat(said["change"]) as beat:
             self.play(Create(v_table.row_box(index)), run_time=beat.until("to"))
             self.play(v_table.transform_entries(art["changed_V"], highlighted), run_time=beat.remaining)
-        verdict = theme.text("unchanged" if same else "changed", theme.LABEL_SIZE, theme.value_colour()).next_to(
-            w_table, DOWN, buff=0.3
-        )
+        verdict = theme.text(
+            "unchanged" if changed.same else "changed", theme.LABEL_SIZE, theme.value_colour()
+        ).next_to(w_table, DOWN, buff=0.3)
         with self.beat(said["weights"]) as beat:
             self.play(Create(w_table.row_box(0, theme.value_colour())), FadeIn(verdict), run_time=beat.remaining)
         both = {(0, 0): theme.highlight(), (0, 1): theme.highlight()}
@@ -218,7 +264,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
     def remove_key(self) -> None:
         art = self.art
         w_table, v_table, c_table = self.tables
-        removed, rw = removed_keys(art), art["removed_weights"][0]
+        removing = removal(art)
+        removed = removing.removed
         self.next_slide(notes=remove_notes(art))
         said = remove_said(art)
         with self.beat(said["restore"]) as beat:
@@ -236,8 +283,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
             self.play(Create(crosses[len(removed) :]), *dimmed, run_time=beat.remaining)
         self.add(crosses)  # one group on screen (adding it takes its parts in), to fade out as one
         self.marks = crosses
-        kept = {(0, i): theme.highlight() for i in range(len(rw)) if i not in removed}
-        kept_entries = VGroup(*[w_table.entry(0, i) for i in range(len(rw)) if i not in removed])
+        kept = {(0, i): theme.highlight() for i in removing.kept}
+        kept_entries = VGroup(*[w_table.entry(0, i) for i in removing.kept])
         with self.beat(said["renormalise"]) as beat:
             self.play(w_table.count_entries(art["removed_weights"], kept), run_time=beat.until("now"))
             self.play(Indicate(kept_entries, color=theme.highlight()), run_time=beat.remaining)
@@ -343,27 +390,26 @@ class WhatAttentionExplains(WhyAttentionSlide):
         return layout
 
     def change_caption(self) -> str:
-        before, after = fmt_row(self.art["context"][0]), fmt_row(self.art["changed_context"][0])
-        return f"same weights, context {before} \u2192 {after}"
+        changed = change(self.art)
+        return f"same weights, context {fmt_row(changed.before)} \u2192 {fmt_row(changed.after)}"
 
     def remove_caption(self) -> str:
-        removed, rw = removed_keys(self.art), self.art["removed_weights"][0]
-        names = ", ".join(self.labels[i] for i in removed)
-        rest = fmt_row([w for i, w in enumerate(rw) if i not in removed])
-        return f"remove {names}: the rest renormalise to {rest}"
+        removing = removal(self.art)
+        names = ", ".join(removing.removed_names)
+        return f"remove {names}: the rest renormalise to {fmt_row([removing.weights[i] for i in removing.kept])}"
 
     def parity_table(self) -> tuple[VGroup, VGroup]:
         """A header and a two-column table: names right-aligned, values left-aligned, one row per line."""
         art = self.art
-        diff, masked_diff = art.metrics["sdpa_max_abs_diff"], art.metrics["sdpa_padding_max_abs_diff"]
+        check = parity_check(art)
         header = theme.text(
             "NumPy vs torch.nn.functional.scaled_dot_product_attention", theme.BODY_SIZE, theme.foreground()
         ).shift(2.1 * UP)
         pairs = (
             ("NumPy (float64)", fmt_row(art["context"][0]), theme.foreground()),
             ("SDPA (float32)", fmt_row(art["sdpa_context"][0]), theme.foreground()),
-            ("max |difference|", f"{diff:.2e}", theme.value_colour()),
-            ("with causal+padding mask", f"{masked_diff:.2e}", theme.value_colour()),
+            ("max |difference|", f"{check.difference:.2e}", theme.value_colour()),
+            ("with causal+padding mask", f"{check.masked_difference:.2e}", theme.value_colour()),
         )
         rows = VGroup(
             *[
