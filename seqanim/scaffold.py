@@ -86,6 +86,8 @@ cell it comes from."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import DOWN, Create, FadeIn
 
@@ -93,22 +95,38 @@ from seqanim import Artifact, LectureSlide, spoken, translated
 from seqanim.kit import theme
 from seqanim.kit.plots import Plot, nice_range
 
-# --- the words: notes for the lecturer, narration for the listener (one sentence per beat, by name) ----------
+# --- the words: the slide's facts computed once, phrased for the lecturer (notes), the listener (said) and
+# the screen; one sentence per beat, by name ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Curve:
+    """What the slide tells of `{array}`: read from the data once; every phrasing reads these fields."""
+
+    count: int  # how many values
+    low: float
+    high: float
+
+
+def curve_facts(art: Artifact) -> Curve:
+    values = art["{array}"]
+    return Curve(count=len(values), low=float(values.min()), high=float(values.max()))
 
 
 def curve_notes(art: Artifact) -> str:
-    """The speaker notes, formatted from the experiment's metrics."""
+    """The speaker notes, formatted from the slide's facts and the experiment's metrics."""
+    facts = curve_facts(art)
     return {notes_text}
 
 
 @translated  # each language of [publish] languages may write these beats again (scenes/<part>/de.py)
 def curve_said(art: Artifact) -> dict[str, str]:
     """What the listener hears, beat by beat: while the plot appears, then while its curve is drawn."""
-    values = art["{array}"]
+    facts = curve_facts(art)
     return {{
         "appears": "This plot shows {array_words}, computed by the {experiment_words} experiment.",
-        "drawn": f"Its {{spoken.count(len(values), 'value')}} run from {{spoken.number(float(values.min()))}} "
-        f"{{spoken.mark('top')}}to {{spoken.number(float(values.max()))}}.",
+        "drawn": f"Its {{spoken.count(facts.count, 'value')}} run from {{spoken.number(facts.low)}} "
+        f"{{spoken.mark('top')}}to {{spoken.number(facts.high)}}.",
     }}
 
 
@@ -125,12 +143,12 @@ class {name}(LectureSlide):
         self.curve()
 
     def curve(self) -> None:
-        values = self.art["{array}"]
+        values, facts = self.art["{array}"], curve_facts(self.art)
         said = curve_said(self.art)
         self.next_slide(notes=curve_notes(self.art))
         plot = Plot(
-            (0, len(values) - 1, max(1, (len(values) - 1) // 4)),
-            nice_range(float(values.min()), float(values.max())),
+            (0, facts.count - 1, max(1, (facts.count - 1) // 4)),
+            nice_range(facts.low, facts.high),
             width=7.5, height=3.8, x_label="index", y_label="{array}",
         )  # fmt: skip
         plot.move_to(0.2 * DOWN)  # between the title and the caption
@@ -296,8 +314,8 @@ def new_scene(workspace: Workspace, name: str, experiment: str, part: str) -> li
     ]
     metrics = [key for key in metrics if key != "seconds"]  # the run time is no fact of the lecture
     readouts = ' + ", " + '.join(f'f"{key} = {{art.metrics[{key!r}]:.3g}}"' for key in metrics) or '"no metrics"'
-    notes_text = f'f"{name} plots {array} from data/{experiment}.npz ({{len(art[{array!r}])}} values). " + {readouts}'
-    caption = f'f"{array}: {{len(values)}} values from data/{experiment}.npz"'
+    notes_text = f'f"{name} plots {array} from data/{experiment}.npz ({{facts.count}} values). " + {readouts}'
+    caption = f'f"{array}: {{facts.count}} values from data/{experiment}.npz"'
     words = {"array_words": _words(array), "experiment_words": _words(experiment)}
     part_source = _add_to_part(init, snake)  # before anything is written: a part it cannot read changes nothing
     atomic_write_text(module, SCENE_TEMPLATE.format(
