@@ -174,7 +174,7 @@ def cli() -> None:
 def list_command(lecture: Lecture, quality: str | None) -> None:
     """Show experiments, scenes and decks, what each depends on, and whether it is up to date."""
     quality = quality or lecture.render.quality
-    stages = graph.plan(lecture, quality)
+    stages = graph.plan(lecture, quality, variants=True)
     todo = graph.pending(stages)
     table = Table(title=f"seqanim lecture ({quality} quality)")
     for column in ("stage", "name", "depends on", "status"):
@@ -182,7 +182,7 @@ def list_command(lecture: Lecture, quality: str | None) -> None:
     for stage in stages.values():
         deps = ", ".join(dep.split(":")[-1] for dep in stage.deps) or "-"
         status = f"[yellow]stale: {todo[stage.id]}" if stage.id in todo else "[green]up to date"
-        table.add_row(stage.kind, stage.name, deps, status)
+        table.add_row(stage.kind, stage.title.removeprefix(f"{stage.kind} "), deps, status)
     Console().print(table)
 
 
@@ -196,12 +196,14 @@ def list_command(lecture: Lecture, quality: str | None) -> None:
 )
 def build(lecture: Lecture, quality: str | None, jobs: int | None, scheduler: str | None, dry_run: bool) -> None:
     """Run every stage that is out of date: precompute, render, decks and the [variants]' scenes."""
+    from seqanim.engine.build import build_lock
     from seqanim.present import variants
 
     quality = quality or lecture.render.quality
     _run(lecture, quality, dry_run=dry_run, jobs=jobs, scheduler=scheduler, variants=True)
     if quality != CHECK and not dry_run:  # at check, no videos: no variant decks to switch
-        variants.write_decks(lecture, quality)
+        with build_lock():
+            variants.write_decks(lecture, quality)
 
 
 @cli.command()
@@ -302,6 +304,7 @@ def present(
     deck: str,
 ) -> None:
     """Present DECK (default: full) in manim-slides' Qt presenter, building what is missing first."""
+    from seqanim.engine.build import build_lock
     from seqanim.lecture.variants import named
     from seqanim.present import qt as presenter
     from seqanim.present import variants
@@ -313,7 +316,8 @@ def present(
         presenter.preflight(deck, quality)  # before any build: a missing library fails in a second, not minutes
     _run(lecture, quality, decks=[deck], variants=chosen is not None)
     if chosen is not None:
-        variants.write_decks(lecture, quality)
+        with build_lock():
+            variants.write_decks(lecture, quality)
     if browser:
         console.print(f"opened {current().label(presenter.open_in_browser(deck, quality))} in the browser")
         return

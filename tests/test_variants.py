@@ -2,7 +2,8 @@
 experiment and one scene, built at the suite's quality with no voice. Chromium (network blocked) switches the
 variant on a slide of the selector deck: the label, the video, the frame on screen and the speaker notes are
 the variant's. The Qt presenter on Xvfb opens a variant at a slide (tests/x11.py). A value added plans only
-its own stages; a value removed and added again comes back from the cache; a bad value is one line and exit 2;
+its own stages; a value removed and added again comes back from the cache, and so does a value made the
+lecture's own; a bad value is one line and exit 2;
 a lecture without [variants] writes no selector deck.
 """
 
@@ -190,6 +191,17 @@ def test_a_value_removed_comes_back_from_the_cache(tiny: Tiny) -> None:
     assert again.returncode == 0, again.stderr
     assert "ran 0, restored 2 from cache" in again.stderr
     assert (tiny.root / ".seqanim" / "variants" / "pulse.height=5.0" / "slides" / QUALITY / "PulseScene.json").exists()
+
+
+def test_a_value_made_the_lecture_own_comes_back_from_the_cache(tiny: Tiny) -> None:
+    """The lecture at height 2.0, with its old 0.5 as a value: the experiment and the scene of each come back
+    from the cache (a value's stages are keyed as the lecture's with its parameters); only the narrated cut and
+    the decks, which no value has, run."""
+    result = tiny.run("build", "--set", "pulse.height=2.0", "--set", "variants.pulse.height=[0.5, 5.0]")
+    assert result.returncode == 0, result.stderr
+    ran = [line.split()[1:3] for line in result.stdout.splitlines() if line.startswith("  done ")]
+    assert sorted(kind for kind, _ in ran) == ["deck", "deck", "narration"], ran
+    assert "ran 3, restored 4 from cache" in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -174,6 +174,10 @@ def _submit(
 ) -> dict[str, Any]:
     """One future per stage, with the futures of the stages it reads; an input built earlier goes as its files."""
     futures: dict[str, Any] = {}
+    configs = {"": lecture.model_dump_json()}
+    for variant in (stages[stage_id].variant for stage_id in to_run):
+        if variant and variant.setting not in configs:
+            configs[variant.setting] = variant.lecture(lecture).model_dump_json()
     built: dict[str, Any] = {}  # stage id -> its files, as a task: sent once, kept if a worker dies
     for stage_id in to_run:  # in dependency order: a stage's inputs are submitted before it
         stage = stages[stage_id]
@@ -187,7 +191,7 @@ def _submit(
         if cards:
             inputs.append({"files": task.read_outputs(stage.root, cards)})
         futures[stage_id] = client.submit(
-            task.run_stage, {**request, **_stage_request(stage, lecture)}, *inputs,
+            task.run_stage, {**request, **_stage_request(stage, configs)}, *inputs,
             key=f"{stage_id}#{request['build']}", priority=round(priority[stage_id] * 100), pure=False,
         )  # fmt: skip
     return futures
@@ -210,10 +214,12 @@ def _request(lecture: Lecture, build: str, local: bool) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _stage_request(stage: graph.Stage, lecture: Lecture) -> dict[str, Any]:
+def _stage_request(stage: graph.Stage, configs: dict[str, str]) -> dict[str, Any]:
+    """The stage's own part of a request: its command, its outputs, and the parameters it runs with (`configs`:
+    the lecture's under "", each variant's under its setting)."""
     argv = [stage.kind, stage.name] + (["--quality", stage.quality] if stage.quality else [])
-    config = (stage.variant.lecture(lecture) if stage.variant else lecture).model_dump_json()
-    return {"stage": stage.id, "argv": argv, "outputs": stage.labels(), "config": config}
+    config = configs[stage.variant.setting if stage.variant else ""]
+    return {"stage": stage.id, "argv": argv, "outputs": stage.labels(), "config": config, "published": str(stage.root)}
 
 
 def _finish(stage: graph.Stage, future: Any, state: dict[str, Any], outcome: Outcome) -> None:

@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 
 import seqanim
+from seqanim.files import digest
 from seqanim.workspace import ENGINE, current
 
 # Modules whose effect reaches a stage only through parameter values, which are hashed already.
@@ -102,6 +103,8 @@ def code_inputs(path: Path) -> dict[str, str]:
     result = {}
     for module in code_closure(path):
         relative = code_label(module)
-        if relative not in NOT_CODE_INPUTS:
+        if relative == "seqanim/__init__.py":  # its docstring maps the package; only its table of names is code
+            result[f"code:{relative}"] = digest(seqanim.PUBLIC)[:16]
+        elif relative not in NOT_CODE_INPUTS:
             result[f"code:{relative}"] = file_hash(module)
     return result

@@ -106,8 +106,9 @@ def plan(
                 Planner(variant.lecture(lecture), quality, planner, variant).add("scene", name)
     ordered = _topological(planner.stages)
     for stage in ordered.values():
-        upstream = {f"stage:{dep}": ordered[dep].key for dep in stage.deps}
-        # Two scenes of one module differ by id; a variant's stage and the lecture's with its parameters do not.
+        # Two scenes of one module differ by id; a variant's stage and the lecture's with its parameters do not
+        # (nor do the stages they read), so a value that becomes the lecture's own comes back from the cache.
+        upstream = {f"stage:{dep.split('@')[0]}": ordered[dep].key for dep in stage.deps}
         stage.key = digest({"stage": stage.id.split("@")[0], **stage.inputs, **upstream})
     return ordered
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -95,7 +96,8 @@ def run_stage(request: dict[str, Any], *inputs: dict[str, Any]) -> dict[str, Any
     tasks = Path(worker.local_directory) / "seqanim" / "tasks"
     try:
         tasks.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=stage.replace(":", "-") + "-", dir=tasks) as folder:
+        prefix = re.sub(r"[^\w.=@-]+", "-", stage)  # a variant's string value may hold a slash
+        with tempfile.TemporaryDirectory(prefix=prefix + "-", dir=tasks) as folder:
             scratch = Path(folder)
             _lay_out(scratch, checkout, request, inputs)
             started = time.perf_counter()
@@ -115,7 +117,8 @@ def run_stage(request: dict[str, Any], *inputs: dict[str, Any]) -> dict[str, Any
             line = f"the task failed on worker {worker.address}: {type(error).__name__}: {error}"
             raise StageFailed(line, stage) from error
         if request["root"]:  # a local worker: the project's own disk
-            raise StageFailed(str(disk_full(error, Path(request["root"]) / request["outputs"][0])), stage, "", True)
+            full = disk_full(error, Path(request["published"]) / request["outputs"][0])
+            raise StageFailed(str(full), stage, "", True) from None
         where = error.filename or tasks
         line = f"no space left on worker {worker.address}'s disk ({where}); free some space there and build again"
         raise StageFailed(line, stage, disk_full=True) from None

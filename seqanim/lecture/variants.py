@@ -6,6 +6,7 @@ the value changes and the scenes that read them, with outputs in the value's own
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -40,7 +41,10 @@ class Variant:
     @property
     def root(self) -> Path:
         """Where its outputs lie: data/, renders/ and slides/ as in the lecture's own folder."""
-        return current().state_dir / "variants" / re.sub(r"[^\w.=-]+", "_", self.setting.replace(" ", ""))
+        slug = re.sub(r"[^\w.=-]+", "_", self.setting)
+        if slug != self.setting:  # a string or a list: a digest keeps apart two values spelled alike
+            slug += "-" + hashlib.sha256(self.setting.encode()).hexdigest()[:8]
+        return current().state_dir / "variants" / slug
 
     def lecture(self, lecture: Lecture) -> Lecture:
         """The lecture's parameters with this value."""
@@ -59,12 +63,12 @@ def scenes_fed_by(experiment: str) -> tuple[str, ...]:
 
 def declared(lecture: Lecture) -> list[Variant]:
     """Every variant, per key in the cycle order `[` and `]` follow: its values, the default among them (in
-    order when they are numbers, else first)."""
+    order when they are numbers, else first). Values are taken as validated: 30 and 30.0 of an integer are one."""
     found: list[Variant] = []
     for key, values in lecture.variants.values.items():
         section, field = key.split(".")
         default = lecture.section(section)[field]
-        cycle = list(dict.fromkeys(json.dumps(v) for v in values))
+        cycle = list(dict.fromkeys(json.dumps(with_value(lecture, key, v).section(section)[field]) for v in values))
         if json.dumps(default) not in cycle:
             cycle.append(json.dumps(default))
             if all(isinstance(json.loads(v), (int, float)) for v in cycle):
