@@ -66,10 +66,9 @@ test: setup
 	RUFF_CACHE_DIR=$(CURDIR)/.pytest_cache/ruff $(PY) -m ruff format --check .
 	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 
-bench: setup
-	$(PY) bench/precompute.py && $(PY) bench/kernels.py && $(PY) bench/reverse_seeds.py && $(PY) bench/build.py && $(PY) bench/faults.py --kills 2
-	$(PY) bench/variants.py && $(PY) bench/publish.py --cut full && $(PY) bench/caches.py
-	$(MAKE) variant
+# Every benchmark, one after the other; what each prints goes to docs/measurements.md with the date and the machine.
+bench: build
+	$(PY) bench/record.py
 
 # The suite on a copy whose lecture.toml has other values (bench/variant.py): tests must read the parameters in force.
 variant: build

@@ -142,13 +142,15 @@ def extras(name: str, arrays: dict[str, Any]) -> dict[str, Any]:
 
 def worker(names: list[str]) -> None:
     """Run each experiment as `seqanim precompute` does (seqanim/stages/experiments.py: its table validated by its own
-    model, the upstream tables as their models), without writing its artifact; print the metrics as JSON."""
+    model, the upstream tables as their models), writing no artifact but its extra outputs (state dicts), which a
+    later experiment of the group may open; print the metrics as JSON."""
     import importlib
 
     import torch
 
     from seqanim.lecture import registry
     from seqanim.lecture.config import current as lecture_in_force
+    from seqanim.workspace import current as workspace
 
     lecture = lecture_in_force()
     results: dict[str, Any] = {"capability": torch.backends.cpu.get_cpu_capability()}
@@ -157,7 +159,10 @@ def worker(names: list[str]) -> None:
         params = module.EXPERIMENT.params.model_validate(lecture.section(name))
         upstream = {dep: lecture.params(dep) for dep in registry.experiment(name).reads}
         started = time.perf_counter()
-        arrays, metrics, *_ = module.run(params, **upstream)  # extra outputs (state dicts) are not needed here
+        arrays, metrics, *extra = module.run(params, **upstream)
+        for filename, state in (extra[0] if extra else {}).items():  # adding's LSTM, which lstm_inside opens
+            workspace().data.mkdir(exist_ok=True)
+            torch.save(state, workspace().data / filename)
         results[name] = {**metrics, **extras(name, arrays), "seconds": round(time.perf_counter() - started, 1)}
     print(MARK + json.dumps(results, default=float))
 
