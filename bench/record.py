@@ -82,14 +82,14 @@ def run(bench: list[str]) -> tuple[int, float, list[str]]:
     return process.wait(), time.perf_counter() - started, lines
 
 
-def section(results: list[tuple[list[str], int, float, list[str]]], last: int) -> str:
-    """The measurements' section for this run."""
+def section(results: list[tuple[list[str], int, float, list[str]]], last: int, command: str) -> str:
+    """The measurements' section for this run of `command`."""
     today = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     parts = [
         START,
         "## The last `make bench`",
         "",
-        f"{today}, at {commit()}, on {machine()}. Written by `bench/record.py`; each bench's last lines below.",
+        f"{today}, `{command}` at {commit()}, on {machine()}. Each bench's last lines:",
         "",
     ]
     for bench, status, seconds, lines in results:
@@ -133,7 +133,8 @@ def main() -> int:
     for bench in chosen:
         print(f"== bench/{' '.join(bench)}", flush=True)
         results.append((bench, *run(bench)))
-        write(section(results, args.lines))  # after each bench: a stopped run still records what ran
+        # After each bench: a stopped run still records what ran.
+        write(section(results, args.lines, " ".join(["bench/record.py", *sys.argv[1:]])))
     print(f"recorded in {MEASUREMENTS.relative_to(ROOT)}")
     return 0 if all(status == 0 for _, status, _, _ in results) else 1
 
