@@ -219,7 +219,11 @@ def _stage_request(stage: graph.Stage, configs: dict[str, str]) -> dict[str, Any
     the lecture's under "", each variant's under its setting)."""
     argv = [stage.kind, stage.name] + (["--quality", stage.quality] if stage.quality else [])
     config = configs[stage.variant.setting if stage.variant else ""]
-    return {"stage": stage.id, "argv": argv, "outputs": stage.labels(), "config": config, "published": str(stage.root)}
+    media = current().label(stage.root / "media") if stage.variant else ".seqanim/media"
+    return {
+        "stage": stage.id, "argv": argv, "outputs": stage.labels(), "config": config, "media": media,
+        "published": str(stage.root),
+    }  # fmt: skip
 
 
 def _finish(stage: graph.Stage, future: Any, state: dict[str, Any], outcome: Outcome) -> None:

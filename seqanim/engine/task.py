@@ -153,9 +153,11 @@ def _lay_out(scratch: Path, checkout: Path, request: dict[str, Any], inputs: tup
     state = scratch / ".seqanim"
     (state / "run").mkdir(parents=True)
     (state / "run" / "lecture.json").write_text(request["config"])
-    for cache in ("voice", "media"):  # voice clips, manim's LaTeX and partial movies: shared by the checkout's stages
-        (checkout / ".seqanim" / cache).mkdir(parents=True, exist_ok=True)
-        (state / cache).symlink_to(checkout / ".seqanim" / cache)
+    # Voice clips, and manim's LaTeX and partial movies: shared by the checkout's stages of one parameter set (a
+    # variant's renders keep their own media, so a scene's and its variant's partial movies do not replace each other).
+    for cache, shared in (("voice", ".seqanim/voice"), ("media", request["media"])):
+        (checkout / shared).mkdir(parents=True, exist_ok=True)
+        (state / cache).symlink_to(checkout / shared)
     for result in inputs:
         for label, payload in result["files"].items():
             path = scratch / label
