@@ -3,9 +3,10 @@ under the date and the machine they ran on.
 
 Each bench prints its own figures, measured side by side within its run (these machines are shared and
 noisy, so a ratio from one run means more than a time). This script runs them, shows their output as it
-comes, and replaces the section of docs/measurements.md between its two markers with: the date, the machine
-(processor, cores, memory, Python, torch) and the commit, then each bench's command, its exit status, its
-time and its last lines. The rest of the file, the figures of earlier sessions with their context, is kept.
+comes, and writes each bench's record into the section of docs/measurements.md between its two markers: the
+date, the commit and the machine (processor, cores, memory, Python, torch), the bench's exit status and time,
+and its last lines. A bench that did not run keeps its earlier record; the rest of the file, the figures of
+earlier sessions with their context, is kept.
 
     .venv/bin/python bench/record.py [--only NAME ...] [--lines N]
 """
@@ -82,40 +83,40 @@ def run(bench: list[str]) -> tuple[int, float, list[str]]:
     return process.wait(), time.perf_counter() - started, lines
 
 
-def section(results: list[tuple[list[str], int, float, list[str]]], last: int, command: str) -> str:
-    """The measurements' section for this run of `command`."""
+def entry(bench: list[str], status: int, seconds: float, lines: list[str], last: int) -> str:
+    """One bench's record: when, where and how it ran, and its last lines."""
     today = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
-    parts = [
-        START,
-        "## The last `make bench`",
+    verdict = "done" if status == 0 else f"**failed (exit {status})**"
+    return "\n".join([
+        f"### bench/{' '.join(bench)}",
         "",
-        f"{today}, `{command}` at {commit()}, on {machine()}. Each bench's last lines:",
+        f"{today}, at {commit()}, on {machine()}: {verdict} in {seconds / 60:.1f} min.",
         "",
-    ]
-    for bench, status, seconds, lines in results:
-        verdict = "done" if status == 0 else f"**failed (exit {status})**"
-        parts += [
-            f"`bench/{' '.join(bench)}`: {verdict} in {seconds / 60:.1f} min",
-            "",
-            "```",
-            *lines[-last:],
-            "```",
-            "",
-        ]
-    return "\n".join([*parts, END])
+        "```",
+        *lines[-last:],
+        "```",
+        "",
+    ])  # fmt: skip
 
 
-def write(text: str) -> None:
-    """Replace the section between the markers (or put it first, under the title), keeping everything else."""
+def write(entries: dict[str, str]) -> None:
+    """Put `entries` (bench -> its record) into the section between the markers, beside the records of the
+    benches that did not run this time; create the section first, under the title. Nothing else changes."""
     current = MEASUREMENTS.read_text()
     if START in current and END in current:
         before, rest = current.split(START, 1)
-        updated = before + text + rest.split(END, 1)[1]
+        inside, after = rest.split(END, 1)
     else:
         title, _, body = current.partition("\n\n")
-        updated = f"{title}\n\n{text}\n\n{body}"
+        before, inside, after = f"{title}\n\n", "", f"\n\n{body}"
+    kept = {block.split("\n", 1)[0]: "### " + block for block in inside.split("\n### ")[1:]}
+    records = {**kept, **{f"bench/{name}": text for name, text in entries.items()}}
+    order = [f"bench/{' '.join(bench)}" for bench in BENCHES]
+    blocks = [records[name] for name in order if name in records]
+    heading = "## The last `make bench`\n\nEach bench as `bench/record.py` last ran it (`make bench` runs them all).\n"
+    text = "\n".join([START, heading, *blocks, END])
     temporary = MEASUREMENTS.with_name(f".{MEASUREMENTS.name}.tmp")
-    temporary.write_text(updated)
+    temporary.write_text(before + text + after)
     os.replace(temporary, MEASUREMENTS)
 
 
@@ -129,14 +130,14 @@ def main() -> int:
         names = ", ".join(bench[0].removesuffix(".py") for bench in BENCHES)
         print(f"error: --only {' '.join(args.only)}: no such bench; known: {names}", file=sys.stderr)
         return 2
-    results = []
+    statuses = []
     for bench in chosen:
         print(f"== bench/{' '.join(bench)}", flush=True)
-        results.append((bench, *run(bench)))
-        # After each bench: a stopped run still records what ran.
-        write(section(results, args.lines, " ".join(["bench/record.py", *sys.argv[1:]])))
+        status, seconds, lines = run(bench)
+        write({" ".join(bench): entry(bench, status, seconds, lines, args.lines)})  # a stopped run keeps what ran
+        statuses.append(status)
     print(f"recorded in {MEASUREMENTS.relative_to(ROOT)}")
-    return 0 if all(status == 0 for _, status, _, _ in results) else 1
+    return 0 if not any(statuses) else 1
 
 
 if __name__ == "__main__":
