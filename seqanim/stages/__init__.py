@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from seqanim.engine.code import code_inputs, code_label, file_hash
 from seqanim.errors import ConfigError, SeqanimError
@@ -23,8 +23,15 @@ from seqanim.lecture.config import Lecture, experiment_params
 from seqanim.lecture.languages import LANGUAGES
 from seqanim.workspace import ENGINE, current
 
-if TYPE_CHECKING:
-    from seqanim.engine.graph import Planner
+
+class Planner(Protocol):
+    """What a kind's `feeds` asks of the planner (seqanim.engine.graph.Planner): the parameters, the quality, and
+    the id of each stage it reads, planned first."""
+
+    lecture: Lecture
+    quality: str
+
+    def add(self, kind: str, name: str) -> str: ...
 
 
 @dataclass
