@@ -78,6 +78,12 @@ class Workspace:
         return self.state_dir / "stage"
 
     @property
+    def variants(self) -> Path:
+        """The [variants] values' outputs: one folder per value, laid out as the workspace's data/, renders/,
+        slides/, with manim's media of its own."""
+        return self.state_dir / "variants"
+
+    @property
     def media(self) -> Path:
         """manim's own caches: LaTeX and text SVGs shared by every scene (`Tex/`, `texts/`), partial movies per
         quality and scene."""

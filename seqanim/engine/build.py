@@ -73,7 +73,7 @@ def _remove_leftovers() -> None:
     """Temporary files and folders a killed build left beside the outputs, and its half-stored cache entries:
     SIGKILL runs no cleanup. Called with the build lock held, when no other build can be writing them."""
     workspace = current()
-    for folder in (*workspace.generated, workspace.cache, workspace.state_dir / "variants"):
+    for folder in (*workspace.generated, workspace.cache, workspace.variants):
         for path in list(folder.rglob(".*")) if folder.exists() else []:
             if LEFTOVER.match(path.name) or path.parent == workspace.cache:
                 shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)

@@ -44,7 +44,7 @@ class Variant:
         slug = re.sub(r"[^\w.=-]+", "_", self.setting)
         if slug != self.setting:  # a string or a list: a digest keeps apart two values spelled alike
             slug += "-" + hashlib.sha256(self.setting.encode()).hexdigest()[:8]
-        return current().state_dir / "variants" / slug
+        return current().variants / slug
 
     def lecture(self, lecture: Lecture) -> Lecture:
         """The lecture's parameters with this value."""

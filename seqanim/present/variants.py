@@ -30,7 +30,7 @@ def write_decks(lecture: Lecture, quality: str) -> None:
     from seqanim.decks.plan import deck_names
 
     variants = declared(lecture)
-    folder, wanted = current().state_dir / "variants", {variant.root for variant in variants if not variant.default}
+    folder, wanted = current().variants, {variant.root for variant in variants if not variant.default}
     for stale in folder.iterdir() if folder.exists() else []:
         if stale not in wanted:
             shutil.rmtree(stale, ignore_errors=True)
