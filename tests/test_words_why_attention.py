@@ -252,3 +252,26 @@ def test_notes_quote_the_data(scene: str, artifact) -> None:  # type: ignore[no-
     assert len(slides) == SLIDES[scene]
     for index, (note, wanted) in enumerate(zip(slides, expected_numbers(art)[scene]), start=1):
         assert wanted in note, f"{scene} slide {index}: {wanted!r} not in {note!r}"
+
+
+def test_query_key_value_names_the_highest_score_as_the_data_has_it() -> None:
+    """The notebook's keys give A and C the same score; with C's key moved so that A scores highest alone, every
+    word of the scores slide says so instead of claiming a tie (English notes, narration and caption; German)."""
+    from precompute.qkv_walkthrough import Parameters, run
+    from scenes.why_attention import de
+    from seqanim.lecture.contract import Artifact
+
+    moved = Artifact(ARTIFACT, *run(Parameters(keys=[[1.0, 0.0], [0.0, 1.0], [0.5, 1.0]])), params={})
+    assert [float(s) for s in moved["raw_scores"][0]] == [1.0, 0.0, 0.5]  # A alone scores highest
+    notes = query_key_value.scores_notes(moved)
+    said = bookmarks(query_key_value.scores_said(moved)["same"])[0]
+    german = de.QueryKeyValue.scores_said(moved)["same"]
+    caption = query_key_value.same_caption(moved)
+    assert "Checkpoint: A has the highest dot product with this query (1)." in notes
+    assert "same dot product" not in notes
+    assert said == "A scores the highest: its shadow is the longest."
+    assert german.startswith("A erzielt den höchsten Score")
+    assert caption.startswith("A scores highest")
+    # and the notebook's own keys still tie A and C
+    tied = query_key_value.score_facts(Artifact(ARTIFACT, *run(Parameters()), params={}))
+    assert tied.best == ["A", "C"]

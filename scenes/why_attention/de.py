@@ -10,7 +10,7 @@ import numpy as np
 from scenes.why_attention.causal_mask import causal
 from scenes.why_attention.padding_mask import empty_rows, padding
 from scenes.why_attention.query_and_temperature import shares, start_temperature, stop_facts, sweep
-from scenes.why_attention.query_key_value import _same_as_best
+from scenes.why_attention.query_key_value import memory_facts, score_facts
 from scenes.why_attention.scaled_scores import key_score, negative_scores
 from scenes.why_attention.shared import key_labels
 from scenes.why_attention.softmax_normalization import by_value, highest, lowest
@@ -32,35 +32,37 @@ def _wurzel(d_k: int) -> str:
 class QueryKeyValue:
     @staticmethod
     def query_said(art: Artifact) -> dict[str, str]:
-        labels, query = key_labels(art), art["Q"][0]
+        memory = memory_facts(art)
         return {
             "memory": "Attention lässt eine Ausgabe auf jedes gespeicherte Element zurückblicken.",
-            "keys": f"Der Speicher enthält {anzahl(len(labels), 'Element', 'Elemente')}, {aufzaehlung(labels)}, "
-            "jedes an seinem Key: seiner Adresse.",
-            "query": f"Der Query-Pfeil, {_vektor(query)}, sagt, was wir suchen.",
+            "keys": f"Der Speicher enthält {anzahl(len(memory.labels), 'Element', 'Elemente')}, "
+            f"{aufzaehlung(memory.labels)}, jedes an seinem Key: seiner Adresse.",
+            "query": f"Der Query-Pfeil, {_vektor(memory.query)}, sagt, was wir suchen.",
         }
 
     @staticmethod
     def values_said(art: Artifact) -> dict[str, str]:
-        K, V, labels = art["K"], art["V"], key_labels(art)
+        memory = memory_facts(art)
         return {
             "tables": "Daneben die Keys und ihre Values: was jedes Element speichert.",
             "pairs": "Jede Key-Zeile bleibt mit ihrer eigenen Value-Zeile gepaart.",
-            "address": f"Der Key von {labels[0]} ist {_vektor(K[0])}, sein Value {_vektor(V[0])}. "
-            "Ein Key ist nur eine Adresse.",
+            "address": f"Der Key von {memory.labels[0]} ist {_vektor(memory.keys[0])}, "
+            f"sein Value {_vektor(memory.values[0])}. Ein Key ist nur eine Adresse.",
         }
 
     @staticmethod
     def scores_said(art: Artifact) -> dict[str, str]:
-        raw, labels = art["raw_scores"][0], key_labels(art)
-        rest = [f"{label} erzielt {zahl(float(s), 2)}" for label, s in zip(labels[1:], raw[1:])]
-        same = [labels[i] for i in _same_as_best(raw)]
+        facts = score_facts(art)
+        first, *others = zip(facts.labels, facts.scores)
+        if facts.tied:
+            same = f"{aufzaehlung(facts.best)} haben denselben Score, obwohl ihre Keys verschieden sind."
+        else:
+            same = f"{facts.best[0]} erzielt den höchsten Score: Sein Schatten ist der längste."
         return {
             "line": "Nun fällen wir von jedem Key das Lot auf die Gerade der Query.",
-            "first": f"Der Schatten von Key {labels[0]} hat die Länge {zahl(float(raw[0]), 2)}: "
-            "Das ist q·k, sein Score.",
-            "rest": f"{aufzaehlung(rest)}.",
-            "same": f"{aufzaehlung(same)} haben denselben Score, obwohl ihre Keys verschieden sind.",
+            "first": f"Der Schatten von Key {first[0]} hat die Länge {zahl(first[1], 2)}: Das ist q·k, sein Score.",
+            "rest": f"{aufzaehlung([f'{label} erzielt {zahl(s, 2)}' for label, s in others])}.",
+            "same": same,
         }
 
 

@@ -3,6 +3,8 @@ query an arrow; each key's shadow on the query is its score, and keys A and C sc
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from manim import (
     DOWN,
@@ -29,22 +31,61 @@ from seqanim.kit.vectors import VectorDiagram
 # --- the words -----------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Memory:
+    """The hand-designed memory: each item's label, key and value, and the query that reads it."""
+
+    labels: list[str]
+    query: np.ndarray
+    keys: np.ndarray
+    values: np.ndarray
+
+
+def memory_facts(art: Artifact) -> Memory:
+    return Memory(key_labels(art), art["Q"][0], art["K"], art["V"])
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Each key's score (its dot product with the query) and the keys that share the highest: the notebook's
+    keys give A and C the same score, though they differ; other keys may give one key the highest alone."""
+
+    labels: list[str]
+    scores: list[float]
+    best: list[str]
+
+    @property
+    def tied(self) -> bool:
+        return len(self.best) > 1
+
+    @property
+    def highest(self) -> float:
+        return max(self.scores)
+
+
+def score_facts(art: Artifact) -> Scores:
+    labels, raw = key_labels(art), [float(s) for s in art["raw_scores"][0]]
+    return Scores(labels, raw, [label for label, s in zip(labels, raw) if np.isclose(s, max(raw))])
+
+
+def _exact_decimals(values: np.ndarray) -> int:
+    """The fewest decimals (up to 2) that print every hand-designed entry as it is: 0 for the notebook's."""
+    return next((d for d in range(3) if np.allclose(values, np.round(values, d))), 2)
+
+
 def _vector(values: np.ndarray) -> str:
     """A small hand-designed vector as heard: "one, zero"."""
     return ", ".join(number(float(v), 2) for v in values)
 
 
-def _same_as_best(raw: np.ndarray) -> list[int]:
-    return [i for i in range(len(raw)) if np.isclose(raw[i], raw.max())]
-
-
 def query_notes(art: Artifact) -> str:
-    Q, K, V, labels = art["Q"], art["K"], art["V"], key_labels(art)
+    memory, Q = memory_facts(art), art["Q"]
     return (
-        f"Start with a query and an addressable memory. Q asks what to retrieve: q = {fmt_g(Q[0])}. "
+        f"Start with a query and an addressable memory. Q asks what to retrieve: q = {fmt_g(memory.query)}. "
         "K describes how each memory item matches: "
-        f"{', '.join(f'k_{label} = {fmt_g(k)}' for label, k in zip(labels, K))}. "
-        f"Shapes: Q {Q.shape}, K {K.shape}, V {V.shape}. Hand-designed teaching vectors, not learned embeddings. "
+        f"{', '.join(f'k_{label} = {fmt_g(k)}' for label, k in zip(memory.labels, memory.keys))}. "
+        f"Shapes: Q {Q.shape}, K {memory.keys.shape}, V {memory.values.shape}. "
+        "Hand-designed teaching vectors, not learned embeddings. "
         "Attention answers the fixed-context bottleneck: "
         "instead of one final encoder state, every output query retrieves from all earlier states."
     )
@@ -52,19 +93,21 @@ def query_notes(art: Artifact) -> str:
 
 @translated
 def query_said(art: Artifact) -> dict[str, str]:
-    labels, query = key_labels(art), art["Q"][0]
-    named = listing([f"{mark(label)}{label}" for label in labels])
+    memory = memory_facts(art)
+    named = listing([f"{mark(label)}{label}" for label in memory.labels])
     return {
         "memory": "Attention lets an output look back at every stored item.",
-        "keys": f"The memory holds {count(len(labels), 'item')}, {named}, each at its key: "
+        "keys": f"The memory holds {count(len(memory.labels), 'item')}, {named}, each at its key: "
         f"{mark('address')}its address.",
-        "query": f"The query arrow, {mark('vector')}{_vector(query)}, says what we want to find.",
+        "query": f"The query arrow, {mark('vector')}{_vector(memory.query)}, says what we want to find.",
     }
 
 
 def values_notes(art: Artifact) -> str:
-    K, V, labels = art["K"], art["V"], key_labels(art)
-    pairs = ", ".join(f"{label}: k = {fmt_g(k)} -> v = {fmt_g(v)}" for label, k, v in zip(labels, K, V))
+    memory = memory_facts(art)
+    pairs = ", ".join(
+        f"{label}: k = {fmt_g(k)} -> v = {fmt_g(v)}" for label, k, v in zip(memory.labels, memory.keys, memory.values)
+    )
     return (
         "V holds the information to combine, one value row per key row: "
         f"{pairs}. "
@@ -75,22 +118,29 @@ def values_notes(art: Artifact) -> str:
 
 @translated
 def values_said(art: Artifact) -> dict[str, str]:
-    K, V, labels = art["K"], art["V"], key_labels(art)
+    memory = memory_facts(art)
+    first = memory.labels[0]
     return {
         "tables": f"Beside it, the keys and {mark('values')}their values: what each item stores.",
         "pairs": "Each key row stays paired with its own value row.",
-        "address": f"Item {labels[0]}'s key is {_vector(K[0])}; {mark('value')}its value is {_vector(V[0])}. "
-        f"{mark('address')}A key is only an address.",
+        "address": f"Item {first}'s key is {_vector(memory.keys[0])}; "
+        f"{mark('value')}its value is {_vector(memory.values[0])}. {mark('address')}A key is only an address.",
     }
 
 
 def scores_notes(art: Artifact) -> str:
-    raw, labels = art["raw_scores"][0], key_labels(art)
+    facts = score_facts(art)
+    if facts.tied:
+        checkpoint = (
+            f"Checkpoint: {' and '.join(facts.best)} have the same dot product with this query "
+            f"({' = '.join(f'{facts.highest:g}' for _ in facts.best)}), although their keys differ. "
+        )
+    else:
+        checkpoint = f"Checkpoint: {facts.best[0]} has the highest dot product with this query ({facts.highest:g}). "
     return (
         "Project each key onto the query: q.k = "
-        f"{', '.join(f'{label}: {s:g}' for label, s in zip(labels, raw))}. "
-        f"Checkpoint: A and C have the same dot product with this query ({raw[0]:g} = {raw[2]:g}), "
-        "although their keys differ. "
+        f"{', '.join(f'{label}: {s:g}' for label, s in zip(facts.labels, facts.scores))}. "
+        f"{checkpoint}"
         "Practice 4: additive attention attaches to an LSTM encoder-decoder the same way: "
         "a decoder query scores all encoder states; no need to remove recurrence."
     )
@@ -98,23 +148,36 @@ def scores_notes(art: Artifact) -> str:
 
 @translated
 def scores_said(art: Artifact) -> dict[str, str]:
-    raw, labels = art["raw_scores"][0], key_labels(art)
-    rest = [f"{label} scores {number(float(s), 2)}" for label, s in zip(labels[1:], raw[1:])]
-    same = [labels[i] for i in _same_as_best(raw)]
+    facts = score_facts(art)
+    first, *others = zip(facts.labels, facts.scores)
+    rest = [f"{mark(label)}{label} scores {number(s, 2)}" for label, s in others]
+    if facts.tied:
+        same = f"{listing(facts.best)} score {mark('same')}the same, {mark('differ')}though their keys differ."
+    else:
+        same = f"{facts.best[0]} scores {mark('same')}the highest: {mark('differ')}its shadow is the longest."
     return {
         "line": "Now drop each key onto the line of the query.",
-        "first": f"Key {labels[0]}'s {mark('shadow')}shadow has length {number(float(raw[0]), 2)}: "
+        "first": f"Key {first[0]}'s {mark('shadow')}shadow has length {number(first[1], 2)}: "
         f"that is {mark('score')}q dot k, its score.",
-        "rest": sentence(listing([f"{mark(label)}{said}" for label, said in zip(labels[1:], rest)])) + ".",
-        "same": f"{listing(same)} score {mark('same')}the same, {mark('differ')}though their keys differ.",
+        "rest": sentence(listing(rest)) + ".",
+        "same": same,
     }
+
+
+def same_caption(art: Artifact) -> str:
+    """What the screen says of the highest score."""
+    facts = score_facts(art)
+    if facts.tied:
+        return f"{' and '.join(facts.best)} score the same with this query: q\u00b7k = {facts.highest:g}"
+    return f"{facts.best[0]} scores highest with this query: q\u00b7k = {facts.highest:g}"
 
 
 # --- the scene -------------------------------------------------------------------------------------------
 
 
 class QueryKeyValue(WhyAttentionSlide):
-    """Q asks, K addresses, V stores. Keys are points, the query an arrow; A and C score the same."""
+    """Q asks, K addresses, V stores. Keys are points, the query an arrow; A and C score the same (with the
+    notebook's keys)."""
 
     data = ("qkv_walkthrough",)
 
@@ -124,11 +187,11 @@ class QueryKeyValue(WhyAttentionSlide):
         self.scores()
 
     def query_and_keys(self) -> None:
-        art = self.art
+        art, memory = self.art, memory_facts(self.art)
         self.next_slide(notes=query_notes(art))
         said = query_said(art)
         heading = self.heading("Query, keys and values")
-        self.diagram, points, arrow = self.key_plane(art["Q"][0], art["K"])
+        self.diagram, points, arrow = self.key_plane(memory.query, memory.keys)
         points.set_z_index(2)  # the query arrow ends on key A: keep the keys on top
         stored = LaggedStart(*[FadeIn(point[0], scale=0.5) for point in points], lag_ratio=0.3)
         with self.beat(said["memory"]) as beat:  # the key plane and every stored item (its dot) come with the title
@@ -143,10 +206,10 @@ class QueryKeyValue(WhyAttentionSlide):
             self.play(FadeIn(arrow[1], shift=0.1 * UP), run_time=beat.remaining)
 
     def values(self) -> None:
-        art = self.art
+        art, memory = self.art, memory_facts(self.art)
         self.next_slide(notes=values_notes(art))
         said = values_said(art)
-        self.tables = self.memory_tables(art["K"], art["V"]).to_edge(RIGHT, buff=0.45).shift(0.35 * UP)
+        self.tables = self.memory_tables(memory.keys, memory.values).to_edge(RIGHT, buff=0.45).shift(0.35 * UP)
         keys, values = self.tables
         with self.beat(said["tables"]) as beat:
             self.play(FadeIn(keys, shift=0.2 * LEFT), run_time=beat.until("values"))
@@ -168,11 +231,11 @@ class QueryKeyValue(WhyAttentionSlide):
                      run_time=beat.remaining)  # fmt: skip
 
     def scores(self) -> None:
-        art = self.art
-        query, keys, raw = art["Q"][0], art["K"], art["raw_scores"][0]
+        art, memory, facts = self.art, memory_facts(self.art), score_facts(self.art)
+        query, keys = memory.query, memory.keys
         self.next_slide(notes=scores_notes(art))
         said = scores_said(art)
-        readouts = self.score_readouts(raw)
+        readouts = self.score_readouts(facts.scores)
         with self.beat(said["line"]) as beat:
             self.play(FadeOut(self.row_boxes), run_time=0.4)
             self.play(Create(self.diagram.direction_line(query, theme.query_colour())), run_time=beat.remaining)
@@ -183,15 +246,11 @@ class QueryKeyValue(WhyAttentionSlide):
                 following = self.labels[index + 1] if index + 1 < len(keys) else None
                 span = beat.until(following) if following else beat.remaining
                 self.project(index, keys[index], query, readouts[index], 0.35 * span, 0.3 * span, 0.35 * span)
-        best = _same_as_best(raw)
+        best = [readouts[self.labels.index(label)] for label in facts.best]
         with self.beat(said["same"]) as beat:
-            self.play(*[Indicate(readouts[i], color=theme.highlight(), scale_factor=1.15) for i in best],
+            self.play(*[Indicate(readout, color=theme.highlight(), scale_factor=1.15) for readout in best],
                       run_time=beat.until("differ"))  # fmt: skip
-            self.say(self.same_caption(raw), colour=theme.caption_colour(), size=CAPTION_SIZE, run_time=beat.remaining)
-
-    def same_caption(self, raw: np.ndarray) -> str:
-        same = " and ".join(self.labels[i] for i in _same_as_best(raw))
-        return f"{same} score the same with this query: q\u00b7k = {raw.max():g}"
+            self.say(same_caption(art), colour=theme.caption_colour(), size=CAPTION_SIZE, run_time=beat.remaining)
 
     def key_plane(self, query: np.ndarray, keys: np.ndarray) -> tuple[VectorDiagram, VGroup, VGroup]:
         span = max(1.5, float(np.abs(np.vstack([keys, query[None]])).max()) + 0.5)
@@ -213,23 +272,26 @@ class QueryKeyValue(WhyAttentionSlide):
         return diagram, points, VGroup(arrow, label)
 
     def memory_tables(self, K: np.ndarray, V: np.ndarray) -> VGroup:
-        short = number_format(0)
+        key_decimals, value_decimals = _exact_decimals(K), _exact_decimals(V)  # wider cells for decimals
         keys = MatrixTable(
-            K, row_labels=self.labels, row_label_colours=self.colours, col_title="key k", fmt=short, cell_width=0.6
+            K, row_labels=self.labels, row_label_colours=self.colours, col_title="key k",
+            fmt=number_format(key_decimals), cell_width=0.6 + 0.3 * key_decimals,
+        )  # fmt: skip
+        values = MatrixTable(
+            V, col_title="value v", fmt=number_format(value_decimals), cell_width=0.75 + 0.3 * value_decimals
         )
-        values = MatrixTable(V, col_title="value v", fmt=short, cell_width=0.75)
         for table, colour in ((keys, theme.key_colour()), (values, theme.value_colour())):
             table.col_title.set_color(colour)
         values.next_to(keys, RIGHT, buff=0.35).align_to(keys.cells, DOWN)
         values.shift((keys.cells.get_y() - values.cells.get_y()) * UP)
         return VGroup(keys, values)
 
-    def score_readouts(self, raw: np.ndarray) -> VGroup:
+    def score_readouts(self, scores: list[float]) -> VGroup:
         """One "q·k_X = s" per key, stacked under the tables, not yet shown."""
         readouts = VGroup(
             *[
                 MathTex(rf"q \cdot k_{{{label}}} = {score:g}", font_size=theme.BODY_SIZE + 8, color=colour)
-                for score, colour, label in zip(raw, self.colours, self.labels)
+                for score, colour, label in zip(scores, self.colours, self.labels)
             ]
         )
         readouts.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(self.tables, DOWN, buff=0.45).align_to(
