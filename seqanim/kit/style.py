@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-HEX = r"^#[0-9a-fA-F]{6}$"
 HEX_OR_EMPTY = r"^(#[0-9a-fA-F]{6})?$"  # "" keeps the preset's colour
 
 # Roles drawn as text as well as shapes: each must read at >= 4.5:1 on its preset's background.

@@ -13,7 +13,6 @@ from pathlib import Path
 from seqanim.errors import SeqanimError
 from seqanim.files import atomic_write_text
 
-MIN_CUE_SECONDS = 0.3  # shorter than this nobody can read a cue (a slide's cues without word timings)
 LINES_PER_CUE = 2
 # Netflix's English timed-text template.
 SHORTEST_CUE = 5 / 6
