@@ -27,6 +27,7 @@ MEASUREMENTS = ROOT / "docs" / "measurements.md"
 START, END = "<!-- make bench: start -->", "<!-- make bench: end -->"
 
 BENCHES = [  # as `make bench` has run them: quick ones first, the whole-lecture ones after
+    ["lines.py"],
     ["precompute.py"],
     ["kernels.py"],
     ["reverse_seeds.py"],
@@ -112,7 +113,7 @@ def write(entries: dict[str, str]) -> None:
     kept = {block.split("\n", 1)[0]: "### " + block for block in inside.split("\n### ")[1:]}
     records = {**kept, **{f"bench/{name}": text for name, text in entries.items()}}
     order = [f"bench/{' '.join(bench)}" for bench in BENCHES]
-    blocks = [records[name] for name in order if name in records]
+    blocks = [records[name].rstrip("\n") + "\n" for name in order if name in records]  # one blank line between
     heading = "## The last `make bench`\n\nEach bench as `bench/record.py` last ran it (`make bench` runs them all).\n"
     text = "\n".join([START, heading, *blocks, END])
     temporary = MEASUREMENTS.with_name(f".{MEASUREMENTS.name}.tmp")

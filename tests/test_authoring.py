@@ -163,3 +163,11 @@ def test_the_public_api_names_what_a_lecture_imports_and_loads_nothing_heavy() -
     )
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPOSITORY, check=True)
     assert result.stdout.split() == ["[]", "True", "True"], result.stdout
+
+
+def test_the_engines_map_in_docs_names_every_place_of_the_build_core() -> None:
+    """docs/engine.md's table of concepts names every top-level name of the build core, and nothing the code lacks."""
+    result = subprocess.run(
+        [sys.executable, str(REPOSITORY / "bench" / "lines.py"), "--check"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
