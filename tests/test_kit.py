@@ -11,6 +11,7 @@ from manim import (
     UP,
     DecimalNumber,
     MathTex,
+    Mobject,
     Rectangle,
     Scene,
     Square,
@@ -396,3 +397,32 @@ def test_an_opaque_shape_drawn_over_a_text_is_caught_but_one_drawn_under_it_is_n
     assert layout.check([label, outline], 1) == []  # a frame around a glyph hides nothing
     bar.set_z_index(-1)  # manim draws by z_index first: the bar goes under
     assert layout.check([label, bar], 1) == []
+
+
+def test_labelled_points_keep_their_labels_clear_of_each_other_and_of_the_dots() -> None:
+    from seqanim.kit.vectors import VectorDiagram
+
+    diagram = VectorDiagram((-0.5, 1.5, 0.5), (-0.5, 1.5, 0.5), width=5.0)
+    colours = [theme.item_colour(i) for i in range(3)]
+    # Keys a lecturer set close together: C's label up-right of its dot would run into B's.
+    close = diagram.labelled_points(
+        [[1.0, 0.0], [0.0, 1.0], [0.5, 1.0]], colours, ["A [1, 0]", "B [0, 1]", "C [0.5, 1]"]
+    )
+    assert layout.check([diagram, close], slide=1) == []
+    labels, dots = [point[1] for point in close], [point[0] for point in close]
+
+    def gap(a: Mobject, b: Mobject) -> float:
+        return max(b.get_left()[0] - a.get_right()[0], a.get_left()[0] - b.get_right()[0],
+                   b.get_bottom()[1] - a.get_top()[1], a.get_bottom()[1] - b.get_top()[1])  # fmt: skip
+
+    def width(text: str) -> float:
+        return Text(text, font=theme.font(), font_size=theme.LABEL_SIZE).width
+
+    space = width("B C") - width("BC")  # closer than a space, two labels read as one: "B [0, 1]C [0.5, 1]"
+    for index, label in enumerate(labels):
+        for other in [*labels[:index], *labels[index + 1 :], *dots[:index], *dots[index + 1 :]]:
+            assert gap(label, other) >= space, f"{label.text} is {gap(label, other):.3f} from {other}"
+    # The notebook's keys, far apart: every label up-right of its dot, as `point` puts it.
+    apart = diagram.labelled_points([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], colours, ["A", "B", "C"])
+    for point in apart:
+        assert point[1].get_left()[0] > point[0].get_right()[0] and point[1].get_bottom()[1] > point[0].get_top()[1]

@@ -379,9 +379,7 @@ class QueryAndTemperature(WhyAttentionSlide):
         self.diagram = (
             VectorDiagram((-1.5, 1.5, 0.5), (-1.5, 1.5, 0.5), width=4.8).to_edge(LEFT, buff=0.8).shift(0.45 * DOWN)
         )
-        self.points = VGroup(
-            *[self.diagram.point(k, c, label) for k, c, label in zip(K, self.colours, self.labels)]
-        ).set_z_index(2)
+        self.points = self.diagram.labelled_points(K, self.colours, self.labels).set_z_index(2)
         self.angle = ValueTracker(float(np.arctan2(queries[0][1], queries[0][0])))
         self.length = ValueTracker(float(np.linalg.norm(queries[0])))
         self.arrow = self.diagram.arrow(queries[0], theme.query_colour())

@@ -263,8 +263,8 @@ class QueryKeyValue(WhyAttentionSlide):
             .next_to(diagram, LEFT, buff=0.08),
         )
         diagram.add(axes_labels)
-        points = VGroup(
-            *[diagram.point(k, c, f"{label} {fmt_g(k)}") for k, c, label in zip(keys, self.colours, self.labels)]
+        points = diagram.labelled_points(
+            keys, self.colours, [f"{label} {fmt_g(k)}" for label, k in zip(self.labels, keys)]
         )
         arrow = diagram.arrow(query, theme.query_colour())
         # Above the arrow's middle: below it is where the keys' shadows on q will stack.

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from manim import UR, Arrow, Circle, DashedLine, Dot, Line, ManimColor, NumberPlane, Text, VGroup
+from manim import DL, DR, UL, UR, Arrow, Circle, DashedLine, Dot, Line, ManimColor, Mobject, NumberPlane, Text, VGroup
 
 from seqanim.kit import theme
 
@@ -55,6 +55,23 @@ class VectorDiagram(VGroup):
                 Text(label, font=theme.font(), font_size=theme.LABEL_SIZE, color=colour).next_to(dot, UR, buff=0.06)
             )
         return group
+
+    def labelled_points(
+        self, coords: Sequence[Sequence[float]], colours: Sequence[ManimColor], labels: Sequence[str]
+    ) -> VGroup:
+        """A labelled `point` per coordinate pair, each label on the first side (up-right, up-left, down-right,
+        down-left) where it clears every dot and the labels placed before it: points set close together by a
+        parameter keep labels that can be read."""
+        points = VGroup(*[self.point(c, colour, label) for c, colour, label in zip(coords, colours, labels)])
+        placed: list[Mobject] = [point[0] for point in points]
+        for point in points:
+            dot, label = point[0], point[1]
+            for side in (UR, UL, DR, DL, UR):  # none clear: up-right, as `point` puts it
+                label.next_to(dot, side, buff=0.06)
+                if not any(_near(label, other) for other in placed if other is not dot):
+                    break
+            placed.append(label)
+        return points
 
     def arrow(
         self, coords: Sequence[float], colour: ManimColor, start: Sequence[float] = (0.0, 0.0), stroke_width: float = 6
@@ -124,3 +141,17 @@ class VectorDiagram(VGroup):
             )
         kind = DashedLine if dashed else Line
         return kind(start, end, color=colour, stroke_width=width)
+
+
+# Labels closer than a space apart read as one (a space at theme.LABEL_SIZE is 0.116 units wide).
+LABEL_GAP = 0.12
+
+
+def _near(a: Mobject, b: Mobject, margin: float = LABEL_GAP) -> bool:
+    """Whether two mobjects' boxes come within `margin` of each other."""
+    return bool(
+        a.get_left()[0] < b.get_right()[0] + margin
+        and b.get_left()[0] < a.get_right()[0] + margin
+        and a.get_bottom()[1] < b.get_top()[1] + margin
+        and b.get_bottom()[1] < a.get_top()[1] + margin
+    )
