@@ -40,7 +40,8 @@ class Parameters(Params):
         if self.d % 2:
             raise ValueError(f"d {self.d} must be even (dimension pairs)")
         if any(not 0 <= p < self.d // 2 for p in self.pairs):
-            raise ValueError(f"pairs {self.pairs} must lie in [0, {self.d // 2 - 1}]")
+            pairs = self.d // 2
+            raise ValueError(f"pairs {self.pairs} must lie in [0, {pairs - 1}]: d = {self.d} has {pairs} pairs")
         if self.shift >= self.length:
             raise ValueError(f"shift {self.shift} must be below length {self.length}")
         if self.offset + self.shift >= self.length:

@@ -186,3 +186,21 @@ def test_defaults_reproduce_notebook_003() -> None:
     ]
     assert "is_real_key = np.array([True,True,False])" in cell("003_48cf20683bbc56a4.txt", "cell-024")
     assert walkthrough.is_real_key == [True, True, False]
+
+
+def test_the_variants_the_readme_and_lecture_toml_show_are_valid() -> None:
+    """A lecturer copies the `[variants]` example of the README (or uncomments lecture.toml's): each value must
+    pass the checks across tables too (RoPE's drawn pairs fit in d; the LSTM's markers fit in T)."""
+    import tomllib
+
+    from seqanim.lecture.variants import declared
+
+    readme = (REPOSITORY / "README.md").read_text()
+    examples = [block for block in re.findall(r"```toml\n(.*?)```", readme, re.S) if "[variants]" in block]
+    commented = re.findall(r"^# (adding\.T = \[[^\]]*\])", current().config.read_text(), re.M)
+    examples += [f"[variants]\n{line}\n" for line in commented]
+    assert len(examples) == 2, examples
+    for example in examples:
+        with_variants = validate({"variants": tomllib.loads(example)["variants"]})
+        values = {variant.setting for variant in declared(with_variants)}  # each value validated as --set does
+        assert len(values) >= 3, (example, values)

@@ -26,7 +26,7 @@ from typing import Any
 import click
 
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
-from seqanim.files import FULL, atomic_write_text, disk_full, naming_a_full_disk, replace_dir
+from seqanim.files import FULL, atomic_output, atomic_write_text, disk_full, naming_a_full_disk, replace_dir
 from seqanim.lecture.config import CHECK
 from seqanim.lecture.registry import scene as scene_spec
 from seqanim.publish.frames import differing_share, frame_count, last_frame, video_seconds
@@ -73,18 +73,6 @@ def check_tools() -> None:
         raise ToolMissingError(f"Cairo/Pango bindings are missing ({error}); run `make setup`") from None
 
 
-def _copy_atomic(source: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    with naming_a_full_disk(target):
-        try:
-            shutil.copyfile(source, tmp)
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-
-
 def render_scene(name: str, quality: str, *, quiet: bool = False) -> dict[str, Any]:
     """Render `name` at `quality` and publish its outputs. Returns the report."""
     scene_spec(name)  # an unknown scene fails here, before any work
@@ -111,12 +99,12 @@ def _render_in(stage: Path, name: str, quality: str, *, quiet: bool) -> dict[str
     else:
         report |= _rendered(scene, stage, name, quality, report["fps"])
         _publish_slides(stage / "slides", name, quality)
-        _copy_atomic(Path(scene.renderer.file_writer.movie_file_path), out["video"])
+        with atomic_output(out["video"]) as video:
+            shutil.copyfile(scene.renderer.file_writer.movie_file_path, video)
     from PIL import Image
 
-    thumbnail = stage / "thumbnail.png"
-    Image.fromarray(frame).convert("RGB").save(thumbnail)
-    _copy_atomic(thumbnail, out["thumbnail"])
+    with atomic_output(out["thumbnail"], suffix=".tmp.png") as thumbnail:
+        Image.fromarray(frame).convert("RGB").save(thumbnail)
     atomic_write_text(out["report"], json.dumps(report, indent=2) + "\n")
     _share_media(media, media_cache)
     return report
