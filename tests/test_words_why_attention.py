@@ -275,3 +275,29 @@ def test_query_key_value_names_the_highest_score_as_the_data_has_it() -> None:
     # and the notebook's own keys still tie A and C
     tied = query_key_value.score_facts(Artifact(ARTIFACT, *run(Parameters()), params={}))
     assert tied.best == ["A", "C"]
+
+
+def test_query_and_temperature_say_what_the_weights_and_the_dial_show() -> None:
+    """The second query's notes name the keys that weigh least (A alone: B and C tie for the most); a walkthrough
+    that starts its dial at 2 does not call 2 the temperature of standard attention, in either language."""
+    from precompute.qkv_walkthrough import Parameters, run
+    from scenes.why_attention import de
+    from seqanim.lecture.contract import Artifact
+
+    qt = query_and_temperature
+    notebook = Artifact(ARTIFACT, *run(Parameters()), params={})
+    weights = notebook["query_weights"][1]
+    least = [label for label, w in zip(notebook["labels"], weights) if np.isclose(w, weights.min())]
+    assert least == ["A"]
+    assert qt.query_notes(notebook, 1).endswith("The ranking changes with the query: A now weighs least.")
+    assert "the temperature of standard attention" in qt.stop_said(notebook, qt.start_temperature(notebook))["back"]
+
+    warm = Artifact(ARTIFACT, *run(Parameters(temperature=2.0)), params={})
+    start = qt.start_temperature(warm)
+    assert warm["temperatures"][start] == 2.0
+    back = bookmarks(qt.stop_said(warm, start)["back"])[0]
+    assert back == "Back at two: where the dial started."
+    assert "Standard" not in de.QueryAndTemperature.stop_said(warm, start)["back"]
+    assert "standard" not in qt.stop_notes(warm, start)
+    lower = next(stop for stop in qt.temperature_stops(warm) if warm["temperatures"][stop] < 2.0)
+    assert "Temperature below 2 sharpens" in qt.stop_notes(warm, lower)

@@ -9,7 +9,14 @@ import numpy as np
 
 from scenes.why_attention.causal_mask import causal
 from scenes.why_attention.padding_mask import empty_rows, padding
-from scenes.why_attention.query_and_temperature import shares, start_temperature, stop_facts, sweep
+from scenes.why_attention.query_and_temperature import (
+    rankings,
+    shares,
+    standard,
+    start_temperature,
+    stop_facts,
+    sweep,
+)
 from scenes.why_attention.query_key_value import memory_facts, score_facts
 from scenes.why_attention.scaled_scores import key_score, negative_scores
 from scenes.why_attention.shared import key_labels
@@ -216,10 +223,12 @@ class QueryAndTemperature:
             "weights": f"Jetzt {_gewichte(key_labels(art), art['query_weights'][index])}.",
         }
         if index == len(art["queries"]) - 1:
-            n = len(art["queries"])
-            queries = anzahl(n, "Query", "Queries", one="eine")
-            rankings = anzahl(n, "Rangfolge", "Rangfolgen", one="eine")
-            said["lesson"] = f"Ein Speicher, {queries}, {rankings}: Was abgerufen wird, hängt von der Query ab."
+            queries = anzahl(len(art["queries"]), "Query", "Queries", one="eine")
+            n = rankings(art)
+            meaning = (
+                "Was abgerufen wird, hängt von der Query ab" if n > 1 else "Diese Queries sind sich zufällig einig"
+            )
+            said["lesson"] = f"Ein Speicher, {queries}, {anzahl(n, 'Rangfolge', 'Rangfolgen', one='eine')}: {meaning}."
         return said
 
     @staticmethod
@@ -241,7 +250,8 @@ class QueryAndTemperature:
                 "up": f"Einmal über den ganzen Regler: Oben, bei {zahl(dial.high)}, werden die Gewichte fast gleich.",
                 "down": f"Unten, bei {zahl(dial.low)}, behält {labels[dial.least]} nur {zahl(dial.least_weight)}; "
                 f"{aufzaehlung(top)} {'nimmt' if len(top) == 1 else 'teilen sich'} den Rest.",
-                "back": f"Zurück bei {zahl(at.t)}: die Temperatur der Standard-Attention.",
+                "back": f"Zurück bei {zahl(at.t)}: "
+                + ("die Temperatur der Standard-Attention." if standard(at.t) else "wo der Regler begann."),
             }
         turn = (
             f"Runter auf {zahl(at.t)}: Eine niedrigere Temperatur macht die Gewichte schärfer."

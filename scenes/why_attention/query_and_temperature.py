@@ -87,6 +87,21 @@ def _queries(art: Artifact) -> str:
     return count(len(art["queries"]), "query", "queries")
 
 
+def ranking(art: Artifact, index: int) -> tuple[tuple[str, ...], ...]:
+    """Query `index`'s ranking of the keys: the keys of each weight as heard, largest first."""
+    return tuple(share.names for share in shares(key_labels(art), art["query_weights"][index]))
+
+
+def rankings(art: Artifact) -> int:
+    """How many different rankings the queries give."""
+    return len({ranking(art, index) for index in range(len(art["queries"]))})
+
+
+def standard(t: float) -> bool:
+    """Whether `t` is the temperature of standard scaled dot-product attention."""
+    return bool(np.isclose(t, 1.0))
+
+
 def start_temperature(art: Artifact) -> int:
     """The index of the walkthrough's own temperature among the swept ones (the first when it is not one)."""
     temps, base = art["temperatures"], float(art["temperature"])
@@ -119,7 +134,7 @@ def first_query_said(art: Artifact) -> dict[str, str]:
 
 def query_notes(art: Artifact, index: int) -> str:
     labels, queries, query_weights = key_labels(art), art["queries"], art["query_weights"]
-    lower = [labels[i] for i in np.argsort(query_weights[index])[:2]]
+    least = ranking(art, index)[-1]
     if queries[index][0] < 0:
         pairs = ", ".join(f"{label}: {w:.4f}" for label, w in zip(labels, query_weights[index]))
         tail = (
@@ -128,8 +143,10 @@ def query_notes(art: Artifact, index: int) -> str:
             f"({pairs}). "
             "Retrieval depends on the query, not on one universal ranking."
         )
+    elif ranking(art, index) != ranking(art, index - 1):
+        tail = f" The ranking changes with the query: {' and '.join(least)} now {_weigh(least)} least."
     else:
-        tail = f" The ranking changes with the query: {' and '.join(lower)} now weigh least."
+        tail = " The ranking stays that of the query before."
     return (
         f"q = {fmt_g(queries[index])}: weights {fmt_row(query_weights[index])}, "
         f"context {fmt_row(art['query_contexts'][index])}." + tail
@@ -145,9 +162,23 @@ def query_said(art: Artifact, index: int) -> dict[str, str]:
         "weights": sentence(f"now {_then(heard)}."),
     }
     if index == len(art["queries"]) - 1:
-        rankings = count(len(art["queries"]), "ranking")
-        said["lesson"] = f"One memory, {_queries(art)}, {rankings}: {mark('depends')}retrieval depends on the query."
+        shown = lesson(art)
+        said["lesson"] = f"One memory, {_queries(art)}, {shown.rankings}: {mark('depends')}{shown.meaning}."
     return said
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What the queries' rows show together: how many rankings ("three rankings"), and what that means."""
+
+    rankings: str
+    meaning: str
+
+
+def lesson(art: Artifact) -> Lesson:
+    if rankings(art) == 1:
+        return Lesson("one ranking", "these queries happen to agree")
+    return Lesson(count(rankings(art), "ranking"), "retrieval depends on the query")
 
 
 def temperature_notes(art: Artifact) -> str:
@@ -230,13 +261,15 @@ def stop_notes(art: Artifact, stop: int) -> str:
             f"Sweep the whole dial, T = {dial.low:g} to {dial.high:g}: the weights run from "
             f"{fmt_row(dial.low_weights)} (sharp: the top scores share almost everything) to "
             f"{fmt_row(dial.high_weights)} (soft: toward uniform). "
-            f"Back to T = {at.t:g}: standard scaled dot-product attention uses temperature 1; "
-            f"weights {fmt_row(at.weights)}."
+            f"Back to T = {at.t:g}"
+            + (": standard scaled dot-product attention uses temperature 1; " if standard(at.t) else "; ")
+            + f"weights {fmt_row(at.weights)}."
         )
+    start = f"{art['temperatures'][start_temperature(art)]:g}"
     if at.sharper:
-        effect = "Temperature below 1 sharpens the distribution: the larger scores take more weight."
+        effect = f"Temperature below {start} sharpens the distribution: the larger scores take more weight."
     else:
-        effect = "Temperature above 1 softens it: the weights move toward uniform."
+        effect = f"Temperature above {start} softens it: the weights move toward uniform."
     return f"T = {at.t:g}: weights {fmt_row(at.weights)}. " + effect
 
 
@@ -251,7 +284,8 @@ def stop_said(art: Artifact, stop: int) -> dict[str, str]:
             "up": f"Sweep the whole dial: {mark('up')}up at {_spoken(dial.high)}, the weights become nearly uniform.",
             "down": f"Down at {_spoken(dial.low)}, {mark('least')}{labels[dial.least]} keeps only "
             f"{_spoken(dial.least_weight)}; {mark('top')}{listing(top)} take the rest.",
-            "back": f"Back at {_spoken(at.t)}: {mark('standard')}the temperature of standard attention.",
+            "back": f"Back at {_spoken(at.t)}: {mark('standard')}"
+            + ("the temperature of standard attention." if standard(at.t) else "where the dial started."),
         }
     turn = (
         f"Down to {_spoken(at.t)}: a lower temperature sharpens the weights."
@@ -317,7 +351,7 @@ class QueryAndTemperature(WhyAttentionSlide):
                     run_time=beat.until("depends"),
                 )
                 self.say(
-                    "one memory, three rankings: retrieval depends on the query",
+                    f"one memory, {lesson(art).rankings}: {lesson(art).meaning}",
                     colour=theme.caption_colour(),
                     size=CAPTION_SIZE,
                     run_time=beat.remaining,
@@ -353,8 +387,8 @@ class QueryAndTemperature(WhyAttentionSlide):
                 self.play(self.circle_bars(list(dial.top)), run_time=beat.remaining)
             with self.beat(said["back"]) as beat:
                 self.turn_dial(t, beat.until("standard"))
-                self.say(f"T = {t:g}: standard attention", colour=theme.foreground(), size=CAPTION_SIZE,
-                         run_time=beat.remaining)  # fmt: skip
+                self.say(f"T = {t:g}: " + ("standard attention" if standard(t) else "where it started"),
+                         colour=theme.foreground(), size=CAPTION_SIZE, run_time=beat.remaining)  # fmt: skip
             self.bars.clear_updaters()
             return
         said = stop_said(art, stop)
