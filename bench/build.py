@@ -15,17 +15,20 @@ With `--executors REV`, instead: the engine of revision REV (`915073f`: Dask as 
 scheduler of the engine's own; `03b5f4e`: before Dask) against this tree's, on the same cold low-quality build
 with -j 2, alternating which goes first, --rounds times. With `--distributed`, instead: four scenes at high
 quality on the local cluster (-j 2) against the same four sent to a `dask scheduler` with two `dask worker`
-processes on this machine, started in a clone of this tree (as a remote worker would be).
+processes on this machine, started in a clone of this tree (as a remote worker would be); with
+`--distributed --everything`, the whole lecture, cold at low quality, both ways, and every output compared:
+data and text outputs byte for byte, videos frame for frame (ffmpeg framemd5), the same set of files.
 
     .venv/bin/python bench/build.py [--high] [--scenes A,B,...]
     .venv/bin/python bench/build.py --against main [--rounds 1]
     .venv/bin/python bench/build.py --executors 915073f [--rounds 1]
-    .venv/bin/python bench/build.py --distributed [--scenes A,B,C,D]
+    .venv/bin/python bench/build.py --distributed [--scenes A,B,C,D] [--everything]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -42,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.tree import Tree, make_tree, worker_checkout  # noqa: E402
+from tests.tree import Tree, framemd5, make_tree, worker_checkout  # noqa: E402
 
 PAIR_SCENES = ["HiddenStateDynamics", "EchoOfAPulse", "ScaledScores", "SoftmaxNormalization"]
 
@@ -230,6 +233,51 @@ def distributed(scenes: list[str]) -> None:
         print(f"{len(scenes)} scenes at high quality: scheduler / local = {remote / local:.3f}")
 
 
+def outputs(tree: Tree) -> dict[str, str]:
+    """Every built file under data/, renders/, slides/, by its path: videos by their frames, others by bytes.
+    A sidecar's measured run time and a report's render time differ run to run: left out."""
+    found = {}
+    for folder in ("data", "renders", "slides"):
+        for path in sorted((tree.root / folder).rglob("*")):
+            if not path.is_file() or path.name == "README.md":
+                continue
+            label = path.relative_to(tree.root).as_posix()
+            if path.suffix == ".mp4":
+                found[label] = framemd5(path)
+            elif path.name.endswith((".report.json", ".json")) and folder != "slides":
+                value = json.loads(path.read_text())
+                if isinstance(value, dict):
+                    value.pop("render_seconds", None)
+                    value.get("metrics", {}).pop("seconds", None)
+                found[label] = json.dumps(value, sort_keys=True)
+            else:
+                found[label] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def everything() -> None:
+    """The whole lecture, cold at low quality: on the local cluster (-j 2), then sent to a scheduler with two
+    workers on this machine; every output compared."""
+    with tempfile.TemporaryDirectory() as temporary:
+        work = Path(temporary)
+        local, remote = cold_tree(work / "local"), cold_tree(work / "remote")
+        local_seconds = timed(local, "build", "-j", "2")
+        print(f"whole lecture, local cluster -j 2:      {local_seconds:7.1f} s", flush=True)
+        with dask_on_this_machine(work) as address:
+            remote_seconds = timed(remote, "build", "--scheduler", address)
+        print(f"whole lecture, scheduler + 2 workers:   {remote_seconds:7.1f} s ({remote_seconds / local_seconds:.2f})")
+        again = remote.run("build", "--dry-run")
+        print(f"dry run after it: {again.stdout.strip().splitlines()[-1] if again.stdout.strip() else again.stderr}")
+        mine, theirs = outputs(local), outputs(remote)
+        differ = sorted(label for label in mine.keys() & theirs.keys() if mine[label] != theirs[label])
+        only = sorted(mine.keys() ^ theirs.keys())
+        print(
+            f"outputs: {len(mine)} local, {len(theirs)} remote; differing: {len(differ)}; on one side only: {len(only)}"
+        )
+        for label in [*differ, *only][:20]:
+            print(f"  {label}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--high", action="store_true", help="also render every scene at high quality (slow)")
@@ -238,6 +286,7 @@ def main() -> None:
     parser.add_argument("--executors", metavar="REV", help="compare REV's executor with this tree's (cold, -j 2)")
     parser.add_argument("--rounds", type=int, default=1, help="--executors: builds per side")
     parser.add_argument("--distributed", action="store_true", help="high quality: local cluster vs a scheduler")
+    parser.add_argument("--everything", action="store_true", help="--distributed: the whole lecture, outputs compared")
     args = parser.parse_args()
     pair = args.scenes.split(",")
     if args.against:
@@ -245,7 +294,7 @@ def main() -> None:
     if args.executors:
         return executors(args.executors, args.rounds)
     if args.distributed:
-        return distributed(pair)
+        return everything() if args.everything else distributed(pair)
     with tempfile.TemporaryDirectory() as temporary:
         tree = cold_tree(Path(temporary))
         full = timed(tree, "build")
