@@ -233,3 +233,54 @@ def test_the_words_come_before_the_scene(scene: str) -> None:
         i for i, node in enumerate(tree.body) if isinstance(node, ast.FunctionDef) and node.name.endswith("_said")
     ]
     assert max(words_at) < scene_at
+
+
+# --- the words under other outcomes: arrays made here, or other parameters of the cheap experiments ----------
+
+BASELINE = 1 / 6  # the notebook's predict-the-mean MSE: Var(u1 + u2) for u ~ U[0, 1)
+CELLS = ["RNN", "LSTM", "GRU"]  # the notebook's race; LSTM and GRU have gates, the vanilla RNN has none
+
+
+def heard_without_marks(said: str) -> str:
+    return spoken.bookmarks(said)[0]
+
+
+def test_training_race_says_gates_only_of_cells_that_have_them() -> None:
+    """With a shorter T the vanilla RNN can solve the task too: it does so without gates."""
+    from scenes.rnn import de
+
+    every = np.array([BASELINE / 20, BASELINE / 500, BASELINE / 400])  # all three under a tenth of the baseline
+    claim = heard_without_marks(race.verdict_said(CELLS, every, BASELINE)["claim"])
+    assert "the RNN, the LSTM and the GRU get there, carrying the first value across" in claim
+    assert "the LSTM and the GRU through their gates, the RNN without any" in claim
+    assert "their gates carrying" not in claim
+    notes = race.verdict_notes(CELLS, every, BASELINE)
+    assert "the gates carry" not in notes and "LSTM and GRU through their gates, RNN without gates" in notes
+    german = de.TrainingRace.verdict_said(CELLS, every, BASELINE)["claim"]
+    assert "das LSTM und das GRU mit ihren Gates, das RNN ohne" in german and "ihre Gates tragen" not in german
+
+    alone = np.array([BASELINE / 20, BASELINE / 2, BASELINE / 3])  # only the vanilla RNN solves it
+    claim = heard_without_marks(race.verdict_said(CELLS, alone, BASELINE)["claim"])
+    assert "the RNN gets there, carrying the first value across without any gates." in claim
+    assert "without gates" in race.verdict_notes(CELLS, alone, BASELINE)
+    assert "trägt den ersten Wert ohne Gates hinüber" in de.TrainingRace.verdict_said(CELLS, alone, BASELINE)["claim"]
+
+    gated = np.array([BASELINE, BASELINE / 500, BASELINE / 400])  # the notebook's outcome: the gates carry it
+    assert "their gates carrying" in heard_without_marks(race.verdict_said(CELLS, gated, BASELINE)["claim"])
+
+
+def test_training_race_counts_and_names_the_cells_it_races() -> None:
+    """adding.kinds = ["LSTM", "GRU"]: two cells in the title, the notes and the narration."""
+    from scenes.rnn import de
+
+    kinds = ["LSTM", "GRU"]
+    mse = np.array([[0.4, 0.1, 0.003], [0.5, 0.1, 0.002]])  # both start above the baseline and solve it
+    params = {"hidden": 64, "iters": 600, "lr": 5e-3, "batch": 128, "clip": 1.0, "T": 40, "test_size": 512}
+    assert race.title(kinds) == "LSTM vs GRU" and race.title(CELLS) == "Vanilla RNN vs LSTM vs GRU"
+    assert "on two recurrent cells (LSTM, GRU)" in race.setup_notes(kinds, params, BASELINE)
+    running = heard_without_marks(race.race_said(kinds, mse, BASELINE, params))
+    assert "Both start above the baseline." in running
+    assert "Beide starten über der Baseline." in de.TrainingRace.race_said(kinds, mse, BASELINE, params)
+    assert "All three start above the baseline." in heard_without_marks(
+        race.race_said(CELLS, np.vstack([mse[:1], mse]), BASELINE, params)
+    )

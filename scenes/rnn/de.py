@@ -269,7 +269,9 @@ class TrainingRace:
             f"über {ganz(params['iters'])} Trainingsschritte."
         )
         if (mse[:, 0] > baseline).all():
-            said += f" Alle {ganz(len(kinds))} starten über der Baseline."
+            cells = len(kinds)
+            starters = "Es startet" if cells == 1 else "Beide starten" if cells == 2 else f"Alle {ganz(cells)} starten"
+            said += f" {starters} über der Baseline."
         if solved:
             said += f" Dann {'fällt' if len(solved) == 1 else 'fallen'} {_die(solved)} steil ab"
             said += "." if not failed else ","
@@ -298,9 +300,18 @@ class TrainingRace:
         solved, failed = result.solved, result.failed
         one = len(solved) == 1
         claim = "Gelöst heißt unter einem Zehntel der Baseline: "
-        if solved:
+        if solved and not result.plain:
             claim += f"{_gross(_die(solved))} {'schafft' if one else 'schaffen'} das, "
             claim += f"{'seine' if one else 'ihre'} Gates tragen den ersten Wert hinüber."
+        elif solved:  # ein einfaches RNN darunter: Es trägt den Wert ohne Gates
+            claim += f"{_gross(_die(solved))} {'schafft' if one else 'schaffen'} das "
+            carries = "trägt" if one else "tragen"
+            if result.gated:
+                gates = "seinen Gates" if len(result.gated) == 1 else "ihren Gates"
+                claim += f"und {carries} den ersten Wert hinüber: {_die(result.gated)} mit {gates}, "
+                claim += f"{_die(result.plain)} ohne."
+            else:
+                claim += f"und {carries} den ersten Wert ohne Gates hinüber."
         else:
             claim += "Keine der Zellen schafft das."
         if not failed:

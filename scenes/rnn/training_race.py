@@ -34,15 +34,22 @@ from seqanim.kit.plots import Plot
 # --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
 
 
+GATED = ("LSTM", "GRU")  # the cells with gates; the vanilla RNN has none
+NAMES = {"RNN": "Vanilla RNN"}  # a cell's name in the title, where it is not its kind
+
+
 @dataclass(frozen=True)
 class Verdict:
     """Which cells solve the task (a final MSE under a tenth of the baseline) and which do not; `near`: whether
     those that fail all stay above half the baseline (they learned little more than the mean; False when none
-    fails)."""
+    fails). `gated` and `plain`: the solved cells with gates, and those without (they carry the value all the
+    same)."""
 
     solved: list[str]
     failed: list[str]
     near: bool
+    gated: list[str]
+    plain: list[str]
 
 
 def verdict(kinds: list[str], finals: np.ndarray, baseline: float) -> Verdict:
@@ -50,7 +57,14 @@ def verdict(kinds: list[str], finals: np.ndarray, baseline: float) -> Verdict:
     solved = [kind for kind, final in zip(kinds, finals) if final < baseline / 10]
     failed = [kind for kind in kinds if kind not in solved]
     near = bool(failed) and bool(min(finals[kinds.index(kind)] for kind in failed) > baseline / 2)
-    return Verdict(solved, failed, near)
+    gated = [kind for kind in solved if kind in GATED]
+    return Verdict(solved, failed, near, gated, [kind for kind in solved if kind not in GATED])
+
+
+def title(kinds: list[str]) -> str:
+    """The scene's title, from the cells it races: "Vanilla RNN vs LSTM vs GRU"."""
+    names = [NAMES.get(kind, kind) for kind in kinds]
+    return " vs ".join(names) if len(names) > 1 else f"{names[0]} on the adding problem"
 
 
 def the(kinds: list[str]) -> str:
@@ -60,7 +74,7 @@ def the(kinds: list[str]) -> str:
 
 def setup_notes(kinds: list[str], params: dict, baseline: float) -> str:
     return (
-        f"One linear readout on three recurrent cells ({', '.join(kinds)}), "
+        f"One linear readout on {spoken.count(len(kinds), 'recurrent cell')} ({', '.join(kinds)}), "
         f"each with {params['hidden']} hidden units, trained {params['iters']} Adam steps (lr {params['lr']:g}, "
         f"batch {params['batch']}, gradient clip {params['clip']:g}) on T = {params['T']}. "
         f"The dashed line is the predict-the-mean baseline, MSE {baseline:.3f}."
@@ -87,6 +101,13 @@ def race_notes(kinds: list[str], mse: np.ndarray, params: dict) -> str:
     return f"Test MSE on {params['test_size']} held-out sequences, every {params['eval_every']} steps. {starts}."
 
 
+def starters(cells: int) -> str:
+    """Who starts, by how many cells race: "It starts", "Both start", "All three start"."""
+    if cells == 1:
+        return "It starts"
+    return "Both start" if cells == 2 else f"All {spoken.integer(cells)} start"
+
+
 @translated
 def race_said(kinds: list[str], mse: np.ndarray, baseline: float, params: dict) -> str:
     """While the legend appears and the curves run."""
@@ -97,7 +118,7 @@ def race_said(kinds: list[str], mse: np.ndarray, baseline: float, params: dict) 
         f"{mark('over')}over {spoken.integer(params['iters'])} training steps. {mark('start')}"
     )
     if (mse[:, 0] > baseline).all():
-        said += f" All {spoken.integer(len(kinds))} start above the baseline."
+        said += f" {starters(len(kinds))} above the baseline."
     said += f" {mark('race')}"
     if solved:
         said += f" Then {the(solved)} {'plunges' if len(solved) == 1 else 'plunge'}"
@@ -125,6 +146,17 @@ def finals_said(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
     return f"Final errors: {spoken.listing(ends)}."
 
 
+def carried_notes(result: Verdict) -> str:
+    """How the solved cells carry the first value: through gates only where they have them."""
+    if not result.plain:
+        return "the gates carry the first value across the gap"
+    said = f"{'it carries' if len(result.solved) == 1 else 'they carry'} the first value across the gap"
+    if not result.gated:
+        return said + " without gates"
+    through = f"{' and '.join(result.gated)} through {'its' if len(result.gated) == 1 else 'their'} gates"
+    return f"{said}, {through}, {' and '.join(result.plain)} without gates"
+
+
 def verdict_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
     result = verdict(kinds, finals, baseline)
     solved, failed = result.solved, result.failed
@@ -134,8 +166,7 @@ def verdict_notes(kinds: list[str], finals: np.ndarray, baseline: float) -> str:
         ends = ", ".join(f"{finals[kinds.index(kind)]:.3g}" for kind in solved)
         parts.append(
             f"{' and '.join(solved)} fall{'s' if len(solved) == 1 else ''} far below the baseline ({ends}, "
-            f"under {threshold:.4f}, a tenth of {baseline:.3f}): "
-            "the gates carry the first value across the gap"
+            f"under {threshold:.4f}, a tenth of {baseline:.3f}): {carried_notes(result)}"
         )
     if failed:
         ends = [finals[kinds.index(kind)] for kind in failed]
@@ -155,9 +186,16 @@ def verdict_said(kinds: list[str], finals: np.ndarray, baseline: float) -> dict[
     solved, failed = result.solved, result.failed
     one = len(solved) == 1
     claim = f"Solved means under a tenth of the baseline: {mark('solved')}"
-    if solved:
+    if solved and not result.plain:
         claim += f"{the(solved)} {'gets' if one else 'get'} there, {'its' if one else 'their'} gates carrying "
         claim += "the first value across."
+    elif solved:  # a vanilla RNN among them: it carries the value without gates
+        claim += f"{the(solved)} {'gets' if one else 'get'} there, carrying the first value across"
+        if result.gated:
+            gates = "its gates" if len(result.gated) == 1 else "their gates"
+            claim += f": {the(result.gated)} through {gates}, {the(result.plain)} without any."
+        else:
+            claim += " without any gates."
     else:
         claim += "none of the cells gets there."
     if not failed:
@@ -200,7 +238,7 @@ class TrainingRace(LectureSlide):
         self.step = ValueTracker(0.0)
         self.curves, self.readout = self.build_race()
         with self.beat(said["plotted"]) as beat:  # the empty plot, then each cell's name in the legend as it is said
-            self.title("Vanilla RNN vs LSTM vs GRU", along=[Create(self.plot)], run_time=beat.until("kind0"))
+            self.title(title(self.kinds), along=[Create(self.plot)], run_time=beat.until("kind0"))
             for index, name in enumerate(self.legend):
                 following = f"kind{index + 1}" if index + 1 < len(self.kinds) else "hidden"
                 self.play(FadeIn(name, shift=0.2 * LEFT), run_time=beat.until(following))
