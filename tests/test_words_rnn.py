@@ -284,3 +284,32 @@ def test_training_race_counts_and_names_the_cells_it_races() -> None:
     assert "All three start above the baseline." in heard_without_marks(
         race.race_said(CELLS, np.vstack([mse[:1], mse]), BASELINE, params)
     )
+
+
+def linear_rnn(**values: Any) -> Artifact:
+    """The linear_rnn experiment run here (it takes well under a second) with some parameters changed."""
+    from precompute.linear_rnn import Parameters, run
+
+    return Artifact("linear_rnn", *run(Parameters(**values)), params={})
+
+
+def test_echo_of_a_pulse_counts_its_panels() -> None:
+    """linear_rnn.echo_rhos = [0.9, 1.1]: two panels, not three."""
+    from scenes.rnn import de
+
+    run = linear_rnn(echo_rhos=[0.9, 1.1])
+    rhos, radii = run["echo_rhos"], np.linalg.norm(run["echo_states"], axis=-1)
+    divisor = round(2 * np.pi / float(run["echo_angle"]))
+    assert len(rhos) == 2
+    panels = heard_without_marks(echo.opening_said(rhos)["panels"])
+    assert panels.startswith("Two panels, for rho of zero point nine and one point one;")
+    assert de.EchoOfAPulse.opening_said(rhos)["panels"].startswith("Zwei Felder, für ρ = 0,9 und ρ = 1,1;")
+    assert "shared by both" in echo.echo_notes(float(rhos[0]), divisor, radii[0], len(rhos))
+    assert echo.replay_notes(rhos, radii).startswith("Both echoes again, side by side")
+    assert "three" not in echo.replay_notes(rhos, radii)
+
+    alone = linear_rnn(echo_rhos=[0.9])["echo_rhos"]  # one panel: nothing beside it to share a scale with
+    assert heard_without_marks(echo.opening_said(alone)["panels"]).startswith("One panel, for rho of zero point nine;")
+    assert "side by side" not in echo.replay_said(alone).lower() and "Nebeneinander" not in (
+        de.EchoOfAPulse.replay_said(alone)
+    )

@@ -151,12 +151,14 @@ class EchoOfAPulse:
     @staticmethod
     def opening_said(rhos: np.ndarray) -> dict[str, str]:
         values = aufzaehlung([f"ρ = {zahl(float(rho), 2)}" for rho in rhos])
+        panels = _gross(anzahl(len(rhos), "Feld", "Felder"))
+        shared = "jeweils die Länge des Zustands auf gemeinsamer" if len(rhos) > 1 else "die Länge des Zustands auf"
         return {
             "written": (
                 "Ein Impuls tritt einmal in ein zweidimensionales Netz ein; "
                 "jeder Schritt dreht den Zustand um einen festen Winkel und skaliert ihn mit ρ."
             ),
-            "panels": f"Drei Felder, für {values}; darunter jeweils die Länge des Zustands auf gemeinsamer Log-Skala.",
+            "panels": f"{panels}, für {values}; darunter {shared} Log-Skala.",
         }
 
     @staticmethod
@@ -179,6 +181,8 @@ class EchoOfAPulse:
     @staticmethod
     def replay_said(rhos: np.ndarray) -> str:
         verbs = aufzaehlung([VERB[regime(float(rho))] for rho in rhos], "oder")
+        if len(rhos) == 1:
+            return f"Noch einmal dieselbe Drehung: Das Echo {verbs}."
         return f"Nebeneinander dieselbe Drehung, nur ρ ist anders: Das Echo {verbs}."
 
     @staticmethod

@@ -1,5 +1,5 @@
 """EchoOfAPulse (notebook cell rnn2): one pulse h_0 = (1, 0) through a 2-D rotation by 2 pi/n scaled by rho,
-for three values of rho side by side. The echo spirals in, circles or spirals out, and its radius |h_t| is
+for one to four values of rho side by side. The echo spirals in, circles or spirals out, and its radius |h_t| is
 traced under each panel on one shared log scale."""
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def opening_notes(divisor: int, steps: int) -> str:
 
 @translated
 def opening_said(rhos: np.ndarray) -> dict[str, str]:
-    """While the formula is written, then while the three panels appear."""
+    """While the formula is written, then while the panels appear, one per rho."""
     values = spoken.listing([f"{mark(f'panel{i}')}{spoken.number(float(rho), 2)}" for i, rho in enumerate(rhos)])
     return {
         "written": (
@@ -90,13 +90,14 @@ def opening_said(rhos: np.ndarray) -> dict[str, str]:
             f"then each step {mark('turns')}turns the state by a fixed angle and {mark('scales')}scales it by rho."
         ),
         "panels": (
-            f"Three panels, for rho of {values}; {mark('under')}under each, the length of the state on a shared "
-            "log scale."
+            f"{spoken.sentence(spoken.count(len(rhos), 'panel'))}, for rho of {values}; "
+            f"{mark('under')}under {'each' if len(rhos) > 1 else 'it'}, the length of the state on a "
+            f"{'shared ' if len(rhos) > 1 else ''}log scale."
         ),
     }
 
 
-def echo_notes(rho: float, divisor: int, radii: np.ndarray) -> str:
+def echo_notes(rho: float, divisor: int, radii: np.ndarray, panels: int) -> str:
     facts = echo_facts(rho, divisor, radii)
     exit_note = ""
     if facts.leaves is not None:
@@ -104,9 +105,16 @@ def echo_notes(rho: float, divisor: int, radii: np.ndarray) -> str:
         exit_note += f"{' and keeps growing' if rho > 1 else ''}."
     return (
         f"rho = {rho:g}, {facts.name}: each turn multiplies the radius by {facts.per_turn:.3g}. "
-        "Its radius |h_t|, traced below on a log scale shared by the three, reaches "
+        f"Its radius |h_t|, traced below on a log scale{shared(panels)}, reaches "
         f"|h_{facts.steps}| = {facts.final:.3g}.{exit_note}"
     )
+
+
+def shared(panels: int) -> str:
+    """Which panels the log scale is shared by, in the notes: " shared by the three", or nothing for one."""
+    if panels == 1:
+        return ""
+    return f" shared by {'both' if panels == 2 else f'the {spoken.integer(panels)}'}"
 
 
 @translated
@@ -132,13 +140,18 @@ def echo_said(rho: float, divisor: int, radii: np.ndarray) -> dict[str, Any]:
 def replay_notes(rhos: np.ndarray, radii: np.ndarray) -> str:
     steps = radii.shape[1] - 1
     finals = "; ".join(f"rho = {rho:g}: |h_{steps}| = {radius:.3g}" for rho, radius in zip(rhos, radii[:, -1]))
-    return f"All three echoes again, side by side: same rotation, only the radius rho differs. {finals}."
+    if len(rhos) == 1:
+        return f"The echo again: same rotation. {finals}."
+    echoes = "Both echoes" if len(rhos) == 2 else f"All {spoken.integer(len(rhos))} echoes"
+    return f"{echoes} again, side by side: same rotation, only the radius rho differs. {finals}."
 
 
 @translated
 def replay_said(rhos: np.ndarray) -> str:
     """While the echoes are traced again, together."""
     verbs = spoken.listing([VERB[regime(float(rho))] for rho in rhos], "or")
+    if len(rhos) == 1:
+        return f"Once more, the same rotation: the echo {verbs}."
     return f"Side by side, the same rotation with only rho changed: the echo {verbs}."
 
 
@@ -202,7 +215,7 @@ class EchoOfAPulse(LectureSlide):
 
     def echo(self, index: int) -> None:
         rho = float(self.echo_rhos[index])
-        self.next_slide(notes=echo_notes(rho, self.divisor, self.radii[index]))
+        self.next_slide(notes=echo_notes(rho, self.divisor, self.radii[index], len(self.echo_rhos)))
         words = echo_said(rho, self.divisor, self.radii[index])
         with self.beat(words["traced"]) as beat:
             self.play(Circumscribe(self.headers[index], color=rho_colour(rho)), run_time=beat.until("turn"))
