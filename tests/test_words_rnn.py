@@ -86,7 +86,7 @@ def test_hidden_state_dynamics_words(artifact: Load) -> None:
     rhos, norms = run["rhos"], run["norms"]
     steps, finals = norms.shape[1] - 1, norms[:, -1]
     stage = dynamics.stage_said(steps, len(run["eigen_angles"]))
-    sweep, verdict = dynamics.sweep_said(rhos), dynamics.verdict_said(norms)
+    sweep, verdict = dynamics.sweep_said(rhos), dynamics.verdict_said(rhos, norms)
     heard(stage, sweep, verdict)
     assert list(stage) == ["written", "plotted", "diagrams"] and list(sweep) == ["growing", "shrinking"]
     assert list(verdict) == ["claim", "why"]
@@ -313,3 +313,45 @@ def test_echo_of_a_pulse_counts_its_panels() -> None:
     assert "side by side" not in echo.replay_said(alone).lower() and "Nebeneinander" not in (
         de.EchoOfAPulse.replay_said(alone)
     )
+
+
+def test_hidden_state_dynamics_flat_curve_only_of_a_rho_of_one() -> None:
+    """linear_rnn.rhos = [0.85, 0.95, 1.05, 1.15]: no curve keeps the signal, so none is shown as the one."""
+    from scenes.rnn import de
+
+    run = linear_rnn(rhos=[0.85, 0.95, 1.05, 1.15])
+    rhos, norms = run["rhos"], run["norms"]
+    kept = np.isclose(norms[:, -1] / norms[:, 0], 1, rtol=1e-3)
+    assert not kept.any()  # every curve shrinks or grows: there is no flat one
+    why = heard_without_marks(dynamics.verdict_said(rhos, norms)["why"])
+    assert "only a radius of exactly one keeps the signal, and no radius here is exactly one." in why
+    assert "keiner der Radien hier ist genau eins" in de.HiddenStateDynamics.verdict_said(rhos, norms)["why"]
+    assert dynamics.flat_curve(rhos) is None  # the scene flashes the line of length one, no curve
+
+    notebook = linear_rnn()  # the notebook's rhos, with 1.0 among them: its curve is the flat one
+    flat = dynamics.flat_curve(notebook["rhos"])
+    assert flat is not None and np.allclose(notebook["norms"][flat], 1)
+    assert "here" not in heard_without_marks(dynamics.verdict_said(notebook["rhos"], notebook["norms"])["why"])
+
+
+def test_hidden_state_dynamics_sweep_through_the_circle_only_when_it_crosses() -> None:
+    """linear_rnn.rhos = [0.5, 0.8, 0.9]: the ring stays inside the unit circle, and nothing explodes."""
+    from scenes.rnn import de
+
+    inside = linear_rnn(rhos=[0.5, 0.8, 0.9])["rhos"]
+    assert (inside < 1).all()
+    said = {name: heard_without_marks(beat) for name, beat in dynamics.sweep_said(inside).items()}
+    assert "grows but stays inside the unit circle" in said["growing"] and "through" not in said["growing"]
+    assert "no radius here lies outside the circle" in said["shrinking"] and "explodes" not in said["shrinking"]
+    german = de.HiddenStateDynamics.sweep_said(inside)
+    assert "bleibt aber innerhalb des Einheitskreises" in german["growing"] and "durch" not in german["growing"]
+    assert "explodiert" not in german["shrinking"]
+    assert "through" not in dynamics.sweep_notes(inside) and "explodes" not in dynamics.sweep_notes(inside)
+
+    outside = linear_rnn(rhos=[1.05, 1.15])["rhos"]
+    said = {name: heard_without_marks(beat) for name, beat in dynamics.sweep_said(outside).items()}
+    assert "grows but stays outside the unit circle" in said["growing"]
+    assert "no radius here lies inside it" in said["shrinking"] and "dies" not in said["shrinking"]
+
+    across = linear_rnn()["rhos"]  # the notebook's sweep crosses the circle
+    assert "grows through the unit circle" in heard_without_marks(dynamics.sweep_said(across)["growing"])

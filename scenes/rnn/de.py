@@ -14,7 +14,7 @@ import numpy as np
 from scenes.rnn.adding_problem import example
 from scenes.rnn.adding_problem import markers as marked_steps
 from scenes.rnn.echo_of_a_pulse import echo_facts
-from scenes.rnn.hidden_state_dynamics import decade_span, radius_runs
+from scenes.rnn.hidden_state_dynamics import decade_span, flat_curve, radius_runs, sweep_facts
 from scenes.rnn.inside_the_lstm import (
     answer_facts,
     first_marker_facts,
@@ -76,6 +76,16 @@ FOLGE = {
     "exploding": "Es explodiert.",
 }
 
+# Was der Ring der Eigenwerte tut, während ρ wächst, nach den Regimen von Anfang und Ende des Laufs.
+DURCH = {
+    ("forgetting", "exploding"): "wächst durch den Einheitskreis",
+    ("forgetting", "stable memory"): "wächst bis an den Einheitskreis",
+    ("forgetting", "forgetting"): "wächst, bleibt aber innerhalb des Einheitskreises",
+    ("stable memory", "exploding"): "wächst vom Einheitskreis nach außen",
+    ("stable memory", "stable memory"): "bleibt auf dem Einheitskreis",
+    ("exploding", "exploding"): "wächst, bleibt aber außerhalb des Einheitskreises",
+}
+
 
 class HiddenStateDynamics:
     @staticmethod
@@ -110,28 +120,36 @@ class HiddenStateDynamics:
 
     @staticmethod
     def sweep_said(rhos: np.ndarray) -> dict[str, str]:
+        facts = sweep_facts(rhos)
+        lit = "Die Kurve des nächstgelegenen ρ leuchtet auf:"
+        if facts.inside and facts.outside:
+            shrinking = f"{lit} Außerhalb des Kreises explodiert das Signal, innerhalb stirbt es."
+        elif facts.inside:
+            shrinking = f"{lit} Kein Radius hier liegt außerhalb des Kreises; innerhalb stirbt das Signal."
+        elif facts.outside:
+            shrinking = f"{lit} Außerhalb des Kreises explodiert das Signal; kein Radius hier liegt innerhalb."
+        else:
+            shrinking = f"{lit} Jeder Radius hier liegt auf dem Kreis, und das Signal behält seine Länge."
         return {
             "growing": (
                 f"Nun läuft ρ von {zahl(float(rhos.min()), 2)} bis {zahl(float(rhos.max()), 2)}, "
-                "und der Ring der Eigenwerte wächst durch den Einheitskreis."
+                f"und der Ring der Eigenwerte {DURCH[facts.start, facts.end]}."
             ),
-            "shrinking": (
-                "Die Kurve des nächstgelegenen ρ leuchtet auf: Außerhalb des Kreises explodiert das Signal, "
-                "innerhalb stirbt es."
-            ),
+            "shrinking": shrinking,
         }
 
     @staticmethod
-    def verdict_said(norms: np.ndarray) -> dict[str, str]:
+    def verdict_said(rhos: np.ndarray, norms: np.ndarray) -> dict[str, str]:
         steps = norms.shape[1] - 1
         decades = anzahl(decade_span(norms), "Zehnerpotenz", "Zehnerpotenzen", one="eine")
+        keiner = "" if flat_curve(rhos) is not None else ", und keiner der Radien hier ist genau eins"
         return {
             "claim": (
                 "Der Spektralradius, der Betrag des größten Eigenwerts, entscheidet also, was mit dem Signal geschieht."
             ),
             "why": (
                 f"Nach {ganz(steps)} Schritten umfassen die Längen etwa {decades}; "
-                "nur ein Radius von genau eins erhält das Signal. "
+                f"nur ein Radius von genau eins erhält das Signal{keiner}. "
                 "Deshalb wurden Zellen mit Gates erfunden."
             ),
         }

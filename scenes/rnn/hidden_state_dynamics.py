@@ -135,27 +135,73 @@ def regime_said(name: str, rhos: np.ndarray, norms: np.ndarray, indices: list[in
     return said
 
 
+@dataclass(frozen=True)
+class Sweep:
+    """Where the sweep runs against the unit circle: the regimes of its smallest and largest rho (the ring
+    passes through the circle only from inside to outside), and whether any rho lies inside or outside it."""
+
+    start: str
+    end: str
+    inside: bool
+    outside: bool
+
+
+def sweep_facts(rhos: np.ndarray) -> Sweep:
+    """The sweep's facts: what the notes, the narration and the German quote."""
+    names = {regime(float(rho)) for rho in rhos}
+    start, end = regime(float(rhos.min())), regime(float(rhos.max()))
+    return Sweep(start, end, "forgetting" in names, "exploding" in names)
+
+
+# What the ring of eigenvalues does as rho grows, by the regimes of the sweep's start and end.
+PASSAGE = {
+    ("forgetting", "exploding"): "grows through the unit circle",
+    ("forgetting", "stable memory"): "grows up to the unit circle",
+    ("forgetting", "forgetting"): "grows but stays inside the unit circle",
+    ("stable memory", "exploding"): "grows out from the unit circle",
+    ("stable memory", "stable memory"): "stays on the unit circle",
+    ("exploding", "exploding"): "grows but stays outside the unit circle",
+}
+
+
 def sweep_notes(rhos: np.ndarray) -> str:
+    facts = sweep_facts(rhos)
+    sides = []
+    if facts.inside:
+        sides.append("Inside the circle the signal dies")
+    if facts.outside:
+        sides.append(f"{'outside' if sides else 'Outside'} it explodes")
     return (
         f"Sweep rho from {rhos.min():.2f} to {rhos.max():.2f}: "
-        "the ring of eigenvalues breathes through the unit circle, and the curve of the nearest rho lights up. "
-        "Inside the circle the signal dies, outside it explodes."
+        f"the ring of eigenvalues {PASSAGE[facts.start, facts.end].replace('grows', 'breathes', 1)}, "
+        "and the curve of the nearest rho lights up." + (f" {', '.join(sides)}." if sides else "")
     )
 
 
 @translated
 def sweep_said(rhos: np.ndarray) -> dict[str, str]:
     """While rho grows from its smallest to its largest value; then while it shrinks back to the unit circle
-    and on inside it ('inside')."""
+    and on to its smallest ('inside')."""
+    facts = sweep_facts(rhos)
+    lit = "The curve of the nearest rho lights up:"
+    if facts.inside and facts.outside:
+        shrinking = f"{lit} outside the circle the signal explodes, {spoken.mark('inside')}inside it dies."
+    elif facts.inside:
+        shrinking = f"{lit} no radius here lies outside the circle; {spoken.mark('inside')}inside it, the signal dies."
+    elif facts.outside:
+        shrinking = (
+            f"{lit} outside the circle the signal explodes; {spoken.mark('inside')}no radius here lies inside it."
+        )
+    else:
+        shrinking = (
+            f"{lit} every radius here lies on the circle, {spoken.mark('inside')}and the signal keeps its length."
+        )
     return {
         "growing": (
             f"Now rho sweeps from {spoken.number(float(rhos.min()), 2)} up to {spoken.number(float(rhos.max()), 2)}, "
-            "and the ring of eigenvalues grows through the unit circle."
+            f"and the ring of eigenvalues {PASSAGE[facts.start, facts.end]}."
         ),
-        "shrinking": (
-            f"The curve of the nearest rho lights up: outside the circle the signal explodes, "
-            f"{spoken.mark('inside')}inside it dies."
-        ),
+        "shrinking": shrinking,
     }
 
 
@@ -169,12 +215,19 @@ def verdict_notes(norms: np.ndarray) -> str:
     )
 
 
+def flat_curve(rhos: np.ndarray) -> int | None:
+    """The curve that keeps the signal: the one of a rho of exactly one, or None when no rho is one."""
+    stable = [index for index, rho in enumerate(rhos) if regime(float(rho)) == "stable memory"]
+    return stable[0] if stable else None
+
+
 @translated
-def verdict_said(norms: np.ndarray) -> dict[str, str]:
+def verdict_said(rhos: np.ndarray, norms: np.ndarray) -> dict[str, str]:
     """While rho is marked, then the eigenvalues ('largest'), then the closing claim appears ('decides'); while
-    the span of the final lengths is measured, the one flat curve is traced ('only'), the last claim appears
-    ('why')."""
+    the span of the final lengths is measured, the one flat curve is traced ('only'; with no rho of one, the
+    line a flat curve would follow), the last claim appears ('why')."""
     steps, decades = norms.shape[1] - 1, spoken.count(decade_span(norms), "power")
+    none = "" if flat_curve(rhos) is not None else ", and no radius here is exactly one"
     return {
         "claim": (
             f"So the spectral radius, {spoken.mark('largest')}the size of the largest eigenvalue, "
@@ -182,7 +235,7 @@ def verdict_said(norms: np.ndarray) -> dict[str, str]:
         ),
         "why": (
             f"After {spoken.integer(steps)} steps the lengths span about {decades} of ten; "
-            f"{spoken.mark('only')}only a radius of exactly one keeps the signal. "
+            f"{spoken.mark('only')}only a radius of exactly one keeps the signal{none}. "
             f"{spoken.mark('why')}That is why gated cells were invented."
         ),
     }
@@ -267,7 +320,7 @@ class HiddenStateDynamics(LectureSlide):
 
     def verdict(self) -> None:
         self.next_slide(notes=verdict_notes(self.norms))
-        said = verdict_said(self.norms)
+        said = verdict_said(self.rhos, self.norms)
         with self.beat(said["claim"]) as beat:
             self.play(
                 *[curve.animate.set_stroke(width=4, opacity=1) for curve in self.curves],
@@ -300,8 +353,13 @@ class HiddenStateDynamics(LectureSlide):
         return VGroup(arrow, label)
 
     def show_the_flat_curve(self, run_time: float) -> None:
-        """The other curves fade; a flash runs along the one of rho = 1."""
-        flat = int(np.argmin(np.abs(self.rhos - 1.0)))
+        """The other curves fade; a flash runs along the one of rho = 1. Without one, the flash runs along the
+        line of length one, where such a curve would lie, and no curve is singled out."""
+        flat = flat_curve(self.rhos)
+        if flat is None:
+            line = self.unit_line.copy().set_stroke(theme.highlight(), width=8)
+            self.play(ShowPassingFlash(line, time_width=0.5), run_time=run_time)
+            return
         others = [
             mobject for i, pair in enumerate(zip(self.curves, self.curve_labels)) if i != flat for mobject in pair
         ]
