@@ -355,3 +355,72 @@ def test_hidden_state_dynamics_sweep_through_the_circle_only_when_it_crosses() -
 
     across = linear_rnn()["rhos"]  # the notebook's sweep crosses the circle
     assert "grows through the unit circle" in heard_without_marks(dynamics.sweep_said(across)["growing"])
+
+
+def untrained_lstm(monkeypatch: pytest.MonkeyPatch, seed: int) -> Artifact:
+    """lstm_inside run on an LSTM that was never trained (its initial weights from `seed`): an example whose
+    writes, memory and gates need not follow the markers. Built here in about a second, without data/."""
+    import torch
+
+    from precompute import lstm_inside
+    from precompute.adding import Parameters as Adding
+    from precompute.adding import Seq
+
+    torch.manual_seed(seed)
+    fresh = Seq("LSTM", Adding().hidden)
+    monkeypatch.setattr(lstm_inside, "load_state_dict", lambda *_: fresh.state_dict())
+    return Artifact("lstm_inside", *lstm_inside.run(lstm_inside.Parameters(), Adding()), params={})
+
+
+def test_inside_the_lstm_says_what_an_untrained_cell_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An untrained LSTM (seed 1): its write at the second marker is no higher than between the markers, its
+    memory falls back to where it was before the first marker, and its guess falls at both markers."""
+    from scenes.rnn import de
+
+    run = untrained_lstm(monkeypatch, seed=1)
+    write, cell, guess = run["write_norm"], run["cell_norm"], run["running_guess"]
+    first, second = (int(m) for m in run["markers"])
+    assert write[second] <= write[first + 1 : second].max() and cell[first + 1 : second].min() <= cell[first - 1]
+    assert guess[first] < guess[first - 1] and guess[second] < guess[second - 1]
+
+    at_first = heard_without_marks(inside.first_marker_said(run))
+    assert f"the guess falls to {spoken.number(guess[first], 2)}" in at_first
+    assert "die Schätzung fällt auf" in de.InsideTheLSTM.first_marker_said(run)
+    holding = heard_without_marks(inside.holding_said(run))
+    assert "the memory does not hold" in holding and "the memory holds" not in holding
+    assert "hält das Gedächtnis nicht" in de.InsideTheLSTM.holding_said(run)
+    assert "the memory does not hold" in inside.holding_notes(run)
+    at_second = heard_without_marks(inside.second_marker_said(run))
+    assert "spikes" not in at_second and "no higher than between the markers" in at_second
+    assert f"the guess falls to {spoken.number(guess[second], 2)}" in at_second
+    german = de.InsideTheLSTM.second_marker_said(run)
+    assert "schlägt" not in german and "die Schätzung fällt auf" in german
+    assert "spikes" not in inside.second_marker_notes(run)
+    assert "writes at the markers and holds" not in inside.answer_notes(run)
+
+
+def test_inside_the_lstm_says_when_the_first_write_and_the_gates_do_not_stand_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same example with no larger write at the first marker, and an input gate that holds still there."""
+    from scenes.rnn import de
+
+    run = untrained_lstm(monkeypatch, seed=1)
+    first, second = (int(m) for m in run["markers"])
+    write, gate = run["write_norm"].copy(), run["input_gate"].copy()
+    write[first] = write[:first].max()  # no higher than before the marker
+    for marker in (first, second):  # the gate holds still into the marked steps and the steps after
+        gate[marker : marker + 2] = gate[marker - 1]
+    run.arrays["write_norm"], run.arrays["input_gate"] = write, gate
+    assert _gate_ratio(gate, (first, second)) < 1
+
+    at_first = heard_without_marks(inside.first_marker_said(run))
+    assert "jumps" not in at_first and f"the write is {two_digits(write[first])}, no higher than before" in at_first
+    assert "springt die Schreibstärke" not in de.InsideTheLSTM.first_marker_said(run)
+    assert "jumps" not in inside.first_marker_notes(run)
+    assert "again" not in heard_without_marks(inside.second_marker_said(run))
+    switching = heard_without_marks(inside.gates_said(run)["switching"])
+    assert switching.startswith("They do not switch at the markers") and "times more" not in switching
+    assert "stärker als anderswo" not in de.InsideTheLSTM.gates_said(run)["switching"].replace("nicht stärker", "")
+    assert inside.gates_caption(run).startswith("the gates do not switch at the markers")
+    assert "do not switch" in inside.gates_notes(run)

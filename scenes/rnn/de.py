@@ -349,6 +349,9 @@ class TrainingRace:
 
 # --- InsideTheLSTM ------------------------------------------------------------------------------------------
 
+# Wie sich die Schätzung in einem Schritt bewegt (inside_the_lstm.way, second_marker_facts).
+SCHAETZUNG = {"jumps": "springt auf", "rises": "steigt auf", "falls": "fällt auf", "stays": "bleibt bei"}
+
 
 class InsideTheLSTM:
     @staticmethod
@@ -369,17 +372,27 @@ class InsideTheLSTM:
     @staticmethod
     def first_marker_said(run: Artifact) -> str:
         facts = first_marker_facts(run)
+        write = _gerundet(facts.write)
+        schreibt = (
+            f"springt die Schreibstärke auf {write}"
+            if facts.jumps
+            else f"ist die Schreibstärke {write}, nicht höher als zuvor"
+        )
         return (
-            f"Beim ersten Marker, Schritt {facts.step}, springt die Schreibstärke auf "
-            f"{_gerundet(facts.write)}, und die Schätzung steigt auf {zahl(facts.guess, 2)}."
+            f"Beim ersten Marker, Schritt {facts.step}, {schreibt}, "
+            f"und die Schätzung {SCHAETZUNG[facts.guess_way]} {zahl(facts.guess, 2)}."
         )
 
     @staticmethod
     def holding_said(run: Artifact) -> str:
         facts = holding_facts(run)
+        spanne = f"zwischen {_gerundet(facts.low)} und {_gerundet(facts.high)}"
+        if facts.holds:
+            gedaechtnis = f"bleibt das Gedächtnis stabil, {spanne}"
+        else:
+            gedaechtnis = f"hält das Gedächtnis nicht: Es liegt {spanne}, bis hinab auf den Stand vor dem ersten Marker"
         return (
-            f"Zwischen den Markern bleibt das Gedächtnis stabil, zwischen {_gerundet(facts.low)} und "
-            f"{_gerundet(facts.high)}, während die Schätzung auf {zahl(facts.guess_to, 2)} driftet; "
+            f"Zwischen den Markern {gedaechtnis}, während die Schätzung auf {zahl(facts.guess_to, 2)} driftet; "
             f"die wahre Summe bleibt {zahl(facts.true_sum, 2)}."
         )
 
@@ -387,9 +400,14 @@ class InsideTheLSTM:
     def second_marker_said(run: Artifact) -> str:
         facts = second_marker_facts(run)
         largest = ", so stark wie nie" if facts.largest_at == facts.step else ""
+        erneut = " erneut" if first_marker_facts(run).jumps else ""
+        schreibt = (
+            f"schlägt die Schreibstärke{erneut} aus{largest}"
+            if facts.spikes
+            else "steigt die Schreibstärke nicht über ihren Stand zwischen den Markern"
+        )
         return (
-            f"Beim zweiten Marker schlägt die Schreibstärke erneut aus{largest}, "
-            f"und die Schätzung springt auf {zahl(facts.guess, 2)}."
+            f"Beim zweiten Marker {schreibt}, und die Schätzung {SCHAETZUNG[facts.guess_way]} {zahl(facts.guess, 2)}."
         )
 
     @staticmethod
@@ -417,5 +435,8 @@ class InsideTheLSTM:
             "switching": (
                 "Sie schalten an den Markern und halten dazwischen: "
                 f"Dort bewegt sich das Input-Gate etwa {_mal(facts.ratio)} stärker als anderswo."
+                if facts.switches
+                else "Sie schalten nicht an den Markern: Dort bewegt sich das Input-Gate nicht stärker als anderswo, "
+                f"etwa {_mal(facts.ratio)} so stark."
             ),
         }

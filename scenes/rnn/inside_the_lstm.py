@@ -32,7 +32,7 @@ from manim import (
     linear,
 )
 
-from scenes.rnn.shared import about
+from scenes.rnn.shared import about, two_digits
 from seqanim import Artifact, LectureSlide, spoken, translated
 from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap
@@ -87,29 +87,43 @@ def opening_facts(run: Artifact) -> Opening:
     return Opening(first, second, float(values[first]), float(values[second]), float(run["target"]))
 
 
+def way(before: float, after: float) -> str:
+    """Which way a guess moved in one step, as heard (to two places): "rises", "falls" or "stays"."""
+    if spoken.number(before, 2) == spoken.number(after, 2):
+        return "stays"
+    return "rises" if after > before else "falls"
+
+
+GUESS_TO = {"jumps": "jumps to", "rises": "rises to", "falls": "falls to", "stays": "stays at"}
+
+
 @dataclass(frozen=True)
 class FirstMarker:
-    """The first marked step: the largest write before it, the write and the guess there and the guess before."""
+    """The first marked step: the largest write before it, the write and the guess there and the guess before;
+    `jumps`: whether the write there is larger than every write before it; `guess_way`: how the guess moves."""
 
     step: int
     write_before: float
     write: float
     guess_before: float
     guess: float
+    jumps: bool
+    guess_way: str
 
 
 def first_marker_facts(run: Artifact) -> FirstMarker:
     first, _ = markers(run)
     write, guess = run["write_norm"], run["running_guess"]
-    return FirstMarker(
-        first, float(write[:first].max()), float(write[first]), float(guess[first - 1]), float(guess[first])
-    )
+    before, at = float(write[:first].max()), float(write[first])
+    guess_before, guess_at = float(guess[first - 1]), float(guess[first])
+    return FirstMarker(first, before, at, guess_before, guess_at, at > before, way(guess_before, guess_at))
 
 
 @dataclass(frozen=True)
 class Holding:
     """The steps strictly between the markers: the range of the cell's length, the guess at their ends, and the
-    true running sum there."""
+    true running sum there; `before`: the cell's length just before the first marker, and `holds`: whether the
+    cell stays above it all the way (it keeps what it wrote)."""
 
     first: int
     last: int
@@ -118,11 +132,14 @@ class Holding:
     guess_from: float
     guess_to: float
     true_sum: float
+    before: float
+    holds: bool
 
 
 def holding_facts(run: Artifact) -> Holding:
     first, second = markers(run)
-    between, guess = run["cell_norm"][first + 1 : second], run["running_guess"]
+    cell, guess = run["cell_norm"], run["running_guess"]
+    between, before = cell[first + 1 : second], float(cell[first - 1])
     return Holding(
         first + 1,
         second - 1,
@@ -131,6 +148,8 @@ def holding_facts(run: Artifact) -> Holding:
         float(guess[first]),
         float(guess[second - 1]),
         float(run["true_running_sum"][first]),
+        before,
+        bool(between.min() > before),
     )
 
 
@@ -145,14 +164,30 @@ class SecondMarker:
     largest: float
     guess_before: float
     guess: float
+    spikes: bool
+    guess_way: str
 
 
 def second_marker_facts(run: Artifact) -> SecondMarker:
-    _, second = markers(run)
+    """`spikes`: whether the write there is larger than every write between the markers; `guess_way`: how the
+    guess moves, "jumps" when it rises more than twice its typical step between the markers."""
+    first, second = markers(run)
     write, guess = run["write_norm"], run["running_guess"]
     largest_at = int(np.argmax(write))
+    guess_before, guess_at = float(guess[second - 1]), float(guess[second])
+    drift = np.abs(np.diff(guess[first + 1 : second]))  # the guess's steps between the markers
+    moved = way(guess_before, guess_at)
+    if moved == "rises" and guess_at - guess_before > 2 * float(np.median(drift) if drift.size else 0.0):
+        moved = "jumps"
     return SecondMarker(
-        second, float(write[second]), largest_at, float(write.max()), float(guess[second - 1]), float(guess[second])
+        second,
+        float(write[second]),
+        largest_at,
+        float(write.max()),
+        guess_before,
+        guess_at,
+        bool(write[second] > write[first + 1 : second].max()),
+        moved,
     )
 
 
@@ -180,6 +215,19 @@ class Gates:
     steps: int
     changes: dict[str, GateChange]
     ratio: float
+
+    @property
+    def switches(self) -> bool:
+        """Whether the input gate moves more at the markers than elsewhere."""
+        return self.ratio > 1
+
+    @property
+    def times(self) -> str:
+        """The ratio to two significant digits, as written: "12", "1.4" ("0" for a gate still at the markers)."""
+        if not self.ratio > 0:
+            return f"{self.ratio:g}"
+        rounded, decimals = two_digits(self.ratio)
+        return f"{rounded:.{max(decimals, 0)}f}"
 
 
 def gates_facts(run: Artifact) -> Gates:
@@ -222,10 +270,16 @@ def opening_said(run: Artifact) -> dict[str, str]:
 
 def first_marker_notes(run: Artifact) -> str:
     facts = first_marker_facts(run)
+    if facts.jumps:
+        write = f"then jumps to {facts.write:.2f} at t = {facts.step}, the first marked step"
+    else:
+        write = f"and at t = {facts.step}, the first marked step, it is {facts.write:.2f}, no higher"
+    guess = f"{facts.guess_way} from {facts.guess_before:.2f} to {facts.guess:.2f}"
+    if facts.guess_way == "stays":
+        guess = f"stays at {facts.guess:.2f}"
     return (
-        f"Before the first marker the write ||i * c~|| stays at or below {facts.write_before:.2f}, "
-        f"then jumps to {facts.write:.2f} at t = {facts.step}, the first marked step. "
-        f"The guess fc(h_t) rises from {facts.guess_before:.2f} to {facts.guess:.2f}."
+        f"Before the first marker the write ||i * c~|| stays at or below {facts.write_before:.2f}, {write}. "
+        f"The guess fc(h_t) {guess}."
     )
 
 
@@ -233,16 +287,22 @@ def first_marker_notes(run: Artifact) -> str:
 def first_marker_said(run: Artifact) -> str:
     """While time runs up to the first marker, then while the write and the guess are pointed out."""
     facts = first_marker_facts(run)
+    write = f"jumps to {about(facts.write)}" if facts.jumps else f"is {about(facts.write)}, no higher than before,"
     return (
-        f"At the first marker, step {spoken.integer(facts.step)}, {spoken.mark('write')}the write jumps to "
-        f"{about(facts.write)} {spoken.mark('guess')}and the guess rises to {spoken.number(facts.guess, 2)}."
+        f"At the first marker, step {spoken.integer(facts.step)}, {spoken.mark('write')}the write {write} "
+        f"{spoken.mark('guess')}and the guess {GUESS_TO[facts.guess_way]} {spoken.number(facts.guess, 2)}."
     )
 
 
 def holding_notes(run: Artifact) -> str:
     facts = holding_facts(run)
+    verdict = (
+        "the memory holds"
+        if facts.holds
+        else f"the memory does not hold (before the first marker it was {facts.before:.2f})"
+    )
     return (
-        f"Between the markers the memory holds: ||c_t|| stays between {facts.low:.2f} and "
+        f"Between the markers {verdict}: ||c_t|| stays between {facts.low:.2f} and "
         f"{facts.high:.2f} from t = {facts.first} to t = {facts.last}, "
         f"while the guess drifts from {facts.guess_from:.2f} to {facts.guess_to:.2f}; "
         f"the true running sum is {facts.true_sum:.2f}."
@@ -253,8 +313,10 @@ def holding_notes(run: Artifact) -> str:
 def holding_said(run: Artifact) -> str:
     """While time runs between the markers, then while the guess and the true sum are pointed out."""
     facts = holding_facts(run)
+    holds = "the memory holds, between" if facts.holds else "the memory does not hold: it ranges between"
+    fell = "" if facts.holds else ", down to where it was before the first marker"
     return (
-        f"Between the markers the memory holds, between {about(facts.low)} and {about(facts.high)}, "
+        f"Between the markers {holds} {about(facts.low)} and {about(facts.high)}{fell}, "
         f"{spoken.mark('guess')}while the guess drifts to {spoken.number(facts.guess_to, 2)}; "
         f"{spoken.mark('true')}the true sum stays {spoken.number(facts.true_sum, 2)}."
     )
@@ -267,10 +329,14 @@ def second_marker_notes(run: Artifact) -> str:
         if facts.largest_at == facts.step
         else f" (the largest write, {facts.largest:.2f}, is at t = {facts.largest_at})"
     )
-    return (
-        f"At the second marker the write spikes again to {facts.write:.2f}{largest}; "
-        f"the guess jumps from {facts.guess_before:.2f} to {facts.guess:.2f}."
-    )
+    again = " again" if first_marker_facts(run).jumps else ""
+    write = f"spikes{again} to {facts.write:.2f}"
+    if not facts.spikes:
+        write = f"is {facts.write:.2f}, no higher than between the markers"
+    guess = f"{facts.guess_way} from {facts.guess_before:.2f} to {facts.guess:.2f}"
+    if facts.guess_way == "stays":
+        guess = f"stays at {facts.guess:.2f}"
+    return f"At the second marker the write {write}{largest}; the guess {guess}."
 
 
 @translated
@@ -278,9 +344,11 @@ def second_marker_said(run: Artifact) -> str:
     """While time steps onto the second marker, then while the write and the guess are pointed out."""
     facts = second_marker_facts(run)
     largest = ", its largest," if facts.largest_at == facts.step else ""
+    again = " again" if first_marker_facts(run).jumps else ""
+    write = f"spikes{again}{largest}" if facts.spikes else "rises no higher than between the markers"
     return (
-        f"At the second marker {spoken.mark('write')}the write spikes again{largest} "
-        f"{spoken.mark('guess')}and the guess jumps to {spoken.number(facts.guess, 2)}."
+        f"At the second marker {spoken.mark('write')}the write {write} "
+        f"{spoken.mark('guess')}and the guess {GUESS_TO[facts.guess_way]} {spoken.number(facts.guess, 2)}."
     )
 
 
@@ -289,9 +357,22 @@ def answer_notes(run: Artifact) -> str:
     return (
         f"After the last step the readout gives fc(h_{facts.last}) = {facts.guess:.3f} against the "
         f"target {facts.target:.3f}: error {facts.error:.3f}. "
-        "The LSTM writes at the markers and holds in between; "
+        f"{behaviour(run)}; "
         "it was trained only on the final step, so the running guess before it is not exact."
     )
+
+
+def behaviour(run: Artifact) -> str:
+    """What this example shows the LSTM doing, from the writes at the markers and the memory between them."""
+    writes = first_marker_facts(run).jumps and second_marker_facts(run).spikes
+    holds = holding_facts(run).holds
+    if writes and holds:
+        return "The LSTM writes at the markers and holds in between"
+    if writes:
+        return "The LSTM writes at the markers but does not hold in between"
+    if holds:
+        return "The LSTM holds in between, but its writes at the markers do not stand out"
+    return "Neither the writes at the markers nor the memory between them stand out"
 
 
 @translated
@@ -322,14 +403,20 @@ def gates_notes(run: Artifact) -> str:
         "Behind the curves, the gates of every hidden unit: rows are the "
         f"{facts.units} hidden units, columns the {facts.steps} time steps, "
         f"on the same time axis as the input. {each}. "
-        f"The gates switch at the markers and hold in between: the input gate moves {facts.ratio:.0f}x more there."
+        + (
+            f"The gates switch at the markers and hold in between: the input gate moves {facts.times}x more there."
+            if facts.switches
+            else f"The gates do not switch at the markers: the input gate moves {facts.times}x as much there."
+        )
     )
 
 
 def gates_caption(run: Artifact) -> str:
     """The claim shown under the gates while the narration makes it."""
     facts = gates_facts(run)
-    return f"the gates switch at the markers and hold in between (input gate: {facts.ratio:.0f}× the change)"
+    if not facts.switches:
+        return f"the gates do not switch at the markers (input gate: {facts.times}× the change)"
+    return f"the gates switch at the markers and hold in between (input gate: {facts.times}× the change)"
 
 
 @translated
@@ -348,6 +435,10 @@ def gates_said(run: Artifact) -> dict[str, str]:
             "They switch at the markers and hold in between: "
             f"{spoken.mark('input')}there the input gate {spoken.mark('times')}moves about {about(facts.ratio)} "
             "times more than elsewhere."
+            if facts.switches
+            else "They do not switch at the markers: "
+            f"{spoken.mark('input')}there the input gate {spoken.mark('times')}moves no more than elsewhere, "
+            f"about {about(facts.ratio)} times as much."
         ),
     }
 
