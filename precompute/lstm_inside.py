@@ -39,7 +39,14 @@ class Parameters(Params):
 
     def check_upstream(self, adding: adding_problem.Parameters) -> None:  # type: ignore[override]
         if self.markers[1] >= adding.T:
-            raise ValueError(f"markers {self.markers} must lie below adding.T = {adding.T}")
+            half = adding.T // 2  # training marks one step in each half (precompute.adding.adding_batch)
+            first = max(1, min(self.markers[0], half - 1))
+            fits = [first, max(half, first + 2, min(self.markers[1], adding.T - 1))]
+            raise ValueError(
+                f"markers {self.markers} must lie below adding.T = {adding.T} (training marks one step in "
+                f"[0, {half}) and one in [{half}, {adding.T})): set lstm_inside.markers to e.g. {fits}, "
+                f"or adding.T above {self.markers[1]}"
+            )
 
 
 EXPERIMENT = Experiment(Parameters, reads=("adding",))

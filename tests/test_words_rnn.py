@@ -424,3 +424,20 @@ def test_inside_the_lstm_says_when_the_first_write_and_the_gates_do_not_stand_ou
     assert "stärker als anderswo" not in de.InsideTheLSTM.gates_said(run)["switching"].replace("nicht stärker", "")
     assert inside.gates_caption(run).startswith("the gates do not switch at the markers")
     assert "do not switch" in inside.gates_notes(run)
+
+
+def test_markers_beyond_the_sequence_name_markers_that_fit() -> None:
+    """lstm_inside.markers past adding.T: the error names markers that pass, one in each half as training
+    marks them, for every T the markers [7, 27] and [3, 5] do not fit."""
+    import re
+
+    from precompute.adding import Parameters as Adding
+    from precompute.lstm_inside import Parameters
+
+    for markers in ([7, 27], [3, 5]):
+        for length in range(4, markers[1] + 1):
+            with pytest.raises(ValueError, match=r"set lstm_inside.markers to e\.g\. (\[\d+, \d+\])") as error:
+                Parameters(markers=markers).check_upstream(adding=Adding(T=length))
+            fits = ast.literal_eval(re.search(r"e\.g\. (\[\d+, \d+\])", str(error.value)).group(1))
+            Parameters(markers=fits).check_upstream(adding=Adding(T=length))  # they pass
+            assert fits[0] < length // 2 <= fits[1] < length
