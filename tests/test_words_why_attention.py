@@ -301,3 +301,41 @@ def test_query_and_temperature_say_what_the_weights_and_the_dial_show() -> None:
     assert "standard" not in qt.stop_notes(warm, start)
     lower = next(stop for stop in qt.temperature_stops(warm) if warm["temperatures"][stop] < 2.0)
     assert "Temperature below 2 sharpens" in qt.stop_notes(warm, lower)
+
+
+def _walkthrough(**changes):  # type: ignore[no-untyped-def]
+    """The walkthrough computed directly with some parameters changed (it takes milliseconds)."""
+    from precompute.qkv_walkthrough import Parameters, run
+    from seqanim.lecture.contract import Artifact
+
+    return Artifact(ARTIFACT, *run(Parameters(**changes)), params={})
+
+
+def test_scaled_scores_print_keys_as_they_are_and_name_the_query_own_negative_scores() -> None:
+    """Keys of 0.5 and 1.5 show as 0.5 and 1.5 in the Q and K^T tables, as in the formulas (not rounded to 0 and
+    2); a query whose own scores are negative is not said to need another query for them (English, German)."""
+    from manim import MathTex
+
+    from scenes.why_attention import de
+    from scenes.why_attention.shared import item_colours, key_labels
+
+    halves = _walkthrough(keys=[[1.0, 0.0], [0.0, 1.0], [0.5, 1.5]])
+    scene = scaled_scores.ScaledScores.__new__(scaled_scores.ScaledScores)  # its tables, without rendering
+    scene.art, scene.labels, scene.colours = halves, key_labels(halves), item_colours(3)
+    scene.operand_tables(MathTex("S"))
+    shown = [float(entry.text) for entry in scene.keys_t.entries]
+    assert shown == [float(k) for k in halves["K"].T.ravel()]  # 0.5 and 1.5 as they are
+    assert [float(entry.text) for entry in scene.query.entries] == [float(q) for q in halves["Q"][0]]
+
+    own = _walkthrough(query=[-1.0, 0.5])
+    below = [label for label, s in zip(own["labels"], own["scores"][0]) if s < 0]
+    assert below == ["A", "C"]  # this query's own row already has negative scores
+    closing = bookmarks(scaled_scores.summary_said(own)["closing"])[0]
+    assert closing == "These are scores, not probabilities: A and C are already negative."
+    assert de.ScaledScores.summary_said(own)["closing"].endswith("A und C sind schon negativ.")
+    assert scaled_scores.closing_caption(own) == "scores, not yet probabilities: some are already negative"
+    assert "this query already scores A, C below zero" in scaled_scores.summary_notes(own)
+    # the notebook's query scores nothing below zero: another query of the walkthrough shows negative scores
+    notebook = _walkthrough()
+    assert "another query" in scaled_scores.closing_caption(notebook)
+    assert "the query minus one, zero gets negative ones" in scaled_scores.summary_said(notebook)["closing"]

@@ -105,6 +105,11 @@ class ScaledScores:
         negative = negative_scores(art)
         if negative is None:
             closing = "Das sind Scores, noch keine Wahrscheinlichkeiten: Softmax macht daraus Gewichte."
+        elif negative.own:
+            verb = "ist" if len(negative.labels) == 1 else "sind"
+            closing = (
+                f"Das sind Scores, keine Wahrscheinlichkeiten: {aufzaehlung(negative.labels)} {verb} schon negativ."
+            )
         else:
             query = _vektor(negative.query)
             closing = f"Das sind Scores, keine Wahrscheinlichkeiten: Die Query {query} erhält negative Scores."

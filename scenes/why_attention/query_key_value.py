@@ -22,7 +22,7 @@ from manim import (
     VGroup,
 )
 
-from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, key_labels
+from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, exact_decimals, fmt_g, key_labels
 from seqanim import Artifact, count, listing, mark, number, sentence, translated
 from seqanim.kit import theme
 from seqanim.kit.matrix import MatrixTable, number_format
@@ -66,11 +66,6 @@ class Scores:
 def score_facts(art: Artifact) -> Scores:
     labels, raw = key_labels(art), [float(s) for s in art["raw_scores"][0]]
     return Scores(labels, raw, [label for label, s in zip(labels, raw) if np.isclose(s, max(raw))])
-
-
-def _exact_decimals(values: np.ndarray) -> int:
-    """The fewest decimals (up to 2) that print every hand-designed entry as it is: 0 for the notebook's."""
-    return next((d for d in range(3) if np.allclose(values, np.round(values, d))), 2)
 
 
 def _vector(values: np.ndarray) -> str:
@@ -272,7 +267,7 @@ class QueryKeyValue(WhyAttentionSlide):
         return diagram, points, VGroup(arrow, label)
 
     def memory_tables(self, K: np.ndarray, V: np.ndarray) -> VGroup:
-        key_decimals, value_decimals = _exact_decimals(K), _exact_decimals(V)  # wider cells for decimals
+        key_decimals, value_decimals = exact_decimals(K), exact_decimals(V)  # wider cells for decimals
         keys = MatrixTable(
             K, row_labels=self.labels, row_label_colours=self.colours, col_title="key k",
             fmt=number_format(key_decimals), cell_width=0.6 + 0.3 * key_decimals,

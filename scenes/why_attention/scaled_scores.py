@@ -14,15 +14,17 @@ from manim import (
     Create,
     FadeIn,
     FadeOut,
+    Indicate,
     LaggedStart,
     MathTex,
     SurroundingRectangle,
     VGroup,
     Write,
+    config,
 )
 
-from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
-from seqanim import Artifact, integer, mark, number, translated
+from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, exact_decimals, fmt_g, fmt_row, key_labels
+from seqanim import Artifact, integer, listing, mark, number, translated
 from seqanim.kit import theme
 from seqanim.kit.formula import SCORES, formula
 from seqanim.kit.matrix import MatrixTable, number_format
@@ -33,17 +35,24 @@ from seqanim.kit.motion import roll
 
 @dataclass(frozen=True)
 class Negative:
-    """A query of the walkthrough with a negative scaled score, and its scores."""
+    """A query with a negative scaled score, its scores and the keys scored below zero; `own` when it is the
+    scene's query itself (its row already shows the negative scores), else another query of the walkthrough."""
 
     query: np.ndarray
     scores: np.ndarray
+    labels: list[str]
+    own: bool
 
 
 def negative_scores(art: Artifact) -> Negative | None:
-    """The first query of the walkthrough with a negative scaled score (None: no query has one)."""
-    for query, scores in zip(art["queries"], art["query_scores"]):
+    """The scene's query if it scores a key below zero, else the first query of the walkthrough that does
+    (None: no query does)."""
+    labels = key_labels(art)
+    candidates = [(art["Q"][0], art["scores"][0], True)]
+    candidates += [(query, scores, False) for query, scores in zip(art["queries"], art["query_scores"])]
+    for query, scores, own in candidates:
         if scores.min() < 0:
-            return Negative(query, scores)
+            return Negative(query, scores, [label for label, s in zip(labels, scores) if s < 0], own)
     return None
 
 
@@ -135,7 +144,12 @@ def other_keys_said(art: Artifact) -> list[str]:
 def summary_notes(art: Artifact) -> str:
     scores, raw = art["scores"][0], art["raw_scores"][0]
     negative = negative_scores(art)
-    example = "" if negative is None else f": with q = {fmt_g(negative.query)} they are {fmt_row(negative.scores)}"
+    if negative is None:
+        example = ""
+    elif negative.own:
+        example = f": this query already scores {', '.join(negative.labels)} below zero"
+    else:
+        example = f": with q = {fmt_g(negative.query)} they are {fmt_row(negative.scores)}"
     return (
         f"Checkpoint: the scaled score row is approximately {fmt_row(scores)}. "
         f"Raw dot products {fmt_g(raw)}. "
@@ -148,6 +162,11 @@ def summary_said(art: Artifact) -> dict[str, str]:
     negative = negative_scores(art)
     if negative is None:
         closing = f"These are scores, not yet probabilities: {mark('query')}a softmax will turn them into weights."
+    elif negative.own:
+        verb = "is" if len(negative.labels) == 1 else "are"
+        closing = (
+            f"These are scores, not probabilities: {mark('query')}{listing(negative.labels)} {verb} already negative."
+        )
     else:
         query = ", ".join(number(float(v), 2) for v in negative.query)
         closing = f"These are scores, not probabilities: {mark('query')}the query {query} gets negative ones."
@@ -157,6 +176,16 @@ def summary_said(art: Artifact) -> dict[str, str]:
     }
 
 
+def closing_caption(art: Artifact) -> str:
+    """What the screen says of the scores' sign: this query's own, another query's, or none negative."""
+    negative = negative_scores(art)
+    if negative is None:
+        return "scores, not yet probabilities: a softmax turns them into weights"
+    if negative.own:
+        return "scores, not yet probabilities: some are already negative"
+    return "scores, not yet probabilities: another query gives negative ones"
+
+
 # --- the scene -------------------------------------------------------------------------------------------
 
 
@@ -164,6 +193,7 @@ class ScaledScores(WhyAttentionSlide):
     """Each q.k_i computed in view and divided by sqrt(d_k): the score row, entry by entry."""
 
     data = ("qkv_walkthrough",)
+    DOT_GAP = 0.35  # the space between q's entry and a key's, for the multiplication dot (in cell heights)
 
     def construct(self) -> None:
         self.operands()
@@ -183,6 +213,7 @@ class ScaledScores(WhyAttentionSlide):
             self.play(Write(scale), run_time=beat.remaining)
         operands = self.operand_tables(equation)
         self.row = self.score_row(operands)
+        self.fit_width(operands)
         with self.beat(said["tables"]) as beat:
             self.play(FadeIn(self.query), run_time=beat.until("keys"))
             self.play(FadeIn(self.keys_t), run_time=beat.until("row"))
@@ -225,18 +256,24 @@ class ScaledScores(WhyAttentionSlide):
         with self.beat(said["row"]) as beat:
             self.play(Create(box), FadeOut(self.slider), run_time=beat.until("each"))
             self.play(roll(self.work, summary), run_time=beat.remaining)
-        # The caption's claim is shown, not asserted: this query's scores are all >= 0, so another query of
-        # the walkthrough (from the data) shows negative ones.
+        # The caption's claim is shown, not asserted: the row's own negative scores are pointed at, or (the
+        # notebook's: this query's are all >= 0) another query of the walkthrough shows negative ones.
         negative = negative_scores(art)
         with self.beat(said["closing"]) as beat:
-            if negative is not None:
-                self.say("scores, not yet probabilities: another query gives negative ones", size=CAPTION_SIZE,
-                         run_time=beat.until("query"))  # fmt: skip
-                line = self.negative_line(negative).next_to(summary, DOWN, buff=0.45)
-                self.play(FadeIn(line, shift=0.2 * UP), run_time=beat.remaining)
+            if negative is not None and negative.own:
+                self.say(closing_caption(art), size=CAPTION_SIZE, run_time=beat.until("query"))
+                below = [self.row.entries[self.labels.index(label)] for label in negative.labels]
+                self.play(*[Indicate(entry, color=theme.highlight()) for entry in below], run_time=beat.remaining)
+            elif negative is not None:
+                self.say(closing_caption(art), size=CAPTION_SIZE, run_time=beat.until("query"))
+                line = self.negative_line(negative)
+                if self.stacked:  # no room under the working above the caption: the line takes its place
+                    self.play(FadeOut(summary), FadeIn(line.move_to(summary), shift=0.2 * UP), run_time=beat.remaining)
+                else:
+                    line.next_to(summary, DOWN, buff=0.45)
+                    self.play(FadeIn(line, shift=0.2 * UP), run_time=beat.remaining)
             else:
-                self.say("scores, not yet probabilities: a softmax turns them into weights", size=CAPTION_SIZE,
-                         run_time=beat.remaining)  # fmt: skip
+                self.say(closing_caption(art), size=CAPTION_SIZE, run_time=beat.remaining)
 
     # --- drawing ---------------------------------------------------------------------------------------
 
@@ -244,13 +281,20 @@ class ScaledScores(WhyAttentionSlide):
         """Q and K^T side by side under the formula (K^T's wide columns leave room for q beside each key)."""
         Q, K = self.art["Q"], self.art["K"]
         big = dict(entry_size=theme.BODY_SIZE, label_size=theme.LABEL_SIZE, cell_height=0.62)
+        # One format for both (q's entries move into K^T's cells), exact as the formulas print them. Cells as
+        # wide as their entries need: a K^T cell holds q's entry, the dot and the key's entry; the notebook's
+        # narrow entries fit left of the key's, centred; wider ones need the key's moved right in its cell.
+        fmt = number_format(exact_decimals(np.vstack([Q, K])))
+        q_width, k_width = (max(theme.text(fmt(v), theme.BODY_SIZE).width for v in a.ravel()) for a in (Q, K))
+        gap = self.DOT_GAP * big["cell_height"]
+        self.keys_right = 2 * (k_width / 2 + gap + q_width) + 0.1 > 1.25
         self.query = MatrixTable(
             Q,
             row_labels=["q"],
             row_label_colours=[theme.query_colour()],
             col_title="Q",
-            fmt=number_format(0),
-            cell_width=0.7,
+            fmt=fmt,
+            cell_width=max(0.7, q_width + 0.3),
             **big,
         )
         self.keys_t = MatrixTable(
@@ -258,10 +302,13 @@ class ScaledScores(WhyAttentionSlide):
             col_labels=self.labels,
             col_label_colours=self.colours,
             col_title=r"$K^\top$ (columns = keys)",
-            fmt=number_format(0),
-            cell_width=1.25,
+            fmt=fmt,
+            cell_width=q_width + gap + k_width + 0.3 if self.keys_right else 1.25,
             **big,
         )
+        if self.keys_right:
+            for entry, cell in zip(self.keys_t.entries, self.keys_t.cells):
+                entry.align_to(cell, RIGHT).shift(0.1 * LEFT)
         self.query.col_title.set_color(theme.query_colour())
         self.keys_t.col_title.set_color(theme.key_colour())
         return (
@@ -271,9 +318,20 @@ class ScaledScores(WhyAttentionSlide):
             .to_edge(LEFT, buff=0.5)
         )
 
+    def fit_width(self, operands: VGroup) -> None:
+        """Wide entries (decimals, minus signs) or many keys: the score row goes under K^T when it would leave
+        the frame on the right, and the working moves down under it."""
+        self.work_y = -1.55
+        self.stacked = self.row.get_right()[0] > config.frame_width / 2 - 0.2
+        if self.stacked:
+            self.row.next_to(self.keys_t, DOWN, buff=0.2).align_to(operands, LEFT)
+            self.work_y = self.row.get_bottom()[1] - 0.45
+
     def score_row(self, operands: VGroup) -> MatrixTable:
         """The row of S, empty, right of the operands."""
         big = dict(entry_size=theme.BODY_SIZE, label_size=theme.LABEL_SIZE, cell_height=0.62)
+        fmt = number_format(4)
+        widest = max(theme.text(fmt(s), theme.BODY_SIZE).width for s in self.art["scores"][0])
         row = MatrixTable(
             np.full((1, len(self.labels)), np.nan),
             row_labels=["q"],
@@ -281,7 +339,7 @@ class ScaledScores(WhyAttentionSlide):
             col_labels=self.labels,
             col_label_colours=self.colours,
             col_title="S (scaled scores)",
-            cell_width=1.6,
+            cell_width=max(1.6, widest + 0.3),  # wider for a minus sign or a score of 10 or more
             **big,
         )
         row.entries.set_opacity(0)
@@ -293,8 +351,14 @@ class ScaledScores(WhyAttentionSlide):
         previous key's working fades as it goes."""
         keys_t, size = self.keys_t, theme.BODY_SIZE + 12
         query = self.art["Q"][0]
-        # q's i-th entry sits left of the key's i-th entry, in the left part of the wide cell.
-        places = [keys_t.cell(r, index).get_center() + 0.36 * keys_t.cell_width * LEFT for r in range(len(query))]
+        # q's i-th entry sits left of the key's i-th entry, in the left part of the wide cell (clear of the
+        # key's by a gap for the dot, where the key's stands right in its cell).
+        places = [
+            keys_t.entry(r, index).get_left() + (self.DOT_GAP * keys_t.cell_height + mine.width / 2) * LEFT
+            if self.keys_right
+            else keys_t.cell(r, index).get_center() + 0.36 * keys_t.cell_width * LEFT
+            for r, mine in enumerate(self.slider[: len(query)])
+        ]
         # A multiplication dot between each pair, so "1 1" reads as 1 times 1.
         times = VGroup(
             *[
@@ -327,7 +391,7 @@ class ScaledScores(WhyAttentionSlide):
         dot = MathTex(label, "=", terms, "=", f"{at.raw:g}", font_size=theme.BODY_SIZE + 12, color=theme.foreground())
         dot[0].set_color(self.colours[index])
         self.scaled = self.scaled_formula(index)
-        VGroup(dot, self.scaled).arrange(RIGHT, buff=0.8).move_to(1.55 * DOWN)
+        VGroup(dot, self.scaled).arrange(RIGHT, buff=0.8).move_to(self.work_y * UP)
         self.play(Write(dot), run_time=run_time)
         self.work = VGroup(dot, self.scaled)
 

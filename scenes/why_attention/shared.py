@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from manim import ManimColor
 
 from seqanim import Artifact, LectureSlide
@@ -24,6 +25,11 @@ def fmt_row(values: Sequence[float], decimals: int = 4) -> str:
 def fmt_g(values: Sequence[float]) -> str:
     """[1, 0]: short form of exact small numbers (the hand-designed vectors, a [1, 0, 0] weight row)."""
     return "[" + ", ".join(f"{float(v):g}" for v in values) + "]"
+
+
+def exact_decimals(values: np.ndarray) -> int:
+    """The fewest decimals (up to 2) that print every hand-designed entry as it is: 0 for the notebook's."""
+    return next((d for d in range(3) if np.allclose(values, np.round(values, d))), 2)
 
 
 def item_colours(count: int) -> list[ManimColor]:
