@@ -1,6 +1,6 @@
-"""CausalMask (seed 003, cells 20-22): self-scores of three positions; the causal mask slides over them (the
-future becomes minus infinity) before the softmax, and each row renormalises over its past. Then the wrong
-order, softmax first and mask after, whose rows no longer sum to 1."""
+"""CausalMask (seed 003, cells 20-22): self-scores of the keys' positions (three in the notebook); the causal mask
+slides over them (the future becomes minus infinity) before the softmax, and each row renormalises over its past.
+Then the wrong order, softmax first and mask after, whose rows no longer sum to 1."""
 
 from __future__ import annotations
 
@@ -38,9 +38,10 @@ def causal(art: Artifact) -> Causal:
 
 def scores_notes(art: Artifact) -> str:
     K, self_scores = art["K"], art["self_scores"]
+    positions = "is position 0" if len(K) == 1 else f"are positions 0..{len(K) - 1}"
     return (
-        "Self-attention derives Q, K and V from one sequence; here the three vectors "
-        f"{', '.join(fmt_g(k) for k in K)} are positions 0..{len(K) - 1}, so S = X X^T / sqrt(d_k) is square: "
+        f"Self-attention derives Q, K and V from one sequence; here the {count(len(K), 'vector')} "
+        f"{', '.join(fmt_g(k) for k in K)} {positions}, so S = X X^T / sqrt(d_k) is square: "
         f"rows are receiving queries, columns are source keys. Row 0 reads {fmt_row(self_scores[0])}. "
         "Practice 5: cross-attention would take Q from one stream and K, V from another."
     )
