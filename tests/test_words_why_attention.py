@@ -339,3 +339,49 @@ def test_scaled_scores_print_keys_as_they_are_and_name_the_query_own_negative_sc
     notebook = _walkthrough()
     assert "another query" in scaled_scores.closing_caption(notebook)
     assert "the query minus one, zero gets negative ones" in scaled_scores.summary_said(notebook)["closing"]
+
+
+def test_causal_mask_counts_the_vectors_it_has() -> None:
+    """With four keys the notes count four vectors (they said "the three vectors" whatever the keys)."""
+    four = _walkthrough(
+        keys=[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.5, 0.5]],
+        values=[[10.0, 0.0], [0.0, 10.0], [10.0, 10.0], [5.0, 5.0]],
+        labels=["A", "B", "C", "D"],
+        is_real_key=[True, True, False, True],
+    )
+    assert len(four["K"]) == 4
+    notes = causal_mask.scores_notes(four)
+    assert "here the four vectors" in notes and "positions 0..3" in notes
+    assert "three" not in notes
+
+
+def test_padding_mask_says_how_many_keys_are_padded() -> None:
+    """No padded key: no "key  is only padding" or "its weight is exactly zero"; two padded keys: plural forms
+    (English notes and narration, German)."""
+    from scenes.why_attention import de
+
+    for real, padded in (([True, True, True], []), ([True, False, False], [1, 2])):
+        art = _walkthrough(is_real_key=real)
+        assert [i for i, r in enumerate(art["is_real_key"]) if not r] == padded
+        combine = {name: bookmarks(beat)[0] for name, beat in padding_mask.combine_said(art).items()}
+        zero = bookmarks(padding_mask.weights_said(art)["zero"])[0]
+        german = {**de.PaddingMask.combine_said(art), **de.PaddingMask.weights_said(art)}
+        suppose = padding_mask.all_masked_said(art)["suppose"]
+        if not padded:
+            assert combine["real"] == "Next, which keys are real: here every key is, and none is padding."
+            assert combine["off"].startswith("No column switches off")
+            assert zero == "No key is padded here, so no column is forced to zero."
+            assert "the padded key" not in padding_mask.weights_notes(art)
+            assert "so no key is padding" in padding_mask.combine_notes(art)
+            assert german["real"].endswith("keiner ist Padding.") and german["zero"].startswith("Kein Key")
+            assert suppose == "Suppose key zero were padding."
+            assert de.PaddingMask.all_masked_said(art)["suppose"] == "Angenommen, Key 0 wäre Padding."
+        else:
+            assert combine["real"] == f"Next, which keys are real: keys {listing(['one', 'two'])} are only padding."
+            assert combine["off"].startswith("The padded columns switch off")
+            largest = number(float(art["padding_weights"][:, padded].max()), 2)
+            assert zero == f"No query can retrieve a padded key: their weights are exactly {largest} in every row."
+            assert "so keys pos 1, pos 2 are padding" in padding_mask.combine_notes(art)
+            assert german["real"].endswith("Die Keys 1 und 2 sind nur Padding.")
+            assert german["zero"].startswith("Keine Query kann einen Padding-Key abrufen: Ihre Gewichte sind")
+            assert suppose == "Suppose key zero were padding as well."

@@ -315,21 +315,40 @@ class PaddingMask:
         mask = padding(art)
         padded = aufzaehlung([zahl(i, 0) for i in mask.padded])
         per_row = aufzaehlung([zahl(n, 0) for n in mask.allowed_per_row])
+        if not mask.padded:
+            real = "Hier sind alle echt, keiner ist Padding."
+            off = f"Keine Spalte fällt weg, also erlauben die Zeilen weiter {per_row} Keys."
+        elif len(mask.padded) == 1:
+            real = f"Key {padded} ist nur Padding."
+            off = f"Die Padding-Spalte fällt weg, und die Zeilen erlauben nun {per_row} Keys."
+        else:
+            real = f"Die Keys {padded} sind nur Padding."
+            off = f"Die Padding-Spalten fallen weg, und die Zeilen erlauben nun {per_row} Keys."
         return {
             "causal": "Wir beginnen mit der kausalen Maske: welche Keys jede Query sehen darf.",
-            "real": f"Dann, welche Keys echt sind: Key {padded} ist nur Padding.",
+            "real": f"Dann, welche Keys echt sind: {real}",
             "and": "Wir verbinden beide: Ein Key ist nur erlaubt, wo beide Masken ihn erlauben.",
-            "off": f"Die Padding-Spalte fällt weg, und die Zeilen erlauben nun {per_row} Keys.",
+            "off": off,
         }
 
     @staticmethod
     def weights_said(art: Artifact) -> dict[str, str]:
-        column = padding(art).column
-        largest = "0" if column is None else zahl(float(column.max()))
+        mask = padding(art)
+        if mask.largest is None:
+            zero = "Kein Key ist hier Padding, also wird keine Spalte auf null gesetzt."
+        elif len(mask.padded) == 1:
+            zero = (
+                f"Keine Query kann den Padding-Key abrufen: Sein Gewicht ist in jeder Zeile exakt {zahl(mask.largest)}."
+            )
+        else:
+            zero = (
+                f"Keine Query kann einen Padding-Key abrufen: Ihre Gewichte sind in jeder Zeile exakt "
+                f"{zahl(mask.largest)}."
+            )
         return {
             "aside": "Das erlaubte Muster rückt beiseite; rechts erscheinen die maskierten Scores.",
             "softmax": "Dann läuft eine Softmax nur über die erlaubten Keys, Zeile für Zeile.",
-            "zero": f"Keine Query kann den Padding-Key abrufen: Sein Gewicht ist in jeder Zeile exakt {largest}.",
+            "zero": zero,
         }
 
     @staticmethod
@@ -341,7 +360,7 @@ class PaddingMask:
             else f"hätten Zeilen {aufzaehlung([zahl(r, 0) for r in rows])}"
         )
         return {
-            "suppose": f"Angenommen, Key {zahl(0, 0)} wäre ebenfalls Padding.",
+            "suppose": f"Angenommen, Key {zahl(0, 0)} wäre {'ebenfalls ' if padding(art).padded else ''}Padding.",
             "no_key": f"Dann {which} überhaupt keinen erlaubten Key.",
             "nan": "Eine einfache Softmax würde 0 durch 0 teilen und NaN liefern, also keine Zahl.",
             "refused": "Daher meldet unsere Funktion einen Fehler, statt ein leeres Ergebnis zu liefern.",

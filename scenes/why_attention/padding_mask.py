@@ -47,27 +47,39 @@ def empty_rows(art: Artifact) -> list[int]:
 
 @dataclass(frozen=True)
 class Padding:
-    """The padding mask's facts: the padded keys, how many keys each query row may see once both masks are
-    combined, and the weights of the first padded key's column (None: no key is padded)."""
+    """The padding mask's facts: the padded keys (the notebook pads one; a lecturer may pad none or several),
+    how many keys each query row may see once both masks are combined, and the weights of the padded keys'
+    columns (rows x padded keys)."""
 
     padded: tuple[int, ...]
     allowed_per_row: tuple[int, ...]
-    column: np.ndarray | None
+    columns: np.ndarray
+
+    @property
+    def largest(self) -> float | None:
+        """The largest weight any padded key gets (None: no key is padded)."""
+        return float(self.columns.max()) if self.padded else None
 
 
 def padding(art: Artifact) -> Padding:
     padded = tuple(padded_keys(art))
     per_row = tuple(int(row.sum()) for row in art["padding_allowed"])
-    return Padding(padded, per_row, art["padding_weights"][:, padded[0]] if padded else None)
+    return Padding(padded, per_row, art["padding_weights"][:, list(padded)])
 
 
 def combine_notes(art: Artifact) -> str:
     real, mask = art["is_real_key"], padding(art)
     positions = position_labels(len(real))
+    named = ", ".join(positions[i] for i in mask.padded)
+    if not mask.padded:
+        which = "so no key is padding: AND with it changes nothing"
+    elif len(mask.padded) == 1:
+        which = f"so key {named} is padding"
+    else:
+        which = f"so keys {named} are padding"
     return (
         "A padding mask hides nonexistent tokens, a causal mask hides future tokens. "
-        f"Combine the two permissions with AND: is_real_key = {[bool(x) for x in real]}, "
-        f"so key {', '.join(positions[i] for i in mask.padded)} is padding. "
+        f"Combine the two permissions with AND: is_real_key = {[bool(x) for x in real]}, {which}. "
         f"Allowed keys per query row: {'; '.join(str(n) for n in mask.allowed_per_row)}."
     )
 
@@ -77,43 +89,69 @@ def combine_said(art: Artifact) -> dict[str, str]:
     mask = padding(art)
     padded = listing([integer(i) for i in mask.padded])
     per_row = listing([integer(n) for n in mask.allowed_per_row])
+    if not mask.padded:
+        real = f"{mark('padded')}here every key is, and none is padding."
+        off = f"No column switches off, so {mark('rows')}the rows still allow {per_row} keys."
+    elif len(mask.padded) == 1:
+        real = f"{mark('padded')}key {padded} is only padding."
+        off = f"The padded column switches off, and {mark('rows')}the rows now allow {per_row} keys."
+    else:
+        real = f"{mark('padded')}keys {padded} are only padding."
+        off = f"The padded columns switch off, and {mark('rows')}the rows now allow {per_row} keys."
     return {
         "causal": f"Start from the causal mask: {mark('rows')}which keys each query may see.",
-        "real": f"Next, which keys are real: {mark('padded')}key {padded} is only padding.",
+        "real": f"Next, which keys are real: {real}",
         "and": f"Combine the two: a key is {mark('allowed')}allowed only where both masks allow it.",
-        "off": f"The padded column switches off, and {mark('rows')}the rows now allow {per_row} keys.",
+        "off": off,
     }
 
 
 def weights_notes(art: Artifact) -> str:
     weights, mask = art["padding_weights"], padding(art)
-    column = "absent" if mask.column is None else ", ".join(f"{w:g}" for w in mask.column)
+    positions = position_labels(len(art["is_real_key"]))
+    columns = [", ".join(f"{w:g}" for w in column) for column in mask.columns.T]  # one per padded key
+    if not mask.padded:
+        retrieve, practice = "No key is padded here, so no column is forced to zero", "with no key padded the same"
+    elif len(mask.padded) == 1:
+        retrieve = f"No query can retrieve the padded key: its column is exactly {columns[0]}"
+        practice = "with this padding mask the padded key still gets zero"
+    else:
+        each = "; ".join(f"{positions[i]}: {column}" for i, column in zip(mask.padded, columns))
+        retrieve = f"No query can retrieve a padded key: their columns are exactly {each}"
+        practice = "with this padding mask the padded keys still get zero"
     return (
         "Softmax over the allowed keys only. "
-        f"No query can retrieve the padded key: its column is exactly {column}. "
+        f"{retrieve}. "
         f"Rows: {'; '.join(fmt_row(r) for r in weights)}; row sums {fmt_row(weights.sum(axis=-1))}. "
         "Padded query rows are normally excluded from the loss, not read as predictions. "
         "Practice 2: replace all keys by the same vector and every query weighs the keys equally, "
-        f"{fmt_row(art['same_key_weights'][0])}; with this padding mask the padded key still gets zero: "
+        f"{fmt_row(art['same_key_weights'][0])}; {practice}: "
         f"{fmt_row(art['same_key_padded_weights'][0])}."
     )
 
 
 @translated
 def weights_said(art: Artifact) -> dict[str, str]:
-    column = padding(art).column
-    largest = "zero" if column is None else number(float(column.max()), 2)
+    mask = padding(art)
+    if mask.largest is None:
+        zero = f"No key is padded here, so {mark('weight')}no column is forced to zero."
+    else:
+        largest = number(mask.largest, 2)
+        one = len(mask.padded) == 1
+        which, weight = ("the padded key", "its weight is") if one else ("a padded key", "their weights are")
+        zero = f"No query can retrieve {which}: {mark('weight')}{weight} exactly {largest} in every row."
     return {
         "aside": f"The allowed pattern moves aside, and {mark('scores')}the masked scores appear on its right.",
         "softmax": f"A softmax then runs over {mark('rows')}the allowed keys only, one row at a time.",
-        "zero": f"No query can retrieve the padded key: {mark('weight')}its weight is exactly {largest} in every row.",
+        "zero": zero,
     }
 
 
 def all_masked_notes(art: Artifact) -> str:
     positions = position_labels(len(art["is_real_key"]))
+    too = " too" if padding(art).padded else ""
     return (
-        f"If key {positions[0]} were padding too, query row {empty_rows(art)[0]} would have no allowed key: "
+        f"If key {positions[0]} were padding{too}, query row {empty_rows(art)[0]} would have no allowed key: "
         "softmax would be 0/0 = NaN. Prevent that case rather than silently treating NaN as an answer; "
         f"our helper refuses it with: {art['all_masked_error']}"
     )
@@ -123,7 +161,7 @@ def all_masked_notes(art: Artifact) -> str:
 def all_masked_said(art: Artifact) -> dict[str, str]:
     rows = empty_rows(art)
     return {
-        "suppose": f"Suppose key {integer(0)} were padding as well.",
+        "suppose": f"Suppose key {integer(0)} were padding{' as well' if padding(art).padded else ''}.",
         "no_key": f"Then {'row' if len(rows) == 1 else 'rows'} {listing([integer(r) for r in rows])} "
         "would have no allowed key at all.",
         "nan": f"A plain softmax would divide zero by zero, and {mark('nan')}return not a number.",
@@ -223,10 +261,10 @@ class PaddingMask(WhyAttentionSlide):
                 *[Create(result.column_box(i, theme.blocked_colour())) for i in padded],
                 run_time=beat.until("weight"),
             )
-            if padded:  # its weight, read in every row as the caption says it
-                self.say(self.padded_caption(padded[0]), colour=theme.caption_colour(), size=CAPTION_SIZE,
+            if padded:  # their weights, read in every row as the caption says it
+                self.say(self.padded_caption(padded), colour=theme.caption_colour(), size=CAPTION_SIZE,
                          run_time=beat.remaining / 2)  # fmt: skip
-                column = result.column_entries(padded[0])
+                column = VGroup(*[result.column_entries(i) for i in padded])
                 self.play(LaggedStart(*[Indicate(entry) for entry in column], lag_ratio=0.3), run_time=beat.remaining)
         self.weights_view = VGroup(result, arrow, softmax, sums)
 
@@ -343,9 +381,10 @@ class PaddingMask(WhyAttentionSlide):
         )
         return result, arrow, heading
 
-    def padded_caption(self, padded: int) -> str:
+    def padded_caption(self, padded: list[int]) -> str:
         weight = self.art["padding_weights"][:, padded].max()
-        return f"padded key {self.positions[padded]}: weight exactly {weight:g} in every row"
+        keys = "key" if len(padded) == 1 else "keys"
+        return f"padded {keys} {', '.join(self.positions[i] for i in padded)}: weight exactly {weight:g} in every row"
 
     def error_panel(self) -> VGroup:
         """The helper's error message, wrapped, in a panel."""
