@@ -81,6 +81,9 @@ class Parameters(Params):
             raise ValueError("is_real_key[0] must be true: the first query row would have no allowed key")
         if len(self.changed_value) != len(self.values[0]):
             raise ValueError("changed_value needs as many coordinates as a value row")
+        if self.changed_value == self.values[self.changed_index]:  # the intervention must change something
+            shown = "[" + ", ".join(f"{v:g}" for v in self.changed_value) + "]"
+            raise ValueError(f"changed_value {shown} equals values[{self.changed_index}]; choose a different value")
         return self
 
 

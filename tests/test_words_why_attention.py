@@ -385,3 +385,17 @@ def test_padding_mask_says_how_many_keys_are_padded() -> None:
             assert german["real"].endswith("Die Keys 1 und 2 sind nur Padding.")
             assert german["zero"].startswith("Keine Query kann einen Padding-Key abrufen: Ihre Gewichte sind")
             assert suppose == "Suppose key zero were padding as well."
+
+
+def test_an_intervention_that_changes_nothing_is_refused_by_name() -> None:
+    """changed_value equal to the value it replaces would leave WhatAttentionExplains without a change to show
+    (change() found no changed row: IndexError); the parameters refuse it, naming the key and the fix."""
+    from pydantic import ValidationError
+
+    from precompute.qkv_walkthrough import Parameters
+
+    original = Parameters().values[0]
+    with pytest.raises(ValidationError, match=r"changed_value \[10, 0\] equals values\[0\]; choose a different value"):
+        Parameters(changed_index=0, changed_value=original)
+    changed = what_attention_explains.change(_walkthrough(changed_index=0, changed_value=[20.0, 0.0]))
+    assert changed.index == 0 and list(changed.value) == [20.0, 0.0]
