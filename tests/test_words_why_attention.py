@@ -399,3 +399,21 @@ def test_an_intervention_that_changes_nothing_is_refused_by_name() -> None:
         Parameters(changed_index=0, changed_value=original)
     changed = what_attention_explains.change(_walkthrough(changed_index=0, changed_value=[20.0, 0.0]))
     assert changed.index == 0 and list(changed.value) == [20.0, 0.0]
+
+
+def test_weighted_retrieval_names_the_values_that_add_nothing() -> None:
+    """With B's value [0, 0] its piece adds nothing, so the closing beat does not then say every value
+    contributes (notes, narration, caption, German); the notebook's values all contribute."""
+    from scenes.why_attention import de
+
+    zero_b = _walkthrough(values=[[10.0, 0.0], [0.0, 0.0], [10.0, 10.0]])
+    pieces = {str(label): bool(np.abs(c).max() > 0) for label, c in zip(zero_b["labels"], zero_b["contributions"])}
+    assert pieces == {"A": True, "B": False, "C": True}
+    every = bookmarks(weighted_retrieval.context_said(zero_b)["every"])[0]
+    assert every == "No single value is picked: every value but B contributes."
+    assert weighted_retrieval.every_caption(zero_b) == "no argmax: every value but B contributes to the context"
+    assert "every value contributes" not in weighted_retrieval.chain_notes(zero_b)
+    assert "zero for B, which adds nothing" in weighted_retrieval.chain_notes(zero_b)
+    assert de.WeightedRetrieval.context_said(zero_b)["every"].endswith("Jeder Value außer B trägt zum Kontext bei.")
+    notebook = _walkthrough()
+    assert weighted_retrieval.every_caption(notebook) == "no argmax: every value contributes to the context"

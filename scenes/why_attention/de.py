@@ -21,7 +21,7 @@ from scenes.why_attention.query_key_value import memory_facts, score_facts
 from scenes.why_attention.scaled_scores import key_score, negative_scores
 from scenes.why_attention.shared import key_labels
 from scenes.why_attention.softmax_normalization import by_value, highest, lowest
-from scenes.why_attention.weighted_retrieval import chain_links
+from scenes.why_attention.weighted_retrieval import chain_links, contributors
 from scenes.why_attention.what_attention_explains import change, parity_check, removal
 from seqanim import Artifact
 from seqanim.author.german import anzahl, aufzaehlung, ganz, zahl
@@ -189,11 +189,24 @@ class WeightedRetrieval:
 
     @staticmethod
     def context_said(art: Artifact) -> dict[str, str]:
-        context = art["context"][0]
+        context, who = art["context"][0], contributors(art)
+        if not who.silent:
+            every = "Kein einzelner Value wird ausgewählt: Jeder Value trägt zum Kontext bei."
+        elif not who.adding:
+            every = "Jeder Beitrag ist hier null, also ist es auch der Kontext."
+        elif len(who.adding) == 1:
+            every = (
+                f"Kein Value wird ganz ausgewählt: Nur der von {who.adding[0]}, mit seinem Gewicht skaliert, bleibt."
+            )
+        else:
+            every = (
+                f"Kein einzelner Value wird ausgewählt: Jeder Value außer {aufzaehlung(list(who.silent))} "
+                "trägt zum Kontext bei."
+            )
         return {
             "ends": f"Die Kette endet beim Kontext, etwa {zahl(float(context[0]), 1)} nach rechts "
             f"und {zahl(float(context[1]), 1)} nach oben.",
-            "every": "Kein einzelner Value wird ausgewählt: Jeder Value trägt zum Kontext bei.",
+            "every": every,
         }
 
 

@@ -25,7 +25,7 @@ from manim import (
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
-from seqanim import Artifact, Beat, count, mark, number, translated
+from seqanim import Artifact, Beat, count, listing, mark, number, translated
 from seqanim.kit import theme
 from seqanim.kit.formula import CONTEXT, formula
 from seqanim.kit.vectors import VectorDiagram
@@ -72,11 +72,34 @@ def chain_links(art: Artifact) -> list[Link]:
     return links
 
 
+@dataclass(frozen=True)
+class Contributors:
+    """Which values' pieces reach the context (the notebook's: all) and which add nothing (w_i v_i = 0: a zero
+    value, or a weight too small to move it), by name."""
+
+    adding: tuple[str, ...]
+    silent: tuple[str, ...]
+
+
+def contributors(art: Artifact) -> Contributors:
+    links = chain_links(art)
+    return Contributors(
+        tuple(link.label for link in links if link.adds), tuple(link.label for link in links if not link.adds)
+    )
+
+
 def chain_notes(art: Artifact) -> str:
     pieces = "; ".join(f"w_{link.label} v_{link.label} = {fmt_row(link.contribution)}" for link in chain_links(art))
+    silent = contributors(art).silent
+    verb = "adds" if len(silent) == 1 else "add"
+    every = (
+        "every value contributes"
+        if not silent
+        else f"every value is weighed, though w_i v_i is zero for {', '.join(silent)}, which {verb} nothing"
+    )
     return (
         f"Each value shrinks to w_i v_i and joins the chain tip to tail: {pieces}. "
-        "There is no argmax selection: every value contributes."
+        f"There is no argmax selection: {every}."
     )
 
 
@@ -124,12 +147,32 @@ def context_notes(art: Artifact) -> str:
 
 @translated
 def context_said(art: Artifact) -> dict[str, str]:
-    context = art["context"][0]
+    context, who = art["context"][0], contributors(art)
+    if not who.silent:
+        every = f"No single value is picked: {mark('every')}every value contributes to the context."
+    elif not who.adding:
+        every = f"Every piece here is zero, {mark('every')}so the context is zero too."
+    elif len(who.adding) == 1:
+        every = f"No value is picked whole: {mark('every')}only {who.adding[0]}'s, scaled by its weight, remains."
+    else:
+        every = f"No single value is picked: {mark('every')}every value but {listing(list(who.silent))} contributes."
     return {
         "ends": f"The chain ends at the context, {mark('about')}about {number(float(context[0]), 1)} across "
         f"and {number(float(context[1]), 1)} up.",
-        "every": f"No single value is picked: {mark('every')}every value contributes to the context.",
+        "every": every,
     }
+
+
+def every_caption(art: Artifact) -> str:
+    """What the screen says of the values that reach the context."""
+    who = contributors(art)
+    if not who.silent:
+        return "no argmax: every value contributes to the context"
+    if not who.adding:
+        return "every weighted value is zero: so is the context"
+    if len(who.adding) == 1:
+        return f"no argmax: only {who.adding[0]}'s value, scaled by its weight, reaches the context"
+    return f"no argmax: every value but {', '.join(who.silent)} contributes to the context"
 
 
 # --- the scene -------------------------------------------------------------------------------------------
@@ -188,8 +231,9 @@ class WeightedRetrieval(WhyAttentionSlide):
             self.play(GrowArrow(result), run_time=beat.until("about"))
             self.play(FadeIn(self.total, shift=0.2 * RIGHT), FadeIn(result_label), run_time=beat.remaining)
         with self.beat(said["every"]) as beat:
-            caption = "no argmax: every value contributes to the context"
-            self.say(caption, colour=theme.caption_colour(), size=CAPTION_SIZE, run_time=beat.until("every"))
+            self.say(
+                every_caption(self.art), colour=theme.caption_colour(), size=CAPTION_SIZE, run_time=beat.until("every")
+            )
             self.play(  # each value's piece of the chain and its line of the sum, in turn
                 LaggedStart(
                     *[
