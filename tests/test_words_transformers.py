@@ -183,3 +183,62 @@ def test_claims_hold_in_the_data(artifact: Callable[[str], Artifact]) -> None:
     offset = int(rope.params["offset"])
     diagonal = np.diagonal(rope["scores"], offset)
     assert significant(diagonal.min()) == significant(diagonal.max())  # "always" the same score
+
+
+# --- words that hold for other parameters (artifacts computed here, not the built lecture) --------------------
+
+
+def computed(name: str, **changes: object) -> Artifact:
+    """A cheap experiment's artifact, run here with `changes` to its notebook parameters."""
+    experiment = importlib.import_module(f"precompute.{name}")
+    params = experiment.Parameters(**changes)
+    return Artifact(name, *experiment.run(params), params=params.model_dump())
+
+
+def heard(said: str) -> str:
+    return bookmarks(said)[0]
+
+
+def test_rope_ranks_its_pairs_by_their_frequencies() -> None:
+    """Pairs drawn slowest first: the speed words, the fastest pair and the slowest follow the frequencies, not
+    the order drawn; a slow pair that turns several times is not said to turn 'of a turn' (English and German)."""
+    from scenes.transformers import de
+    from seqanim.author.german import ganz, zahl
+
+    rope = module_of("RopeRotation")
+    run = computed("rope", pairs=[10, 4, 1])
+    freqs = run["freqs"][run["pairs"]]
+    ranks = np.argsort(np.argsort(-freqs))
+    assert rope.rotary_facts(run).speeds == tuple(("fast", "medium", "slow")[rank] for rank in ranks)
+    fastest, slowest = int(run["pairs"][freqs.argmax()]), int(run["pairs"][freqs.argmin()])
+    turns = run["pair_angles"][:, -1] / (2 * np.pi)
+    legend = heard(rope.circles_said(run)["legend"])
+    assert f"{significant(freqs.max())} radians for pair {integer(fastest)}, far less" in legend
+    spin = rope.spin_said(run)
+    assert f"pair {integer(fastest)} makes {significant(turns.max())} turns" in spin
+    assert f"pair {integer(slowest)} turns only {significant(turns.min())} of a turn" in spin
+    german = de.RopeRotation.spin_said(run)
+    assert f"macht Paar {ganz(fastest)} {zahl(turns.max(), 1)} Umdrehungen" in german
+    assert f"Paar {ganz(slowest)} dagegen nur" in german
+    assert f"für Paar {ganz(fastest)}, weit weniger" in de.RopeRotation.circles_said(run)["legend"]
+
+    long = computed("rope", d=64, length=512)
+    turns = long["pair_angles"][:, -1] / (2 * np.pi)
+    assert turns.min() > 1  # the notebook's slowest pair turns several times over 512 positions
+    spin = rope.spin_said(long)
+    assert "of a turn" not in spin
+    assert f"makes only {significant(turns.min())} turns" in spin
+    assert f"nur {zahl(turns.min(), 1)} Umdrehungen" in de.RopeRotation.spin_said(long)
+
+    close = computed("rope", pairs=[1, 2])  # neighbours: the second turns more than half as fast
+    freqs = close["freqs"][close["pairs"]]
+    assert freqs.min() > freqs.max() / 10
+    assert rope.rotary_facts(close).speeds == ("fast", "slow")
+    assert "far" not in rope.circles_said(close)["legend"]
+    assert "weit" not in de.RopeRotation.circles_said(close)["legend"]
+
+    one = computed("rope", pairs=[4])  # one pair drawn: one arrow, and no slower pair to compare it with
+    assert "each an arrow" not in rope.circles_said(one)["arrows"]
+    assert "jedes" not in de.RopeRotation.circles_said(one)["arrows"]
+    assert "while" not in rope.spin_said(one) and "dagegen" not in de.RopeRotation.spin_said(one)
+

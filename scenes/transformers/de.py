@@ -22,6 +22,13 @@ def _signifikant(value: float) -> str:
     return zahl(rounded.value, rounded.decimals)
 
 
+def _umdrehungen(turns: float) -> str:
+    """Umdrehungen, wie das Englische sie spricht: "2,8 Umdrehungen", "eine Umdrehung", "0,016 Umdrehungen"."""
+    if significant_rounded(turns).value == 1:
+        return "eine Umdrehung"
+    return f"{_signifikant(turns)} Umdrehungen"
+
+
 def _gross(text: str) -> str:
     """Der erste Buchstabe groß, der Rest unverändert ("zehn Token" -> "Zehn Token")."""
     return text[:1].upper() + text[1:]
@@ -211,23 +218,27 @@ class RopeRotation:
         return {
             "clock": "Die Rotary-Kodierung markiert Positionen anders: Sie dreht Dimensionspaare wie Uhrzeiger.",
             "arrows": (
-                f"{_gross(anzahl(len(facts.pairs), 'Paar', 'Paare'))} der Query-Dimensionen, jedes ein Pfeil, "
+                f"{_gross(anzahl(len(facts.pairs), 'Paar', 'Paare'))} der Query-Dimensionen, "
+                f"{'jedes ' if len(facts.pairs) > 1 else ''}ein Pfeil, "
                 "bei Position null."
             ),
             "legend": (
                 "Jeder Positionsschritt dreht ein Paar um seinen eigenen Winkel: "
-                f"{_signifikant(facts.step)} Radiant für Paar {ganz(facts.fastest)}, weit weniger für höhere Paare."
+                f"{_signifikant(facts.step)} Radiant für Paar {ganz(facts.fastest)}, "
+                f"{'weit ' if facts.far_less else ''}weniger für höhere Paare."
             ),
         }
 
     @staticmethod
     def spin_said(run: Artifact) -> str:
         facts = rotary_facts(run)
-        return (
-            f"Während die Query von Position null bis {ganz(facts.last)} läuft, macht Paar {ganz(facts.pairs[0])} "
-            f"{_signifikant(facts.turns[0])} Umdrehungen, Paar {ganz(facts.pairs[-1])} dagegen nur "
-            f"{_signifikant(facts.turns[-1])} Umdrehungen."
+        spin = (
+            f"Während die Query von Position null bis {ganz(facts.last)} läuft, macht Paar {ganz(facts.fastest)} "
+            f"{_umdrehungen(facts.fastest_turns)}"
         )
+        if facts.slowest == facts.fastest:  # nur eine Geschwindigkeit gezeichnet
+            return spin + "."
+        return spin + f", Paar {ganz(facts.slowest)} dagegen nur {_umdrehungen(facts.slowest_turns)}."
 
     @staticmethod
     def both_positions_said(run: Artifact) -> dict[str, str]:

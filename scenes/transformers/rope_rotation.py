@@ -25,7 +25,7 @@ from manim import (
     smooth,
 )
 
-from scenes.transformers.shared import TICK_SIZE, diagonal_line, significant
+from scenes.transformers.shared import TICK_SIZE, diagonal_line, significant, significant_rounded
 from seqanim import Artifact, LectureSlide, count, integer, mark, translated
 from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap, colour_for
@@ -36,15 +36,25 @@ from seqanim.kit.rotation import PhasorCircle
 # --- the words ----------------------------------------------------------------------------------------
 
 
+# The speed words of the wheels' titles, by how many distinct speeds the drawn pairs have (fastest first).
+SPEEDS = {1: ("drawn",), 2: ("fast", "slow"), 3: ("fast", "medium", "slow"), 4: ("fast", "medium", "slow", "slowest")}
+
+
 @dataclass(frozen=True)
 class Rotary:
     """The facts of the rotary example every beat's words say, read once from the run."""
 
-    pairs: tuple[int, ...]  # the dimension pairs drawn, fastest first
-    fastest: int  # the first of them
-    step: float  # the angle it turns per position, in radians
+    pairs: tuple[int, ...]  # the dimension pairs drawn, in the lecturer's order
+    speeds: tuple[str, ...]  # each drawn pair's speed word (`SPEEDS`), ranked by its frequency
+    fastest: int  # the drawn pair that turns fastest
+    fastest_wheel: int  # its place among the drawn pairs (`pairs`), where its wheel is drawn
+    slowest: int  # and slowest (the same pair when only one speed is drawn)
+    step: float  # the angle the fastest turns per position, in radians
+    far_less: bool  # the slowest drawn pair turns under a tenth as fast: an order of magnitude less
     last: int  # the last position the query spins to
     turns: tuple[float, ...]  # the turns each pair drawn makes by then
+    fastest_turns: float  # the turns of the fastest pair by then
+    slowest_turns: float  # and of the slowest
     offset: int  # the key's position when the query is at zero
     shift: int  # how far both are shifted together
     score: float  # the score of query and key `offset` apart, however far shifted
@@ -55,12 +65,22 @@ def rotary_facts(run: Artifact) -> Rotary:
     """What the rotary example shows: the pairs' speeds, the query's spin, and the score that depends only on the
     offset."""
     pairs, offset = tuple(int(pair) for pair in run["pairs"]), int(run.params["offset"])
+    freqs = [float(run["freqs"][pair]) for pair in pairs]
+    turns = tuple(float(turns) for turns in run["pair_angles"][:, -1] / (2 * np.pi))
+    fastest, slowest = int(np.argmax(freqs)), int(np.argmin(freqs))
+    distinct = sorted(set(freqs), reverse=True)  # a pair drawn twice has one speed
     return Rotary(
         pairs=pairs,
-        fastest=pairs[0],
-        step=float(run["freqs"][pairs[0]]),
+        speeds=tuple(SPEEDS[len(distinct)][distinct.index(freq)] for freq in freqs),
+        fastest=pairs[fastest],
+        fastest_wheel=fastest,
+        slowest=pairs[slowest],
+        step=freqs[fastest],
+        far_less=freqs[slowest] < freqs[fastest] / 10,
         last=int(run["positions"][-1]),
-        turns=tuple(float(turns) for turns in run["pair_angles"][:, -1] / (2 * np.pi)),
+        turns=turns,
+        fastest_turns=turns[fastest],
+        slowest_turns=turns[slowest],
         offset=offset,
         shift=int(run.params["shift"]),
         score=float(run["sweep_scores"][0]),
@@ -68,32 +88,48 @@ def rotary_facts(run: Artifact) -> Rotary:
     )
 
 
+def _turns_said(turns: float, only: bool) -> str:
+    """How far a pair turns, as heard: 'makes two point eight turns', 'turns only zero point four of a turn'; the
+    case is read from the number as said."""
+    rounded, fewer = significant_rounded(turns).value, "only " if only else ""
+    if rounded < 1:
+        return f"turns {fewer}{significant(turns)} of a turn"
+    if rounded == 1:
+        return f"makes {fewer}one turn"
+    return f"makes {fewer}{significant(turns)} turns"
+
+
 def circles_notes(run: Artifact) -> str:
     freqs = run["freqs"]
     second = min(1, len(freqs) - 1)  # pair 0 always turns 1 rad per position; quote the next one
+    speeds = f"pair i turns by {freqs[second]:.4f} rad per position for i = {second}"
+    if second < len(freqs) - 1:
+        speeds += f" and only {freqs[-1]:.6f} for i = {len(freqs) - 1}"
     return (
         "Instead of adding a position vector, "
         "RoPE rotates each pair of dimensions of q and k by position x frequency. "
-        f"With d = {len(run['query'])}, pair i turns by {freqs[second]:.4f} rad per position for i = {second} "
-        f"and only {freqs[-1]:.6f} for i = {len(freqs) - 1}: low pairs spin fast, high pairs slowly."
+        f"With d = {len(run['query'])}, {speeds}: low pairs spin fast, high pairs slowly."
     )
 
 
 @translated
 def circles_said(run: Artifact) -> dict[str, str]:
     facts = rotary_facts(run)
+    radians = "radian" if significant_rounded(facts.step).value == 1 else "radians"
+    less = "far less" if facts.far_less else "less"
+    each = "each " if len(facts.pairs) > 1 else ""
     return {
         "clock": (
             f"Rotary encoding marks position another way: it turns {mark('pairs')}pairs of dimensions, "
             "like clock hands."
         ),
         "arrows": (
-            f"{count(len(facts.pairs), 'pair').capitalize()} of the query's dimensions, {mark('arrow')}each an arrow, "
+            f"{count(len(facts.pairs), 'pair').capitalize()} of the query's dimensions, {mark('arrow')}{each}an arrow, "
             f"{mark('zero')}at position zero."
         ),
         "legend": (
             f"Each position step turns a pair by its own angle: {mark('fastest')}{significant(facts.step)} "
-            f"radians for pair {integer(facts.fastest)}, {mark('higher')}far less for higher pairs."
+            f"{radians} for pair {integer(facts.fastest)}, {mark('higher')}{less} for higher pairs."
         ),
     }
 
@@ -110,11 +146,13 @@ def spin_notes(run: Artifact) -> str:
 @translated
 def spin_said(run: Artifact) -> str:
     facts = rotary_facts(run)
-    return (
-        f"As the query moves from position zero to {integer(facts.last)}, pair {integer(facts.pairs[0])} makes "
-        f"{significant(facts.turns[0])} turns, while pair {integer(facts.pairs[-1])} turns only "
-        f"{significant(facts.turns[-1])} of a turn."
+    spin = (
+        f"As the query moves from position zero to {integer(facts.last)}, pair {integer(facts.fastest)} "
+        f"{_turns_said(facts.fastest_turns, only=False)}"
     )
+    if facts.slowest == facts.fastest:  # one speed drawn: no slower pair to compare
+        return spin + "."
+    return spin + f", while pair {integer(facts.slowest)} {_turns_said(facts.slowest_turns, only=True)}."
 
 
 def both_positions_notes(run: Artifact) -> str:
@@ -238,7 +276,7 @@ class RopeRotation(LectureSlide):
         said = circles_said(run)
         self.query_position = ValueTracker(0.0)
         self.key_position = ValueTracker(0.0)
-        speeds = ["fast", "medium", "slow", "slowest"]
+        facts = rotary_facts(run)
         self.wheels = VGroup()
         titles = VGroup()
         for index, pair in enumerate(pairs):
@@ -251,9 +289,7 @@ class RopeRotation(LectureSlide):
         for index, (pair, wheel) in enumerate(zip(pairs, self.wheels)):
             title = (
                 VGroup(
-                    theme.text(
-                        f"pair {pair} ({speeds[min(index, 3)] if len(pairs) > 1 else 'drawn'})", theme.LABEL_SIZE
-                    ),
+                    theme.text(f"pair {pair} ({facts.speeds[index]})", theme.LABEL_SIZE),
                     MathTex(
                         rf"\omega_{{{pair}}} = {freqs[pair]:.4f}",
                         font_size=theme.tex_size(theme.LABEL_SIZE),
@@ -304,13 +340,16 @@ class RopeRotation(LectureSlide):
                       run_time=beat.until("zero"))  # fmt: skip
             self.play(FadeIn(position_text), run_time=beat.remaining)
         q_legend.to_edge(DOWN, buff=0.3)
-        # One position step, 0 to 1: each arrow turns by its own frequency, then the frequencies are read.
+        # One position step, 0 to 1: each arrow turns by its own frequency, then the frequencies are read, the
+        # fastest first (wherever the lecturer drew it), then the others.
+        fastest = facts.fastest_wheel
         omegas = [title[1] for title in titles]
+        others = [Indicate(omega, color=theme.highlight()) for index, omega in enumerate(omegas) if index != fastest]
         with self.beat(said["legend"]) as beat:
             self.play(self.query_position.animate.set_value(1.0), FadeIn(q_legend), run_time=beat.until("fastest"))
-            self.play(Indicate(omegas[0], color=theme.highlight()), run_time=beat.until("higher"))
-            self.play(LaggedStart(*[Indicate(omega, color=theme.highlight()) for omega in omegas[1:]], lag_ratio=0.3),
-                      run_time=beat.remaining)  # fmt: skip
+            self.play(Indicate(omegas[fastest], color=theme.highlight()), run_time=beat.until("higher"))
+            if others:  # one pair drawn: the beat holds its picture to the end of the words
+                self.play(LaggedStart(*others, lag_ratio=0.3), run_time=beat.remaining)
         self.q_legend = q_legend
 
     def spin(self) -> None:
