@@ -242,3 +242,30 @@ def test_rope_ranks_its_pairs_by_their_frequencies() -> None:
     assert "jedes" not in de.RopeRotation.circles_said(one)["arrows"]
     assert "while" not in rope.spin_said(one) and "dagegen" not in de.RopeRotation.spin_said(one)
 
+
+def test_scaling_says_what_its_dims_and_entropy_do() -> None:
+    """Dims that quadruple are not said to double; a sweep whose unscaled entropy stays high is not called
+    one-hot (English and German)."""
+    from scenes.transformers import de
+
+    scaled = module_of("ScaledDotProduct")
+    notebook = computed("scaling")
+    assert np.all(notebook["dims"][1:] == 2 * notebook["dims"][:-1])
+    assert "doubles" in scaled.grow_d_said(notebook)["doubles"]
+    assert "one-hot" in heard(scaled.conclude_said(notebook)["collapse"])
+
+    quadrupling = computed("scaling", dims=[16, 64, 256])
+    assert "doubles" not in scaled.grow_d_said(quadrupling)["doubles"]
+    assert "the dimension grows" in scaled.grow_d_said(quadrupling)["doubles"]
+    assert "verdoppelt" not in de.ScaledDotProduct.grow_d_said(quadrupling)["doubles"]
+
+    short = computed("scaling", dims=[2, 4])
+    keys = short["sample_logits"].shape[1]
+    assert keys ** short["entropy_unscaled"][-1] > 2  # still spread like more than two equal keys: not one-hot
+    collapse = heard(scaled.conclude_said(short)["collapse"])
+    assert "turns one-hot" not in collapse and "not one-hot" in collapse
+    assert "gradients vanish" not in collapse
+    assert "nicht one-hot" in de.ScaledDotProduct.conclude_said(short)["collapse"]
+    assert "nearly one-hot" not in scaled.grow_d_notes(short)
+    assert "collapses" not in scaled.conclude_notes(short)
+

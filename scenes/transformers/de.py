@@ -309,7 +309,7 @@ class ScaledDotProduct:
         facts = scaling_facts(run)
         return {
             "doubles": (
-                "Jetzt verdoppelt sich die Dimension, Schritt für Schritt. "
+                f"Jetzt {'verdoppelt sich' if facts.doubling else 'wächst'} die Dimension, Schritt für Schritt. "
                 "Ohne Skalierung streuen die Scores breiter, und die Softmax wird schärfer."
             ),
             "grows": (
@@ -325,10 +325,16 @@ class ScaledDotProduct:
     @staticmethod
     def conclude_said(run: Artifact) -> dict[str, str]:
         facts = scaling_facts(run)
+        if facts.one_hot:
+            verdict = f"Die Attention {'wird' if facts.falls else 'ist'} one-hot, und ihre Gradienten verschwinden"
+        elif facts.falls:
+            verdict = f"Die Attention wird schärfer, ist bei {ganz(facts.last_d)} Dimensionen aber nicht one-hot"
+        else:
+            verdict = "Die Attention wird nicht schärfer"
         return {
             "collapse": (
-                f"Unskaliert fällt die mittlere Entropie von {_signifikant(facts.first_entropy)} auf "
-                f"{_signifikant(facts.last_entropy)}: Die Attention wird one-hot, und ihre Gradienten verschwinden."
+                f"Unskaliert {'fällt' if facts.falls else 'geht'} die mittlere Entropie von "
+                f"{_signifikant(facts.first_entropy)} auf {_signifikant(facts.last_entropy)}: {verdict}."
             ),
             "kept": f"Geteilt durch Wurzel d fällt die Entropie nie unter {zahl(facts.floor, 2)}.",
         }

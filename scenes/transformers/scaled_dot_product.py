@@ -55,6 +55,16 @@ class Scaling:
     first_entropy: float  # the unscaled softmax's mean entropy at the smallest d
     last_entropy: float  # and at the largest
     floor: float  # the scaled entropy never drops below this (`scaled_floor`)
+    doubling: bool  # each d of the sweep is twice the one before
+    falls: bool  # the unscaled mean entropy ends below where it starts
+    one_hot: bool  # the unscaled softmax at the largest d is effectively on one key (`ONE_HOT_KEYS`)
+    climbs: bool  # the sample's top unscaled weight ends above where it starts
+
+
+# A softmax with (natural) entropy H spreads its weight like one over exp(H) equal keys; below 1.5 such keys
+# it is nearer to one key than to two: one-hot, as the words say it. The run's entropy is normalised by
+# log(keys), so exp(H) = keys ** entropy.
+ONE_HOT_KEYS = 1.5
 
 
 def scaling_facts(run: Artifact) -> Scaling:
@@ -71,6 +81,10 @@ def scaling_facts(run: Artifact) -> Scaling:
         first_entropy=float(entropy[0]),
         last_entropy=float(entropy[-1]),
         floor=scaled_floor(run),
+        doubling=bool(np.all(dims[1:] == 2 * dims[:-1])),
+        falls=bool(entropy[-1] < entropy[0]),
+        one_hot=bool(run["sample_logits"].shape[1] ** float(entropy[-1]) < ONE_HOT_KEYS),
+        climbs=bool(run["sample_weights_unscaled"][-1].max() > run["sample_weights_unscaled"][0].max()),
     )
 
 
@@ -102,10 +116,14 @@ def setup_views_said(run: Artifact) -> dict[str, str]:
 
 def grow_d_notes(run: Artifact) -> str:
     facts = scaling_facts(run)
+    top = f"this sample's top weight {'climbs to' if facts.climbs else 'ends at'} {facts.top_unscaled:.3f}"
+    entropy = f"mean entropy {'falls to' if facts.falls else 'ends at'} {facts.last_entropy:.3f}"
+    unscaled = (
+        f"{top}: the softmax is nearly one-hot and {entropy}" if facts.one_hot else f"{top} and {entropy}: not one-hot"
+    )
     return (
         f"Grow d from {facts.first_d} to {facts.last_d}. "
-        f"Unscaled, this sample's top weight climbs to {facts.top_unscaled:.3f}: "
-        f"the softmax is nearly one-hot and mean entropy falls to {facts.last_entropy:.3f}. "
+        f"Unscaled, {unscaled}. "
         f"Scaled, the top weight stays {run['sample_weights_scaled'][-1].max():.3f} and mean entropy "
         f"{run['entropy_scaled'][-1]:.3f} (over {run.params['n_samples']} samples per d)."
     )
@@ -116,7 +134,7 @@ def grow_d_said(run: Artifact) -> dict[str, str]:
     facts = scaling_facts(run)
     return {
         "doubles": (
-            "Now the dimension doubles, step by step. "
+            f"Now the dimension {'doubles' if facts.doubling else 'grows'}, step by step. "
             "Without scaling, the scores spread wider and the softmax sharpens."
         ),
         "grows": (
@@ -132,21 +150,34 @@ def grow_d_said(run: Artifact) -> dict[str, str]:
 
 def conclude_notes(run: Artifact) -> str:
     facts = scaling_facts(run)
-    return (
-        "Without 1/sqrt(d) attention collapses to one-hot as d grows "
-        f"(entropy {facts.first_entropy:.3f} at d = {facts.first_d}, "
-        f"{facts.last_entropy:.3f} at d = {facts.last_d}), which kills the gradients. "
-        f"With it the entropy never drops below {run.metrics['entropy_scaled_min']:.3f}."
+    entropy = (
+        f"(entropy {facts.first_entropy:.3f} at d = {facts.first_d}, {facts.last_entropy:.3f} at d = {facts.last_d})"
     )
+    if facts.one_hot:
+        unscaled = f"Without 1/sqrt(d) attention collapses to one-hot as d grows {entropy}, which kills the gradients."
+    elif facts.falls:
+        unscaled = (
+            f"Without 1/sqrt(d) attention sharpens as d grows {entropy}, but is not one-hot by d = {facts.last_d}."
+        )
+    else:
+        unscaled = f"Without 1/sqrt(d) attention does not sharpen over these d {entropy}."
+    return f"{unscaled} With it the entropy never drops below {run.metrics['entropy_scaled_min']:.3f}."
 
 
 @translated
 def conclude_said(run: Artifact) -> dict[str, str]:
     facts = scaling_facts(run)
+    moves = "falls from" if facts.falls else "goes from"
+    if facts.one_hot:
+        verdict = f"attention {'turns' if facts.falls else 'is'} one-hot, and its gradients vanish"
+    elif facts.falls:
+        verdict = f"attention sharpens, but at {integer(facts.last_d)} dimensions it is not one-hot"
+    else:
+        verdict = "attention does not sharpen"
     return {
         "collapse": (
-            f"Unscaled, {mark('falls')}the average entropy falls from {significant(facts.first_entropy)} to "
-            f"{significant(facts.last_entropy)}: {mark('hot')}attention turns one-hot, and its gradients vanish."
+            f"Unscaled, {mark('falls')}the average entropy {moves} {significant(facts.first_entropy)} to "
+            f"{significant(facts.last_entropy)}: {mark('hot')}{verdict}."
         ),
         "kept": f"Divided by root d, {mark('never')}the entropy never drops below {number(facts.floor, 2)}.",
     }
