@@ -269,3 +269,29 @@ def test_scaling_says_what_its_dims_and_entropy_do() -> None:
     assert "nearly one-hot" not in scaled.grow_d_notes(short)
     assert "collapses" not in scaled.conclude_notes(short)
 
+
+def test_pooling_compares_its_error_with_the_sequence_mean_as_the_metrics_have_it() -> None:
+    """The held-out comparison follows the metrics: an exact sequence mean (one key group) is not 'zero times
+    smaller' (nor a division by zero), a ratio of 2.5 is not 'two', and a larger error is said to be larger
+    (English and German)."""
+    import dataclasses
+    from pathlib import Path
+
+    from scenes.transformers import de
+    from seqanim.lecture.contract import load
+
+    pooling = module_of("AttentionPooling")
+    built = load("groupby", directory=Path(__file__).resolve().parents[1] / "data")
+
+    def held_out(mse: float, sequence_mean_mse: float) -> tuple[str, str]:
+        run = dataclasses.replace(built, metrics={**built.metrics, "mse": mse, "sequence_mean_mse": sequence_mean_mse})
+        return heard(pooling.outputs_said(run)["held_out"]), de.AttentionPooling.outputs_said(run)["held_out"]
+
+    for exact in (1e-15, 0.0):  # one key group: each sequence's mean is every token's answer
+        english, german = held_out(built.metrics["mse"], exact)
+        assert "times" not in english and "already exact" in english
+        assert "-mal" not in german and "schon exakt" in german
+    english, german = held_out(0.004, 0.01)
+    assert "about two point five times smaller" in english and "rund 2,5-mal kleiner" in german
+    english, german = held_out(0.02, 0.01)
+    assert "about two times larger" in english and "rund 2-mal größer" in german

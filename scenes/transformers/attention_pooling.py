@@ -26,7 +26,7 @@ from manim import (
     linear,
 )
 
-from scenes.transformers.shared import TICK_SIZE, significant
+from scenes.transformers.shared import TICK_SIZE, significant, significant_rounded
 from seqanim import Artifact, LectureSlide, count, integer, mark, percent, translated
 from seqanim.kit import theme
 from seqanim.kit.alignment import token_box
@@ -45,11 +45,9 @@ def _groups(keys: np.ndarray) -> list[np.ndarray]:
     return [np.flatnonzero(keys == key) for key in np.unique(keys)]
 
 
-def times_smaller(run: Artifact) -> int:
-    """How many times smaller the held-out squared error is than predicting each sequence's mean, to two
-    significant digits."""
-    ratio = run.metrics["sequence_mean_mse"] / run.metrics["mse"]
-    return int(round(ratio, 1 - int(np.floor(np.log10(ratio)))))
+# A held-out squared error below this is rounding, not error: float32 values in [0, 1) round by about 1e-7, whose
+# square is 1e-14. With one key group the sequence's mean is every token's answer, and its error is that small.
+EXACT_MSE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -65,7 +63,9 @@ class Pooling:
     share: float  # the weight each of its tokens gets from one of them
     positions: int
     max_error: float  # the attention output's largest error in this example
-    times_smaller: int  # held out, its squared error against guessing each sequence's mean
+    guess_exact: bool  # held out, guessing each sequence's mean is exact (`EXACT_MSE`): nothing to beat
+    attention_exact: bool  # held out, the attention's output is exact
+    times_smaller: float  # held out, guessing each sequence's mean's squared error over the attention's
 
 
 def pooling_facts(run: Artifact) -> Pooling:
@@ -85,7 +85,9 @@ def pooling_facts(run: Artifact) -> Pooling:
         share=float(run["attention"][group[0], group].mean()),
         positions=len(run["target"]),
         max_error=float(run.metrics["example_max_abs_error"]),
-        times_smaller=times_smaller(run),
+        guess_exact=run.metrics["sequence_mean_mse"] < EXACT_MSE,
+        attention_exact=run.metrics["mse"] < EXACT_MSE,
+        times_smaller=run.metrics["sequence_mean_mse"] / max(run.metrics["mse"], EXACT_MSE),
     )
 
 
@@ -181,11 +183,31 @@ def outputs_said(run: Artifact) -> dict[str, str]:
             "The attention output, dashed, lands right on them: "
             f"{mark('error')}its largest error is {significant(facts.max_error)}."
         ),
-        "held_out": (
-            f"On held-out sequences its squared error is {mark('times')}about {integer(facts.times_smaller)} times "
-            "smaller than guessing each sequence's mean."
-        ),
+        "held_out": _held_out_said(facts),
     }
+
+
+def _held_out_said(facts: Pooling) -> str:
+    """The held-out squared error against guessing each sequence's mean: the ratio as said (to two digits), or
+    which of the two is exact. Bookmark 'times': where the guess's error comes in."""
+    if facts.guess_exact:
+        return (
+            f"On held-out sequences nothing beats {mark('times')}guessing each sequence's mean: "
+            "here that guess is already exact."
+        )
+    if facts.attention_exact:
+        return (
+            f"On held-out sequences its squared error is only rounding, {mark('times')}unlike guessing each "
+            "sequence's mean."
+        )
+    ratio = significant_rounded(facts.times_smaller).value
+    if ratio > 1:
+        compared = f"about {significant(facts.times_smaller)} times smaller than"
+    elif ratio == 1:
+        compared = "about as large as"
+    else:
+        compared = f"about {significant(1 / facts.times_smaller)} times larger than"
+    return f"On held-out sequences its squared error is {mark('times')}{compared} guessing each sequence's mean."
 
 
 # --- the scene ----------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ Argumenten und denselben Beat-Namen. Die Zahlen liest jede aus denselben Fakten 
 
 from __future__ import annotations
 
-from scenes.transformers.attention_pooling import pooling_facts
+from scenes.transformers.attention_pooling import Pooling, pooling_facts
 from scenes.transformers.rope_rotation import rotary_facts
 from scenes.transformers.scaled_dot_product import scaling_facts
 from scenes.transformers.self_attention_lookup import lookup_facts
@@ -137,11 +137,30 @@ class AttentionPooling:
                 "Die Attention-Ausgabe, gestrichelt, liegt genau darauf: Ihr größter Fehler ist "
                 f"{_signifikant(facts.max_error)}."
             ),
-            "held_out": (
-                f"Auf neuen Sequenzen ist ihr quadratischer Fehler rund {ganz(facts.times_smaller)}-mal kleiner, "
-                "als wenn wir den Mittelwert jeder Sequenz raten."
-            ),
+            "held_out": AttentionPooling._held_out_said(facts),
         }
+
+    @staticmethod
+    def _held_out_said(facts: Pooling) -> str:
+        """Der quadratische Fehler auf neuen Sequenzen gegen das Raten des Sequenzmittelwerts (wie das Englische)."""
+        if facts.guess_exact:
+            return (
+                "Auf neuen Sequenzen ist nichts besser, als den Mittelwert jeder Sequenz zu raten: "
+                "Dieses Raten ist hier schon exakt."
+            )
+        if facts.attention_exact:
+            return (
+                "Auf neuen Sequenzen ist ihr quadratischer Fehler nur Rundung, anders als beim Raten des "
+                "Mittelwerts jeder Sequenz."
+            )
+        ratio = significant_rounded(facts.times_smaller).value
+        if ratio > 1:
+            compared = f"rund {_signifikant(facts.times_smaller)}-mal kleiner, als wenn"
+        elif ratio == 1:
+            compared = "etwa so groß, wie wenn"
+        else:
+            compared = f"rund {_signifikant(1 / facts.times_smaller)}-mal größer, als wenn"
+        return f"Auf neuen Sequenzen ist ihr quadratischer Fehler {compared} wir den Mittelwert jeder Sequenz raten."
 
 
 class SinusoidalPositions:
