@@ -14,8 +14,8 @@ import pytest
 from scenes.recurrent_attention import PART
 from scenes.recurrent_attention import reverse_alignment as reverse_words
 from scenes.recurrent_attention import sort_alignment as sort_words
-from seqanim.author.spoken import count, integer, percent, sentences_of, unheard
-from seqanim.lecture.contract import Artifact
+from seqanim.author.spoken import bookmarks, count, integer, percent, sentences_of, unheard
+from seqanim.lecture.contract import Artifact, load
 
 PART_FOLDER = Path(__file__).resolve().parents[1] / "scenes" / "recurrent_attention"
 
@@ -194,3 +194,45 @@ def test_every_slide_has_notes_and_words(scene: str) -> None:
     said = {name.removesuffix("_said") for name in own if name.endswith("_said") and not name.startswith("_")}
     notes = {name.removesuffix("_notes") for name in own if name.endswith("_notes")}
     assert said == notes and len(said) >= 5
+
+
+# --- words that hold for other parameters (the built artifacts, a parameter or metric replaced) --------------
+
+
+def _built(name: str) -> Artifact:
+    return load(name, directory=Path(__file__).resolve().parents[1] / "data")
+
+
+def _trained(run: Artifact, **params: object) -> Artifact:
+    """The run as if trained with `params` changed (the words read them from the artifact)."""
+    return dataclasses.replace(run, params={**run.params, **params})
+
+
+def test_the_encoders_are_said_to_read_as_they_were_trained() -> None:
+    """A sorter trained with a one-way encoder is not said to read both ways; a reverser trained with a
+    bidirectional one is not said to read only left to right, and its 'why late' names the forward half (English
+    and German)."""
+    from scenes.recurrent_attention import de
+
+    sort = _built("seq2seq_sort")
+    assert sort.params["bidirectional"]  # the notebook's sorter reads both ways
+    assert "both ways" in sort_words.stage_said(sort)["decoder"]
+    one_way = _trained(sort, bidirectional=False)
+    decoder = bookmarks(sort_words.stage_said(one_way)["decoder"])[0]
+    assert "both ways" not in decoder and "from left to right" in decoder
+    assert "bidirectional" not in sort_words.stage_notes(one_way)
+    german = de.SortAlignment.stage_said(one_way)["decoder"]
+    assert "beide Richtungen" not in german and "von links nach rechts" in german
+
+    reverse = _built("seq2seq_reverse")
+    assert not reverse.params["bidirectional"]  # the notebook's reverser reads left to right only
+    assert reverse_words.explain_facts(reverse).looks_late  # the 'why late' below explains a late model
+    both = _trained(reverse, bidirectional=True)
+    encoder = reverse_words.stage_said(both)["encoder"]
+    assert "both ways" in encoder and not encoder.endswith("from left to right.")
+    assert "in beide Richtungen" in de.ReverseAlignment.stage_said(both)["encoder"]
+    assert "forward half" in reverse_words.explain_said(both)["why"]
+    assert "forward GRU" in reverse_words.explain_notes(both)
+    assert "the encoder reads left to right:" not in reverse_words.explain_board(both).reason
+    assert "Vorwärtshälfte" in de.ReverseAlignment.explain_said(both)["why"]
+    _assert_heard([sentences_of(reverse_words.stage_said(both)), sentences_of(reverse_words.explain_said(both))])

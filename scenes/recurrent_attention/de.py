@@ -12,7 +12,7 @@ import numpy as np
 from scenes.recurrent_attention.reverse_alignment import _almost_all, explain_facts, mirror_facts
 from scenes.recurrent_attention.reverse_alignment import rest_facts as reverse_rest_facts
 from scenes.recurrent_attention.reverse_alignment import step_facts as reverse_step_facts
-from scenes.recurrent_attention.shared import wrong_steps
+from scenes.recurrent_attention.shared import reads_both_ways, wrong_steps
 from scenes.recurrent_attention.sort_alignment import ORDINALS, contrast_facts, other_inputs_facts, summary_facts
 from scenes.recurrent_attention.sort_alignment import rest_facts as sort_rest_facts
 from scenes.recurrent_attention.sort_alignment import step_facts as sort_step_facts
@@ -52,7 +52,10 @@ class ReverseAlignment:
     def stage_said(run: Artifact) -> dict[str, str]:
         length = len(run["source"])
         return {
-            "encoder": f"Ein rekurrenter Encoder liest {anzahl(length, 'Symbol', 'Symbole')}, von links nach rechts.",
+            "encoder": (
+                f"Ein rekurrenter Encoder liest {anzahl(length, 'Symbol', 'Symbole')}, "
+                f"{'in beide Richtungen' if reads_both_ways(run) else 'von links nach rechts'}."
+            ),
             "decoder": "Ein Decoder soll sie rückwärts schreiben; die Matrix zeigt, wohin er schaut.",
         }
 
@@ -123,7 +126,12 @@ class ReverseAlignment:
     @staticmethod
     def explain_said(run: Artifact) -> dict[str, str]:
         facts = explain_facts(run)
-        if facts.looks_late:
+        if facts.looks_late and facts.both_ways:
+            reason = (
+                "Warum zu spät? Die Vorwärtshälfte jedes Encoder-Zustands kennt noch das Symbol davor, "
+                "das jetzt fällige."
+            )
+        elif facts.looks_late:
             reason = "Warum zu spät? Jeder Encoder-Zustand kennt noch das Symbol davor, das jetzt fällige."
         else:
             reason = (
@@ -165,7 +173,10 @@ class SortAlignment:
     def stage_said(run: Artifact) -> dict[str, str]:
         return {
             "encoder": f"Jetzt lernt dieselbe Art Netz, {anzahl(len(run['source']), 'Wert', 'Werte')} zu sortieren.",
-            "decoder": "Sein Encoder liest sie in beide Richtungen; jeder Schritt muss den nächstkleinsten finden.",
+            "decoder": (
+                f"Sein Encoder liest sie {'in beide Richtungen' if reads_both_ways(run) else 'von links nach rechts'};"
+                " jeder Schritt muss den nächstkleinsten finden."
+            ),
         }
 
     @staticmethod

@@ -15,6 +15,7 @@ from scenes.recurrent_attention.shared import (
     AlignmentBuildUp,
     mistakes_noted,
     mistakes_said,
+    reads_both_ways,
     symbols,
     wrong_steps,
 )
@@ -97,8 +98,9 @@ def stage_notes(run: Artifact) -> str:
 @translated
 def stage_said(run: Artifact) -> dict[str, str]:
     length = len(run["source"])
+    reads = "both ways, left to right and right to left" if reads_both_ways(run) else "from left to right"
     return {
-        "encoder": f"A recurrent encoder reads {count(length, 'symbol')}, from left to right.",
+        "encoder": f"A recurrent encoder reads {count(length, 'symbol')}, {reads}.",
         "decoder": f"A decoder must write them in reverse; {mark('matrix')}the matrix shows where it looks.",
     }
 
@@ -360,6 +362,7 @@ class ExplainFacts:
     """Why the model looks where it does, and how well it does, as the last slide tells it."""
 
     looks_late: bool  # held out, the peak is on L-t more often than on the mirror
+    both_ways: bool  # the encoder is bidirectional: only its forward half reads left to right
     accuracy: float  # held-out token accuracy, teacher-forced (as the notebook)
     greedy_accuracy: float  # held-out token accuracy, fed its own outputs
     correct: bool  # the example comes out right teacher-forced
@@ -372,6 +375,7 @@ def explain_facts(run: Artifact) -> ExplainFacts:
     metrics = run.metrics
     return ExplainFacts(
         looks_late=_looks_late(run),
+        both_ways=reads_both_ways(run),
         accuracy=metrics["token_accuracy"],
         greedy_accuracy=metrics["greedy_token_accuracy"],
         correct=metrics["example_correct"],
@@ -388,7 +392,16 @@ def explain_notes(run: Artifact) -> str:
         (False, True): "right greedily only",
         (False, False): "wrong both ways",
     }[(facts.correct, facts.greedy_correct)]
-    if facts.looks_late:
+    if facts.looks_late and facts.both_ways:
+        reason = (
+            "Why one step late? The bidirectional encoder's forward GRU reads left to right, so its half of the "
+            "state at position L-t has just read x_(L-t) and still remembers x_(L-1-t), the symbol to emit now "
+            "(its backward half remembers x_(L-t+1)). "
+            "The decoder was just fed its previous output x_(L-t), so finding where that symbol sits is an easy "
+            "content match; reading one step back comes free from the recurrence. "
+            "Either position would do; training settled on this one. "
+        )
+    elif facts.looks_late:
         reason = (
             "Why one step late? The encoder GRU reads left to right, so its state at position L-t has just read "
             "x_(L-t) and still remembers x_(L-1-t), the symbol to emit now. "
@@ -422,7 +435,13 @@ class ExplainBoard:
 def explain_board(run: Artifact) -> ExplainBoard:
     """The reason (three lines) and the held-out accuracy (a heading and two lines)."""
     facts = explain_facts(run)
-    if facts.looks_late:
+    if facts.looks_late and facts.both_ways:
+        reason = (
+            "the forward GRU reads left to right:",
+            "its state at L-t still remembers",
+            "x at L-1-t, the symbol to emit now",
+        )
+    elif facts.looks_late:
         reason = (
             "the encoder reads left to right:",
             "its state at L-t still remembers",
@@ -445,7 +464,12 @@ EXPLAIN_CAPTION = "attention learned an alignment: a position, found anew at eve
 def explain_said(run: Artifact) -> dict[str, str]:
     """The reason, the held-out accuracy teacher-forced, then greedily and the conclusion ('aligned')."""
     facts = explain_facts(run)
-    if facts.looks_late:
+    if facts.looks_late and facts.both_ways:
+        reason = (
+            "Why late? The forward half of each encoder state still remembers the symbol just before it, the one "
+            "due now."
+        )
+    elif facts.looks_late:
         reason = "Why late? Each encoder state still remembers the symbol just before it, the one due now."
     else:
         reason = "Held out, the peak sits on the mirror more often than one step late: the notebook's anti-diagonal."

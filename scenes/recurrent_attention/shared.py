@@ -38,6 +38,11 @@ def symbols(values: Sequence[int] | np.ndarray) -> str:
     return " ".join(map(str, values))
 
 
+def reads_both_ways(run: Artifact) -> bool:
+    """Whether the run's encoder reads its input both ways (its `bidirectional` parameter), as it was trained."""
+    return bool(run.params["bidirectional"])
+
+
 def wrong_steps(prediction: np.ndarray, target: np.ndarray) -> list[int]:
     """The decoder steps whose output is not the target's symbol."""
     return [t for t in range(len(target)) if int(prediction[t]) != int(target[t])]

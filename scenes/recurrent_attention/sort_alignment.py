@@ -28,6 +28,7 @@ from scenes.recurrent_attention.shared import (
     AlignmentBuildUp,
     mistakes_noted,
     mistakes_said,
+    reads_both_ways,
     symbols,
     wrong_steps,
 )
@@ -99,9 +100,10 @@ def _more(run: Artifact) -> list[HeldOutInput]:
 
 def stage_notes(run: Artifact) -> str:
     source, target = run["source"], run["target"]
+    encoder = "a bidirectional encoder" if reads_both_ways(run) else "a plain left-to-right GRU encoder"
     return (
         "Reversal is purely positional: output t always wants input L-1-t. "
-        "Now the same attention seq2seq, with a bidirectional encoder, "
+        f"Now the same attention seq2seq, with {encoder}, "
         f"is trained to SORT {len(source)} distinct values. "
         f"The notebook's example input {symbols(source)}, target {symbols(target)}. "
         "Step t must point to wherever the t-th smallest value sits."
@@ -112,7 +114,10 @@ def stage_notes(run: Artifact) -> str:
 def stage_said(run: Artifact) -> dict[str, str]:
     return {
         "encoder": f"Now the same kind of network learns to sort {count(len(run['source']), 'value')}.",
-        "decoder": f"Its encoder reads them both ways; {mark('step')}each step must find the next smallest.",
+        "decoder": (
+            f"Its encoder reads them {'both ways' if reads_both_ways(run) else 'from left to right'}; "
+            f"{mark('step')}each step must find the next smallest."
+        ),
     }
 
 
@@ -469,13 +474,14 @@ class SortAlignment(AlignmentBuildUp):
             self.run,
             cell_size=0.5,
             col_title="source value",
-            encoder_text="values $x_j$, read both ways into states $h_j$",
+            encoder_text=f"values $x_j$, read {'both ways' if reads_both_ways(self.run) else 'left to right'} "
+            "into states $h_j$",
         )
         self.next_slide(notes=stage_notes(self.run))
         said = stage_said(self.run)
         with self.beat(said["encoder"]) as beat:  # the values appear
             self.title("A harder alignment: learning to sort", along=[self.encoder_reads()], run_time=beat.remaining)
-        with self.beat(said["decoder"]) as beat:  # "read both ways", then the decoder and its matrix
+        with self.beat(said["decoder"]) as beat:  # how the encoder reads, then the decoder and its matrix
             self.play(FadeIn(self.encoder_label, shift=0.1 * DOWN), run_time=beat.until("step"))
             self.show_decoder(beat.remaining / 2)
             self.show_matrix(beat.remaining)
