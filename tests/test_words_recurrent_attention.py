@@ -236,3 +236,40 @@ def test_the_encoders_are_said_to_read_as_they_were_trained() -> None:
     assert "the encoder reads left to right:" not in reverse_words.explain_board(both).reason
     assert "Vorwärtshälfte" in de.ReverseAlignment.explain_said(both)["why"]
     _assert_heard([sentences_of(reverse_words.stage_said(both)), sentences_of(reverse_words.explain_said(both))])
+
+
+def _measured(run: Artifact, **metrics: float) -> Artifact:
+    """The run as if its held-out metrics had come out as `metrics`."""
+    return dataclasses.replace(run, metrics={**run.metrics, **metrics})
+
+
+def test_the_conclusions_follow_the_held_out_peaks() -> None:
+    """A reverser that looks at the mirror is quoted by its mirror peaks, not its few late ones; one whose peaks
+    follow no position is not said to be decided by position nor to have learned an alignment; a sorter whose peaks
+    are mostly off the right value does not 'align by content' (English and German)."""
+    from scenes.recurrent_attention import de
+
+    sort, reverse = _built("seq2seq_sort"), _built("seq2seq_reverse")
+    mirror = _measured(reverse, held_out_argmax_on_mirror=0.93, held_out_argmax_on_shifted=0.04)
+    decides = bookmarks(sort_words.contrast_said(sort, mirror)["decides"])[0]
+    assert f"Position decides there, in {percent(0.93, 0)}" in decides
+    assert percent(0.04, 0) not in decides
+    assert "the mirror L-1-t" in sort_words.contrast_notes(sort, mirror)
+    assert "Attention has learned an alignment." in bookmarks(reverse_words.explain_said(mirror)["fed"])[0]
+
+    unsettled = _measured(reverse, held_out_argmax_on_mirror=0.2, held_out_argmax_on_shifted=0.3)
+    contrast = sort_words.contrast_said(sort, unsettled)
+    assert "Position decides" not in contrast["decides"] and "one staircase" not in contrast["staircase"]
+    assert f"only {percent(0.3, 0)}" in contrast["decides"]
+    assert "Dort entscheidet die Position" not in de.SortAlignment.contrast_said(sort, unsettled)["decides"]
+    fed = bookmarks(reverse_words.explain_said(unsettled)["fed"])[0]
+    assert "learned an alignment" not in fed and f"only {percent(0.3, 0)}" in fed
+    assert "gelernt" not in de.ReverseAlignment.explain_said(unsettled)["fed"]
+    assert "learned an alignment" not in reverse_words.explain_caption(unsettled)
+
+    missing = _measured(sort, held_out_argmax_on_target=0.3)
+    content = bookmarks(sort_words.summary_said(missing, reverse)["content"])[0]
+    assert "Attention aligns by content" not in content and "only partly" in content
+    assert "nur teilweise" in de.SortAlignment.summary_said(missing, reverse)["content"]
+    assert "content decides here" not in sort_words.contrast_said(missing, reverse)["decides"]
+    _assert_heard([sentences_of(sort_words.contrast_said(missing, unsettled)), [fed, content]])

@@ -142,7 +142,14 @@ class ReverseAlignment:
         fed = f"Mit eigenen Ausgaben gefüttert, schafft das Modell noch {prozent(facts.greedy_accuracy, 0)}."
         if facts.greedy_wrong:
             fed += f" An diesem Beispiel: {mistakes_said(run['greedy_prediction'], run['target'])}."
-        return {"why": reason, "overall": overall, "fed": fed + " Attention hat eine Ausrichtung gelernt."}
+        if facts.aligned:
+            fed += " Attention hat eine Ausrichtung gelernt."
+        else:
+            fed += (
+                f" Ihre Attention hat sich nicht festgelegt: Nur {prozent(facts.on_position, 0)} der Testspitzen "
+                "liegen auf dem Spiegelbild oder einen Schritt später."
+            )
+        return {"why": reason, "overall": overall, "fed": fed}
 
 
 # --- Sortieren ---------------------------------------------------------------------------------------
@@ -222,11 +229,24 @@ class SortAlignment:
         facts = contrast_facts(run, reverse)
         return {
             "moves": "Jetzt nebeneinander: Die Sortier-Matrix rückt nach rechts.",
-            "staircase": "Links die Umkehrung: dieselbe Treppe für jede Eingabe.",
+            "staircase": (
+                "Links die Umkehrung: dieselbe Treppe für jede Eingabe."
+                if facts.positional
+                else "Links die Umkehrung: ihre Spitzen, Schritt für Schritt."
+            ),
             "decides": (
-                f"Dort entscheidet die Position, in {prozent(facts.position_decides, 0)} "
-                "der Testschritte; hier entscheidet der Inhalt. "
-                "Gleiches Modell, andere Aufgabe, andere Ausrichtung."
+                (
+                    f"Dort entscheidet die Position, in {prozent(facts.position_decides, 0)} der Testschritte; "
+                    if facts.positional
+                    else f"Dort liegt die Spitze nur in {prozent(facts.position_decides, 0)} der Testschritte auf "
+                    "einer festen Position; "
+                )
+                + (
+                    "hier entscheidet der Inhalt. "
+                    if facts.by_content
+                    else f"hier entscheidet der Inhalt nur in {prozent(facts.content_decides, 0)}. "
+                )
+                + "Gleiches Modell, andere Aufgabe, andere Ausrichtung."
             ),
         }
 
@@ -269,6 +289,9 @@ class SortAlignment:
                 "Attention richtet sich nach dem Inhalt aus: In "
                 f"{prozent(facts.on_target, 0)} der Testschritte liegt die Spitze "
                 "auf dem richtigen Wert."
+                if facts.by_content
+                else "Attention richtet sich nur teilweise nach dem Inhalt: Nur in "
+                f"{prozent(facts.on_target, 0)} der Testschritte liegt die Spitze auf dem richtigen Wert."
             ),
             "answers": softer,
         }

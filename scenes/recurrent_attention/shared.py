@@ -38,6 +38,11 @@ def symbols(values: Sequence[int] | np.ndarray) -> str:
     return " ".join(map(str, values))
 
 
+# A rule the peaks follow in most held-out steps, more than half, is said to decide: "position decides there",
+# "attention has learned an alignment".
+MOST = 0.5
+
+
 def reads_both_ways(run: Artifact) -> bool:
     """Whether the run's encoder reads its input both ways (its `bidirectional` parameter), as it was trained."""
     return bool(run.params["bidirectional"])
