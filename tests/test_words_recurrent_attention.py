@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from scenes.recurrent_attention import PART
 from scenes.recurrent_attention import reverse_alignment as reverse_words
 from scenes.recurrent_attention import sort_alignment as sort_words
 from seqanim.author.spoken import bookmarks, count, integer, percent, sentences_of, unheard
-from seqanim.lecture.contract import Artifact, load
+from seqanim.lecture.contract import Artifact
 
 PART_FOLDER = Path(__file__).resolve().parents[1] / "scenes" / "recurrent_attention"
 
@@ -199,22 +200,18 @@ def test_every_slide_has_notes_and_words(scene: str) -> None:
 # --- words that hold for other parameters (the built artifacts, a parameter or metric replaced) --------------
 
 
-def _built(name: str) -> Artifact:
-    return load(name, directory=Path(__file__).resolve().parents[1] / "data")
-
-
 def _trained(run: Artifact, **params: object) -> Artifact:
     """The run as if trained with `params` changed (the words read them from the artifact)."""
     return dataclasses.replace(run, params={**run.params, **params})
 
 
-def test_the_encoders_are_said_to_read_as_they_were_trained() -> None:
+def test_the_encoders_are_said_to_read_as_they_were_trained(artifact: Callable[[str], Artifact]) -> None:
     """A sorter trained with a one-way encoder is not said to read both ways; a reverser trained with a
     bidirectional one is not said to read only left to right, and its 'why late' names the forward half (English
     and German)."""
     from scenes.recurrent_attention import de
 
-    sort = _built("seq2seq_sort")
+    sort = artifact("seq2seq_sort")
     assert sort.params["bidirectional"]  # the notebook's sorter reads both ways
     assert "both ways" in sort_words.stage_said(sort)["decoder"]
     one_way = _trained(sort, bidirectional=False)
@@ -224,7 +221,7 @@ def test_the_encoders_are_said_to_read_as_they_were_trained() -> None:
     german = de.SortAlignment.stage_said(one_way)["decoder"]
     assert "beide Richtungen" not in german and "von links nach rechts" in german
 
-    reverse = _built("seq2seq_reverse")
+    reverse = artifact("seq2seq_reverse")
     assert not reverse.params["bidirectional"]  # the notebook's reverser reads left to right only
     assert reverse_words.explain_facts(reverse).looks_late  # the 'why late' below explains a late model
     both = _trained(reverse, bidirectional=True)
@@ -243,13 +240,13 @@ def _measured(run: Artifact, **metrics: float) -> Artifact:
     return dataclasses.replace(run, metrics={**run.metrics, **metrics})
 
 
-def test_the_conclusions_follow_the_held_out_peaks() -> None:
+def test_the_conclusions_follow_the_held_out_peaks(artifact: Callable[[str], Artifact]) -> None:
     """A reverser that looks at the mirror is quoted by its mirror peaks, not its few late ones; one whose peaks
     follow no position is not said to be decided by position nor to have learned an alignment; a sorter whose peaks
     are mostly off the right value does not 'align by content' (English and German)."""
     from scenes.recurrent_attention import de
 
-    sort, reverse = _built("seq2seq_sort"), _built("seq2seq_reverse")
+    sort, reverse = artifact("seq2seq_sort"), artifact("seq2seq_reverse")
     mirror = _measured(reverse, held_out_argmax_on_mirror=0.93, held_out_argmax_on_shifted=0.04)
     decides = bookmarks(sort_words.contrast_said(sort, mirror)["decides"])[0]
     assert f"Position decides there, in {percent(0.93, 0)}" in decides

@@ -270,18 +270,18 @@ def test_scaling_says_what_its_dims_and_entropy_do() -> None:
     assert "collapses" not in scaled.conclude_notes(short)
 
 
-def test_pooling_compares_its_error_with_the_sequence_mean_as_the_metrics_have_it() -> None:
+def test_pooling_compares_its_error_with_the_sequence_mean_as_the_metrics_have_it(
+    artifact: Callable[[str], Artifact],
+) -> None:
     """The held-out comparison follows the metrics: an exact sequence mean (one key group) is not 'zero times
     smaller' (nor a division by zero), a ratio of 2.5 is not 'two', and a larger error is said to be larger
     (English and German)."""
     import dataclasses
-    from pathlib import Path
 
     from scenes.transformers import de
-    from seqanim.lecture.contract import load
 
     pooling = module_of("AttentionPooling")
-    built = load("groupby", directory=Path(__file__).resolve().parents[1] / "data")
+    built = artifact("groupby")
 
     def held_out(mse: float, sequence_mean_mse: float) -> tuple[str, str]:
         run = dataclasses.replace(built, metrics={**built.metrics, "mse": mse, "sequence_mean_mse": sequence_mean_mse})

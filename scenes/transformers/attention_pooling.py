@@ -183,11 +183,11 @@ def outputs_said(run: Artifact) -> dict[str, str]:
             "The attention output, dashed, lands right on them: "
             f"{mark('error')}its largest error is {significant(facts.max_error)}."
         ),
-        "held_out": _held_out_said(facts),
+        "held_out": _held_out_compared(facts),
     }
 
 
-def _held_out_said(facts: Pooling) -> str:
+def _held_out_compared(facts: Pooling) -> str:
     """The held-out squared error against guessing each sequence's mean: the ratio as said (to two digits), or
     which of the two is exact. Bookmark 'times': where the guess's error comes in."""
     if facts.guess_exact:

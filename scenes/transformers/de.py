@@ -137,11 +137,11 @@ class AttentionPooling:
                 "Die Attention-Ausgabe, gestrichelt, liegt genau darauf: Ihr größter Fehler ist "
                 f"{_signifikant(facts.max_error)}."
             ),
-            "held_out": AttentionPooling._held_out_said(facts),
+            "held_out": AttentionPooling._held_out_compared(facts),
         }
 
     @staticmethod
-    def _held_out_said(facts: Pooling) -> str:
+    def _held_out_compared(facts: Pooling) -> str:
         """Der quadratische Fehler auf neuen Sequenzen gegen das Raten des Sequenzmittelwerts (wie das Englische)."""
         if facts.guess_exact:
             return (

@@ -88,7 +88,7 @@ def rotary_facts(run: Artifact) -> Rotary:
     )
 
 
-def _turns_said(turns: float, only: bool) -> str:
+def _turns_heard(turns: float, only: bool) -> str:
     """How far a pair turns, as heard: 'makes two point eight turns', 'turns only zero point four of a turn'; the
     case is read from the number as said."""
     rounded, fewer = significant_rounded(turns).value, "only " if only else ""
@@ -148,11 +148,11 @@ def spin_said(run: Artifact) -> str:
     facts = rotary_facts(run)
     spin = (
         f"As the query moves from position zero to {integer(facts.last)}, pair {integer(facts.fastest)} "
-        f"{_turns_said(facts.fastest_turns, only=False)}"
+        f"{_turns_heard(facts.fastest_turns, only=False)}"
     )
     if facts.slowest == facts.fastest:  # one speed drawn: no slower pair to compare
         return spin + "."
-    return spin + f", while pair {integer(facts.slowest)} {_turns_said(facts.slowest_turns, only=True)}."
+    return spin + f", while pair {integer(facts.slowest)} {_turns_heard(facts.slowest_turns, only=True)}."
 
 
 def both_positions_notes(run: Artifact) -> str:
