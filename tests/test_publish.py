@@ -926,3 +926,16 @@ def test_narration_record_is_the_same_from_a_cold_or_a_warm_voice_cache(tiny: Ti
     assert "synthesised 4 of 4" in _narration_log(tiny).read_text()
     record = tiny.renders() / "PulseScene.narration.json"
     assert record.read_bytes() == (tiny.root.parent / FIRST_RECORD).read_bytes()
+
+
+def test_a_deck_exported_after_the_voice_cache_is_emptied_still_speaks(tiny: Tiny, tmp_path: Path) -> None:
+    """`seqanim clean --cache-only` empties the voice clips (and so does a worker that did not narrate the scene):
+    a deck exported again without narrating again makes each clip again, and its video speaks as before."""
+    copy = Tiny(tmp_path / "lecture")
+    shutil.copytree(tiny.root, copy.root, symlinks=True)
+    before = _silences(copy.renders() / "pulse.mp4")
+    shutil.rmtree(copy.root / ".seqanim" / "voice")
+    result = copy.run("slides", "pulse", "--set", "decks.playback_rate=1.25")  # the deck again, not its narration
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "done deck pulse" in result.stdout and "narration" not in result.stdout, result.stdout  # the deck alone
+    assert _silences(copy.renders() / "pulse.mp4") == before

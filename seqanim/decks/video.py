@@ -45,17 +45,18 @@ def clock(seconds: float) -> str:
 def _clip_path(
     audio: str | None, said: str, beat: int | None, record: dict[str, Any], scene: str, lecture: Lecture
 ) -> Path | None:
-    """A slide's (or beat's) normalised clip; made again (same key) when the voice cache lost it."""
+    """A slide's (or beat's) normalised clip; made again (same key) when the voice cache lost it (emptied by
+    `seqanim clean --cache-only`, or a worker's other than the one that narrated the scene)."""
     if audio is None:
         return None
-    from seqanim.publish.voice import cache_dir
+    from seqanim.publish.narrate import slide_clip
+    from seqanim.publish.voice import beat_clip, cache_dir
 
     path = cache_dir() / audio
     if path.is_file():
         return path
-    from seqanim.publish.narrate import _audio_for
-
-    clip = _audio_for(scene, record["slide"], said, lecture.publish, [], beat)
+    number, publish = record["slide"], lecture.publish
+    clip = beat_clip(scene, number, beat, said, publish) if beat else slide_clip(scene, number, said, publish, [])
     return clip.path if clip else None
 
 

@@ -171,6 +171,27 @@ def _narrate_beats(
     return slide
 
 
+def slide_clip(scene: str, number: int, text: str, publish: Publish, warnings: list[str]) -> voice.Clip | None:
+    """The clip of a slide said whole (no beats): the lecturer's recording of it, else the voice's (the fallback
+    voice's, with a warning, when the voice is `recorded`); None with no voice."""
+    synthetic = publish.voice
+    recorded = voice.recorded_file(scene, number) if publish.voice == "recorded" else None
+    if recorded is not None:
+        return voice.clip(text, publish, recorded=recorded)
+    if publish.voice == "recorded":
+        synthetic = publish.fallback_voice
+        warnings.append(
+            f"narration/{scene}/{number}.wav (or .flac/.mp3) is missing: {scene} slide {number} uses the "
+            f"{synthetic} voice"
+        )
+    if synthetic == "none":
+        return None
+    try:
+        return voice.clip(text, publish, voice=synthetic)
+    except SeqanimError as error:
+        raise SeqanimError(f"{scene} slide {number}: {error}") from None
+
+
 def _narrate_whole(
     scene: str, number: int, text: str, seconds: float, start: float, publish: Publish, warnings: list[str]
 ) -> Narrated:
@@ -178,20 +199,7 @@ def _narrate_whole(
     from seqanim.author.slide import reading_speech
     from seqanim.publish.voice import written_words
 
-    synthetic = publish.voice
-    recorded = voice.recorded_file(scene, number) if publish.voice == "recorded" else None
-    if publish.voice == "recorded" and recorded is None:
-        synthetic = publish.fallback_voice
-        warnings.append(
-            f"narration/{scene}/{number}.wav (or .flac/.mp3) is missing: {scene} slide {number} uses the "
-            f"{synthetic} voice"
-        )
-    clip = voice.clip(text, publish, recorded=recorded) if recorded else None
-    if clip is None and synthetic != "none":
-        try:
-            clip = voice.clip(text, publish, voice=synthetic)
-        except SeqanimError as error:
-            raise SeqanimError(f"{scene} slide {number}: {error}") from None
+    clip = slide_clip(scene, number, text, publish, warnings)
     speech = clip.seconds if clip else reading_seconds(text, publish.words_per_minute)
     slide = Narrated(held=max(0.0, speech + publish.gap_s - seconds), speech=speech)
     slide.pieces.append((clip, seconds + slide.held, text, speech, None))
