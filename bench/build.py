@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -234,7 +235,8 @@ def distributed(scenes: list[str]) -> None:
 
 
 def outputs(tree: Tree) -> dict[str, str]:
-    """Every built file under data/, renders/, slides/, by its path: videos by their frames, others by bytes.
+    """Every built file under data/, renders/, slides/, by its path: videos by their frames, PPTX by their entries,
+    others by bytes.
     A sidecar's measured run time and a report's render time differ run to run: left out."""
     found = {}
     for folder in ("data", "renders", "slides"):
@@ -244,6 +246,11 @@ def outputs(tree: Tree) -> dict[str, str]:
             label = path.relative_to(tree.root).as_posix()
             if path.suffix == ".mp4":
                 found[label] = framemd5(path)
+            elif path.suffix == ".pptx":  # a zip whose entries carry their write time: compare what they hold
+                with zipfile.ZipFile(path) as pptx:
+                    found[label] = hashlib.sha256(
+                        b"".join(pptx.read(name) for name in sorted(pptx.namelist()))
+                    ).hexdigest()
             elif path.name.endswith((".report.json", ".json")) and folder != "slides":
                 value = json.loads(path.read_text())
                 if isinstance(value, dict):
