@@ -67,6 +67,12 @@ class Pooling:
     attention_exact: bool  # held out, the attention's output is exact
     times_smaller: float  # held out, guessing each sequence's mean's squared error over the attention's
 
+    @property
+    def compared(self) -> str:
+        """The attention's held-out error against the guess, as said to two digits: "smaller", "same", "larger"."""
+        ratio = significant_rounded(self.times_smaller).value
+        return "smaller" if ratio > 1 else "same" if ratio == 1 else "larger"
+
 
 def pooling_facts(run: Artifact) -> Pooling:
     """What the pooling example shows: the task, the weight kept in a group, its even spread and the output's
@@ -200,10 +206,9 @@ def _held_out_compared(facts: Pooling) -> str:
             f"On held-out sequences its squared error is only rounding, {mark('times')}unlike guessing each "
             "sequence's mean."
         )
-    ratio = significant_rounded(facts.times_smaller).value
-    if ratio > 1:
+    if facts.compared == "smaller":
         compared = f"about {significant(facts.times_smaller)} times smaller than"
-    elif ratio == 1:
+    elif facts.compared == "same":
         compared = "about as large as"
     else:
         compared = f"about {significant(1 / facts.times_smaller)} times larger than"

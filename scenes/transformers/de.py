@@ -153,10 +153,9 @@ class AttentionPooling:
                 "Auf neuen Sequenzen ist ihr quadratischer Fehler nur Rundung, anders als beim Raten des "
                 "Mittelwerts jeder Sequenz."
             )
-        ratio = significant_rounded(facts.times_smaller).value
-        if ratio > 1:
+        if facts.compared == "smaller":
             compared = f"rund {_signifikant(facts.times_smaller)}-mal kleiner, als wenn"
-        elif ratio == 1:
+        elif facts.compared == "same":
             compared = "etwa so groß, wie wenn"
         else:
             compared = f"rund {_signifikant(1 / facts.times_smaller)}-mal größer, als wenn"
