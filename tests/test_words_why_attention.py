@@ -417,3 +417,30 @@ def test_weighted_retrieval_names_the_values_that_add_nothing() -> None:
     assert de.WeightedRetrieval.context_said(zero_b)["every"].endswith("Jeder Value außer B trägt zum Kontext bei.")
     notebook = _walkthrough()
     assert weighted_retrieval.every_caption(notebook) == "no argmax: every value contributes to the context"
+
+
+def test_softmax_names_a_positive_weight_that_rounds_to_zero_as_positive() -> None:
+    """A query far from B ([20, 0]) leaves B a weight of 3.6e-07: the notes and the caption print it as positive
+    (not 0.0000 beside "never exactly zero"), and the narration says it is too small for two decimals, having just
+    said it as zero (English, German); at the notebook's query the words are as before."""
+    from scenes.why_attention import de
+
+    far = _walkthrough(query=[20.0, 0.0])
+    least = softmax_normalization.lowest(far)
+    assert least.names == ("B",) and 0 < least.weight < 5e-5
+    assert f"positive weight {least.weight:.1e} even though" in softmax_normalization.divide_notes(far)
+    assert softmax_normalization.SoftmaxNormalization.lowest_caption(None, least).endswith(  # type: ignore[arg-type]
+        f"yet weight {least.weight:.1e} > 0"
+    )
+    said = softmax_normalization.divide_said(far)
+    assert "zero on B" in bookmarks(said["bars"])[0]
+    assert bookmarks(said["never_zero"])[0] == (
+        "B had the lowest score, yet keeps a positive weight, too small to say in two decimals: "
+        "softmax never gives exactly zero."
+    )
+    assert "zu klein für zwei Nachkommastellen" in de.SoftmaxNormalization.divide_said(far)["never_zero"]
+    notebook = _walkthrough()
+    assert bookmarks(softmax_normalization.divide_said(notebook)["never_zero"])[0] == (
+        "B had the lowest score, yet keeps a positive weight: softmax never gives exactly zero."
+    )
+    assert "positive weight 0.1978 even though" in softmax_normalization.divide_notes(notebook)

@@ -148,7 +148,7 @@ class SoftmaxNormalization:
 
     @staticmethod
     def divide_said(art: Artifact) -> dict[str, str]:
-        weights = art["weights"][0]
+        weights, least = art["weights"][0], lowest(art)
         shares = [
             f"{'je ' if len(group.names) > 1 else ''}{zahl(group.value)} auf {aufzaehlung(list(group.names))}"
             for group in by_value(key_labels(art), weights)
@@ -156,7 +156,8 @@ class SoftmaxNormalization:
         return {
             "step": "Schritt drei: Wir teilen jeden Balken durch diese Summe.",
             "bars": f"Die Gewichte: {aufzaehlung(shares)}. Zusammen ergeben sie {zahl(float(weights.sum()))}.",
-            "never_zero": f"{lowest(art).names[0]} hatte den niedrigsten Score, behält aber ein positives Gewicht: "
+            "never_zero": f"{least.names[0]} hatte den niedrigsten Score, behält aber ein positives Gewicht"
+            f"{', zu klein für zwei Nachkommastellen' if least.weight_too_small_to_say else ''}: "
             "Softmax vergibt nie genau null.",
         }
 

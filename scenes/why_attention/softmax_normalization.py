@@ -48,6 +48,16 @@ class Extreme:
     names: tuple[str, ...]
     weight: float
 
+    @property
+    def weight_too_small_to_say(self) -> bool:
+        """Positive, but zero when said to two places (a query far from this key: query = [20, 0])."""
+        return round(self.weight, 2) == 0
+
+    @property
+    def shown_weight(self) -> str:
+        """The weight to four places, or to two significant digits where four places would print 0.0000."""
+        return f"{self.weight:.4f}" if round(self.weight, 4) != 0 else f"{self.weight:.1e}"
+
 
 def highest(art: Artifact) -> Extreme:
     labels, scores, weights = key_labels(art), art["scores"][0], art["weights"][0]
@@ -119,27 +129,38 @@ def divide_notes(art: Artifact) -> str:
     return (
         f"Step 3, divide by the sum {float(art['exp_sum'][0]):.4f}. "
         f"Checkpoint: the weights are approximately {fmt_row(weights)}, sum {weights.sum():.4f}. "
-        f"{least.names[0]} still has positive weight {least.weight:.4f} even though its score is "
+        f"{least.names[0]} still has positive weight {least.shown_weight} even though its score is "
         f"{least.score:.4f}, the lowest: softmax never gives exactly zero to an allowed key."
     )
 
 
 @translated
 def divide_said(art: Artifact) -> dict[str, str]:
-    weights = art["weights"][0]
+    weights, least = art["weights"][0], lowest(art)
     shares = [
         f"{mark(f'group {index}')}{_spoken(group.value)} on {listing(list(group.names))}"
         for index, group in enumerate(by_value(key_labels(art), weights))
     ]
+    tiny = ", too small to say in two decimals" if least.weight_too_small_to_say else ""
     return {
         "step": f"Step three: {mark('step')}divide every bar by that sum.",
         "bars": f"The weights: {listing(shares)}. {mark('sum')}Together they make {_spoken(weights.sum())}.",
-        "never_zero": f"{lowest(art).names[0]} had the lowest score, {mark('yet')}yet keeps a positive weight: "
+        "never_zero": f"{least.names[0]} had the lowest score, {mark('yet')}yet keeps a positive weight{tiny}: "
         "softmax never gives exactly zero.",
     }
 
 
 # --- the scene -------------------------------------------------------------------------------------------
+
+# Room for the bars, in scene units: above the baseline for a weight of 1, below it for the shifted row.
+ABOVE, BELOW = 2.6, 1.85
+
+
+def score_unit(scores: np.ndarray, shifted: np.ndarray) -> float:
+    """Scene units per score: a weight's scale (a weight of 1 fills the room above), unless the scores or the
+    shifted row need a smaller one to stay on screen (a query of [3, 0] scores 2.12)."""
+    below = -min(float(scores.min()), float(shifted.min()), 0.0)
+    return min(ABOVE / max(float(scores.max()), 1.0), BELOW / below if below > 0 else ABOVE)
 
 
 class SoftmaxNormalization(WhyAttentionSlide):
@@ -189,8 +210,8 @@ class SoftmaxNormalization(WhyAttentionSlide):
         said = exponentiate_said(art)
         with self.beat(said["step"]) as beat:
             self.advance(3, "exp(s \u2212 max s)", beat)
-        with self.beat(said["bars"]) as beat:
-            self.play(self.bars.morph(art["exp"][0]), run_time=beat.until("sum"))
+        with self.beat(said["bars"]) as beat:  # exponentials lie in (0, 1]: back to the weights' scale
+            self.play(self.bars.morph(art["exp"][0], unit=ABOVE), run_time=beat.until("sum"))
             self.play(Indicate(self.steps[3][2], color=theme.highlight(), scale_factor=1.1), run_time=beat.remaining)
 
     def divide(self) -> None:
@@ -215,19 +236,19 @@ class SoftmaxNormalization(WhyAttentionSlide):
                      run_time=beat.remaining)  # fmt: skip
 
     def lowest_caption(self, least: Extreme) -> str:
-        return f"{least.names[0]}: score {least.score:.4f}, yet weight {least.weight:.4f} > 0"
+        return f"{least.names[0]}: score {least.score:.4f}, yet weight {least.shown_weight} > 0"
 
     # --- drawing ---------------------------------------------------------------------------------------
 
     def score_bars(self) -> Bars:
-        """The score row as bars, on a scale that fits every later step (weights of 1 above, the shifted
-        row below), left of the step formulas and clear of them."""
+        """The score row as bars, on a scale that fits the scores and the shifted row (`score_unit`), left of
+        the step formulas and clear of them."""
         scores, shifted = self.art["scores"][0], self.art["shifted"][0]
         bars = Bars(
             scores,
             self.labels,
-            max_value=1.0,
-            height=2.6,
+            max_value=ABOVE / score_unit(scores, shifted),
+            height=ABOVE,
             colours=self.colours,
             min_value=float(min(shifted.min(), 0.0)),
             bar_width=0.95,

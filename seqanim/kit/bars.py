@@ -112,11 +112,17 @@ class Bars(VGroup):
             )
 
     def morph(
-        self, values: Sequence[float], colours: Sequence[ManimColor] | None = None, readouts: bool | None = None
+        self,
+        values: Sequence[float],
+        colours: Sequence[ManimColor] | None = None,
+        readouts: bool | None = None,
+        unit: float | None = None,
     ) -> AnimationGroup:
-        """Animate bars (and readouts, when shown) to `values` on the same scale. Hidden readouts are never
-        animated: that would put them on screen."""
+        """Animate bars (and readouts, when shown) to `values`, on the same scale or, given `unit`, on a new one
+        (scene units per value: the readouts still say each value). Hidden readouts are never animated: that
+        would put them on screen."""
         readouts = self.show_values if readouts is None else readouts and self.show_values
+        self.unit = self.unit if unit is None else unit
         values = np.array(values, dtype=float)
         base_y = self.baseline.get_center()[1]
         animations = []
