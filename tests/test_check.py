@@ -33,3 +33,27 @@ def test_a_build_at_check_has_nothing_to_narrate_or_export(lecture_built: Path, 
     tree: Tree = make_tree(tmp_path / "lecture")
     line = one_error_line(tree.run("slides", SAMPLE, "--quality", CHECK))
     assert "check draws no frames" in line and "preview or above" in line
+
+
+# Values a lecturer may set that once broke a scene's layout, with what each one broke.
+OTHER_VALUES = {
+    # scores of 2.12 and a shifted row down to -2.12, on the weights' scale: bars off the frame, over the heading
+    "SoftmaxNormalization": ("qkv_walkthrough.query=[3, 0]", "2.1213"),
+    # two dimensions only: the curves lie close, and their labels, both placed between them, overlapped
+    "ScaledDotProduct": ("scaling.dims=[2, 4]", "at d = 4."),
+    # 19 decades: a tick label per decade overlapped, and rho = 0.90's end label ran into the eigenvalues' title
+    "HiddenStateDynamics": ("linear_rnn.rhos=[0.5, 0.8, 0.9]", "rho in 0.50, 0.80, 0.90"),
+}
+
+
+def test_scenes_keep_their_layout_at_other_values(lecture_built: Path, tmp_path: Path) -> None:
+    """Each scene checked at a value of its parameters other than the lecture's: no text overlaps, nothing
+    leaves the frame (each report says it used the value)."""
+    tree = make_tree(tmp_path / "lecture")
+    settings = [option for setting, _ in OTHER_VALUES.values() for option in ("--set", setting)]
+    result = tree.run("render", *OTHER_VALUES, "-j", "2", *settings)
+    assert result.returncode == 0, result.stderr
+    for scene, (_, quoted) in OTHER_VALUES.items():
+        report = json.loads((tree.root / "renders" / CHECK / f"{scene}.report.json").read_text())
+        assert quoted in " ".join(report["notes"]), scene
+        assert report["layout_violations"] == [], scene

@@ -247,6 +247,12 @@ def decade_span(norms: np.ndarray) -> int:
     return round(math.log10(finals.max() / finals.min()))
 
 
+def decade_step(span: float) -> int:
+    """Decades between the y axis's ticks: every one, unless that crowds more than ten labels onto the axis
+    (radii of 0.5 to 0.9 span 19 decades in 60 steps)."""
+    return next(step for step in (1, 2, 5, 10, 20, 50, 100) if span / step <= 10)
+
+
 # --- the scene ----------------------------------------------------------------------------------------------
 
 
@@ -261,6 +267,8 @@ class HiddenStateDynamics(LectureSlide):
         self.angles = run["eigen_angles"]
         self.steps = self.norms.shape[1] - 1
         self.low, self.high = float(np.floor(np.log10(self.norms.min()))), float(np.ceil(np.log10(self.norms.max())))
+        self.decades = decade_step(self.high - self.low)
+        self.low = float(np.floor(self.low / self.decades) * self.decades)  # a tick on 1 = 10^0, the unit line
         self.stage()
         for name, indices in regimes(self.rhos):
             self.regime(name, indices)
@@ -342,7 +350,8 @@ class HiddenStateDynamics(LectureSlide):
 
     def final_span(self) -> VGroup:
         """A double arrow over the spread of the final lengths, just before the last step, and its decades in
-        the plot's empty upper left corner (above the curves, which all start at 1)."""
+        an empty corner on the left: above the curves, which all start at 1, or below them when 1 is the top
+        of the axis (every radius below one)."""
         finals = self.norms[:, -1]
         low, high = (self.plot.axes.c2p(self.steps - 4, value) for value in (finals.min(), finals.max()))
         arrow = DoubleArrow(low, high, buff=0, stroke_width=3, color=theme.highlight(), tip_length=0.15)
@@ -350,6 +359,8 @@ class HiddenStateDynamics(LectureSlide):
                            theme.highlight())  # fmt: skip
         corner = self.plot.axes.c2p(0, 10**self.high)  # the top of the y axis, right of its numbers
         label.next_to(corner, DR, buff=0.12)
+        if label.get_bottom()[1] < self.plot.axes.c2p(0, 1.0)[1]:  # it would lie on the curves' start
+            label.next_to(self.plot.axes.c2p(0, 10**self.low), UR, buff=0.12)
         return VGroup(arrow, label)
 
     def show_the_flat_curve(self, run_time: float) -> None:
@@ -386,7 +397,7 @@ class HiddenStateDynamics(LectureSlide):
         formula.move_to(2.65 * UP)
         self.plot = Plot(
             (0, self.steps, 10),
-            (self.low, self.high, 1),
+            (self.low, self.high, self.decades),
             width=4.9,
             height=3.9,
             x_label="time step $t$",
@@ -407,6 +418,7 @@ class HiddenStateDynamics(LectureSlide):
         eigen_title = theme.text(f"{len(self.angles)} eigenvalues of W", theme.LABEL_SIZE).next_to(
             self.eigen, UP, buff=0.15
         )
+        self.eigen_title = eigen_title
         unit_label = theme.label(r"$|\lambda| = 1$", theme.SMALL_SIZE, theme.muted()).next_to(
             self.eigen, DOWN, buff=0.1
         )
@@ -565,7 +577,15 @@ class HiddenStateDynamics(LectureSlide):
         self.clock.set_value(0)
         curve = self.plot.live_curve(np.arange(self.steps + 1), self.norms[index], self.clock, colour)
         label = theme.text(f"ρ = {self.rhos[index]:.2f}", theme.SMALL_SIZE, colour)
-        label.next_to(self.plot.axes.c2p(self.steps, self.norms[index, -1]), RIGHT, buff=0.1)
+        end = self.plot.axes.c2p(self.steps, self.norms[index, -1])
+        label.next_to(end, RIGHT, buff=0.1)
+        title = self.eigen_title
+        if (
+            title.get_left()[0] < label.get_right()[0]
+            and label.get_bottom()[1] < title.get_top()[1]
+            and title.get_bottom()[1] < label.get_top()[1]
+        ):
+            label.next_to(end, UP, buff=0.1).align_to(end, RIGHT)  # the highest end, under the title: inside the plot
         tips = [self.tip(index, step) for step in range(self.steps + 1)]
         self.trail = VGroup(*[Dot(point, radius=0.03, color=colour).set_opacity(0) for point in tips])
         self.state_arrow.set_color(colour).put_start_and_end_on(self.state.to_point((0, 0)), tips[0])

@@ -364,24 +364,15 @@ class ScaledDotProduct(LectureSlide):
         run, dims = self.run, self.dims
         self.next_slide(notes=conclude_notes(run))
         said = conclude_said(run)
-        # Each label sits clear of its own curve over its whole width,
-        # at the right end where the two curves are far apart.
-        labels = VGroup(
-            _label_beside_curve(
-                self.plot,
-                dims,
-                run["entropy_scaled"],
-                theme.text("scaled by 1/√d", theme.LABEL_SIZE, theme.allowed_colour()),
-                DOWN,
-            ),
-            _label_beside_curve(
-                self.plot,
-                dims,
-                run["entropy_unscaled"],
-                theme.text("unscaled", theme.LABEL_SIZE, theme.error_colour()),
-                UP,
-            ),
-        )
+        # Each label sits clear of its own curve over its whole width, at the right end, between the curves
+        # where they lie far apart; where they do not (dims up to 4 only), the scaled one's goes above it.
+        scaled, unscaled = (theme.text("scaled by 1/√d", theme.LABEL_SIZE, theme.allowed_colour()),
+                            theme.text("unscaled", theme.LABEL_SIZE, theme.error_colour()))  # fmt: skip
+        _label_beside_curve(self.plot, dims, run["entropy_unscaled"], unscaled, UP)
+        _label_beside_curve(self.plot, dims, run["entropy_scaled"], scaled, DOWN)
+        if scaled.get_bottom()[1] < unscaled.get_top()[1] + 0.1:
+            _label_beside_curve(self.plot, dims, run["entropy_scaled"], scaled, UP)
+        labels = VGroup(scaled, unscaled)
         falling, level = (
             VMobject().set_points_as_corners(self.plot.to_screen(dims, run[name]))
             for name in ("entropy_unscaled", "entropy_scaled")
