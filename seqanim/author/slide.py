@@ -30,8 +30,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 from manim import DOWN, UP, Animation, AnimationGroup, FadeIn, Mobject, Text, Wait, config, rate_functions
+from manim.constants import RendererType
+from manim.renderer.cairo_renderer import CairoRenderer
 from manim_slides import Slide
 
+from seqanim.author.encoder import SteadyFileWriter
 from seqanim.author.spoken import bookmarks
 from seqanim.author.translate import translation
 from seqanim.errors import SeqanimError
@@ -137,6 +140,12 @@ class LectureSlide(RedrawWhatMoves, Slide):
         theme.configure(**self.lecture.theme.model_dump())
         drop_svg_paths()  # text copies fast: every animation copies what it moves (seqanim.kit.lean)
         config.background_color = theme.background()
+        if config.renderer == RendererType.CAIRO and kwargs.get("renderer") is None:  # the same frames, the same video
+            kwargs["renderer"] = CairoRenderer(
+                file_writer_class=SteadyFileWriter,
+                camera_class=kwargs.get("camera_class"),
+                skip_animations=kwargs.get("skip_animations", False),
+            )
         super().__init__(*args, **kwargs)
         self.notes: list[str] = []
         # What the published video says and captions, per slide: its beats' words (or a slide's `narration=`;
