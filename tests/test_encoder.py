@@ -48,14 +48,6 @@ def _encoded(garbage: int) -> str:
     return result.stdout.strip()
 
 
-def test_x264_leaves_out_avx512_and_nothing_else() -> None:
-    flags = encoder._x264_cpu_flags()
-    if flags is None or not flags & encoder.X264_CPU_AVX512:
-        assert encoder.x264_options() == {}
-    else:
-        assert encoder.x264_options() == {"x264-params": f"asm={flags & ~encoder.X264_CPU_AVX512}"}
-
-
 def test_the_same_frames_encode_the_same_whatever_the_heap_held() -> None:
     assert _encoded(85) == _encoded(170) == _encoded(255)
 
