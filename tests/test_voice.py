@@ -146,3 +146,24 @@ def test_hibaris_word_timings_fall_on_its_words(workspace: Path) -> None:
 
 def test_spoken_reads_the_notation_in_words() -> None:
     assert voice.spoken("S = Q K^T, 4x8, ||h_t|| <= 1") == "S = Q K transpose, 4 by 8, the norm of h t at most 1"
+
+
+def test_a_speed_found_by_other_code_is_found_again(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dense beat's speed is kept beside the clips, keyed by the code that found it: a record made by other
+    code (an earlier seqanim found 0.8 for this sentence, where this one finds 0.815) is not reused, so a build
+    paces the beat as a fresh build does."""
+    text = (
+        "In the middle, the matrix's two hundred eigenvalues, all on a circle of radius rho; "
+        "on the right, the state as an arrow."
+    )
+    fresh = voice.readable_speed(text, Publish())
+    assert voice.SLOWEST_SPEED < fresh < 1.0  # slowed for its captions
+    records = set(voice.cache_dir().glob("*.speed"))
+    with monkeypatch.context() as earlier_code:
+        earlier_code.setattr(voice, "speed_rules", lambda: "an earlier seqanim's")
+        voice.readable_speed(text, Publish())
+    (earlier,) = set(voice.cache_dir().glob("*.speed")) - records  # kept apart from this code's record
+    earlier.write_text("0.8\n")
+    for record in records:
+        record.unlink()
+    assert voice.readable_speed(text, Publish()) == fresh

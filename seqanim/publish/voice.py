@@ -143,6 +143,13 @@ def readable_clip(text: str, publish: Publish, synthetic: str) -> Clip:
     return clip(text, publish, voice=synthetic)
 
 
+@functools.cache
+def speed_rules() -> str:
+    """The code a beat's speed is found by, this module's and the caption rules': a speed found by other code
+    (an earlier seqanim's) is found again, so a build paces its beats as a fresh one does."""
+    return hashlib.sha256(Path(__file__).read_bytes() + Path(captions.__file__).read_bytes()).hexdigest()[:16]
+
+
 def readable_speed(text: str, publish: Publish) -> float:
     """The hibari speed for a beat: where hibari would say a cue faster than a reader reads (READABLE_RATE:
     Netflix's 17 characters a second, less what the frames take), the beat is spoken that much slower (down to
@@ -150,7 +157,7 @@ def readable_speed(text: str, publish: Publish) -> float:
     the template asks for. Found from the model's durations alone (no audio is made while it searches), once
     per text and settings: the answer is kept beside the clips."""
     speaker = Hibari(publish)
-    request = {"text": spoken(text), **speaker.settings(), "chars": publish.caption_chars, "v": VERSION}
+    request = {"text": spoken(text), **speaker.settings(), "chars": publish.caption_chars, "rules": speed_rules()}
     record = cache_dir() / f"{digest({**request, 'rate': READABLE_RATE, 'slowest': SLOWEST_SPEED})[:24]}.speed"
     try:
         return float(record.read_text())
