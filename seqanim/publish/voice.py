@@ -630,16 +630,6 @@ def clip_seconds(path: Path) -> float:
         return handle.getnframes() / handle.getframerate()
 
 
-def integrated_loudness(path: Path) -> float:
-    """Integrated loudness (LUFS) as ffmpeg's ebur128 filter measures it."""
-    result = _run(
-        ["ffmpeg", "-hide_banner", "-nostats", "-i", str(path), "-af", "ebur128", "-f", "null", "-"],
-        f"ffmpeg could not measure {path}",
-    )
-    values = re.findall(r"I:\s+(-?[\d.]+|-inf) LUFS", result.stderr)
-    return float(values[-1]) if values else float("-inf")
-
-
 def clip(text: str, publish: Publish, *, recorded: Path | None = None, voice: str | None = None) -> Clip:
     """The normalised clip of one slide: `recorded` when given, else `text` spoken by `voice`."""
     voice = voice or publish.voice
