@@ -523,12 +523,11 @@ def service(voice: str, publish: Publish) -> SpeechService:
     return SERVICES[voice](publish)
 
 
-def check_voice(publish: Publish, *, needs_synthesis: bool = True) -> None:
+def check_voice(publish: Publish) -> None:
     """Fail before anything runs when the configured voice cannot be used (one line: key and fix)."""
     synthetic = publish.fallback_voice if publish.voice == "recorded" else publish.voice
-    if not needs_synthesis or synthetic == "none":
-        return
-    service(synthetic, publish).check()
+    if synthetic != "none":
+        service(synthetic, publish).check()
 
 
 # --- loudness and the cache ------------------------------------------------------------------------------
