@@ -632,7 +632,6 @@ def clip_seconds(path: Path) -> float:
 def clip(text: str, publish: Publish, *, recorded: Path | None = None, voice: str | None = None) -> Clip:
     """The normalised clip of one slide: `recorded` when given, else `text` spoken by `voice`."""
     voice = voice or publish.voice
-    settings = publish.model_dump(mode="json")
     if recorded is not None:
         source = current().label(recorded)
         identity: dict[str, Any] = {"recorded": _file_digest(recorded)}
@@ -640,7 +639,7 @@ def clip(text: str, publish: Publish, *, recorded: Path | None = None, voice: st
         speaker = service(voice, publish)
         source = voice
         identity = {"text": spoken(text), "voice": voice, **speaker.settings()}
-    key = digest({**identity, "lufs": settings["loudness_lufs"], "tp": settings["true_peak_db"], "v": VERSION})[:24]
+    key = digest({**identity, "lufs": publish.loudness_lufs, "tp": publish.true_peak_db, "v": VERSION})[:24]
     folder = cache_dir()
     wav, meta = folder / f"{key}.wav", folder / f"{key}.json"
     if wav.is_file() and meta.is_file():
