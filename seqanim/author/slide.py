@@ -60,13 +60,7 @@ def reading_speech(text: str, words_per_minute: int) -> Speech:
     """Words nobody speaks (`voice = "none"`): the reading time, spread over the words by their characters."""
     written = text.split()
     seconds = len(written) * 60.0 / words_per_minute
-    weights = [len(word) + 1 for word in written]
-    timed, at = [], 0.0
-    for word, weight in zip(written, weights):
-        share = seconds * weight / sum(weights)
-        timed.append((word, round(at, 4), round(at + share * len(word) / weight, 4)))
-        at += share
-    return Speech(seconds, tuple(timed), "reading", "reading time")
+    return Speech(seconds, tuple(voice.spread(written, 0.0, seconds)), "reading", "reading time")
 
 
 @dataclass

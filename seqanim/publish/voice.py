@@ -424,6 +424,11 @@ def estimated_words(path: Path, text: str) -> list[Word]:
     voiced = np.flatnonzero(energy > 0.05 * energy.max()) if energy.size else np.array([])
     begin = voiced[0] * window / rate if voiced.size else 0.0
     end = (voiced[-1] + 1) * window / rate if voiced.size else samples.size / rate
+    return spread(words, begin, end)
+
+
+def spread(words: Sequence[str], begin: float, end: float) -> list[Word]:
+    """The words spread over `begin`..`end` by their characters, a space counted after each."""
     weights = [len(word) + 1 for word in words]
     total, at, timed = sum(weights), begin, []
     for word, weight in zip(words, weights):
