@@ -124,11 +124,9 @@ def _options(
     root = variant.root
     slides = json.loads((root / "slides" / quality / f"{scene}.json").read_text())["slides"]
     report = json.loads((root / "renders" / quality / f"{scene}.report.json").read_text())
-    narrations = report.get("narrations") or report["notes"]
-    beats_of = report.get("beats") or [[] for _ in slides]
     first, *others = languages
     found = []
-    for slide, notes, said, beats in zip(slides, report["notes"], narrations, beats_of):
+    for slide, notes, said, beats in zip(slides, report["notes"], report["narrations"], report["beats"]):
         translated = {code: [beat["translations"].get(code) for beat in beats] for code in others}
         captions = {first: said} | {code: " ".join(texts) for code, texts in translated.items() if texts and all(texts)}
         source = root / "slides" / slide["file"]

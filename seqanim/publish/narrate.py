@@ -332,9 +332,7 @@ def _rendered(scene: str, quality: str) -> tuple[dict[str, Any], list[Any], list
     """The scene's render: its report, its slide videos, and per slide its narration, alt text and beats."""
     report = json.loads((current().renders(quality) / f"{scene}.report.json").read_text())
     slides = json.loads((current().slides(quality) / f"{scene}.json").read_text())["slides"]
-    narrations = report.get("narrations") or report["notes"]
-    alts = report.get("alts") or [""] * len(slides)
-    beats_of = report.get("beats") or [[] for _ in slides]
+    narrations, alts, beats_of = report["narrations"], report["alts"], report["beats"]
     if not (len(narrations) == len(beats_of) == len(slides)):
         raise StageFailed(f"{scene}: {len(narrations)} narrations for {len(slides)} slides; render it again")
     return report, slides, narrations, alts, beats_of
