@@ -240,7 +240,7 @@ class LectureSlide(RedrawWhatMoves, Slide):
         """The words of beat `beat` of slide `slide` as the published video says them: the lecturer's recording
         of the beat, else the voice's clip (made once, cached), else their reading time."""
         publish = self.lecture.publish
-        clip = voice.beat_clip(type(self).__name__, slide, beat, text, publish)
+        clip = voice.slide_clip(type(self).__name__, slide, text, publish, beat=beat)
         if clip is None:
             return reading_speech(text, publish.words_per_minute)
         return Speech(clip.seconds, voice.written_words(text, clip.words), clip.timing, clip.source)

@@ -49,14 +49,13 @@ def _clip_path(
     `seqanim clean --cache-only`, or a worker's other than the one that narrated the scene)."""
     if audio is None:
         return None
-    from seqanim.publish.narrate import slide_clip
-    from seqanim.publish.voice import beat_clip, cache_dir
+    from seqanim.publish.voice import cache_dir, slide_clip
 
     path = cache_dir() / audio
     if path.is_file():
         return path
     number, publish = record["slide"], lecture.publish
-    clip = beat_clip(scene, number, beat, said, publish) if beat else slide_clip(scene, number, said, publish, [])
+    clip = slide_clip(scene, number, said, publish, beat=beat or None)
     return clip.path if clip else None
 
 

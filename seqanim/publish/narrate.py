@@ -144,7 +144,7 @@ def _narrate_beats(
     """A slide paced beat by beat: each beat's clip where the beat starts, silence between."""
     slide, at = Narrated(), 0.0
     for index, beat in enumerate(beats, start=1):
-        clip = voice.beat_clip(scene, number, index, beat["said"], publish, warnings)
+        clip = voice.slide_clip(scene, number, beat["said"], publish, warnings, beat=index)
         if beat["start"] > at:
             slide.pieces.append((None, beat["start"] - at, "", 0.0, None))
         at = max(at, beat["start"])
@@ -171,27 +171,6 @@ def _narrate_beats(
     return slide
 
 
-def slide_clip(scene: str, number: int, text: str, publish: Publish, warnings: list[str]) -> voice.Clip | None:
-    """The clip of a slide said whole (no beats): the lecturer's recording of it, else the voice's (the fallback
-    voice's, with a warning, when the voice is `recorded`); None with no voice."""
-    synthetic = publish.voice
-    recorded = voice.recorded_file(scene, number) if publish.voice == "recorded" else None
-    if recorded is not None:
-        return voice.clip(text, publish, recorded=recorded)
-    if publish.voice == "recorded":
-        synthetic = publish.fallback_voice
-        warnings.append(
-            f"narration/{scene}/{number}.wav (or .flac/.mp3) is missing: {scene} slide {number} uses the "
-            f"{synthetic} voice"
-        )
-    if synthetic == "none":
-        return None
-    try:
-        return voice.clip(text, publish, voice=synthetic)
-    except SeqanimError as error:
-        raise SeqanimError(f"{scene} slide {number}: {error}") from None
-
-
 def _narrate_whole(
     scene: str, number: int, text: str, seconds: float, start: float, publish: Publish, warnings: list[str]
 ) -> Narrated:
@@ -199,7 +178,7 @@ def _narrate_whole(
     from seqanim.author.slide import reading_speech
     from seqanim.publish.voice import written_words
 
-    clip = slide_clip(scene, number, text, publish, warnings)
+    clip = voice.slide_clip(scene, number, text, publish, warnings)
     speech = clip.seconds if clip else reading_seconds(text, publish.words_per_minute)
     slide = Narrated(held=max(0.0, speech + publish.gap_s - seconds), speech=speech)
     slide.pieces.append((clip, seconds + slide.held, text, speech, None))

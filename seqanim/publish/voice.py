@@ -97,33 +97,35 @@ def recorded_file(folder: str, slide: int, beat: int | None = None) -> Path | No
     return None
 
 
-def beat_clip(
-    scene: str, slide: int, beat: int, text: str, publish: Publish, warnings: list[str] | None = None
+def slide_clip(
+    scene: str, slide: int, text: str, publish: Publish, warnings: list[str] | None = None, beat: int | None = None
 ) -> Clip | None:
-    """The clip of one beat as the published video says it: the lecturer's recording of it
-    (`narration/<scene>/<slide>.<beat>.wav`), else the voice's (the fallback voice's, with a warning, when the
-    voice is `recorded`); None with no voice."""
+    """The clip of a slide said whole, or of one `beat` of it, as the published video says it: the lecturer's
+    recording (`narration/<scene>/<slide>.wav`, a beat's `<slide>.<beat>.wav`), else the voice's (the fallback
+    voice's, with a warning, when the voice is `recorded`); None with no voice. A beat is spoken slowly enough
+    to read its captions (`readable_clip`)."""
     synthetic = publish.voice
     if publish.voice == "recorded":
         recording = recorded_file(scene, slide, beat)
         if recording is not None:
             return clip(text, publish, recorded=recording)
-        whole = recorded_file(scene, slide)
+        whole = recorded_file(scene, slide) if beat is not None else None
         if whole is not None:
             raise SeqanimError(
                 f"{current().label(whole)} records slide {slide} whole, but its video is paced beat by beat; "
                 f"record each beat as narration/{scene}/{slide}.1.wav, {slide}.2.wav, ... (the transcript lists them)"
             )
         synthetic = publish.fallback_voice
+        stem, which = (f"{slide}", "") if beat is None else (f"{slide}.{beat}", f" beat {beat}")
         if warnings is not None:
             warnings.append(
-                f"narration/{scene}/{slide}.{beat}.wav (or .flac/.mp3) is missing: {scene} slide {slide} beat {beat} "
-                f"uses the {synthetic} voice"
+                f"narration/{scene}/{stem}.wav (or .flac/.mp3) is missing: {scene} slide {slide}{which} uses the "
+                f"{synthetic} voice"
             )
     if synthetic == "none":
         return None
     try:
-        return readable_clip(text, publish, synthetic)
+        return clip(text, publish, voice=synthetic) if beat is None else readable_clip(text, publish, synthetic)
     except SeqanimError as error:
         raise SeqanimError(f"{scene} slide {slide}: {error}") from None
 
