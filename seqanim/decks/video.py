@@ -138,7 +138,7 @@ def _join(videos: list[Path], joined: _Joined, path: Path) -> None:
     """One ffmpeg run: the cuts' video copied, the narration encoded once, the captions and the chapters added;
     staged beside `path` and moved in whole."""
     from seqanim.publish import captions
-    from seqanim.publish.narrate import AUDIO_CODEC, _write_wav, subtitle_tags
+    from seqanim.publish.narrate import AUDIO_CODEC, _write_wav, subtitle_tags, track_inputs
 
     has_audio = any(clip is not None for clip, _ in joined.pieces)
     with tempfile.TemporaryDirectory(prefix=f".{path.stem}-video-", dir=path.parent) as tmp:
@@ -157,21 +157,13 @@ def _join(videos: list[Path], joined: _Joined, path: Path) -> None:
         staged = Path(tmp) / path.name
         command = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"]
         command += ["-f", "concat", "-safe", "0", "-i", str(listing)]
-        maps = ["-map", "0:v"]
-        inputs = 1
-        if has_audio:
-            audio = Path(tmp) / "narration.wav"
+        audio = Path(tmp) / "narration.wav" if has_audio else None
+        if audio is not None:
             _write_wav(audio, joined.pieces)
-            command += ["-i", str(audio)]
-            maps += ["-map", f"{inputs}:a"]
-            inputs += 1
-        for srt, _ in subtitles:
-            command += ["-i", str(srt)]
-            maps += ["-map", f"{inputs}:s"]
-            inputs += 1
-        command += ["-i", str(metadata)]
-        maps += ["-map_metadata", str(inputs), "-map_chapters", str(inputs)]
-        command += [*maps, "-c:v", "copy", *(AUDIO_CODEC if has_audio else []), "-c:s", "mov_text"]
+        tracks, maps = track_inputs(1, audio, subtitles)
+        chapters = str(1 + len(tracks) // 2)  # the input after the tracks
+        command += [*tracks, "-i", str(metadata), "-map", "0:v", *maps, "-map_metadata", chapters]
+        command += ["-map_chapters", chapters, "-c:v", "copy", *(AUDIO_CODEC if has_audio else []), "-c:s", "mov_text"]
         command += [*subtitle_tags(subtitles), "-movflags", "+faststart"]
         result = subprocess.run([*command, str(staged)], capture_output=True, text=True)
         if result.returncode != 0:

@@ -104,6 +104,15 @@ def subtitle_tags(subtitles: Sequence[tuple[Path, str]]) -> list[str]:
     return options
 
 
+def track_inputs(first: int, audio: Path | None, subtitles: Sequence[tuple[Path, str]]) -> tuple[list[str], list[str]]:
+    """ffmpeg's `-i` and `-map` options for the narration track (when there is audio) and each subtitle file,
+    their inputs numbered from `first`."""
+    tracks = [(audio, "a")] if audio is not None else []
+    tracks += [(srt, "s") for srt, _ in subtitles]
+    inputs = [option for path, _ in tracks for option in ("-i", str(path))]
+    return inputs, [option for index, (_, kind) in enumerate(tracks, first) for option in ("-map", f"{index}:{kind}")]
+
+
 def _write_wav(path: Path, pieces: list[tuple[Path | None, float]]) -> None:
     """One mono WAV: each (clip, slot seconds) as the clip followed by silence to the slot's end."""
     with wave.open(str(path), "wb") as out:
@@ -432,17 +441,9 @@ def encode(
     joined = "".join(f"[v{index}]" for index in range(len(records)))
     filters.append(f"{joined}concat=n={len(records)}:v=1:a=0,scale={picture[0]}:{picture[1]}[cut]")
     filters.append(f"[cut]pad={width}:{height}:{(width - picture[0]) // 2}:0:color={band}[video]")
-    inputs = len(records)
-    maps = ["-map", "[video]"]
-    if audio is not None:
-        command += ["-i", str(audio)]
-        maps += ["-map", f"{inputs}:a"]
-        inputs += 1
-    for srt, _ in subtitles:
-        command += ["-i", str(srt)]
-        maps += ["-map", f"{inputs}:s"]
-        inputs += 1
-    command += ["-filter_complex", ";".join(filters), *maps, *video_codec(quality), "-r", f"{fps:g}"]
+    tracks, maps = track_inputs(len(records), audio, subtitles)
+    command += [*tracks, "-filter_complex", ";".join(filters), "-map", "[video]", *maps]
+    command += [*video_codec(quality), "-r", f"{fps:g}"]
     if audio is not None:
         command += AUDIO_CODEC
     command += ["-c:s", "mov_text", *subtitle_tags(subtitles)]
