@@ -163,7 +163,7 @@ def readable_speed(text: str, publish: Publish) -> float:
     for _ in range(6):  # pauses do not stretch with the speed: the rate falls less than the speed, try again
         if not words:
             break
-        rate = captions.fastest(written_words(text, words), publish.caption_chars, captions.SLOWEST_FPS, "a beat")
+        rate = captions.fastest(written_words(text, words), publish.caption_chars, "a beat")
         wanted = math.floor(speed * READABLE_RATE / rate * 1000) / 1000
         slower = max(SLOWEST_SPEED * publish.hibari_speed, wanted)
         if rate <= READABLE_RATE or slower >= speed:
