@@ -15,7 +15,7 @@ from typing import Any
 
 from seqanim.decks.plan import DeckPlan
 from seqanim.errors import StageFailed, ToolMissingError
-from seqanim.files import atomic_write_bytes, atomic_write_text, publish_mode, tool_wrote_to_a_full_disk
+from seqanim.files import atomic_write_bytes, atomic_write_text, tool_wrote_to_a_full_disk
 from seqanim.lecture.config import Lecture
 from seqanim.publish.frames import last_frame
 from seqanim.workspace import current
@@ -93,7 +93,6 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
     buffer = io.BytesIO()
     Image.fromarray(last_frame(presentations[0].slides[-1].file)).save(buffer, format="PNG")
     atomic_write_bytes(thumbnail, buffer.getvalue())
-    publish_mode(thumbnail)
     return {**written, "thumbnail": thumbnail}
 
 

@@ -174,7 +174,7 @@ def _narrate_beats(
         slide.beats.append({
             "said": beat["said"], "start": round(begins, 3), "words_end": round(begins + speech, 3),
             "timing": beat["timing"], "source": clip.source if clip else "reading time",
-            "words": [list(word) for word in words], "translations": beat.get("translations", {}),
+            "words": [list(word) for word in words], "translations": beat["translations"],
         })  # fmt: skip
         at = ends
     return slide
