@@ -8,14 +8,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from seqanim.decks.plan import DeckPlan
 from seqanim.errors import StageFailed, ToolMissingError
-from seqanim.files import atomic_write_bytes, atomic_write_text, tool_wrote_to_a_full_disk
+from seqanim.files import atomic_write_bytes, atomic_write_text
 from seqanim.lecture.config import Lecture
 from seqanim.publish.frames import last_frame
 from seqanim.workspace import current
@@ -137,7 +136,7 @@ def _join(videos: list[Path], joined: _Joined, path: Path) -> None:
     """One ffmpeg run: the cuts' video copied, the narration encoded once, the captions and the chapters added;
     staged beside `path` and moved in whole."""
     from seqanim.publish import captions
-    from seqanim.publish.narrate import AUDIO_CODEC, _write_wav, subtitle_tags, track_inputs
+    from seqanim.publish.narrate import AUDIO_CODEC, _write_wav, run_ffmpeg, subtitle_tags, track_inputs
 
     has_audio = any(clip is not None for clip, _ in joined.pieces)
     with tempfile.TemporaryDirectory(prefix=f".{path.stem}-video-", dir=path.parent) as tmp:
@@ -164,10 +163,5 @@ def _join(videos: list[Path], joined: _Joined, path: Path) -> None:
         command += [*tracks, "-i", str(metadata), "-map", "0:v", *maps, "-map_metadata", chapters]
         command += ["-map_chapters", chapters, "-c:v", "copy", *(AUDIO_CODEC if has_audio else []), "-c:s", "mov_text"]
         command += [*subtitle_tags(subtitles), "-movflags", "+faststart"]
-        result = subprocess.run([*command, str(staged)], capture_output=True, text=True)
-        if result.returncode != 0:
-            tool_wrote_to_a_full_disk(result.stderr, staged)
-            raise StageFailed(
-                f"ffmpeg could not join the {path.stem} deck: {(result.stderr.strip().splitlines() or ['?'])[-1]}"
-            )
+        run_ffmpeg(command, staged, f"join the {path.stem} deck")
         os.replace(staged, path)  # the temporary folder lies in renders/<q>/: a same-filesystem rename

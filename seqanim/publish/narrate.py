@@ -447,9 +447,13 @@ def encode(
     if audio is not None:
         command += AUDIO_CODEC
     command += ["-c:s", "mov_text", *subtitle_tags(subtitles)]
-    command += ["-movflags", "+faststart", str(target)]
-    result = subprocess.run(command, capture_output=True, text=True)
+    run_ffmpeg([*command, "-movflags", "+faststart"], target, "make the narrated cut")
+
+
+def run_ffmpeg(command: list[str], target: Path, what: str) -> None:
+    """Run `command` writing `target`; a failure is one line: the full disk, else `what` failed and ffmpeg's
+    last line."""
+    result = subprocess.run([*command, str(target)], capture_output=True, text=True)
     if result.returncode != 0:
         tool_wrote_to_a_full_disk(result.stderr, target)
-        last = (result.stderr.strip().splitlines() or ["?"])[-1]
-        raise StageFailed(f"ffmpeg could not make the narrated cut: {last}")
+        raise StageFailed(f"ffmpeg could not {what}: {(result.stderr.strip().splitlines() or ['?'])[-1]}")
