@@ -34,10 +34,6 @@ def write_decks(lecture: Lecture, quality: str) -> None:
     for stale in folder.iterdir() if folder.exists() else []:
         if stale not in wanted:
             shutil.rmtree(stale, ignore_errors=True)
-            continue
-        for item in stale.iterdir():  # what a value's workspace held before its stages joined the build's graph
-            if item.name not in ("data", "renders", "slides", "media"):
-                shutil.rmtree(item) if item.is_dir() and not item.is_symlink() else item.unlink()
     if folder.exists() and not wanted:
         shutil.rmtree(folder, ignore_errors=True)
     written = set()
