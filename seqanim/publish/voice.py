@@ -396,9 +396,8 @@ def _words_of(text: str, spans: list[tuple[float, float]], model: Any) -> list[W
         if size:
             timed.append((word, round(spans[at][0], 4), round(spans[at + size - 1][1], 4)))
         else:  # read as nothing: an instant at the next word
-            timed.append(
-                (word, round(spans[min(at, len(spans) - 1)][0], 4), round(spans[min(at, len(spans) - 1)][0], 4))
-            )
+            instant = round(spans[min(at, len(spans) - 1)][0], 4)
+            timed.append((word, instant, instant))
         at += size
     return timed
 
