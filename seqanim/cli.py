@@ -40,16 +40,16 @@ QUALITY_CHOICES = list(QUALITIES)
 console = Console(stderr=True)
 
 
+config_option = click.option(
+    "--config", "config_path", type=click.Path(path_type=Path), default=None,
+    help="Parameters file (default: lecture.toml).",
+)  # fmt: skip
+
+
 def lecture_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--config and --set on every command; the lecture is loaded and validated before any work."""
 
-    @click.option(
-        "--config",
-        "config_path",
-        type=click.Path(path_type=Path),
-        default=None,
-        help="Parameters file (default: lecture.toml).",
-    )
+    @config_option
     @click.option(
         "--set", "overrides", multiple=True, metavar="SECTION.KEY=VALUE", help="Override one parameter for this run."
     )
@@ -60,24 +60,14 @@ def lecture_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def quality_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "--quality",
-        "-q",
-        type=click.Choice(QUALITY_CHOICES),
-        default=None,
-        help="Render quality (default: [render] quality; check: no frames, every scene's code, words and layout).",
-    )(command)
-
-
-def jobs_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "-j",
-        "--jobs",
-        type=click.IntRange(min=0),
-        default=None,
-        help="Stages run at once (default: [render] jobs; 0 = all cores).",
-    )(command)
+quality_option = click.option(
+    "--quality", "-q", type=click.Choice(QUALITY_CHOICES), default=None,
+    help="Render quality (default: [render] quality; check: no frames, every scene's code, words and layout).",
+)  # fmt: skip
+jobs_option = click.option(
+    "-j", "--jobs", type=click.IntRange(min=0), default=None,
+    help="Stages run at once (default: [render] jobs; 0 = all cores).",
+)  # fmt: skip
 
 
 def _scheduler_address(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
@@ -93,14 +83,10 @@ def _scheduler_address(context: click.Context, parameter: click.Parameter, value
     return value
 
 
-def scheduler_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "--scheduler",
-        metavar="ADDRESS",
-        default=None,
-        callback=_scheduler_address,
-        help="A running Dask scheduler to send the stages to, e.g. tcp://10.0.0.5:8786 (default: [build] scheduler).",
-    )(command)
+scheduler_option = click.option(
+    "--scheduler", metavar="ADDRESS", default=None, callback=_scheduler_address,
+    help="A running Dask scheduler to send the stages to, e.g. tcp://10.0.0.5:8786 (default: [build] scheduler).",
+)  # fmt: skip
 
 
 def _jobs(lecture: Lecture, jobs: int | None) -> int:
@@ -399,13 +385,7 @@ def watch(interval: float, quality: str | None) -> None:
 @cli.command("config")
 @click.option("--defaults", "show_defaults", is_flag=True, help="Print lecture.toml with every default and comment.")
 @click.option("--check", "check", is_flag=True, help="Check that lecture.toml names every key with its comment.")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Parameters file (default: lecture.toml).",
-)
+@config_option
 def config_command(show_defaults: bool, check: bool, config_path: Path | None) -> None:
     """lecture.toml from the parameter models: print the defaults, or check the file against them."""
     from seqanim.lecture import defaults
@@ -426,7 +406,6 @@ def _list_untranslated(lecture: Lecture) -> None:
     """One line per language and part with scenes whose words it does not write yet (their captions show the
     scenes' own words)."""
     from seqanim.author.translate import untranslated
-    from seqanim.lecture import registry
 
     for code in lecture.publish.languages[1:]:
         for part in registry.parts().values():
@@ -489,8 +468,6 @@ def main() -> None:
         hint = " (see --help)" if isinstance(error, click.UsageError) else ""
         click.echo(f"error: {error.format_message()}{hint}", err=True)
         sys.exit(2)
-    except SystemExit as exit_:
-        sys.exit(exit_.code)
 
 
 if __name__ == "__main__":

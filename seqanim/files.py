@@ -68,30 +68,9 @@ def naming_a_full_disk(path: Path | str) -> Iterator[None]:
         raise
 
 
-def atomic_write_bytes(path: Path, payload: bytes) -> None:
-    """Write to a temporary file in the same folder, fsync, then rename: readers see old or new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with naming_a_full_disk(path):
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(payload)
-                handle.flush()
-                os.fsync(handle.fileno())
-            publish_mode(tmp)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode())
-
-
 @contextmanager
 def atomic_output(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
-    """For writers that want a file name: yield a temporary path beside `path`; rename it over `path` on success."""
+    """A temporary path beside `path`, renamed over `path` on success: readers see old or new, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with naming_a_full_disk(path):
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
@@ -103,6 +82,18 @@ def atomic_output(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+def atomic_write_bytes(path: Path, payload: bytes) -> None:
+    """Write `payload` to a temporary file, fsync it, then rename it over `path`."""
+    with atomic_output(path) as tmp, open(tmp, "wb") as handle:
+        handle.write(payload)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode())
 
 
 def digest(value: Any) -> str:

@@ -206,15 +206,6 @@ def _snake(camel: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", camel).lower()
 
 
-def _title(camel: str) -> str:
-    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|\d+", camel)
-    return (
-        " ".join([words[0], *[w.lower() if not w.isupper() or len(w) == 1 else w for w in words[1:]]])
-        if words
-        else camel
-    )
-
-
 def new_experiment(workspace: Workspace, name: str) -> list[Path]:
     """precompute/NAME.py, its lecture.toml table and tests/test_precompute_NAME.py."""
     _identifier(name, "experiment", r"[a-z][a-z0-9_]*")
@@ -288,6 +279,8 @@ def _add_to_part(init: Path, module: str) -> str:
 def new_scene(workspace: Workspace, name: str, experiment: str, part: str) -> list[Path]:
     """scenes/PART/<name>.py, a scene reading EXPERIMENT with its words beside it, added last to PART's scenes;
     and tests/test_scene_<name>.py."""
+    from seqanim.decks.plan import humanise  # the title the decks give the scene
+
     _identifier(name, "scene", r"[A-Z][A-Za-z0-9]*")
     registry.experiment(experiment)
     parts = registry.parts()
@@ -319,7 +312,7 @@ def new_scene(workspace: Workspace, name: str, experiment: str, part: str) -> li
     words = {"array_words": _words(array), "experiment_words": _words(experiment)}
     part_source = _add_to_part(init, snake)  # before anything is written: a part it cannot read changes nothing
     atomic_write_text(module, SCENE_TEMPLATE.format(
-        name=name, experiment=experiment, array=array, title=_title(name), notes_text=notes_text, caption=caption,
+        name=name, experiment=experiment, array=array, title=humanise(name), notes_text=notes_text, caption=caption,
         **words,
     ))  # fmt: skip
     metric_asserts = "".join(

@@ -63,13 +63,7 @@ def reading_speech(text: str, words_per_minute: int) -> Speech:
     """Words nobody speaks (`voice = "none"`): the reading time, spread over the words by their characters."""
     written = text.split()
     seconds = len(written) * 60.0 / words_per_minute
-    weights = [len(word) + 1 for word in written]
-    timed, at = [], 0.0
-    for word, weight in zip(written, weights):
-        share = seconds * weight / sum(weights)
-        timed.append((word, round(at, 4), round(at + share * len(word) / weight, 4)))
-        at += share
-    return Speech(seconds, tuple(timed), "reading", "reading time")
+    return Speech(seconds, tuple(voice.spread(written, 0.0, seconds)), "reading", "reading time")
 
 
 @dataclass
@@ -255,7 +249,7 @@ class LectureSlide(RedrawWhatMoves, Slide):
         """The words of beat `beat` of slide `slide` as the published video says them: the lecturer's recording
         of the beat, else the voice's clip (made once, cached), else their reading time."""
         publish = self.lecture.publish
-        clip = voice.beat_clip(type(self).__name__, slide, beat, text, publish)
+        clip = voice.slide_clip(type(self).__name__, slide, text, publish, beat=beat)
         if clip is None:
             return reading_speech(text, publish.words_per_minute)
         return Speech(clip.seconds, voice.written_words(text, clip.words), clip.timing, clip.source)

@@ -69,6 +69,9 @@ def _template() -> str:
     return muted
 
 
+URL_ATTRIBUTES = ("src", "href", "data-background-video", "data-background-image", "data-background-iframe", "poster")
+
+
 def _local_refs(html: str) -> list[str]:
     """Every URL the page would load: src/href attributes, background videos/images, CSS @import/url()."""
     from bs4 import BeautifulSoup
@@ -76,14 +79,7 @@ def _local_refs(html: str) -> list[str]:
     soup = BeautifulSoup(html, "html.parser")
     refs: list[str] = []
     for tag in soup.find_all(True):
-        for attribute in (
-            "src",
-            "href",
-            "data-background-video",
-            "data-background-image",
-            "data-background-iframe",
-            "poster",
-        ):
+        for attribute in URL_ATTRIBUTES:
             value = tag.get(attribute)
             if isinstance(value, str):
                 refs.append(value)
@@ -313,7 +309,6 @@ def export_html(
             html = _inline_reveal(add_captions(staged.read_text(), captions, lecture), "REVEAL", _reveal_dist())
             _check_offline(html)
             atomic_write_bytes(path, html.encode())
-            publish_mode(path)
             written["standalone"] = path
     finally:
         shutil.rmtree(stage, ignore_errors=True)
@@ -321,14 +316,9 @@ def export_html(
 
 
 def _linked(
-    plan: DeckPlan,
-    presentations: list[Any],
-    lecture: Lecture,
-    captions: list[Any],
-    stage: Path,
-    template: Path,
+    plan: DeckPlan, presentations: list[Any], lecture: Lecture, captions: list[Any], stage: Path, template: Path,
     options: dict[str, Any],
-) -> Path:
+) -> Path:  # fmt: skip
     """`<deck>.html` and its `<deck>_assets/` (the slide videos and the reveal.js files it names), made in
     `stage`, checked to work offline and moved in: the assets first, then the page that points at them."""
     from manim_slides.convert import RevealJS

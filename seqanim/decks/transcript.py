@@ -19,7 +19,7 @@ from typing import Any
 
 from seqanim.decks.plan import DeckPlan, humanise
 from seqanim.decks.video import clock, last_frame, narration_timing
-from seqanim.files import atomic_write_text, publish_mode
+from seqanim.files import atomic_write_text
 from seqanim.lecture.config import Lecture
 from seqanim.lecture.languages import LANGUAGES
 from seqanim.workspace import current
@@ -99,12 +99,12 @@ def _export_page(plan: DeckPlan, presentations: list[Any], lecture: Lecture, cod
     offset = 0.0
     in_part = False
     for entry, presentation in zip(plan.entries, presentations):
+        size = tuple(presentation.resolution)
         if entry.kind in ("title", "divider"):
             card = cards[entry.name]
             number += 1
             alt = f"{card.kicker}: {card.heading}. " + "; ".join(card.items)
             alt += f". {card.footer}" if card.footer else ""
-            size = tuple(presentation.resolution) if hasattr(presentation, "resolution") else (854, 480)
             still = _data_uri(presentation.slides[-1].file)
             figure = _figure(still, alt, number, total, (card.notes, first), None, size, code, first)
             if entry.kind == "title":
@@ -124,12 +124,11 @@ def _export_page(plan: DeckPlan, presentations: list[Any], lecture: Lecture, cod
         body.append(f'<h{scene_level} id="{anchor}">{html.escape(heading)}</h{scene_level}>')
         if not multi:
             contents.append(f'<li><a href="#{anchor}">{html.escape(heading)}</a></li>')
-        size = tuple(presentation.resolution) if hasattr(presentation, "resolution") else (854, 480)
         for record in timing["slides"]:
             number += 1
             alt = record["alt"] or f"{heading}, slide {record['slide']}"
             at = clock(offset + record["start"])
-            translated = record.get("translations", {}).get(code)
+            translated = record["translations"].get(code)
             narration = (translated, code) if translated else (record["narration"], first)
             body.append(_figure(record["still"], alt, number, total, narration, at, size, code, first))
         offset += timing["duration"]
@@ -138,7 +137,6 @@ def _export_page(plan: DeckPlan, presentations: list[Any], lecture: Lecture, cod
     page = _page(plan, lecture, code, body, contents, (total, offset))
     _check_offline(page)
     atomic_write_text(path, page)
-    publish_mode(path)
 
 
 def _page(

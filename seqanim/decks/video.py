@@ -8,14 +8,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from seqanim.decks.plan import DeckPlan
 from seqanim.errors import StageFailed, ToolMissingError
-from seqanim.files import atomic_write_bytes, atomic_write_text, publish_mode, tool_wrote_to_a_full_disk
+from seqanim.files import atomic_write_bytes, atomic_write_text
 from seqanim.lecture.config import Lecture
 from seqanim.publish.frames import last_frame
 from seqanim.workspace import current
@@ -49,14 +48,13 @@ def _clip_path(
     `seqanim clean --cache-only`, or a worker's other than the one that narrated the scene)."""
     if audio is None:
         return None
-    from seqanim.publish.narrate import slide_clip
-    from seqanim.publish.voice import beat_clip, cache_dir
+    from seqanim.publish.voice import cache_dir, slide_clip
 
     path = cache_dir() / audio
     if path.is_file():
         return path
     number, publish = record["slide"], lecture.publish
-    clip = beat_clip(scene, number, beat, said, publish) if beat else slide_clip(scene, number, said, publish, [])
+    clip = slide_clip(scene, number, said, publish, beat=beat or None)
     return clip.path if clip else None
 
 
@@ -94,7 +92,6 @@ def export_video(plan: DeckPlan, presentations: list[Any], lecture: Lecture) -> 
     buffer = io.BytesIO()
     Image.fromarray(last_frame(presentations[0].slides[-1].file)).save(buffer, format="PNG")
     atomic_write_bytes(thumbnail, buffer.getvalue())
-    publish_mode(thumbnail)
     return {**written, "thumbnail": thumbnail}
 
 
@@ -139,7 +136,7 @@ def _join(videos: list[Path], joined: _Joined, path: Path) -> None:
     """One ffmpeg run: the cuts' video copied, the narration encoded once, the captions and the chapters added;
     staged beside `path` and moved in whole."""
     from seqanim.publish import captions
-    from seqanim.publish.narrate import AUDIO_CODEC, _write_wav, subtitle_tags
+    from seqanim.publish.narrate import AUDIO_CODEC, _write_wav, run_ffmpeg, subtitle_tags, track_inputs
 
     has_audio = any(clip is not None for clip, _ in joined.pieces)
     with tempfile.TemporaryDirectory(prefix=f".{path.stem}-video-", dir=path.parent) as tmp:
@@ -158,26 +155,13 @@ def _join(videos: list[Path], joined: _Joined, path: Path) -> None:
         staged = Path(tmp) / path.name
         command = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"]
         command += ["-f", "concat", "-safe", "0", "-i", str(listing)]
-        maps = ["-map", "0:v"]
-        inputs = 1
-        if has_audio:
-            audio = Path(tmp) / "narration.wav"
+        audio = Path(tmp) / "narration.wav" if has_audio else None
+        if audio is not None:
             _write_wav(audio, joined.pieces)
-            command += ["-i", str(audio)]
-            maps += ["-map", f"{inputs}:a"]
-            inputs += 1
-        for srt, _ in subtitles:
-            command += ["-i", str(srt)]
-            maps += ["-map", f"{inputs}:s"]
-            inputs += 1
-        command += ["-i", str(metadata)]
-        maps += ["-map_metadata", str(inputs), "-map_chapters", str(inputs)]
-        command += [*maps, "-c:v", "copy", *(AUDIO_CODEC if has_audio else []), "-c:s", "mov_text"]
+        tracks, maps = track_inputs(1, audio, subtitles)
+        chapters = str(1 + len(tracks) // 2)  # the input after the tracks
+        command += [*tracks, "-i", str(metadata), "-map", "0:v", *maps, "-map_metadata", chapters]
+        command += ["-map_chapters", chapters, "-c:v", "copy", *(AUDIO_CODEC if has_audio else []), "-c:s", "mov_text"]
         command += [*subtitle_tags(subtitles), "-movflags", "+faststart"]
-        result = subprocess.run([*command, str(staged)], capture_output=True, text=True)
-        if result.returncode != 0:
-            tool_wrote_to_a_full_disk(result.stderr, staged)
-            raise StageFailed(
-                f"ffmpeg could not join the {path.stem} deck: {(result.stderr.strip().splitlines() or ['?'])[-1]}"
-            )
+        run_ffmpeg(command, staged, f"join the {path.stem} deck")
         os.replace(staged, path)  # the temporary folder lies in renders/<q>/: a same-filesystem rename

@@ -358,12 +358,9 @@ def cache_store(stage: Stage) -> None:
 
 
 def _damaged_entry(entry: Path, stage: Stage) -> Path | None:
-    """The first file of a cache entry that is missing or whose content changed since it was stored; the entry
-    itself when an earlier seqanim stored it (hard links, no hashes: not trusted)."""
+    """The first file of a cache entry that is missing or whose content changed since it was stored."""
     try:
         complete = json.loads((entry / "COMPLETE").read_text())
-        if "sha256" not in complete:
-            return entry
         missing = next((entry / label for label, _ in _entries(stage) if not (entry / label).exists()), None)
         changed = (entry / name for name, sha in complete["sha256"].items() if file_hash(entry / name) != sha)
         return missing or next(changed, None)
@@ -378,11 +375,10 @@ def cache_restore(stage: Stage) -> bool:
         return False
     damaged = _damaged_entry(entry, stage)
     if damaged is not None:
-        if damaged != entry:
-            print(
-                f"warning: {current().label(damaged)} in the cache is damaged; entry dropped, {stage.id} is rebuilt",
-                file=sys.stderr,
-            )
+        print(
+            f"warning: {current().label(damaged)} in the cache is damaged; entry dropped, {stage.id} is rebuilt",
+            file=sys.stderr,
+        )
         shutil.rmtree(entry, ignore_errors=True)
         return False
     for label, path in _entries(stage):

@@ -30,9 +30,9 @@ from typing import Any
 
 from seqanim.errors import DiskFull, StageFailed
 from seqanim.files import FULL, disk_full
+from seqanim.workspace import ENGINE
 
 TOPIC = "seqanim-stage"  # the workers' "stage started" events, which the build's display follows
-ENGINE = Path(__file__).resolve().parent.parent
 CODE = ("precompute", "scenes")  # the lecture's code; with seqanim/, what the code digest covers
 # glibc keeps up to 256 MB of freed memory instead of returning it to the OS: under Dask's worker environment
 # (a 64 KB trim threshold) a high-quality render of EchoOfAPulse page-faulted its frames back in, 3.6-7.3

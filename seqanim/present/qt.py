@@ -30,7 +30,7 @@ from types import FrameType
 
 from seqanim.decks import DeckPlan, prepare
 from seqanim.errors import SeqanimError, StageFailed, ToolMissingError
-from seqanim.files import remove_orphans
+from seqanim.files import link_or_copy, remove_orphans
 from seqanim.lecture.config import Lecture
 from seqanim.lecture.variants import Variant
 from seqanim.workspace import current
@@ -271,15 +271,8 @@ def present_command(
     """
     plan, presentations = prepare(lecture, deck, quality)
     # --silent: manim-slides would otherwise ask PyPI for a newer version at every start.
-    command = [
-        sys.executable,
-        "-m",
-        "manim_slides",
-        "--silent",
-        "present",
-        "--folder",
-        str(folder or current().slides(quality)),
-    ]
+    command = [sys.executable, "-m", "manim_slides", "--silent", "present", "--folder"]
+    command.append(str(folder or current().slides(quality)))
     if fullscreen:
         command.append("--full-screen")
     if screen is not None:
@@ -318,14 +311,8 @@ def snapshot(plan: DeckPlan, root: Path) -> list[str]:
                     for key in ("file", "rev_file"):
                         source = entry.slide_file.parent.parent / slide[key]
                         target = root / "files" / name / Path(slide[key]).name
-                        target.parent.mkdir(parents=True, exist_ok=True)
                         if not target.exists():
-                            try:
-                                os.link(source, target)
-                            except OSError:
-                                if not source.exists():
-                                    raise
-                                shutil.copyfile(source, target)
+                            link_or_copy(source, target)  # a vanished source: FileNotFoundError, tried again
                         slide[key] = f"files/{name}/{target.name}"  # relative to root: JSON's parent's parent
                 break
             except FileNotFoundError:
@@ -365,16 +352,9 @@ def present(
     try:
         names = snapshot(plan, root)
         command = present_command(
-            lecture,
-            deck,
-            quality,
-            fullscreen=fullscreen,
-            screen=screen,
-            start_at=start_at,
-            extra=extra,
-            folder=root / "deck",
-            names=names,
-        )
+            lecture, deck, quality, fullscreen=fullscreen, screen=screen, start_at=start_at, extra=extra,
+            folder=root / "deck", names=names,
+        )  # fmt: skip
         return _supervise(command)
     except _Stopped as stopped:
         return 128 + stopped.signum

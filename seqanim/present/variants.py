@@ -34,10 +34,6 @@ def write_decks(lecture: Lecture, quality: str) -> None:
     for stale in folder.iterdir() if folder.exists() else []:
         if stale not in wanted:
             shutil.rmtree(stale, ignore_errors=True)
-            continue
-        for item in stale.iterdir():  # what a value's workspace held before its stages joined the build's graph
-            if item.name not in ("data", "renders", "slides", "media"):
-                shutil.rmtree(item) if item.is_dir() and not item.is_symlink() else item.unlink()
     if folder.exists() and not wanted:
         shutil.rmtree(folder, ignore_errors=True)
     written = set()
@@ -124,11 +120,9 @@ def _options(
     root = variant.root
     slides = json.loads((root / "slides" / quality / f"{scene}.json").read_text())["slides"]
     report = json.loads((root / "renders" / quality / f"{scene}.report.json").read_text())
-    narrations = report.get("narrations") or report["notes"]
-    beats_of = report.get("beats") or [[] for _ in slides]
     first, *others = languages
     found = []
-    for slide, notes, said, beats in zip(slides, report["notes"], narrations, beats_of):
+    for slide, notes, said, beats in zip(slides, report["notes"], report["narrations"], report["beats"]):
         translated = {code: [beat["translations"].get(code) for beat in beats] for code in others}
         captions = {first: said} | {code: " ".join(texts) for code, texts in translated.items() if texts and all(texts)}
         source = root / "slides" / slide["file"]

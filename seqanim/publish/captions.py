@@ -181,17 +181,14 @@ def _length(words: Sequence[tuple[str, float, float]]) -> int:
     return len(" ".join(word for word, _, _ in words))
 
 
-def fastest(words: Sequence[tuple[str, float, float]], width: int, fps: float, where: str) -> float:
-    """The highest reading rate, in characters a second, of the cues `word_cues` makes of one beat's words,
-    when what follows the beat leaves its last cue no time after its last word, and the beat's sentences are
-    cut across cues where they read best, however fast (the voice slows down to make that readable)."""
+def fastest(words: Sequence[tuple[str, float, float]], width: int, where: str) -> float:
+    """The highest reading rate, in characters a second, of the cues `word_cues` makes of one beat's words at
+    the slowest frame rate, when what follows the beat leaves its last cue no time after its last word, and the
+    beat's sentences are cut across cues where they read best, however fast (the voice slows down to make that
+    readable)."""
     groups = _groups(list(words), width, where, rate_limited=False)
-    rates = []
-    for index, group in enumerate(groups):
-        last = group[-1][2]
-        end = min(groups[index + 1][0][1] - FRAMES_BETWEEN_CUES / fps, last + TAIL) if index + 1 < len(groups) else last
-        rates.append(len(" ".join(word for word, _, _ in group)) / max(end - group[0][1], 1e-3))
-    return max(rates, default=0.0)
+    following = [group[0][1] for group in groups[1:]] + [None]
+    return max((_rate(group, after) for group, after in zip(groups, following)), default=0.0)
 
 
 def problems(

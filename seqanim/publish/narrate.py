@@ -104,6 +104,15 @@ def subtitle_tags(subtitles: Sequence[tuple[Path, str]]) -> list[str]:
     return options
 
 
+def track_inputs(first: int, audio: Path | None, subtitles: Sequence[tuple[Path, str]]) -> tuple[list[str], list[str]]:
+    """ffmpeg's `-i` and `-map` options for the narration track (when there is audio) and each subtitle file,
+    their inputs numbered from `first`."""
+    tracks = [(audio, "a")] if audio is not None else []
+    tracks += [(srt, "s") for srt, _ in subtitles]
+    inputs = [option for path, _ in tracks for option in ("-i", str(path))]
+    return inputs, [option for index, (_, kind) in enumerate(tracks, first) for option in ("-map", f"{index}:{kind}")]
+
+
 def _write_wav(path: Path, pieces: list[tuple[Path | None, float]]) -> None:
     """One mono WAV: each (clip, slot seconds) as the clip followed by silence to the slot's end."""
     with wave.open(str(path), "wb") as out:
@@ -144,7 +153,7 @@ def _narrate_beats(
     """A slide paced beat by beat: each beat's clip where the beat starts, silence between."""
     slide, at = Narrated(), 0.0
     for index, beat in enumerate(beats, start=1):
-        clip = voice.beat_clip(scene, number, index, beat["said"], publish, warnings)
+        clip = voice.slide_clip(scene, number, beat["said"], publish, warnings, beat=index)
         if beat["start"] > at:
             slide.pieces.append((None, beat["start"] - at, "", 0.0, None))
         at = max(at, beat["start"])
@@ -165,31 +174,10 @@ def _narrate_beats(
         slide.beats.append({
             "said": beat["said"], "start": round(begins, 3), "words_end": round(begins + speech, 3),
             "timing": beat["timing"], "source": clip.source if clip else "reading time",
-            "words": [list(word) for word in words], "translations": beat.get("translations", {}),
+            "words": [list(word) for word in words], "translations": beat["translations"],
         })  # fmt: skip
         at = ends
     return slide
-
-
-def slide_clip(scene: str, number: int, text: str, publish: Publish, warnings: list[str]) -> voice.Clip | None:
-    """The clip of a slide said whole (no beats): the lecturer's recording of it, else the voice's (the fallback
-    voice's, with a warning, when the voice is `recorded`); None with no voice."""
-    synthetic = publish.voice
-    recorded = voice.recorded_file(scene, number) if publish.voice == "recorded" else None
-    if recorded is not None:
-        return voice.clip(text, publish, recorded=recorded)
-    if publish.voice == "recorded":
-        synthetic = publish.fallback_voice
-        warnings.append(
-            f"narration/{scene}/{number}.wav (or .flac/.mp3) is missing: {scene} slide {number} uses the "
-            f"{synthetic} voice"
-        )
-    if synthetic == "none":
-        return None
-    try:
-        return voice.clip(text, publish, voice=synthetic)
-    except SeqanimError as error:
-        raise SeqanimError(f"{scene} slide {number}: {error}") from None
 
 
 def _narrate_whole(
@@ -199,7 +187,7 @@ def _narrate_whole(
     from seqanim.author.slide import reading_speech
     from seqanim.publish.voice import written_words
 
-    clip = slide_clip(scene, number, text, publish, warnings)
+    clip = voice.slide_clip(scene, number, text, publish, warnings)
     speech = clip.seconds if clip else reading_seconds(text, publish.words_per_minute)
     slide = Narrated(held=max(0.0, speech + publish.gap_s - seconds), speech=speech)
     slide.pieces.append((clip, seconds + slide.held, text, speech, None))
@@ -332,9 +320,7 @@ def _rendered(scene: str, quality: str) -> tuple[dict[str, Any], list[Any], list
     """The scene's render: its report, its slide videos, and per slide its narration, alt text and beats."""
     report = json.loads((current().renders(quality) / f"{scene}.report.json").read_text())
     slides = json.loads((current().slides(quality) / f"{scene}.json").read_text())["slides"]
-    narrations = report.get("narrations") or report["notes"]
-    alts = report.get("alts") or [""] * len(slides)
-    beats_of = report.get("beats") or [[] for _ in slides]
+    narrations, alts, beats_of = report["narrations"], report["alts"], report["beats"]
     if not (len(narrations) == len(beats_of) == len(slides)):
         raise StageFailed(f"{scene}: {len(narrations)} narrations for {len(slides)} slides; render it again")
     return report, slides, narrations, alts, beats_of
@@ -455,23 +441,19 @@ def encode(
     joined = "".join(f"[v{index}]" for index in range(len(records)))
     filters.append(f"{joined}concat=n={len(records)}:v=1:a=0,scale={picture[0]}:{picture[1]}[cut]")
     filters.append(f"[cut]pad={width}:{height}:{(width - picture[0]) // 2}:0:color={band}[video]")
-    inputs = len(records)
-    maps = ["-map", "[video]"]
-    if audio is not None:
-        command += ["-i", str(audio)]
-        maps += ["-map", f"{inputs}:a"]
-        inputs += 1
-    for srt, _ in subtitles:
-        command += ["-i", str(srt)]
-        maps += ["-map", f"{inputs}:s"]
-        inputs += 1
-    command += ["-filter_complex", ";".join(filters), *maps, *video_codec(quality), "-r", f"{fps:g}"]
+    tracks, maps = track_inputs(len(records), audio, subtitles)
+    command += [*tracks, "-filter_complex", ";".join(filters), "-map", "[video]", *maps]
+    command += [*video_codec(quality), "-r", f"{fps:g}"]
     if audio is not None:
         command += AUDIO_CODEC
     command += ["-c:s", "mov_text", *subtitle_tags(subtitles)]
-    command += ["-movflags", "+faststart", str(target)]
-    result = subprocess.run(command, capture_output=True, text=True)
+    run_ffmpeg([*command, "-movflags", "+faststart"], target, "make the narrated cut")
+
+
+def run_ffmpeg(command: list[str], target: Path, what: str) -> None:
+    """Run `command` writing `target`; a failure is one line: the full disk, else `what` failed and ffmpeg's
+    last line."""
+    result = subprocess.run([*command, str(target)], capture_output=True, text=True)
     if result.returncode != 0:
         tool_wrote_to_a_full_disk(result.stderr, target)
-        last = (result.stderr.strip().splitlines() or ["?"])[-1]
-        raise StageFailed(f"ffmpeg could not make the narrated cut: {last}")
+        raise StageFailed(f"ffmpeg could not {what}: {(result.stderr.strip().splitlines() or ['?'])[-1]}")

@@ -97,33 +97,35 @@ def recorded_file(folder: str, slide: int, beat: int | None = None) -> Path | No
     return None
 
 
-def beat_clip(
-    scene: str, slide: int, beat: int, text: str, publish: Publish, warnings: list[str] | None = None
+def slide_clip(
+    scene: str, slide: int, text: str, publish: Publish, warnings: list[str] | None = None, beat: int | None = None
 ) -> Clip | None:
-    """The clip of one beat as the published video says it: the lecturer's recording of it
-    (`narration/<scene>/<slide>.<beat>.wav`), else the voice's (the fallback voice's, with a warning, when the
-    voice is `recorded`); None with no voice."""
+    """The clip of a slide said whole, or of one `beat` of it, as the published video says it: the lecturer's
+    recording (`narration/<scene>/<slide>.wav`, a beat's `<slide>.<beat>.wav`), else the voice's (the fallback
+    voice's, with a warning, when the voice is `recorded`); None with no voice. A beat is spoken slowly enough
+    to read its captions (`readable_clip`)."""
     synthetic = publish.voice
     if publish.voice == "recorded":
         recording = recorded_file(scene, slide, beat)
         if recording is not None:
             return clip(text, publish, recorded=recording)
-        whole = recorded_file(scene, slide)
+        whole = recorded_file(scene, slide) if beat is not None else None
         if whole is not None:
             raise SeqanimError(
                 f"{current().label(whole)} records slide {slide} whole, but its video is paced beat by beat; "
                 f"record each beat as narration/{scene}/{slide}.1.wav, {slide}.2.wav, ... (the transcript lists them)"
             )
         synthetic = publish.fallback_voice
+        stem, which = (f"{slide}", "") if beat is None else (f"{slide}.{beat}", f" beat {beat}")
         if warnings is not None:
             warnings.append(
-                f"narration/{scene}/{slide}.{beat}.wav (or .flac/.mp3) is missing: {scene} slide {slide} beat {beat} "
-                f"uses the {synthetic} voice"
+                f"narration/{scene}/{stem}.wav (or .flac/.mp3) is missing: {scene} slide {slide}{which} uses the "
+                f"{synthetic} voice"
             )
     if synthetic == "none":
         return None
     try:
-        return readable_clip(text, publish, synthetic)
+        return clip(text, publish, voice=synthetic) if beat is None else readable_clip(text, publish, synthetic)
     except SeqanimError as error:
         raise SeqanimError(f"{scene} slide {slide}: {error}") from None
 
@@ -168,7 +170,7 @@ def readable_speed(text: str, publish: Publish) -> float:
     for _ in range(6):  # pauses do not stretch with the speed: the rate falls less than the speed, try again
         if not words:
             break
-        rate = captions.fastest(written_words(text, words), publish.caption_chars, captions.SLOWEST_FPS, "a beat")
+        rate = captions.fastest(written_words(text, words), publish.caption_chars, "a beat")
         wanted = math.floor(speed * READABLE_RATE / rate * 1000) / 1000
         slower = max(SLOWEST_SPEED * publish.hibari_speed, wanted)
         if rate <= READABLE_RATE or slower >= speed:
@@ -401,9 +403,8 @@ def _words_of(text: str, spans: list[tuple[float, float]], model: Any) -> list[W
         if size:
             timed.append((word, round(spans[at][0], 4), round(spans[at + size - 1][1], 4)))
         else:  # read as nothing: an instant at the next word
-            timed.append(
-                (word, round(spans[min(at, len(spans) - 1)][0], 4), round(spans[min(at, len(spans) - 1)][0], 4))
-            )
+            instant = round(spans[min(at, len(spans) - 1)][0], 4)
+            timed.append((word, instant, instant))
         at += size
     return timed
 
@@ -431,6 +432,11 @@ def estimated_words(path: Path, text: str) -> list[Word]:
     voiced = np.flatnonzero(energy > 0.05 * energy.max()) if energy.size else np.array([])
     begin = voiced[0] * window / rate if voiced.size else 0.0
     end = (voiced[-1] + 1) * window / rate if voiced.size else samples.size / rate
+    return spread(words, begin, end)
+
+
+def spread(words: Sequence[str], begin: float, end: float) -> list[Word]:
+    """The words spread over `begin`..`end` by their characters, a space counted after each."""
     weights = [len(word) + 1 for word in words]
     total, at, timed = sum(weights), begin, []
     for word, weight in zip(words, weights):
@@ -530,12 +536,11 @@ def service(voice: str, publish: Publish) -> SpeechService:
     return SERVICES[voice](publish)
 
 
-def check_voice(publish: Publish, *, needs_synthesis: bool = True) -> None:
+def check_voice(publish: Publish) -> None:
     """Fail before anything runs when the configured voice cannot be used (one line: key and fix)."""
     synthetic = publish.fallback_voice if publish.voice == "recorded" else publish.voice
-    if not needs_synthesis or synthetic == "none":
-        return
-    service(synthetic, publish).check()
+    if synthetic != "none":
+        service(synthetic, publish).check()
 
 
 # --- loudness and the cache ------------------------------------------------------------------------------
@@ -637,20 +642,9 @@ def clip_seconds(path: Path) -> float:
         return handle.getnframes() / handle.getframerate()
 
 
-def integrated_loudness(path: Path) -> float:
-    """Integrated loudness (LUFS) as ffmpeg's ebur128 filter measures it."""
-    result = _run(
-        ["ffmpeg", "-hide_banner", "-nostats", "-i", str(path), "-af", "ebur128", "-f", "null", "-"],
-        f"ffmpeg could not measure {path}",
-    )
-    values = re.findall(r"I:\s+(-?[\d.]+|-inf) LUFS", result.stderr)
-    return float(values[-1]) if values else float("-inf")
-
-
 def clip(text: str, publish: Publish, *, recorded: Path | None = None, voice: str | None = None) -> Clip:
     """The normalised clip of one slide: `recorded` when given, else `text` spoken by `voice`."""
     voice = voice or publish.voice
-    settings = publish.model_dump(mode="json")
     if recorded is not None:
         source = current().label(recorded)
         identity: dict[str, Any] = {"recorded": _file_digest(recorded)}
@@ -658,7 +652,7 @@ def clip(text: str, publish: Publish, *, recorded: Path | None = None, voice: st
         speaker = service(voice, publish)
         source = voice
         identity = {"text": spoken(text), "voice": voice, **speaker.settings()}
-    key = digest({**identity, "lufs": settings["loudness_lufs"], "tp": settings["true_peak_db"], "v": VERSION})[:24]
+    key = digest({**identity, "lufs": publish.loudness_lufs, "tp": publish.true_peak_db, "v": VERSION})[:24]
     folder = cache_dir()
     wav, meta = folder / f"{key}.wav", folder / f"{key}.json"
     if wav.is_file() and meta.is_file():
