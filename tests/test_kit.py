@@ -426,3 +426,17 @@ def test_labelled_points_keep_their_labels_clear_of_each_other_and_of_the_dots()
     apart = diagram.labelled_points([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], colours, ["A", "B", "C"])
     for point in apart:
         assert point[1].get_left()[0] > point[0].get_right()[0] and point[1].get_bottom()[1] > point[0].get_top()[1]
+
+
+def test_a_long_log_axis_keeps_its_labels_apart_and_one_labelled() -> None:
+    """20 decades labelled one by one overlapped at the plot's height (HiddenStateDynamics with rhos 0.5-0.9); with
+    decade_range every label stands clear of the next, and 1 = 10^0 keeps its tick. 5 decades keep one per decade."""
+    from seqanim.kit.plots import Plot, decade_range
+
+    for low, high, labels in ((-19.0, 0.0, 11), (-4.0, 1.0, 6)):
+        y_range = decade_range(low, high)
+        plot = Plot((0, 60, 10), y_range, width=4.9, height=3.9, log_y=True)
+        numbers = sorted(plot.axes.y_axis.labels, key=lambda label: label.get_y())
+        assert len(numbers) == labels
+        assert all(lower.get_top()[1] < upper.get_bottom()[1] for lower, upper in zip(numbers, numbers[1:]))
+        assert any(abs(label.get_y() - plot.axes.c2p(0, 1.0)[1]) < 1e-6 for label in numbers)

@@ -48,7 +48,7 @@ from scenes.rnn.shared import change, regime, rho_colour
 from seqanim import Beat, LectureSlide, spoken, translated
 from seqanim.kit import theme
 from seqanim.kit.formula import maths
-from seqanim.kit.plots import Plot
+from seqanim.kit.plots import Plot, decade_range
 from seqanim.kit.vectors import VectorDiagram
 
 # --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
@@ -247,12 +247,6 @@ def decade_span(norms: np.ndarray) -> int:
     return round(math.log10(finals.max() / finals.min()))
 
 
-def decade_step(span: float) -> int:
-    """Decades between the y axis's ticks: every one, unless that crowds more than ten labels onto the axis
-    (radii of 0.5 to 0.9 span 19 decades in 60 steps)."""
-    return next(step for step in (1, 2, 5, 10, 20, 50, 100) if span / step <= 10)
-
-
 # --- the scene ----------------------------------------------------------------------------------------------
 
 
@@ -266,9 +260,10 @@ class HiddenStateDynamics(LectureSlide):
         self.rhos, self.norms, self.first_two = run["rhos"], run["norms"], run["first_two"]
         self.angles = run["eigen_angles"]
         self.steps = self.norms.shape[1] - 1
-        self.low, self.high = float(np.floor(np.log10(self.norms.min()))), float(np.ceil(np.log10(self.norms.max())))
-        self.decades = decade_step(self.high - self.low)
-        self.low = float(np.floor(self.low / self.decades) * self.decades)  # a tick on 1 = 10^0, the unit line
+        # radii of 0.5 to 0.9 span 19 decades in 60 steps: a tick every 2
+        self.low, self.high, self.decades = decade_range(
+            float(np.floor(np.log10(self.norms.min()))), float(np.ceil(np.log10(self.norms.max())))
+        )
         self.stage()
         for name, indices in regimes(self.rhos):
             self.regime(name, indices)

@@ -29,7 +29,7 @@ from manim import (
 from scenes.rnn.shared import about
 from seqanim import LectureSlide, mark, spoken, translated
 from seqanim.kit import theme
-from seqanim.kit.plots import Plot
+from seqanim.kit.plots import Plot, decade_range
 
 # --- the words: notes for the lecturer, narration for the listener (one string per beat) --------------------
 
@@ -302,12 +302,13 @@ class TrainingRace(LectureSlide):
 
     def build_plot(self) -> tuple[VGroup, VGroup]:
         """The log plot of test MSE against training step (on self), and the baseline's line and label."""
-        low = float(np.floor(np.log10(self.mse.min())))
-        high = float(np.ceil(np.log10(self.mse.max())))
+        low, high, decades = decade_range(
+            float(np.floor(np.log10(self.mse.min()))), float(np.ceil(np.log10(self.mse.max())))
+        )
         total = int(self.iters[-1])
         self.plot = Plot(
             (0, total, 100),
-            (low, high, 1),
+            (low, high, decades),
             width=8.4,
             height=4.7,
             x_label="training step",

@@ -365,7 +365,7 @@ class ScaledDotProduct(LectureSlide):
         self.next_slide(notes=conclude_notes(run))
         said = conclude_said(run)
         # Each label sits clear of its own curve over its whole width, at the right end, between the curves
-        # where they lie far apart; where they do not (dims up to 4 only), the scaled one's goes above it.
+        # where they lie far apart; where they do not (few dims, e.g. [2, 4]), the scaled one's goes above it.
         scaled, unscaled = (theme.text("scaled by 1/√d", theme.LABEL_SIZE, theme.allowed_colour()),
                             theme.text("unscaled", theme.LABEL_SIZE, theme.error_colour()))  # fmt: skip
         _label_beside_curve(self.plot, dims, run["entropy_unscaled"], unscaled, UP)

@@ -25,6 +25,13 @@ def nice_range(low: float, high: float, ticks: int = 4) -> tuple[float, float, f
     return tuple(int(round(b)) for b in bounds) if step >= 1 else tuple(float(b) for b in bounds)  # type: ignore[return-value]
 
 
+def decade_range(low: float, high: float, most: int = 10) -> tuple[float, float, int]:
+    """A log axis's (low, high, step) in decades: a label every decade, or every 2, 5, 10, ... where that would
+    crowd more than `most` steps onto it, `low` lowered to a multiple of the step so that 1 = 10^0 keeps its tick."""
+    step = next(step for step in (1, 2, 5, 10, 20, 50, 100) if (high - low) / step <= most)
+    return float(np.floor(low / step) * step), high, step
+
+
 class Plot(VGroup):
     """Axes with labels. `log_y=True` takes y_range as decades, e.g. (-5, 4, 1) spans 1e-5..1e4."""
 
