@@ -133,16 +133,26 @@ def _run(
         for stage_id, message in outcome.failed.items():
             click.echo(f"error: {stage_id}: {message}", err=True)
         raise SystemExit(2)
-    _narration_warnings(stages, outcome.ran)
+    _warnings(stages, outcome.ran)
     console.print(f"ran {len(outcome.ran)}, restored {len(outcome.restored)} from cache")
 
 
-def _narration_warnings(stages: dict[str, graph.Stage], ran: list[str]) -> None:
-    """The warnings of the narration stages that ran (a recorded slide's missing file), one line each."""
+def _warnings(stages: dict[str, graph.Stage], ran: list[str]) -> None:
+    """One line for each scene that ran whose layout broke (a value the scene's layout was not made for), and
+    each warning of the narrations that ran (a recorded slide's missing file)."""
     import json
 
     for stage_id in ran:
         stage = stages[stage_id]
+        if stage.kind == "scene":
+            report = next(path for path in stage.outputs if path.name.endswith(".report.json"))
+            problems = json.loads(report.read_text())["layout_violations"]
+            if problems:
+                click.echo(
+                    f"warning: scene {stage.title.removeprefix('scene ')}: {len(problems)} layout problems at these "
+                    f"values, the first: {problems[0]}; {current().label(report)} lists them",
+                    err=True,
+                )
         if stage.kind == "narration":
             timing = next(path for path in stage.outputs if path.name.endswith(".narration.json"))
             for warning in json.loads(timing.read_text()).get("warnings", []):

@@ -115,6 +115,24 @@ def test_generated_tests_pass_and_lint_clean(authored: Path) -> None:
     _run(authored, "-m", "ruff", "format", "--check", "--no-cache", *sources)
 
 
+def test_a_scene_whose_layout_breaks_is_named_in_one_warning_line(authored: Path, tmp_path: Path) -> None:
+    """A value a scene's layout was not made for builds (the lecturer may want it anyway), but the build says so:
+    one line naming the scene, the count and the first problem, and the report that lists them all."""
+    root = tmp_path / "lecture"
+    shutil.copytree(authored, root, symlinks=True)
+    scene = root / "scenes" / "rnn" / f"{SNAKE}.py"
+    scene.write_text(scene.read_text().replace("plot.move_to(0.2 * DOWN)", "plot.move_to(0.2 * DOWN).shift([5, 0, 0])"))
+    result = _run(root, "-m", "seqanim.cli", "render", SCENE, "--quality", CHECK)
+    report = f"renders/{CHECK}/{SCENE}.report.json"
+    problems = json.loads((root / report).read_text())["layout_violations"]
+    assert problems and all("outside frame" in problem for problem in problems[:1])
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        f"warning: scene {SCENE}: {len(problems)} layout problems at these values, the first: {problems[0]}; "
+        f"{report} lists them"
+    ]
+
+
 def test_a_name_that_exists_is_refused(authored: Path) -> None:
     env = {**os.environ, WORKSPACE_ENV: str(authored), "PYTHONPATH": str(authored)}
     result = subprocess.run(
