@@ -520,7 +520,7 @@ class ReverseAlignment(AlignmentBuildUp):
     def stage(self) -> None:
         self.build_stage(
             self.run,
-            cell_size=0.42,
+            side=4.2,
             col_title="source symbol",
             encoder_text="source symbols $x_j$, read into encoder states $h_j$",
         )

@@ -87,8 +87,9 @@ class AlignmentBuildUp(LectureSlide):
     SPACING = 0.72  # one token per column: a two-decimal weight fits under its token at the smallest size
     STRIP_CELL = 0.64
 
-    def build_stage(self, run: Artifact, cell_size: float, col_title: str, encoder_text: str) -> None:
-        """Create (without showing) every mobject of the build-up."""
+    def build_stage(self, run: Artifact, side: float, col_title: str, encoder_text: str) -> None:
+        """Create (without showing) every mobject of the build-up; the alignment matrix `side` units square at any
+        sequence length, so that its titles clear each other."""
         source, prediction = run["source"], run["prediction"]
         attention, energies = run["attention"], run["energies"]
         self.source, self.prediction, self.attention, self.energies = source, prediction, attention, energies
@@ -148,19 +149,27 @@ class AlignmentBuildUp(LectureSlide):
             color=theme.foreground(),
         )
         self.softmax_formula.move_to([panel_centre, -2.07, 0])
+        for formula in (self.score_formula, self.softmax_formula):  # under a short sequence: from the panel's edge
+            if formula.get_left()[0] < self.PANEL_LEFT:
+                formula.align_to([self.PANEL_LEFT, 0, 0], LEFT)
 
+        # Right of the mechanism panel, with room for its row labels and title: smaller where a long sequence
+        # widens the panel (seq2seq_sort.length 12), its right edge where the default reversal's is.
+        panel_right = self.PANEL_LEFT + length * self.SPACING
+        matrix_side = min(side, 6.0 - (panel_right + 1.0))
+        matrix_x = max(3.9, panel_right + 1.0 + matrix_side / 2)
         self.heatmap = Heatmap(
             attention,
             row_labels=[str(p) for p in prediction],
             col_labels=[str(s) for s in source],
             row_title="query: decoder output",
             col_title=f"key: {col_title}",
-            cell_size=cell_size,
+            cell_size=matrix_side / length,
             vmin=0.0,
             vmax=1.0,
             col_labels_on_top=True,
         )
-        self.heatmap.shift(np.array([3.9, -0.5, 0]) - self.heatmap.cells.get_center())
+        self.heatmap.shift(np.array([matrix_x, -0.5, 0]) - self.heatmap.cells.get_center())
         self.heatmap.blank()
         self.heatmap.row_labels.set_opacity(0)
         self.heatmap.row_labels.set_z_index(1)  # lit one by one: drawn last, so the matrix under them stays still

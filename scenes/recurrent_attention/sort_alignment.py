@@ -508,7 +508,7 @@ class SortAlignment(AlignmentBuildUp):
     def stage(self) -> None:
         self.build_stage(
             self.run,
-            cell_size=0.5,
+            side=4.0,
             col_title="source value",
             encoder_text=f"values $x_j$, read {'both ways' if reads_both_ways(self.run) else 'left to right'} "
             "into states $h_j$",
@@ -561,7 +561,7 @@ class SortAlignment(AlignmentBuildUp):
         attention: np.ndarray,
         source: np.ndarray,
         prediction: np.ndarray,
-        cell_size: float,
+        side: float,
         colourbar: bool,
         col_title: str,
     ) -> Heatmap:
@@ -571,7 +571,7 @@ class SortAlignment(AlignmentBuildUp):
             col_labels=[str(s) for s in source],
             row_title="decoder output",
             col_title=col_title,
-            cell_size=cell_size,
+            cell_size=side / len(source),  # `side` units square at any sequence length
             vmin=0.0,
             vmax=1.0,
             col_labels_on_top=True,
@@ -582,10 +582,10 @@ class SortAlignment(AlignmentBuildUp):
         reverse = self.reverse
         self.next_slide(notes=contrast_notes(self.run, reverse))
         said = contrast_said(self.run, reverse)
-        sort_map = self.small_heatmap(self.attention, self.source, self.prediction, 0.45, True, "source value")
+        sort_map = self.small_heatmap(self.attention, self.source, self.prediction, 3.6, True, "source value")
         sort_map.shift(np.array([3.3, -0.75, 0]) - sort_map.cells.get_center())
         reverse_map = self.small_heatmap(
-            reverse["attention"], reverse["source"], reverse["prediction"], 0.36, False, "source symbol"
+            reverse["attention"], reverse["source"], reverse["prediction"], 3.6, False, "source symbol"
         )
         reverse_map.shift(np.array([-3.4, -0.75, 0]) - reverse_map.cells.get_center())
         facts = contrast_facts(self.run, reverse)
@@ -617,7 +617,7 @@ class SortAlignment(AlignmentBuildUp):
         self.next_slide(notes=other_inputs_notes(self.run))
         shown_inputs = other_inputs_facts(self.run).inputs
         for index, (shown, said) in enumerate(zip(shown_inputs, other_inputs_said(self.run))):
-            new_map = self.small_heatmap(shown.attention, shown.source, shown.prediction, 0.45, True, "source value")
+            new_map = self.small_heatmap(shown.attention, shown.source, shown.prediction, 3.6, True, "source value")
             new_map.move_to(self.heatmap)
             with self.beat(said) as beat:  # the new input's matrix; the unchanging reversal; the sorted outputs
                 self.bring_to_front(self.heatmap)  # the reversal beside it stays still: drawn once

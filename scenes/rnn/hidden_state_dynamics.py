@@ -462,7 +462,12 @@ class HiddenStateDynamics(LectureSlide):
         sides = ((np.pi / 3, UR), (2 * np.pi / 3, UL))
         angle, side = max(sides, key=lambda side: float(np.min(1 - ends @ [np.cos(side[0]), np.sin(side[0])])))
         rings, labels = VGroup(), VGroup()
-        for decade in range(int(self.low) + 1, int(self.high) + 1, 4 if self.high - self.low > 6 else 2):
+        span = self.high - self.low
+        decades = range(int(self.low) + 1, int(self.high) + 1, 4 if span > 6 else 2)
+        if len(decades) > 4:  # radii from 0.5 to 1.5 (linear_rnn.rhos): 29 decades, rings too close to label
+            every = 4 * int(np.ceil(span / 16))
+            decades = [decade for decade in range(int(self.low) + 1, int(self.high) + 1) if decade % every == 0]
+        for decade in decades:
             ring = Circle(radius=self.radius_of(10.0**decade), color=theme.muted(), stroke_width=1.5 if decade else 2.5)
             ring.move_to(self.state.to_point((0, 0))).set_stroke(opacity=0.9 if decade == 0 else 0.45)
             rings.add(ring)

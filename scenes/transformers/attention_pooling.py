@@ -243,6 +243,8 @@ class AttentionPooling(LectureSlide):
                 for key, value in zip(self.keys, run["values"])
             ]
         ).arrange(RIGHT, buff=0.15)
+        if self.token_row.width > 13.2:  # more than 12 tokens (groupby.length): smaller, inside the frame
+            self.token_row.scale_to_fit_width(13.2)
         self.token_row.next_to(heading, DOWN, buff=0.9)
         targets = VGroup(
             *[
@@ -295,7 +297,7 @@ class AttentionPooling(LectureSlide):
             col_labels=[f"k{key}" for key in self.keys],
             row_title="query",
             col_title="key (attended token)",
-            cell_size=0.52,
+            cell_size=5.2 / len(self.keys),  # 5.2 units square, as at the default 10 tokens (groupby.length)
             vmin=0.0,
             vmax=float(attention.max()),
             label_size=theme.SMALL_SIZE,

@@ -241,13 +241,14 @@ class ScaledDotProduct(LectureSlide):
         keys = run["sample_logits"].shape[1]
         blank = [""] * keys
         chart_height = 1.9
+        share = 16 / keys  # the charts are as wide as at the default 16 keys, whatever scaling.n_keys is
         self.scaled_bars = Bars(
             run["sample_weights_scaled"][0],
             blank,
             max_value=1.0,
             height=chart_height,
-            bar_width=0.2,
-            spacing=0.07,
+            bar_width=0.2 * share,
+            spacing=0.07 * share,
             colours=[theme.allowed_colour()] * keys,
             show_values=False,
         )
@@ -256,8 +257,8 @@ class ScaledDotProduct(LectureSlide):
             blank,
             max_value=1.0,
             height=chart_height,
-            bar_width=0.2,
-            spacing=0.07,
+            bar_width=0.2 * share,
+            spacing=0.07 * share,
             colours=[theme.error_colour()] * keys,
             show_values=False,
         )

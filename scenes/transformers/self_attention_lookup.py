@@ -191,6 +191,8 @@ class SelfAttentionLookup(LectureSlide):
         self.labels = list(self.facts.labels)
         self.match = self.facts.match
         self.attention = self.run["attention"]
+        # Sizes are the default 7 tokens' (6 items and the query): more or fewer share the same width (lookup.items).
+        self.fit = 7 / len(self.labels)
         self.tokens()
         self.matrix()
         self.query_row()
@@ -206,6 +208,8 @@ class SelfAttentionLookup(LectureSlide):
         self.token_row = VGroup(
             *[token_box(label, colour, width=1.35) for label, colour in zip(self.labels, colours)]
         ).arrange(RIGHT, buff=0.25)
+        if self.token_row.width > 13.2:
+            self.token_row.scale_to_fit_width(13.2)
         self.token_row.next_to(heading, DOWN, buff=0.8)
         kinds = VGroup(
             theme.text("items: key + value", theme.LABEL_SIZE, theme.key_colour()).next_to(
@@ -215,6 +219,8 @@ class SelfAttentionLookup(LectureSlide):
                 self.token_row[-1], DOWN, buff=0.3
             ),
         )
+        if kinds[1].get_right()[0] > 6.9:  # under the last token, but inside the frame
+            kinds[1].shift((6.9 - kinds[1].get_right()[0]) * RIGHT)
         task = theme.text(f"task: output the value stored under key k{int(run['query_key'])}", theme.BODY_SIZE)
         layer = theme.text(
             f"one self-attention layer, one head, width {run.params['d']}", theme.LABEL_SIZE, theme.muted()
@@ -244,12 +250,12 @@ class SelfAttentionLookup(LectureSlide):
             col_labels=two_line,
             row_title="query",
             col_title="key",
-            cell_size=0.76,  # wide enough that "query k0" under the last column clears "k4 v3"
+            cell_size=0.76 * self.fit,  # wide enough that "query k0" under the last column clears "k4 v3"
             vmin=0.0,
             vmax=1.0,
             annotate=True,
             fmt="{:.2f}",
-            annotation_size=theme.SMALL_SIZE,
+            annotation_size=theme.SMALL_SIZE * min(1.0, self.fit),
             annotate_from=0.005,  # a weight that rounds to 0.00 shows as colour only, not as 49 "0.00" labels
         )
         self.heatmap.to_edge(LEFT, buff=0.3).shift(0.05 * DOWN)
@@ -298,8 +304,8 @@ class SelfAttentionLookup(LectureSlide):
             short,
             max_value=1.0,
             height=2.6,
-            bar_width=0.5,
-            spacing=0.26,
+            bar_width=0.5 * self.fit,
+            spacing=0.26 * self.fit,
             colours=colours,
             decimals=3,
             label_size=theme.SMALL_SIZE,

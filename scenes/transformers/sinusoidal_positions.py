@@ -204,6 +204,17 @@ def kernel_said(run: Artifact) -> dict[str, str]:
 # --- the scene ----------------------------------------------------------------------------------------
 
 
+def _cell(count: int, side: float) -> float:
+    """A heatmap cell's side: the default 60 positions and 64 dimensions fill 4.2 and 4.48 units (cells of
+    0.07), and so do more or fewer (positional.length and d_model run from 12 to 1024)."""
+    return side / count
+
+
+def _tick_step(last: float) -> int:
+    """A number every 10 positions, or every 20, 50, ... where more than 60 would crowd the axis."""
+    return max(10, int(nice_range(0, last, 6)[2]))
+
+
 class SinusoidalPositions(LectureSlide):
     """tf4: sin/cos waves of geometric wavelengths build PE; PE_i . PE_j depends only on the offset."""
 
@@ -231,7 +242,7 @@ class SinusoidalPositions(LectureSlide):
             last = index == len(pairs) - 1
             # The shared position numbers go under the bottom panel, clear of the waves.
             plot = Plot(
-                (0, length - 1, 10),
+                (0, length - 1, _tick_step(length - 1)),
                 (-1, 1, 1),
                 width=6.0,
                 height=1.05,
@@ -274,7 +285,8 @@ class SinusoidalPositions(LectureSlide):
             pe.T,
             row_title="dimension",
             col_title="position",
-            cell_size=0.07,
+            cell_size=_cell(pe.shape[0], 4.2),
+            cell_height=_cell(pe.shape[1], 4.48),
             vmin=-1.0,
             vmax=1.0,
             colormap=theme.diverging_colormap(),
@@ -351,7 +363,7 @@ class SinusoidalPositions(LectureSlide):
             gram,
             row_title="position i",
             col_title="position j",
-            cell_size=0.07,
+            cell_size=_cell(len(gram), 4.2),
             cell_stroke=0.0,
             dense=True,
         )
@@ -412,7 +424,7 @@ class SinusoidalPositions(LectureSlide):
         said = kernel_said(self.run)
         low, high, step = nice_range(min(0.0, float(kernel.min())), float(kernel.max()))
         plot = Plot(
-            (0, offsets[-1], 10),
+            (0, offsets[-1], _tick_step(offsets[-1])),
             (low, high, step),
             width=5.4,
             height=3.4,
