@@ -153,11 +153,12 @@ class AlignmentBuildUp(LectureSlide):
             if formula.get_left()[0] < self.PANEL_LEFT:
                 formula.align_to([self.PANEL_LEFT, 0, 0], LEFT)
 
-        # Right of the mechanism panel, with room for its row labels and title: smaller where a long sequence
-        # widens the panel (seq2seq_sort.length 12), its right edge where the default reversal's is.
+        # Right of the mechanism panel, with room for its row labels and title (0.9) and for its colour bar (the
+        # cells end by 6.35): smaller where a long sequence widens the panel (3.56 units at a length of 12; much
+        # smaller, and its rotated row title would reach the column title above).
         panel_right = self.PANEL_LEFT + length * self.SPACING
-        matrix_side = min(side, 6.0 - (panel_right + 1.0))
-        matrix_x = max(3.9, panel_right + 1.0 + matrix_side / 2)
+        matrix_side = min(side, 6.35 - (panel_right + 0.9))
+        matrix_x = max(3.9, panel_right + 0.9 + matrix_side / 2)
         self.heatmap = Heatmap(
             attention,
             row_labels=[str(p) for p in prediction],
