@@ -45,12 +45,13 @@ OTHER_VALUES = {
     "ScaledDotProduct": (("scaling.dims=[2, 4]", "scaling.n_keys=64"), "at d = 4. One sample of 64 keys"),
     # 19 decades: a tick label per decade overlapped, and rho = 0.90's end label ran into the eigenvalues' title
     "HiddenStateDynamics": (("linear_rnn.rhos=[0.5, 0.8, 0.9]",), "rho in 0.50, 0.80, 0.90"),
-    # 120 positions: cells of a fixed size, the Gram matrix 8.4 units square, off the frame
-    "SinusoidalPositions": (("positional.length=120",), "120 positions x 64 dimensions"),
+    # 16 positions: cells of a fixed size, a Gram matrix 1.1 units square whose rotated title met the other (at 120,
+    # 8.4 units square, off the frame)
+    "SinusoidalPositions": (("positional.length=16",), "16 positions x 64 dimensions"),
     # 5 values: a small matrix whose two titles met, and the score formula off the frame's left edge
-    "SortAlignment": (("seq2seq_sort.length=5", "seq2seq_sort.iters=300"), "SORT 5 distinct values"),
+    "SortAlignment": (("seq2seq_sort.length=5", "seq2seq_sort.iters=50"), "SORT 5 distinct values"),
     # 3 items: the chart rose with its smaller matrix, and the verdict above it ran into the heading
-    "SelfAttentionLookup": (("lookup.items=3", "lookup.iters=100"), "Here 3 item tokens"),
+    "SelfAttentionLookup": (("lookup.items=3", "lookup.iters=30"), "Here 3 item tokens"),
 }
 
 

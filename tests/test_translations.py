@@ -81,10 +81,11 @@ def test_every_german_cue_fits_its_time_and_lies_over_its_speech(
 
 
 def test_the_german_numbers_follow_a_parameter_change(lecture_built: Path, tmp_path: Path) -> None:
-    """`--set adding.T=30` retrains the adding problem; the AddingProblem's first beat then says 30 steps in both
-    languages, where the suite's build (adding.T = 40) says 40."""
+    """`--set adding.T=30` retrains the adding problem (briefly: the words say T, whatever the training reached);
+    the AddingProblem's first beat then says 30 steps in both languages, where the suite's build (adding.T = 40)
+    says 40."""
     tree = make_tree(tmp_path / "lecture")
-    result = tree.run("render", "AddingProblem", "--quality", CHECK, "--set", "adding.T=30")
+    result = tree.run("render", "AddingProblem", "--quality", CHECK, "--set", "adding.T=30", "--set", "adding.iters=40")
     assert result.returncode == 0, result.stderr[-3000:]
     before = json.loads((current().renders(CHECK) / "AddingProblem.report.json").read_text())["beats"][0][0]
     after = json.loads((tree.root / "renders" / CHECK / "AddingProblem.report.json").read_text())["beats"][0][0]
