@@ -50,6 +50,9 @@ OTHER_VALUES = {
     "SinusoidalPositions": (("positional.length=16",), "16 positions x 64 dimensions"),
     # 5 values: a small matrix whose two titles met, and the score formula off the frame's left edge
     "SortAlignment": (("seq2seq_sort.length=5", "seq2seq_sort.iters=50"), "SORT 5 distinct values"),
+    # a key below 0 (with the query [3, 0] above): the key plane began at -0.5, key C's dot and label lay off its
+    # left edge; and the long query's label, above its middle, lay over key A's
+    "QueryKeyValue": (("qkv_walkthrough.keys=[[1, 0], [0, 1], [-1, 1]]",), "k_C = [-1, 1]"),
     # 3 items: the chart rose with its smaller matrix, and the verdict above it ran into the heading
     "SelfAttentionLookup": (("lookup.items=3", "lookup.iters=30"), "Here 3 item tokens"),
 }

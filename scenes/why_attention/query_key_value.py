@@ -7,10 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from manim import (
+    DL,
     DOWN,
     LEFT,
     RIGHT,
     UP,
+    UR,
     Create,
     FadeIn,
     FadeOut,
@@ -18,6 +20,7 @@ from manim import (
     Indicate,
     LaggedStart,
     MathTex,
+    Mobject,
     SurroundingRectangle,
     VGroup,
 )
@@ -170,6 +173,13 @@ def same_caption(art: Artifact) -> str:
 # --- the scene -------------------------------------------------------------------------------------------
 
 
+def _overlap(a: Mobject, b: Mobject) -> bool:
+    """Whether two mobjects' boxes overlap."""
+    return bool(
+        np.all(a.get_corner(DL)[:2] < b.get_corner(UR)[:2]) and np.all(b.get_corner(DL)[:2] < a.get_corner(UR)[:2])
+    )
+
+
 class QueryKeyValue(WhyAttentionSlide):
     """Q asks, K addresses, V stores. Keys are points, the query an arrow; A and C score the same (with the
     notebook's keys)."""
@@ -248,8 +258,10 @@ class QueryKeyValue(WhyAttentionSlide):
             self.say(same_caption(art), colour=theme.caption_colour(), size=CAPTION_SIZE, run_time=beat.remaining)
 
     def key_plane(self, query: np.ndarray, keys: np.ndarray) -> tuple[VectorDiagram, VGroup, VGroup]:
-        span = max(1.5, float(np.abs(np.vstack([keys, query[None]])).max()) + 0.5)
-        diagram = VectorDiagram((-0.5, span, 0.5), (-0.5, span, 0.5), width=5.0)
+        coords = np.vstack([keys, query[None]])
+        span = max(1.5, float(np.abs(coords).max()) + 0.5)
+        low = min(-0.5, float(np.floor(coords.min() * 2)) / 2 - 0.5)  # a key or query below 0 (qkv_walkthrough.keys)
+        diagram = VectorDiagram((low, span, 0.5), (low, span, 0.5), width=5.0)
         diagram.to_edge(LEFT, buff=0.9).shift(0.25 * DOWN)
         axes_labels = VGroup(
             theme.text("key dim 1", theme.SMALL_SIZE, theme.muted()).next_to(diagram, DOWN, buff=0.08),
@@ -261,9 +273,15 @@ class QueryKeyValue(WhyAttentionSlide):
         points = diagram.labelled_points(
             keys, self.colours, [f"{label} {fmt_g(k)}" for label, k in zip(self.labels, keys)]
         )
+        if points.get_left()[0] < diagram.plane.get_left()[0]:  # a key's label reaches past the plane's left edge
+            axes_labels[1].next_to(VGroup(diagram.plane, points), LEFT, buff=0.08)
+            VGroup(diagram, points).shift(max(0.0, -6.9 - axes_labels[1].get_left()[0]) * RIGHT)
         arrow = diagram.arrow(query, theme.query_colour())
-        # Above the arrow's middle: below it is where the keys' shadows on q will stack.
+        # Above the arrow's middle: below it is where the keys' shadows on q will stack. Over a key's label (a long
+        # query, qkv_walkthrough.query = [3, 0]), under its tip instead, past the shadows.
         label = theme.text(f"q = {fmt_g(query)}", theme.LABEL_SIZE, theme.query_colour()).next_to(arrow, UP, buff=0.12)
+        if any(_overlap(label, point[1]) for point in points):
+            label.next_to(arrow.get_end(), DOWN, buff=0.12).align_to(arrow.get_end(), RIGHT)
         return diagram, points, VGroup(arrow, label)
 
     def memory_tables(self, K: np.ndarray, V: np.ndarray) -> VGroup:
