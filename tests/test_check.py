@@ -53,6 +53,8 @@ OTHER_VALUES = {
     # a key below 0 (with the query [3, 0] above): the key plane began at -0.5, key C's dot and label lay off its
     # left edge; and the long query's label, above its middle, lay over key A's
     "QueryKeyValue": (("qkv_walkthrough.keys=[[1, 0], [0, 1], [-1, 1]]",), "k_C = [-1, 1]"),
+    # 64 positions: a score matrix of fixed cells, 8.6 units square, off the frame
+    "RopeRotation": (("rope.length=64",), "keys at offsets 0 to 55"),
     # 3 items: the chart rose with its smaller matrix, and the verdict above it ran into the heading
     "SelfAttentionLookup": (("lookup.items=3", "lookup.iters=30"), "Here 3 item tokens"),
 }

@@ -455,14 +455,16 @@ class RopeRotation(LectureSlide):
         self.next_slide(notes=score_matrix_notes(self.run))
         said = score_matrix_said(self.run)
         size = scores.shape[0]
-        ticks = [str(p) if p % 8 == 0 else "" for p in range(size)]
+        # 4.32 units square whatever rope.length is (32 positions: cells of 0.135), a position number every 8 of 32.
+        every = 8 * max(1, size // 32)
+        ticks = [str(p) if p % every == 0 else "" for p in range(size)]
         self.matrix = Heatmap(
             scores,
             row_labels=ticks,
             col_labels=ticks,
             row_title="query position $m$",
             col_title="key position $n$",
-            cell_size=0.135,
+            cell_size=0.135 * 32 / size,
             cell_stroke=0.0,
             fmt="{:.1f}",
             dense=True,
