@@ -204,12 +204,6 @@ def kernel_said(run: Artifact) -> dict[str, str]:
 # --- the scene ----------------------------------------------------------------------------------------
 
 
-def _cell(count: int, side: float) -> float:
-    """A heatmap cell's side: the default 60 positions and 64 dimensions fill 4.2 and 4.48 units (cells of
-    0.07), and so do more or fewer (positional.length and d_model run from 12 to 1024)."""
-    return side / count
-
-
 def _tick_step(last: float) -> int:
     """A number every 10 positions, or every 20, 50, ... where more than 60 would crowd the axis."""
     return max(10, int(nice_range(0, last, 6)[2]))
@@ -285,8 +279,9 @@ class SinusoidalPositions(LectureSlide):
             pe.T,
             row_title="dimension",
             col_title="position",
-            cell_size=_cell(pe.shape[0], 4.2),
-            cell_height=_cell(pe.shape[1], 4.48),
+            # 4.2 by 4.48 units at any positional.length and d_model (cells of 0.07 at 60 by 64)
+            cell_size=4.2 / pe.shape[0],
+            cell_height=4.48 / pe.shape[1],
             vmin=-1.0,
             vmax=1.0,
             colormap=theme.diverging_colormap(),
@@ -363,7 +358,7 @@ class SinusoidalPositions(LectureSlide):
             gram,
             row_title="position i",
             col_title="position j",
-            cell_size=_cell(len(gram), 4.2),
+            cell_size=4.2 / len(gram),
             cell_stroke=0.0,
             dense=True,
         )
