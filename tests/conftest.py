@@ -9,7 +9,7 @@ collected it is the current directory, so every build, copy and read of data/, r
 
 The suite runs the real pipeline once in its workspace and asserts on what it produced; nothing is mocked.
 It builds the whole lecture at the `check` quality (every experiment trained, every scene's code run with its
-words spoken, timed and its layout checked, no frame drawn), and renders, narrates and publishes one deck for
+words timed and its layout checked, no frame drawn, no audio made), and renders, narrates and publishes one deck for
 real at preview quality: `sample`, two scenes of two parts, which the suite adds to its lecture.toml. When
 the session ends it checks that the checkout's generated folders hold what they held when it started, and
 fails the run, naming the files, if they do not.

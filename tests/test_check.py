@@ -57,11 +57,14 @@ OTHER_VALUES = {
 
 def test_scenes_keep_their_layout_at_other_values(lecture_built: Path, tmp_path: Path) -> None:
     """Each scene checked at values of its parameters other than the lecture's: no text overlaps, nothing
-    leaves the frame (each report says it used the values)."""
+    leaves the frame (each report says it used the values). Their new words are timed, not said: a check
+    makes no audio."""
     tree = make_tree(tmp_path / "lecture")
+    clips = sorted((tree.root / ".seqanim" / "voice").glob("*.wav"))
     settings = [option for values, _ in OTHER_VALUES.values() for value in values for option in ("--set", value)]
     result = tree.run("render", *OTHER_VALUES, "-j", "2", *settings)
     assert result.returncode == 0, result.stderr
+    assert clips and sorted((tree.root / ".seqanim" / "voice").glob("*.wav")) == clips
     for scene, (_, quoted) in OTHER_VALUES.items():
         report = json.loads((tree.root / "renders" / CHECK / f"{scene}.report.json").read_text())
         assert quoted in " ".join(report["notes"]), scene

@@ -249,7 +249,8 @@ class LectureSlide(RedrawWhatMoves, Slide):
         """The words of beat `beat` of slide `slide` as the published video says them: the lecturer's recording
         of the beat, else the voice's clip (made once, cached), else their reading time."""
         publish = self.lecture.publish
-        clip = voice.slide_clip(type(self).__name__, slide, text, publish, beat=beat)
+        # A check draws nothing and says nothing: the words are timed, no audio is made.
+        clip = voice.slide_clip(type(self).__name__, slide, text, publish, beat=beat, audio=not self.skip_animations)
         if clip is None:
             return reading_speech(text, publish.words_per_minute)
         return Speech(clip.seconds, voice.written_words(text, clip.words), clip.timing, clip.source)

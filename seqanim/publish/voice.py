@@ -57,7 +57,7 @@ Word = tuple[str, float, float]
 class Clip:
     """A normalised clip in the voice cache."""
 
-    path: Path
+    path: Path | None  # None: a clip timed, not made (`timed_clip`)
     seconds: float
     lufs: float  # integrated loudness as measured after normalisation
     source: str  # the voice ("hibari", "espeak", "piper") or the recorded file's label
@@ -98,12 +98,20 @@ def recorded_file(folder: str, slide: int, beat: int | None = None) -> Path | No
 
 
 def slide_clip(
-    scene: str, slide: int, text: str, publish: Publish, warnings: list[str] | None = None, beat: int | None = None
+    scene: str,
+    slide: int,
+    text: str,
+    publish: Publish,
+    warnings: list[str] | None = None,
+    beat: int | None = None,
+    *,
+    audio: bool = True,
 ) -> Clip | None:
     """The clip of a slide said whole, or of one `beat` of it, as the published video says it: the lecturer's
     recording (`narration/<scene>/<slide>.wav`, a beat's `<slide>.<beat>.wav`), else the voice's (the fallback
     voice's, with a warning, when the voice is `recorded`); None with no voice. A beat is spoken slowly enough
-    to read its captions (`readable_clip`)."""
+    to read its captions (`readable_speed`). Without `audio` (a check, which draws and says nothing), hibari's
+    clip is timed from its model's durations and not made (`timed_clip`)."""
     synthetic = publish.voice
     if publish.voice == "recorded":
         recording = recorded_file(scene, slide, beat)
@@ -125,7 +133,10 @@ def slide_clip(
     if synthetic == "none":
         return None
     try:
-        return clip(text, publish, voice=synthetic) if beat is None else readable_clip(text, publish, synthetic)
+        if beat is not None and synthetic == "hibari":
+            publish = publish.model_copy(update={"hibari_speed": readable_speed(text, publish)})
+        timed = timed_clip(text, publish) if not audio and synthetic == "hibari" else None
+        return timed or clip(text, publish, voice=synthetic)
     except SeqanimError as error:
         raise SeqanimError(f"{scene} slide {slide}: {error}") from None
 
@@ -135,14 +146,6 @@ SLOWEST_SPEED = 0.8
 # The rate a slowed beat is brought under: 3 % below the template's, because the video starts and ends each
 # cue on a frame, which takes up to 2 frames (3 % of a 4-second cue at 15 fps) off its time on screen.
 READABLE_RATE = 0.97 * captions.CHARACTERS_PER_SECOND
-
-
-def readable_clip(text: str, publish: Publish, synthetic: str) -> Clip:
-    """The voice's clip of a beat, spoken slowly enough that its captions can be read (`readable_speed`);
-    voices other than hibari are kept as they speak."""
-    if synthetic == "hibari":
-        publish = publish.model_copy(update={"hibari_speed": readable_speed(text, publish)})
-    return clip(text, publish, voice=synthetic)
 
 
 @functools.cache
@@ -290,14 +293,28 @@ class Hibari(SpeechService):
 
     def word_times(self, text: str) -> list[Word] | None:
         """The words' times in the clip `generate_from_text` would make, from the model's durations alone."""
-        return _words_of(text, self._spans(list(self._sentences(text)))[0], _hibari_model())
+        return self.timed(text)[1]
 
-    def _sentences(self, text: str) -> Iterator[tuple[str, list[Any], Any]]:
+    def timed(self, text: str) -> tuple[float, list[Word] | None]:
+        """The length in seconds and the words' times of the clip `generate_from_text` would make, from the
+        model's durations alone (its duration predictor: a tenth of the model's time, and no audio)."""
+        from hibari import dsp  # type: ignore[import-not-found]
+
+        sentences = list(self._sentences(text, durations_only=True))
+        spans, cut = self._spans(sentences)
+        steps = sum(int(durations.sum()) for _, _, durations in sentences)
+        length = steps * round(HIBARI_DURATION_STEP * dsp.SR) / dsp.SR  # the audio's, as dsp.synth makes it
+        end = min(length, spans[-1][1] + cut + TAIL_OUT_S) if spans else length
+        kept = round(end * dsp.SR) - round(cut * dsp.SR)  # the samples generate_from_text writes
+        return kept / dsp.SR, _words_of(text, spans, _hibari_model())
+
+    def _sentences(self, text: str, durations_only: bool = False) -> Iterator[tuple[str, list[Any], Any]]:
         """Per sentence hibari makes of `text`: its phonemes, the model's outputs (its audio, once through
-        hibari's dsp.synth) and each phoneme's duration in 25 ms steps (the audio lasts exactly their sum)."""
+        hibari's dsp.synth; none when `durations_only`) and each phoneme's duration in 25 ms steps (the audio
+        lasts exactly their sum)."""
         import numpy as np
 
-        model, session = _hibari_model(), _hibari_timed_session()
+        model, session = _hibari_model(), _hibari_timed_session(durations_only)
         speed = np.asarray([self.publish.hibari_speed], np.float32)
         found = False
         for phonemes in model.phonemize(text):
@@ -351,11 +368,13 @@ HIBARI_DURATION_STEP = 0.025
 PHONEME_PUNCTUATION = frozenset(';:,.!?—…"()“”')
 
 
-@functools.lru_cache(maxsize=1)
-def _hibari_timed_session() -> Any:
-    """hibari's model with its phoneme durations as a seventh output."""
+@functools.cache
+def _hibari_timed_session(durations_only: bool = False) -> Any:
+    """hibari's model with its phoneme durations as a seventh output; or its duration predictor alone, the
+    part of the graph that computes them (onnxruntime runs every node of a graph whatever the outputs asked)."""
     import onnx
     import onnxruntime as ort
+    from onnx.utils import Extractor
 
     graph = onnx.load(_hibari_model_file())
     if not any(HIBARI_DURATIONS in node.output for node in graph.graph.node):
@@ -363,6 +382,9 @@ def _hibari_timed_session() -> Any:
             f"hibari's model has no {HIBARI_DURATIONS} (its phoneme durations); `.venv/bin/pip install {HIBARI}`"
         )
     graph.graph.output.append(onnx.helper.make_tensor_value_info(HIBARI_DURATIONS, onnx.TensorProto.INT64, None))
+    if durations_only:
+        inputs = [tensor.name for tensor in graph.graph.input]
+        graph = Extractor(graph).extract_model(inputs, [HIBARI_DURATIONS])
     options = ort.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = 1
     options.log_severity_level = 3
@@ -633,6 +655,14 @@ def _normalise(source: Path, publish: Publish, target: Path) -> float:
         handle.setframerate(SAMPLE_RATE)
         handle.writeframes(pcm.tobytes())
     return loudness(pcm / 32768)
+
+
+def timed_clip(text: str, publish: Publish) -> Clip | None:
+    """What `clip(text, publish, voice="hibari")` says of its clip (its length and words, to the sample), found
+    from the model's durations alone: no audio is made, nothing is written, no `path`. None when the words
+    cannot be matched to the model's (the clip's are then estimated from its audio)."""
+    seconds, words = Hibari(publish).timed(spoken(text))
+    return Clip(None, seconds, publish.loudness_lufs, "hibari", False, tuple(words), "model") if words else None
 
 
 def clip_seconds(path: Path) -> float:

@@ -1,7 +1,7 @@
 """Render one scene in this process: video, slide files, thumbnail and a report, each written atomically.
 
 At the `check` quality nothing is drawn but the last frame: manim skips every animation to its end state (as
-`manim -s` does), so the scene's code runs, its words are spoken and timed, its layout is checked at the end
+`manim -s` does), so the scene's code runs, its words are timed (no audio made), its layout is checked at the end
 of every slide, and the report says where every beat would run, in a fraction of a render's time; its
 thumbnail and report are its only outputs.
 
