@@ -121,6 +121,15 @@ class Beat:
         return self._run_time(self.mark_frame(mark) - self.clock.frames_written)
 
 
+class CheckRenderer(CairoRenderer):
+    """manim's renderer for the `check` quality, which draws no frame while the scene plays: manim's own draws
+    the still part of every play and the picture of every wait even when it skips them (a sixth of a check's
+    time). A slide's last frame, the check's thumbnail, is drawn by `LectureSlide._draw_final_state`."""
+
+    def update_frame(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+
 class LectureSlide(RedrawWhatMoves, Slide):
     """Base class of every lecture scene."""
 
@@ -135,7 +144,7 @@ class LectureSlide(RedrawWhatMoves, Slide):
         drop_svg_paths()  # text copies fast: every animation copies what it moves (seqanim.kit.lean)
         config.background_color = theme.background()
         if config.renderer == RendererType.CAIRO and kwargs.get("renderer") is None:  # the same frames, the same video
-            kwargs["renderer"] = CairoRenderer(
+            kwargs["renderer"] = (CheckRenderer if kwargs.get("skip_animations") else CairoRenderer)(
                 file_writer_class=SteadyFileWriter,
                 camera_class=kwargs.get("camera_class"),
                 skip_animations=kwargs.get("skip_animations", False),
@@ -314,7 +323,7 @@ class LectureSlide(RedrawWhatMoves, Slide):
         renderer = self.renderer
         static_image, renderer.static_image = renderer.static_image, None
         try:
-            renderer.update_frame(self)
+            CairoRenderer.update_frame(renderer, self)
             return np.array(renderer.get_frame())
         finally:
             renderer.static_image = static_image
