@@ -8,7 +8,7 @@ Prints:
      slowest first.
 
 With `--against REV`, instead: the whole lecture of revision REV (its engine, scenes and lecture.toml) against
-this tree's, each a cold low-quality build with -j 2, alternating which goes first, --rounds times; printed
+this tree's, each a cold build with -j 2 at low (or `--quality`), alternating which goes first, --rounds times; printed
 with the stage-seconds of each kind (experiments, scenes, narrations, decks).
 
 With `--executors REV`, instead: the engine of revision REV (`915073f`: Dask as a process pool under a
@@ -20,7 +20,7 @@ processes on this machine, started in a clone of this tree (as a remote worker w
 data and text outputs byte for byte, videos frame for frame (ffmpeg framemd5), the same set of files.
 
     .venv/bin/python bench/build.py [--high] [--scenes A,B,...]
-    .venv/bin/python bench/build.py --against main [--rounds 1]
+    .venv/bin/python bench/build.py --against main [--rounds 1] [--quality check]
     .venv/bin/python bench/build.py --executors 915073f [--rounds 1]
     .venv/bin/python bench/build.py --distributed [--scenes A,B,C,D] [--everything]
 """
@@ -126,8 +126,8 @@ def executors(base: str, rounds: int) -> None:
         print(f"\nbest of {rounds}: {base} {old:.1f} s, this tree {new:.1f} s, ratio {new / old:.3f}")
 
 
-def against(base: str, rounds: int) -> None:
-    """A cold low-quality build, -j 2: the lecture at revision `base` (engine, scenes, parameters) against this
+def against(base: str, rounds: int, quality: str = "low") -> None:
+    """A cold build at `quality`, -j 2: the lecture at revision `base` (engine, scenes, parameters) against this
     tree's, side by side; the wall time and the seconds each kind of stage took."""
     with tempfile.TemporaryDirectory() as temporary:
         work = Path(temporary)
@@ -147,7 +147,7 @@ def against(base: str, rounds: int) -> None:
                     names = ["seqanim", "precompute", "scenes", "lecture.toml"]
                     subprocess.run(["tar", "-x", "-C", str(tree.root), *names], input=archive.stdout, check=True)
                     env = {"PYTHONPATH": str(tree.root)}
-                took = timed(tree, "build", "-j", "2", env=env)
+                took = timed(tree, "build", "-j", "2", "--quality", quality, env=env)
                 seconds[side].append(took)
                 state = json.loads((tree.root / ".seqanim" / "state.json").read_text())
                 kinds: dict[str, float] = {}
@@ -155,11 +155,11 @@ def against(base: str, rounds: int) -> None:
                     kinds[stage.split(":")[0]] = kinds.get(stage.split(":")[0], 0.0) + (entry.get("seconds") or 0)
                 video = sum(
                     json.loads(path.read_text())["duration"]
-                    for path in (tree.root / "renders" / "low").glob("*.report.json")
+                    for path in (tree.root / "renders" / quality).glob("*.report.json")
                 )
                 busy = sum(kinds.values())
                 print(
-                    f"round {index + 1}  {side:10s} cold build -j 2: {took:7.1f} s wall, stages {busy:6.1f} s ("
+                    f"round {index + 1}  {side:10s} cold build at {quality}, -j 2: {took:7.1f} s wall, stages {busy:6.1f} s ("
                     + ", ".join(f"{kind} {value:.0f}" for kind, value in sorted(kinds.items()))
                     + f"); rendered {video / 60:.1f} min of slide video",
                     flush=True,
@@ -291,13 +291,14 @@ def main() -> None:
     parser.add_argument("--scenes", default=",".join(PAIR_SCENES), help="scenes for the -j and --distributed runs")
     parser.add_argument("--against", metavar="REV", help="the lecture at REV against this tree's (cold, -j 2)")
     parser.add_argument("--executors", metavar="REV", help="compare REV's executor with this tree's (cold, -j 2)")
-    parser.add_argument("--rounds", type=int, default=1, help="--executors: builds per side")
+    parser.add_argument("--rounds", type=int, default=1, help="--against, --executors: builds per side")
+    parser.add_argument("--quality", default="low", help="--against: the quality both builds are at")
     parser.add_argument("--distributed", action="store_true", help="high quality: local cluster vs a scheduler")
     parser.add_argument("--everything", action="store_true", help="--distributed: the whole lecture, outputs compared")
     args = parser.parse_args()
     pair = args.scenes.split(",")
     if args.against:
-        return against(args.against, args.rounds)
+        return against(args.against, args.rounds, args.quality)
     if args.executors:
         return executors(args.executors, args.rounds)
     if args.distributed:
