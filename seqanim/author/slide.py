@@ -123,7 +123,7 @@ class Beat:
 
 class CheckRenderer(CairoRenderer):
     """manim's renderer for the `check` quality, which draws no frame while the scene plays: manim's own draws
-    the still part of every play and the picture of every wait even when it skips them (a sixth of a check's
+    the still part of every play and the picture of every wait even when it skips them (an eighth of a check's
     time). A slide's last frame, the check's thumbnail, is drawn by `LectureSlide._draw_final_state`."""
 
     def update_frame(self, *args: Any, **kwargs: Any) -> None:
