@@ -59,12 +59,13 @@ build: setup
 # and four were no faster (93 % busy, 10 min 38 s against 9 min 55 s). TEST_WORKERS=0 runs them in this process.
 # No bytecode is written (the checkout keeps no __pycache__; the libraries' own, compiled by pip, are read: a
 # PYTHONPYCACHEPREFIX would make every process compile manim and torch again, 3-5 s each); ruff's cache goes
-# under pytest's. The 25 slowest tests are listed at the end.
+# under pytest's. The files go out in tests/conftest.py's order, slowest first (xdist's own puts the files with
+# the most tests first, and so the slow ones, which have few, last). The 25 slowest tests are listed at the end.
 TEST_WORKERS ?= 2
 test: setup
 	RUFF_CACHE_DIR=$(CURDIR)/.pytest_cache/ruff $(PY) -m ruff check .
 	RUFF_CACHE_DIR=$(CURDIR)/.pytest_cache/ruff $(PY) -m ruff format --check .
-	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
+	PYTHONDONTWRITEBYTECODE=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 # Every benchmark, one after the other; what each prints goes to docs/measurements.md with the date and the machine.
 bench: build
