@@ -159,7 +159,8 @@ def against(base: str, rounds: int, quality: str = "low") -> None:
                 )
                 busy = sum(kinds.values())
                 print(
-                    f"round {index + 1}  {side:10s} cold build at {quality}, -j 2: {took:7.1f} s wall, stages {busy:6.1f} s ("
+                    f"round {index + 1}  {side:10s} cold build at {quality}, -j 2: {took:7.1f} s wall, "
+                    f"stages {busy:6.1f} s ("
                     + ", ".join(f"{kind} {value:.0f}" for kind, value in sorted(kinds.items()))
                     + f"); rendered {video / 60:.1f} min of slide video",
                     flush=True,
