@@ -7,12 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from manim import (
-    DL,
     DOWN,
     LEFT,
     RIGHT,
     UP,
-    UR,
     Create,
     FadeIn,
     FadeOut,
@@ -20,14 +18,13 @@ from manim import (
     Indicate,
     LaggedStart,
     MathTex,
-    Mobject,
     SurroundingRectangle,
     VGroup,
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, exact_decimals, fmt_g, key_labels
 from seqanim import Artifact, count, listing, mark, number, sentence, translated
-from seqanim.kit import theme
+from seqanim.kit import layout, theme
 from seqanim.kit.matrix import MatrixTable, number_format
 from seqanim.kit.vectors import VectorDiagram
 
@@ -173,13 +170,6 @@ def same_caption(art: Artifact) -> str:
 # --- the scene -------------------------------------------------------------------------------------------
 
 
-def _overlap(a: Mobject, b: Mobject) -> bool:
-    """Whether two mobjects' boxes overlap."""
-    return bool(
-        np.all(a.get_corner(DL)[:2] < b.get_corner(UR)[:2]) and np.all(b.get_corner(DL)[:2] < a.get_corner(UR)[:2])
-    )
-
-
 class QueryKeyValue(WhyAttentionSlide):
     """Q asks, K addresses, V stores. Keys are points, the query an arrow; A and C score the same (with the
     notebook's keys)."""
@@ -280,7 +270,7 @@ class QueryKeyValue(WhyAttentionSlide):
         # Above the arrow's middle: below it is where the keys' shadows on q will stack. Over a key's label (a long
         # query, qkv_walkthrough.query = [3, 0]), under its tip instead, past the shadows.
         label = theme.text(f"q = {fmt_g(query)}", theme.LABEL_SIZE, theme.query_colour()).next_to(arrow, UP, buff=0.12)
-        if any(_overlap(label, point[1]) for point in points):
+        if any(layout.overlaps(label, point[1]) for point in points):
             label.next_to(arrow.get_end(), DOWN, buff=0.12).align_to(arrow.get_end(), RIGHT)
         return diagram, points, VGroup(arrow, label)
 

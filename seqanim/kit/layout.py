@@ -164,11 +164,20 @@ def check(mobjects: list[Mobject], slide: int) -> list[Violation]:
     boxes = [_box(text) for text in texts]
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
-            (a_low, a_high), (b_low, b_high) = boxes[i], boxes[j]
-            overlap = np.minimum(a_high, b_high) - np.maximum(a_low, b_low)
-            if overlap[0] > OVERLAP_TOLERANCE and overlap[1] > OVERLAP_TOLERANCE:
+            if _boxes_overlap(boxes[i], boxes[j]):
                 violations.append(Violation(slide, "texts overlap", f"{_describe(texts[i])} and {_describe(texts[j])}"))
     return violations
+
+
+def overlaps(a: Mobject, b: Mobject) -> bool:
+    """Whether what is visible of `a` and of `b` overlaps as `check` counts texts overlapping: a scene that
+    places a label away from others asks this."""
+    return _boxes_overlap(_box(a), _box(b))
+
+
+def _boxes_overlap(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> bool:
+    overlap = np.minimum(a[1], b[1]) - np.maximum(a[0], b[0])
+    return bool(overlap[0] > OVERLAP_TOLERANCE and overlap[1] > OVERLAP_TOLERANCE)
 
 
 def _covered(mobjects: list[Mobject], texts: list[Mobject], slide: int) -> list[Violation]:
