@@ -287,8 +287,7 @@ class Hibari(SpeechService):
         sentences = list(self._sentences(text))
         audio = np.concatenate([dsp.synth(*(output[0] for output in outputs), rng) for _, outputs, _ in sentences])
         spans, cut = self._spans(sentences)
-        end = min(len(audio) / dsp.SR, spans[-1][1] + cut + TAIL_OUT_S) if spans else len(audio) / dsp.SR
-        write_wav(str(target), audio[round(cut * dsp.SR) : round(end * dsp.SR)])
+        write_wav(str(target), audio[self._kept(spans, cut, len(audio), dsp.SR)])
         return _words_of(text, spans, _hibari_model())
 
     def word_times(self, text: str) -> list[Word] | None:
@@ -303,10 +302,9 @@ class Hibari(SpeechService):
         sentences = list(self._sentences(text, durations_only=True))
         spans, cut = self._spans(sentences)
         steps = sum(int(durations.sum()) for _, _, durations in sentences)
-        length = steps * round(HIBARI_DURATION_STEP * dsp.SR) / dsp.SR  # the audio's, as dsp.synth makes it
-        end = min(length, spans[-1][1] + cut + TAIL_OUT_S) if spans else length
-        kept = round(end * dsp.SR) - round(cut * dsp.SR)  # the samples generate_from_text writes
-        return kept / dsp.SR, _words_of(text, spans, _hibari_model())
+        samples = steps * round(HIBARI_DURATION_STEP * dsp.SR)  # the audio's length, as dsp.synth makes it
+        kept = self._kept(spans, cut, samples, dsp.SR)
+        return (kept.stop - kept.start) / dsp.SR, _words_of(text, spans, _hibari_model())
 
     def _sentences(self, text: str, durations_only: bool = False) -> Iterator[tuple[str, list[Any], Any]]:
         """Per sentence hibari makes of `text`: its phonemes, the model's outputs (its audio, once through
@@ -326,6 +324,13 @@ class Hibari(SpeechService):
             yield phonemes, outputs, durations
         if not found:
             raise SeqanimError(f"hibari found nothing to say in {text[:60]!r}; write the narration in words")
+
+    @staticmethod
+    def _kept(spans: list[tuple[float, float]], cut: float, samples: int, rate: int) -> slice:
+        """The samples of hibari's audio (`samples` long) a clip keeps: from `cut` to a breath after its last
+        word, or to the audio's end."""
+        end = min(samples / rate, spans[-1][1] + cut + TAIL_OUT_S) if spans else samples / rate
+        return slice(round(cut * rate), round(end * rate))
 
     @staticmethod
     def _spans(sentences: list[tuple[str, list[Any], Any]]) -> tuple[list[tuple[float, float]], float]:
