@@ -26,7 +26,8 @@ from seqanim import Artifact, LectureSlide, count, integer, mark, percent, trans
 from seqanim.kit import theme
 from seqanim.kit.alignment import token_box
 from seqanim.kit.bars import Bars
-from seqanim.kit.heatmap import Heatmap
+from seqanim.kit.heatmap import Heatmap, centred_lines
+from seqanim.kit.layout import overlaps, within_frame
 from seqanim.kit.motion import Travel
 
 # --- the words ----------------------------------------------------------------------------------------
@@ -191,8 +192,9 @@ class SelfAttentionLookup(LectureSlide):
         self.labels = list(self.facts.labels)
         self.match = self.facts.match
         self.attention = self.run["attention"]
-        # Sizes are the default 7 tokens' (6 items and the query): more or fewer share the same width (lookup.items).
-        self.fit = 7 / len(self.labels)
+        # Sizes are the default 7 tokens' (6 items and the query): more or fewer share the same width
+        # (lookup.items), down to cells that still hold their numbers and labels at the smallest readable size.
+        self.fit = max(7 / len(self.labels), 0.84)
         self.tokens()
         self.matrix()
         self.query_row()
@@ -205,11 +207,11 @@ class SelfAttentionLookup(LectureSlide):
         said = tokens_said(run)
         heading = self.heading("Self-attention is content-based lookup")
         colours = [theme.key_colour()] * items + [theme.query_colour()]
+        # Narrower boxes, not smaller text, where more tokens share the frame's width.
+        width = min(1.35, (13.2 - 0.25 * items) / len(self.labels))
         self.token_row = VGroup(
-            *[token_box(label, colour, width=1.35) for label, colour in zip(self.labels, colours)]
+            *[token_box(label, colour, width=width) for label, colour in zip(self.labels, colours)]
         ).arrange(RIGHT, buff=0.25)
-        if self.token_row.width > 13.2:
-            self.token_row.scale_to_fit_width(13.2)
         self.token_row.next_to(heading, DOWN, buff=0.8)
         kinds = VGroup(
             theme.text("items: key + value", theme.LABEL_SIZE, theme.key_colour()).next_to(
@@ -219,8 +221,7 @@ class SelfAttentionLookup(LectureSlide):
                 self.token_row[-1], DOWN, buff=0.3
             ),
         )
-        if kinds[1].get_right()[0] > 6.9:  # under the last token, but inside the frame
-            kinds[1].shift((6.9 - kinds[1].get_right()[0]) * RIGHT)
+        within_frame(kinds[1])  # under the last token, but inside the frame
         task = theme.text(f"task: output the value stored under key k{int(run['query_key'])}", theme.BODY_SIZE)
         layer = theme.text(
             f"one self-attention layer, one head, width {run.params['d']}", theme.LABEL_SIZE, theme.muted()
@@ -255,7 +256,7 @@ class SelfAttentionLookup(LectureSlide):
             vmax=1.0,
             annotate=True,
             fmt="{:.2f}",
-            annotation_size=theme.SMALL_SIZE * min(1.0, self.fit),
+            annotation_size=theme.SMALL_SIZE,
             annotate_from=0.005,  # a weight that rounds to 0.00 shows as colour only, not as 49 "0.00" labels
         )
         self.heatmap.to_edge(LEFT, buff=0.3).shift(0.05 * DOWN)
@@ -298,14 +299,17 @@ class SelfAttentionLookup(LectureSlide):
         self.next_slide(notes=bars_notes(self.run))
         said = bars_said(self.run)
         colours = [theme.query_colour() if j == self.match else theme.key_colour() for j in range(len(row))]
+        # The default bars' slot (0.76 a token), narrower where more tokens leave less room beside the matrix.
+        left = self.heatmap.get_right()[0] + 0.4
+        slot = min(0.76 * self.fit, (6.9 - left) / len(row))
         short = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
         self.chart = Bars(
             row,
             short,
             max_value=1.0,
             height=2.6,
-            bar_width=0.5 * self.fit,
-            spacing=0.26 * self.fit,
+            bar_width=0.5 / 0.76 * slot,
+            spacing=0.26 / 0.76 * slot,
             colours=colours,
             decimals=3,
             label_size=theme.SMALL_SIZE,
@@ -315,9 +319,14 @@ class SelfAttentionLookup(LectureSlide):
         for readout, weight in zip(self.chart.readouts, row):
             if weight < 0.01:  # only the weights that matter carry a number; the bars show the rest
                 readout.set_opacity(0)
-        axis = theme.text("attention weight of the query row", theme.LABEL_SIZE, theme.muted()).next_to(
-            self.chart, UP, buff=0.35
-        )
+        query_label, before = self.chart.labels[-1], self.chart.labels[-2]
+        if overlaps(query_label, before):  # narrow slots (many tokens): "query" reaches past its bar, rightwards
+            query_label.shift((before.get_right()[0] + 0.1 - query_label.get_left()[0]) * RIGHT)
+            within_frame(self.chart)
+        axis = theme.text("attention weight of the query row", theme.LABEL_SIZE, theme.muted())
+        if axis.width > self.chart.width:  # two lines over a narrow chart, clear of the colour bar
+            axis = centred_lines(theme.text("attention weight\nof the query row", theme.LABEL_SIZE, theme.muted()))
+        axis = within_frame(axis.next_to(self.chart, UP, buff=0.35))
         others = [j for j in range(len(row)) if j != self.match]
         rest = (
             theme.text(
@@ -358,15 +367,16 @@ class SelfAttentionLookup(LectureSlide):
         )
         lines = VGroup(read, result).arrange(DOWN, aligned_edge=LEFT, buff=0.2)
         lines.next_to(self.chart, UP, buff=0.6).align_to(self.chart, LEFT)
-        if lines.get_right()[0] > 6.9:
-            lines.shift((6.9 - lines.get_right()[0]) * RIGHT)
+        within_frame(lines)
         start = self.chart.readouts[self.match].get_top()
         arrow = Arrow(
             start, [start[0], lines.get_bottom()[1], 0], buff=0.08, color=theme.value_colour(), stroke_width=4
         )
-        held_out = theme.text(
-            f"{facts.test_size} new lookups: {facts.accuracy:.1%} right", theme.LABEL_SIZE, colour
-        ).next_to(self.rest, DOWN, buff=0.2, aligned_edge=LEFT)
+        held_out = within_frame(
+            theme.text(f"{facts.test_size} new lookups: {facts.accuracy:.1%} right", theme.LABEL_SIZE, colour).next_to(
+                self.rest, DOWN, buff=0.2, aligned_edge=LEFT
+            )
+        )
         with self.beat(said["read"]) as beat:  # from the tall bar up to the value it reads
             self.play(FadeOut(self.chart_title), run_time=0.3)
             self.play(Create(arrow), run_time=beat.until("value"))

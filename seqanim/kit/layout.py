@@ -175,6 +175,15 @@ def overlaps(a: Mobject, b: Mobject) -> bool:
     return _boxes_overlap(_box(a), _box(b))
 
 
+def within_frame(mobject: Mobject, margin: float = 0.2) -> Mobject:
+    """`mobject` moved the least distance that brings it `margin` inside the frame's edges (a label placed
+    beside something near an edge, at values that widen the picture). Returns it, moved."""
+    low, high = _box(mobject)
+    half = np.array([config.frame_width / 2 - margin, config.frame_height / 2 - margin])
+    shift = np.maximum(-half - low, 0.0) + np.minimum(half - high, 0.0)
+    return mobject.shift([*shift, 0.0])
+
+
 def _boxes_overlap(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> bool:
     overlap = np.minimum(a[1], b[1]) - np.maximum(a[0], b[0])
     return bool(overlap[0] > OVERLAP_TOLERANCE and overlap[1] > OVERLAP_TOLERANCE)
