@@ -4,6 +4,7 @@ blocks, and the output against the true group means."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -237,15 +238,21 @@ class AttentionPooling(LectureSlide):
         self.next_slide(notes=tokens_notes(run))
         said = tokens_said(run)
         heading = self.heading("Self-attention can pool, not just pick")
-        self.token_row = VGroup(
-            *[
-                token_box(f"k{key}\n{value:.2f}", theme.item_colour(key), width=0.95, height=1.0)
-                for key, value in zip(self.keys, run["values"])
-            ]
-        ).arrange(RIGHT, buff=0.15)
-        if self.token_row.width > 13.2:  # more than 12 tokens (groupby.length): smaller, inside the frame
-            self.token_row.scale_to_fit_width(13.2)
-        self.token_row.next_to(heading, DOWN, buff=0.9)
+        tokens = [
+            token_box(f"k{key}\n{value:.2f}", theme.item_colour(key), width=0.95, height=1.0)
+            for key, value in zip(self.keys, run["values"])
+        ]
+        # At most 12 tokens fit a row at a readable size (groupby.length): more go on rows below, each row's
+        # targets under it.
+        per_row = math.ceil(len(tokens) / math.ceil(len(tokens) / 12))
+        rows = [
+            VGroup(*tokens[start : start + per_row]).arrange(RIGHT, buff=0.15)
+            for start in range(0, len(tokens), per_row)
+        ]
+        rows[0].next_to(heading, DOWN, buff=0.9)
+        for above, row in zip(rows, rows[1:]):
+            row.next_to(above, DOWN, buff=1.5)
+        self.token_row = VGroup(*tokens)
         targets = VGroup(
             *[
                 theme.text(f"{value:.2f}", theme.LABEL_SIZE, theme.item_colour(key)).next_to(token, DOWN, buff=0.7)
@@ -366,7 +373,7 @@ class AttentionPooling(LectureSlide):
         said = outputs_said(self.run)
         count = len(target)
         plot = Plot(
-            (0, count - 1, 1),
+            (0, count - 1, math.ceil(count / 10)),  # a numbered tick for each position up to 10, then every other
             (0, 1, 0.25),
             width=4.4,
             height=3.6,
