@@ -82,10 +82,12 @@ CAPTION_BAND = 0.14
 
 def background_hex(lecture: Lecture) -> str:
     """The lecture's background colour (the caption band's), as ffmpeg reads a colour: 0xRRGGBB."""
-    from seqanim.kit import theme
+    from dataclasses import replace
 
-    theme.configure(**lecture.theme.model_dump())
-    return "0x" + theme.background().to_hex()[1:7]
+    from seqanim.kit.style import DEFAULT_STYLE  # the style alone: seqanim.kit.theme would import manim
+
+    style = replace(DEFAULT_STYLE, **lecture.theme.model_dump())
+    return "0x" + style.role("background").removeprefix("#")[:6].upper()
 
 
 def reading_seconds(text: str, words_per_minute: int) -> float:
