@@ -46,7 +46,7 @@ from manim import (
 
 from scenes.rnn.shared import change, regime, rho_colour
 from seqanim import Beat, LectureSlide, spoken, translated
-from seqanim.kit import theme
+from seqanim.kit import layout, theme
 from seqanim.kit.formula import maths
 from seqanim.kit.plots import Plot, decade_range
 from seqanim.kit.vectors import VectorDiagram
@@ -446,12 +446,29 @@ class HiddenStateDynamics(LectureSlide):
             state_title,
             state_help,
         ]
-        self.curve_labels: list[VMobject] = []
+        self.curve_labels: list[VMobject] = []  # the end labels of the runs so far
+        self.end_labels = self.place_end_labels()
         return (
             formula,
             VGroup(eigen_title, unit_circle, unit_label),
             VGroup(rings, ring_labels, state_title, state_help),
         )
+
+    def place_end_labels(self) -> list[VMobject]:
+        """'ρ = 0.95' beside the end of each radius's curve, in its colour. Ends closer than a label's height
+        (radii near one, on an axis of many decades) have their labels moved apart; of those that would lie on the
+        eigenvalues' title beside the plot, the highest goes above its end, inside the plot, the others under it."""
+        labels, ends = [], [self.plot.axes.c2p(self.steps, norm) for norm in self.norms[:, -1]]
+        for rho, end in zip(self.rhos, ends):
+            label = theme.text(f"ρ = {rho:.2f}", theme.SMALL_SIZE, rho_colour(float(rho)))
+            labels.append(label.next_to(end, RIGHT, buff=0.1))
+        layout.apart_vertically(labels)
+        on_title = [index for index, label in enumerate(labels) if layout.overlaps(label, self.eigen_title)]
+        if on_title:  # the highest of them above its end, inside the plot; the others under the title
+            top = max(on_title, key=lambda index: ends[index][1])
+            labels[top].next_to(ends[top], UP, buff=0.1).align_to(ends[top], RIGHT)
+            layout.clear_below([label for index, label in enumerate(labels) if index != top], self.eigen_title)
+        return labels
 
     def log_rings(self) -> tuple[VGroup, VGroup]:
         """A ring per shown decade of ||h_t||, each labelled on the side the arrow does not end on: the
@@ -576,16 +593,7 @@ class HiddenStateDynamics(LectureSlide):
             self.play(self.set_rho(float(self.rhos[index])), FadeOut(self.trail), rho, run_time=beat.until("trace"))
         self.clock.set_value(0)
         curve = self.plot.live_curve(np.arange(self.steps + 1), self.norms[index], self.clock, colour)
-        label = theme.text(f"ρ = {self.rhos[index]:.2f}", theme.SMALL_SIZE, colour)
-        end = self.plot.axes.c2p(self.steps, self.norms[index, -1])
-        label.next_to(end, RIGHT, buff=0.1)
-        title = self.eigen_title
-        if (
-            title.get_left()[0] < label.get_right()[0]
-            and label.get_bottom()[1] < title.get_top()[1]
-            and title.get_bottom()[1] < label.get_top()[1]
-        ):
-            label.next_to(end, UP, buff=0.1).align_to(end, RIGHT)  # the highest end, under the title: inside the plot
+        label = self.end_labels[index]
         tips = [self.tip(index, step) for step in range(self.steps + 1)]
         self.trail = VGroup(*[Dot(point, radius=0.03, color=colour).set_opacity(0) for point in tips])
         self.state_arrow.set_color(colour).put_start_and_end_on(self.state.to_point((0, 0)), tips[0])

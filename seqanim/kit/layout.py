@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 from manim import (
+    UP,
     DecimalNumber,
     ImageMobject,
     Integer,
@@ -182,6 +183,48 @@ def within_frame(mobject: Mobject, margin: float = 0.2) -> Mobject:
     half = np.array([config.frame_width / 2 - margin, config.frame_height / 2 - margin])
     shift = np.maximum(-half - low, 0.0) + np.minimum(half - high, 0.0)
     return mobject.shift([*shift, 0.0])
+
+
+def apart_vertically(mobjects: list[Mobject], buff: float = 0.08) -> list[Mobject]:
+    """`mobjects` (labels beside the ends of curves, say) moved up or down the least that leaves `buff` between
+    each and the next, in the order of their heights: labels that would overlap are stacked around the middle
+    of where they were, and a label with room stays where it is. Returns them, moved."""
+    order = sorted(mobjects, key=lambda mobject: mobject.get_center()[1])
+    heights = [mobject.height + buff for mobject in order]
+    # Runs of labels stacked as one: each run centred on its members' mean; runs merged while they overlap.
+    runs: list[list[int]] = []
+    centres: list[float] = []
+    for index, mobject in enumerate(order):
+        runs.append([index])
+        centres.append(mobject.get_center()[1])
+        while len(runs) > 1:
+            below, above = runs[-2], runs[-1]
+            top = centres[-2] + sum(heights[i] for i in below) / 2
+            bottom = centres[-1] - sum(heights[i] for i in above) / 2
+            if bottom >= top:
+                break
+            merged = below + above
+            weights = [order[i].get_center()[1] for i in merged]
+            runs[-2:], centres[-2:] = [merged], [float(np.mean(weights))]
+    for run, centre in zip(runs, centres):
+        y = centre - sum(heights[i] for i in run) / 2
+        for i in run:
+            order[i].set_y(y + heights[i] / 2)
+            y += heights[i]
+    return mobjects
+
+
+def clear_below(mobjects: list[Mobject], obstacle: Mobject, buff: float = 0.08) -> list[Mobject]:
+    """`mobjects`, apart already (`apart_vertically`): the highest that overlaps `obstacle` and all below it
+    moved down the least that leaves `buff` under `obstacle` and between each and the next, in their order;
+    those above stay. Returns them, moved."""
+    ceiling, pushing = obstacle.get_bottom()[1] - buff, False
+    for mobject in sorted(mobjects, key=lambda m: -m.get_center()[1]):
+        pushing = pushing or overlaps(mobject, obstacle)
+        if pushing:
+            mobject.shift(min(0.0, ceiling - mobject.get_top()[1]) * UP)
+            ceiling = mobject.get_bottom()[1] - buff
+    return mobjects
 
 
 def _boxes_overlap(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> bool:
