@@ -44,8 +44,12 @@ OTHER_VALUES = {
     # two dimensions only: the curves lie close, and their labels, both placed between them, overlapped;
     # 64 keys: bars of a fixed width, the charts 17 units wide
     "ScaledDotProduct": (("scaling.dims=[2, 4]", "scaling.n_keys=64"), "at d = 4. One sample of 64 keys"),
-    # 19 decades: a tick label per decade overlapped, and rho = 0.90's end label ran into the eigenvalues' title
-    "HiddenStateDynamics": (("linear_rnn.rhos=[0.5, 0.8, 0.9]",), "rho in 0.50, 0.80, 0.90"),
+    # 22 decades: a tick label per decade overlapped, the end labels of 0.95, 1.00 and 1.05 (within 1.3 decades)
+    # overlapped each other, and those at the top ran into the eigenvalues' title
+    "HiddenStateDynamics": (
+        ("linear_rnn.rhos=[0.5, 0.8, 0.9, 0.95, 1.0, 1.05, 1.15]",),
+        "rho in 0.50, 0.80, 0.90, 0.95, 1.00, 1.05, 1.15",
+    ),
     # 16 positions: cells of a fixed size, a Gram matrix 1.1 units square whose rotated title met the other (at 120,
     # 8.4 units square, off the frame)
     "SinusoidalPositions": (("positional.length=16",), "16 positions x 64 dimensions"),
