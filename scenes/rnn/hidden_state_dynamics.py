@@ -330,7 +330,7 @@ class HiddenStateDynamics(LectureSlide):
                 Circumscribe(self.readout_group[0], color=theme.highlight()),
                 run_time=beat.until("largest"),
             )
-            self.play(Indicate(self.eigen_dots), run_time=beat.until("decides"))
+            self.play(self.light_ring(), run_time=beat.until("decides"))
             self.say(
                 "the spectral radius ρ = max|eig(W)| decides: < 1 forgets, > 1 explodes",
                 colour=theme.caption_colour(),
@@ -574,6 +574,11 @@ class HiddenStateDynamics(LectureSlide):
 
     # --- one run: h_t traced for one rho ------------------------------------------------------------------
 
+    def light_ring(self) -> Indicate:
+        """The ring of eigenvalues lit, at its own radius: it is said to lie inside, on or outside the unit
+        circle while it is lit (an Indicate that grew it would show one inside as on the circle)."""
+        return Indicate(self.eigen_dots, scale_factor=1.0, color=theme.highlight())
+
     def tip(self, index: int, step: int) -> np.ndarray:
         """Where h_step's arrow ends: direction of its first two coordinates, length ||h_step|| on log rings."""
         direction = self.first_two[index, step] / (np.linalg.norm(self.first_two[index, step]) or 1.0)
@@ -588,7 +593,7 @@ class HiddenStateDynamics(LectureSlide):
         rho = Circumscribe(self.readout_group[0], color=theme.highlight())
         if "ring" in beat.marks:
             self.play(self.set_rho(float(self.rhos[index])), FadeOut(self.trail), rho, run_time=beat.until("ring"))
-            self.play(Indicate(self.eigen_dots, scale_factor=1.1), run_time=beat.until("trace"))
+            self.play(self.light_ring(), run_time=beat.until("trace"))
         else:
             self.play(self.set_rho(float(self.rhos[index])), FadeOut(self.trail), rho, run_time=beat.until("trace"))
         self.clock.set_value(0)
