@@ -440,3 +440,25 @@ def test_a_long_log_axis_keeps_its_labels_apart_and_one_labelled() -> None:
         assert len(numbers) == labels
         assert all(lower.get_top()[1] < upper.get_bottom()[1] for lower, upper in zip(numbers, numbers[1:]))
         assert any(abs(label.get_y() - plot.axes.c2p(0, 1.0)[1]) < 1e-6 for label in numbers)
+
+
+def test_labels_apart_vertically_stack_around_their_middle_and_a_label_with_room_stays() -> None:
+    """Boxes 0.4 tall at heights 0, 0.1 and 2: the first two overlap and are stacked 0.5 apart (0.4 + a buff of
+    0.1) around 0.05, their middle; the third has room and does not move; the check finds no overlap."""
+    boxes = [Rectangle(width=1, height=0.4).move_to(y * UP) for y in (0.1, 0.0, 2.0)]  # not in height order
+    layout.apart_vertically(boxes, buff=0.1)
+    assert [round(box.get_center()[1], 6) for box in boxes] == [0.3, -0.2, 2.0]
+    labels = [Text(f"ρ = {rho}", font_size=23).move_to(0.03 * i * UP) for i, rho in enumerate((0.95, 1.0, 1.05))]
+    layout.apart_vertically(labels)
+    assert layout.check(labels, 1) == []
+    assert [label.get_center()[1] for label in labels] == sorted(label.get_center()[1] for label in labels)
+
+
+def test_labels_clear_below_an_obstacle_keep_their_order_and_those_above_stay() -> None:
+    """A title from 0.8 to 1.2 over boxes 0.4 tall at 2, 1 and 0.3 (apart): the one at 1 overlaps it and goes
+    under it (top at 0.7 with a buff of 0.1), and pushes the one at 0.3 down to keep 0.1 between them; the one
+    at 2 stays."""
+    title = Rectangle(width=3, height=0.4).move_to(UP)
+    boxes = [Rectangle(width=1, height=0.4).move_to(y * UP) for y in (2.0, 1.0, 0.3)]
+    layout.clear_below(boxes, title, buff=0.1)
+    assert [round(box.get_center()[1], 6) for box in boxes] == [2.0, 0.5, 0.0]
