@@ -309,7 +309,7 @@ class AttentionPooling(LectureSlide):
             row_labels=[f"k{key} {value}" for key, value in zip(self.keys, values)] if per_token else None,
             col_labels=[f"k{key}" for key in self.keys] if per_token else None,
             row_title="query",
-            col_title="key (attended token)",
+            col_title="key",  # "key (columns)", beside "query (rows)"
             cell_size=cell,
             vmin=0.0,
             vmax=float(attention.max()),
