@@ -242,13 +242,14 @@ class AttentionPooling(LectureSlide):
         self.next_slide(notes=tokens_notes(run))
         said = tokens_said(run)
         heading = self.heading("Self-attention can pool, not just pick")
+        # 12 tokens fit a row at the default width; up to 32 tokens (groupby.length) go on two rows, each row's
+        # targets under it, and past 24 the boxes narrow to fit 16 a row, their text at its size.
+        per_row = math.ceil(len(self.keys) / math.ceil(len(self.keys) / (12 if len(self.keys) <= 24 else 16)))
+        width = min(0.95, (13.4 - 0.15 * (per_row - 1)) / per_row)
         tokens = [
-            token_box(f"k{key}\n{value:.2f}", theme.item_colour(key), width=0.95, height=1.0)
+            token_box(f"k{key}\n{value:.2f}", theme.item_colour(key), width=width, height=1.0)
             for key, value in zip(self.keys, run["values"])
         ]
-        # At most 12 tokens fit a row at a readable size (groupby.length): more go on rows below, each row's
-        # targets under it.
-        per_row = math.ceil(len(tokens) / math.ceil(len(tokens) / 12))
         rows = [
             VGroup(*tokens[start : start + per_row]).arrange(RIGHT, buff=0.15)
             for start in range(0, len(tokens), per_row)
@@ -257,9 +258,10 @@ class AttentionPooling(LectureSlide):
         for above, row in zip(rows, rows[1:]):
             row.next_to(above, DOWN, buff=1.5)
         self.token_row = VGroup(*tokens)
+        target_size = theme.LABEL_SIZE if per_row <= 12 else theme.SMALL_SIZE  # 16 a row: room between them
         targets = VGroup(
             *[
-                theme.text(f"{value:.2f}", theme.LABEL_SIZE, theme.item_colour(key)).next_to(token, DOWN, buff=0.7)
+                theme.text(f"{value:.2f}", target_size, theme.item_colour(key)).next_to(token, DOWN, buff=0.7)
                 for key, value, token in zip(self.keys, run["target"], self.token_row)
             ]
         )
