@@ -56,9 +56,9 @@ OTHER_VALUES = {
     # a key below 0 (with the query [3, 0] above): the key plane began at -0.5, key C's dot and label lay off its
     # left edge; and the long query's label, above its middle, lay over key A's
     "QueryKeyValue": (("qkv_walkthrough.keys=[[1, 0], [0, 1], [-1, 1]]",), "k_C = [-1, 1]"),
-    # 24 tokens: one row of them scaled down to fit, their text 11 px tall; a numbered tick each, run together;
-    # a label per row and column of the matrix, 24 in 5.2 units, on each other
-    "AttentionPooling": (("groupby.length=24",), "24 tokens with a key and a value"),
+    # 32 tokens: one row of them scaled down to fit, their text 11 px tall (and at 12 a row, a third row off the
+    # frame); a numbered tick each, run together; a label per row and column of the matrix, on each other
+    "AttentionPooling": (("groupby.length=32",), "32 tokens with a key and a value"),
     # 8 items (as many as keys): numbers shrunk to 11 px, "query" over its neighbour, the bars off the frame
     "SelfAttentionLookup": (("lookup.items=8",), "Here 8 item tokens"),
 }
