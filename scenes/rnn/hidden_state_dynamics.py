@@ -406,7 +406,10 @@ class HiddenStateDynamics(LectureSlide):
         self.unit_line = self.plot.hline(1.0)
 
         self.rho = ValueTracker(float(self.rhos[0]))
-        self.eigen = VectorDiagram((-1.3, 1.3, 0.5), (-1.3, 1.3, 0.5), width=2.7, grid=False).move_to([2.6, -0.25, 0])
+        reach = max(1.3, 1.1 * float(self.rhos.max()))  # the largest ring inside the plane, beside the unit circle
+        self.eigen = VectorDiagram((-reach, reach, 0.5), (-reach, reach, 0.5), width=2.7, grid=False).move_to(
+            [2.6, -0.25, 0]
+        )
         unit_circle = DashedVMobject(self.eigen.circle(1.0, theme.muted()), num_dashes=40)
         self.eigen_dots = VGroup(*[Dot(radius=0.035) for _ in self.angles])
         self.place_eigenvalues(self.eigen_dots)
@@ -422,6 +425,7 @@ class HiddenStateDynamics(LectureSlide):
         self.state.plane.axes.set_opacity(0.35)
         self.ring_radius = self.state.to_point((1, 0))[0] - self.state.to_point((0, 0))[0]
         rings, ring_labels = self.log_rings()
+        self.ring_labels = ring_labels
         state_title = theme.label("state $h_t$", theme.LABEL_SIZE).next_to(self.state, UP, buff=0.15)
         state_help = theme.label(r"$\|h_t\|$ on log rings", theme.SMALL_SIZE, theme.muted()).next_to(
             self.state, DOWN, buff=0.1
@@ -617,6 +621,7 @@ class HiddenStateDynamics(LectureSlide):
         self.state_arrow.add_updater(follow)
         self.curves.append(curve)
         self.add(curve, self.trail, self.state_arrow)
+        self.bring_to_front(self.ring_labels, self.state_arrow)  # a trail dot never hides a ring's label
         traced = beat.until("outcome") if "outcome" in beat.marks else beat.remaining
         self.play(
             self.clock.animate(rate_func=linear).set_value(self.steps),
