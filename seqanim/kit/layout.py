@@ -203,9 +203,8 @@ def apart_vertically(mobjects: list[Mobject], buff: float = 0.08) -> list[Mobjec
             bottom = centres[-1] - sum(heights[i] for i in above) / 2
             if bottom >= top:
                 break
-            merged = below + above
-            weights = [order[i].get_center()[1] for i in merged]
-            runs[-2:], centres[-2:] = [merged], [float(np.mean(weights))]
+            merged = below + above  # none has moved yet: the mean of where they were
+            runs[-2:], centres[-2:] = [merged], [float(np.mean([order[i].get_center()[1] for i in merged]))]
     for run, centre in zip(runs, centres):
         y = centre - sum(heights[i] for i in run) / 2
         for i in run:

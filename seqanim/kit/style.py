@@ -7,8 +7,9 @@ for contrast against that preset's background (tests/test_theme.py computes the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
+from typing import Any
 
 HEX_OR_EMPTY = r"^(#[0-9a-fA-F]{6})?$"  # "" keeps the preset's colour
 
@@ -123,6 +124,11 @@ class Style:
 
 
 DEFAULT_STYLE = Style()
+
+
+def style_of(**values: Any) -> Style:
+    """The style these theme values give (keys of `Style`; the rest keep their defaults)."""
+    return replace(DEFAULT_STYLE, **values)
 
 
 def luminance(hex_colour: str) -> float:

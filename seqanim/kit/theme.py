@@ -6,13 +6,12 @@ the lecture's `[theme]` before a scene draws anything.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from manim import ManimColor, Tex, Text
 
 from seqanim.kit.lean import cached_text  # each distinct text built once, then copied
-from seqanim.kit.style import DEFAULT_STYLE, Style
+from seqanim.kit.style import DEFAULT_STYLE, Style, style_of
 
 # Sizes in manim font units. The layout check measures what they give on screen: the smallest text must
 # stand at least MIN_GLYPH_PX tall (a digit's height) at 854x480. DejaVu Sans digits are 0.63 px per font
@@ -38,7 +37,7 @@ _style = DEFAULT_STYLE
 def configure(**values: Any) -> Style:
     """Draw with these theme values from now on (keys of `Style`; the rest keep their defaults)."""
     global _style
-    _style = replace(DEFAULT_STYLE, **values)
+    _style = style_of(**values)
     return _style
 
 

@@ -82,12 +82,9 @@ CAPTION_BAND = 0.14
 
 def background_hex(lecture: Lecture) -> str:
     """The lecture's background colour (the caption band's), as ffmpeg reads a colour: 0xRRGGBB."""
-    from dataclasses import replace
+    from seqanim.kit.style import style_of  # the style alone: seqanim.kit.theme would import manim
 
-    from seqanim.kit.style import DEFAULT_STYLE  # the style alone: seqanim.kit.theme would import manim
-
-    style = replace(DEFAULT_STYLE, **lecture.theme.model_dump())
-    return "0x" + style.role("background").removeprefix("#")[:6].upper()
+    return "0x" + style_of(**lecture.theme.model_dump()).role("background").removeprefix("#").upper()
 
 
 def reading_seconds(text: str, words_per_minute: int) -> float:
