@@ -11,7 +11,7 @@ from seqanim.lecture import defaults, registry
 from seqanim.lecture.config import Lecture, validate
 from seqanim.workspace import REPOSITORY, current
 
-SEEDS = REPOSITORY.parent / "shared" / "seeds"
+SEEDS = REPOSITORY / "seeds"  # the two notebooks the lecture is made from
 
 
 def cell(notebook: str, cell_id: str) -> str:

@@ -30,7 +30,7 @@ from seqanim.lecture.config import load
 from seqanim.workspace import REPOSITORY, current
 
 SEQ2SEQ = ("seq2seq_reverse", "seq2seq_sort")
-NOTEBOOK_000 = REPOSITORY.parent / "shared" / "seeds" / "000_6ad51b100fcd38b8.txt"
+NOTEBOOK_000 = REPOSITORY / "seeds" / "000_6ad51b100fcd38b8.txt"
 
 
 class Bounds(NamedTuple):
