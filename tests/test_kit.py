@@ -132,6 +132,28 @@ def test_heatmap_cells_show_their_values() -> None:
             assert np.abs(pixel_at(frame, heatmap.cell(row, col).get_center()) - expected).max() < 6
 
 
+def test_heatmap_labels_each_group_once_where_rows_are_too_small_to_label() -> None:
+    """Six tokens in two groups of three; a label is 0.25 units tall (23 px text)."""
+    values = np.arange(36.0).reshape(6, 6)
+    names = [f"t{i}" for i in range(6)]
+    groups = [("first", [0, 1, 2]), ("second", [3, 4, 5])]
+    roomy = Heatmap(values, row_labels=names, col_labels=names, row_groups=groups, col_groups=groups, cell_size=0.5)
+    assert [label.original_text for label in roomy.row_labels] == names
+    assert roomy.row_spans == [[0], [1], [2], [3], [4], [5]]
+    packed = Heatmap(values, row_labels=names, col_labels=names, row_groups=groups, col_groups=groups, cell_size=0.2)
+    assert [label.original_text for label in packed.row_labels] == ["first", "second"]
+    assert packed.row_spans == packed.col_spans == [[0, 1, 2], [3, 4, 5]]
+    # Each group's label beside the middle of its three rows (row 1's centre), under the middle of its columns.
+    assert packed.row_labels[1].get_y() == pytest.approx(packed.cell(4, 0).get_y())
+    assert packed.row_labels[1].get_right()[0] < packed.cells.get_left()[0]
+    assert packed.col_labels[0].get_x() == pytest.approx(packed.cell(5, 1).get_x())
+    assert packed.col_labels[0].get_top()[1] < packed.cells.get_bottom()[1]
+    # The titles sit outside the group labels, and the peak is named by its group.
+    assert packed.row_title.get_right()[0] < min(label.get_left()[0] for label in packed.row_labels)
+    assert packed.col_title.get_top()[1] < min(label.get_bottom()[1] for label in packed.col_labels)
+    assert "at query second, key second" in packed.describe()
+
+
 def test_masked_cells_are_drawn_empty() -> None:
     values = np.array([[0.5, -np.inf]])
     heatmap = Heatmap(values, vmin=0, vmax=1, cell_size=1.0, colourbar=False)

@@ -46,10 +46,6 @@ def _groups(keys: np.ndarray) -> list[np.ndarray]:
     return [np.flatnonzero(keys == key) for key in np.unique(keys)]
 
 
-# The least cell height that leaves room for a token's label (23 px text is 0.25 units tall): 17 tokens in
-# the matrix's 5.2 units; past that, a label per key group.
-ROW_LABEL_ROOM = 0.3
-
 # A held-out squared error below this is rounding, not error: float32 values in [0, 1) round by about 1e-7, whose
 # square is 1e-14. With one key group the sequence's mean is every token's answer, and its error is that small.
 EXACT_MSE = 1e-12
@@ -304,12 +300,15 @@ class AttentionPooling(LectureSlide):
         said = matrix_said(self.run)
         values = [f"{value:.2f}" for value in self.run["values"]]
         cell = 5.2 / len(self.keys)  # 5.2 units square, as at the default 10 tokens (groupby.length)
-        per_token = cell >= ROW_LABEL_ROOM
-        # Rows name key and value; columns (the same tokens, same order) name the key, coloured by group like the rows.
+        # Rows name key and value, columns (the same tokens, same order) the key; where the cells are too small for
+        # that, each key group is named once (the tokens are sorted by key, so a group is a block).
+        groups = [(f"k{self.keys[group[0]]}", group) for group in _groups(self.keys)]
         self.heatmap = Heatmap(
             attention,
-            row_labels=[f"k{key} {value}" for key, value in zip(self.keys, values)] if per_token else None,
-            col_labels=[f"k{key}" for key in self.keys] if per_token else None,
+            row_labels=[f"k{key} {value}" for key, value in zip(self.keys, values)],
+            col_labels=[f"k{key}" for key in self.keys],
+            row_groups=groups,
+            col_groups=groups,
             row_title="query",
             col_title="key",  # "key (columns)", beside "query (rows)"
             cell_size=cell,
@@ -317,13 +316,11 @@ class AttentionPooling(LectureSlide):
             vmax=float(attention.max()),
             label_size=theme.SMALL_SIZE,
         )
-        if not per_token:
-            self.label_groups()
         self.heatmap.to_edge(LEFT, buff=0.3).shift(0.3 * DOWN)
-        labelled = self.keys if per_token else [self.keys[group[0]] for group in _groups(self.keys)]
-        for labels in (self.heatmap.row_labels, self.heatmap.col_labels):
-            for label, key in zip(labels, labelled):
-                label.set_color(theme.item_colour(key))
+        for labels, spans in ((self.heatmap.row_labels, self.heatmap.row_spans),
+                              (self.heatmap.col_labels, self.heatmap.col_spans)):  # fmt: skip
+            for label, span in zip(labels, spans):
+                label.set_color(theme.item_colour(self.keys[span[0]]))  # coloured by key group, like the tokens
         with self.beat(said["rows_and_columns"]) as beat:
             self.play(FadeOut(self.token_row), FadeOut(self.task), run_time=0.4)
             self.play(FadeIn(self.heatmap), run_time=beat.until("row"))
@@ -340,22 +337,6 @@ class AttentionPooling(LectureSlide):
             self.play(LaggedStart(*[Indicate(row, scale_factor=1.05) for row in rows], lag_ratio=0.3),
                       run_time=beat.remaining)  # fmt: skip
         self.add(self.heatmap)  # manim took the lit cells out of it: one heatmap again
-
-    def label_groups(self) -> None:
-        """A label per key group, beside its rows and under its columns (the tokens are sorted by key): cells
-        too small for a label per token. The matrix's titles move out past them."""
-        last = len(self.keys) - 1
-        rows, columns = VGroup(), VGroup()
-        for group in _groups(self.keys):
-            name = f"k{self.keys[group[0]]}"
-            its_rows = VGroup(*[self.heatmap.cell(i, 0) for i in group])
-            its_columns = VGroup(*[self.heatmap.cell(last, j) for j in group])
-            rows.add(theme.text(name, theme.SMALL_SIZE).next_to(its_rows, LEFT, buff=0.12))
-            columns.add(theme.text(name, theme.SMALL_SIZE).next_to(its_columns, DOWN, buff=0.1))
-        self.heatmap.row_labels, self.heatmap.col_labels = rows, columns
-        self.heatmap.add(rows, columns)
-        self.heatmap.row_title.next_to(rows, LEFT, buff=0.15)
-        self.heatmap.col_title.next_to(columns, DOWN, buff=0.12)
 
     def blocks(self) -> None:
         keys = self.keys

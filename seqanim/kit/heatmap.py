@@ -96,6 +96,10 @@ class Heatmap(VGroup):
     values: (rows, cols). Non-finite entries (masked, -inf) are drawn empty. `cell_stroke=0` drops the cell
     outlines, for dense matrices whose cells are only a few pixels wide.
 
+    `row_groups` and `col_groups` name blocks of rows and of columns, as (name, indices) pairs: where the cells
+    are too small for a label a row (or a column) to be read, each block is labelled once instead, beside the
+    middle of its rows (under its columns). `row_spans[k]` and `col_spans[k]` are the indices label k names.
+
     `dense=True` is for big matrices that are shown, moved and faded but not recoloured cell by cell (the
     positional-encoding and Gram matrices, thousands of cells): cells are drawn as one filled shape per
     colour level (256 levels, runs of equal level merged), so a frame draws ~256 shapes instead of one per
@@ -110,6 +114,8 @@ class Heatmap(VGroup):
         *,
         row_labels: Sequence[str] | None = None,
         col_labels: Sequence[str] | None = None,
+        row_groups: Sequence[tuple[str, Sequence[int]]] | None = None,
+        col_groups: Sequence[tuple[str, Sequence[int]]] | None = None,
         row_title: str = "query",
         col_title: str = "key",
         cell_size: float = 0.5,
@@ -153,7 +159,8 @@ class Heatmap(VGroup):
             self._annotate(annotation_size or min(theme.SMALL_SIZE, cell_size * 36), annotate_from)
         if not dense:
             self.recolour(self.values)
-        self._label(row_labels, col_labels, label_size, col_labels_on_top)
+        self._label_rows(row_labels, row_groups, label_size)
+        self._label_columns(col_labels, col_groups, label_size, col_labels_on_top)
         self.row_title = theme.label(f"{row_title} (rows)", label_size, theme.muted()).rotate(np.pi / 2)
         self.row_title.next_to(self.row_labels if len(self.row_labels) else self.cells, LEFT, buff=0.15)
         self.col_title = theme.label(f"{col_title} (columns)", label_size, theme.muted())
@@ -194,27 +201,43 @@ class Heatmap(VGroup):
         self.annotations.set_z_index(1)  # AnimationGroup leaves cells on top otherwise
         self.add(self.annotations)
 
-    def _label(
-        self,
-        row_labels: Sequence[str] | None,
-        col_labels: Sequence[str] | None,
-        label_size: float,
-        col_labels_on_top: bool,
+    # A label a row is read when the rows are 1.2 labels tall; labels a column when each is at most 1.1 columns
+    # wide (centred, their ink is narrower than their box). Smaller cells get a label per group, if given.
+    ROW_ROOM, COLUMN_ROOM = 1.2, 1.1
+
+    def _label_rows(
+        self, names: Sequence[str] | None, groups: Sequence[tuple[str, Sequence[int]]] | None, size: float
     ) -> None:
-        """Each row's label on its left, each column's below it (or above)."""
-        rows = self.shape[0]
-        self.row_labels = VGroup()
-        if row_labels is not None:
-            for i, text in enumerate(row_labels):
-                self.row_labels.add(theme.text(str(text), label_size).next_to(self.cell(i, 0), LEFT, buff=0.12))
+        """Each row's label on its left; or, where they would not be read, each group's beside its rows."""
+        labels = [theme.text(str(name), size) for name in names or []]
+        spans = [[i] for i in range(len(labels))]
+        if groups and labels and max(label.height for label in labels) * self.ROW_ROOM > self.cell_height:
+            labels = [theme.text(name, size) for name, _ in groups]
+            spans = [list(rows) for _, rows in groups]
+        for label, rows in zip(labels, spans):
+            label.next_to(VGroup(*[self.cell(i, 0) for i in rows]), LEFT, buff=0.12)
+        self.row_labels, self.row_spans = VGroup(*labels), spans
+        if labels:
             self.add(self.row_labels)
-        self.col_labels = VGroup()
-        if col_labels is not None:
-            for j, text in enumerate(col_labels):
-                anchor = self.cell(0, j) if col_labels_on_top else self.cell(rows - 1, j)
-                label = centred_lines(theme.text(str(text), label_size))
-                label.next_to(anchor, UP if col_labels_on_top else DOWN, buff=0.1)
-                self.col_labels.add(label)
+
+    def _label_columns(
+        self,
+        names: Sequence[str] | None,
+        groups: Sequence[tuple[str, Sequence[int]]] | None,
+        size: float,
+        on_top: bool,
+    ) -> None:
+        """Each column's label below it (or above); or, where they would not be read, each group's."""
+        labels = [centred_lines(theme.text(str(name), size)) for name in names or []]
+        spans = [[j] for j in range(len(labels))]
+        if groups and labels and max(label.width for label in labels) > self.COLUMN_ROOM * self.cell_size:
+            labels = [theme.text(name, size) for name, _ in groups]
+            spans = [list(columns) for _, columns in groups]
+        edge = 0 if on_top else self.shape[0] - 1
+        for label, columns in zip(labels, spans):
+            label.next_to(VGroup(*[self.cell(edge, j) for j in columns]), UP if on_top else DOWN, buff=0.1)
+        self.col_labels, self.col_spans = VGroup(*labels), spans
+        if labels:
             self.add(self.col_labels)
 
     # --- access -------------------------------------------------------------------------------------
@@ -323,8 +346,8 @@ class Heatmap(VGroup):
         top = peak(self.values)
         if top is not None:
             i, j = top
-            row = label_text(self.row_labels[i]) if len(self.row_labels) > i else str(i)
-            col = label_text(self.col_labels[j]) if len(self.col_labels) > j else str(j)
+            row = next((label_text(label) for label, span in zip(self.row_labels, self.row_spans) if i in span), str(i))
+            col = next((label_text(label) for label, span in zip(self.col_labels, self.col_spans) if j in span), str(j))
             text += f", peak {number(self.values[i, j])} at {row_title} {row}, {col_title} {col}"
             finite = self.values[np.isfinite(self.values)]
             text += f"; values from {number(finite.min())} to {number(finite.max())}"
