@@ -3,7 +3,7 @@
 
 A cluster is started only when a stage has to run, so a build with nothing to do stays instant and never
 contacts a scheduler. `seqanim watch` keeps one local cluster for all its rebuilds (`session`). The local
-workers are processes of this checkout (they inherit its sys.path), and Dask's logging stays silent.
+workers are threads of the build's process, each starting its stages' processes, and Dask's logging stays silent.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import signal
 import sys
 import warnings
 from collections.abc import Iterator
@@ -50,32 +49,26 @@ def _local(jobs: int) -> Any:
     from distributed import LocalCluster
 
     dask.config.set({
-        # A stage gets the machine's threads, as a stage process of its own had: Dask's default environment for
-        # worker processes (OpenMP, MKL and OpenBLAS at one thread) made the training stages 35 % slower here
-        # (seq2seq_sort: 50 s -> 68 s). Its malloc setting is replaced by the stage's own (task.MALLOC).
-        "distributed.nanny.pre-spawn-environ": {},
         # Every stage is new to the scheduler (its duration unknown, 0.5 s by default), and a deck's inputs are
         # 150 MB: it would queue a ready deck behind the worker holding them rather than send them to an idle one.
         "distributed.scheduler.unknown-task-duration": "1h",
         # An idle local cluster of 2 workers used 15 % of a core, taken from the stages: a profiler sampling each
         # worker's task thread (which only waits for its stage's process) every 10 ms, and a 20 ms event-loop
-        # tick in every process.
+        # tick.
         "distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s",
-        # Workers forked from a fork server: it starts in the window below, ignoring Ctrl-C, and so do they.
-        "distributed.worker.multiprocessing-method": "forkserver",
     })  # fmt: skip
-    interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        return LocalCluster(
-            n_workers=jobs,
-            threads_per_worker=1,  # one stage at a time per worker process
-            processes=True,
-            local_directory=str(local_directory()),
-            dashboard_address=None,
-            silence_logs=logging.CRITICAL,
-        )
-    finally:
-        signal.signal(signal.SIGINT, interrupt)
+    # Workers as threads of this process: a task only starts its stage's process and waits for it, so a worker
+    # process of its own (a nanny, a fork server, distributed imported again in each) isolated nothing and cost
+    # each build 0.9 s of start-up. The stages inherit this process's environment: its threads (OpenMP, MKL),
+    # not the one-thread default Dask gives worker processes.
+    return LocalCluster(
+        n_workers=jobs,
+        threads_per_worker=1,  # one stage at a time per worker
+        processes=False,
+        local_directory=str(local_directory()),
+        dashboard_address=None,
+        silence_logs=logging.CRITICAL,
+    )
 
 
 def _started(jobs: int) -> Any:

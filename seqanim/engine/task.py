@@ -2,7 +2,7 @@
 stage's output files as bytes, or raises StageFailed. Nothing is written to the project here; the build
 process publishes the files.
 
-The worker runs its own checkout's code: a local cluster's workers are this checkout's processes, and a remote
+The worker runs its own checkout's code: a local cluster's workers are threads of the build's process, and a remote
 worker (`dask worker ADDRESS --nthreads 1`) runs the clone it was started in. The request carries a digest of
 the build's code; a worker whose `seqanim/`, `precompute/` and `scenes/` differ refuses the stage in one line
 naming both commits.
