@@ -357,7 +357,7 @@ class AttentionPooling(LectureSlide):
         with self.beat(said["even_spread"]) as beat:  # the largest block's cells, its even share, then the name of it
             cells = VGroup(*[self.heatmap.cell(i, j) for i in group for j in group])
             self.play(Indicate(cells, scale_factor=1.05), run_time=beat.until("group"))
-            self.add(self.heatmap)  # manim took the lit cells out of it: one heatmap again
+            self.add(self.heatmap, outlines)  # manim took the lit cells out: one heatmap again, the outlines over it
             spread = self.fact(
                 f"a group of {self.facts.group_size}: {self.facts.share:.3f}", "of the weight on each token"
             )
