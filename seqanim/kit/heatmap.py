@@ -161,16 +161,19 @@ class Heatmap(VGroup):
             self.recolour(self.values)
         self._label_rows(row_labels, row_groups, label_size)
         self._label_columns(col_labels, col_groups, label_size, col_labels_on_top)
-        self.row_title = theme.label(f"{row_title} (rows)", label_size, theme.muted()).rotate(np.pi / 2)
-        self.row_title.next_to(self.row_labels if len(self.row_labels) else self.cells, LEFT, buff=0.15)
-        self.col_title = theme.label(f"{col_title} (columns)", label_size, theme.muted())
-        self.col_title.next_to(
-            self.col_labels if len(self.col_labels) else self.cells, UP if col_labels_on_top else DOWN, buff=0.12
-        )
+        self._title(row_title, col_title, label_size, col_labels_on_top)
         if titles:  # off when a figure labels several heatmaps at once
             self.add(self.row_title, self.col_title)
-
         self.colourbar = self._colourbar(label_size) if colourbar else None
+
+    def _title(self, row_title: str, col_title: str, size: float, on_top: bool) -> None:
+        """The axis titles, past the labels: "query (rows)" up the left, "key (columns)" below (or above)."""
+        self.row_title = theme.label(f"{row_title} (rows)", size, theme.muted()).rotate(np.pi / 2)
+        self.row_title.next_to(self.row_labels if len(self.row_labels) else self.cells, LEFT, buff=0.15)
+        self.col_title = theme.label(f"{col_title} (columns)", size, theme.muted())
+        self.col_title.next_to(
+            self.col_labels if len(self.col_labels) else self.cells, UP if on_top else DOWN, buff=0.12
+        )
 
     def _colourbar(self, label_size: float) -> Colourbar:
         bar = Colourbar(self.vmin, self.vmax, self.colormap, height=min(self.cells.height, 3.0), label_size=label_size)
