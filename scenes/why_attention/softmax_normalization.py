@@ -6,7 +6,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, Indicate, MathTex, SurroundingRectangle, Text, VGroup
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    DecimalNumber,
+    FadeIn,
+    Indicate,
+    MathTex,
+    SurroundingRectangle,
+    Text,
+    VGroup,
+    config,
+)
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_row, key_labels
 from seqanim import Artifact, Beat, listing, mark, number, translated
@@ -154,6 +168,11 @@ def divide_said(art: Artifact) -> dict[str, str]:
 
 # Room for the bars, in scene units: above the baseline for a weight of 1, below it for the shifted row.
 ABOVE, BELOW = 2.6, 1.85
+# Across the frame: the bars from the left edge, the formulas to the right edge, at least GAP between them.
+EDGE, GAP = 0.6, 0.25
+# A key's slot in the bar chart at the lecture's values (a bar of 0.95, 0.55 to the next), narrower where the
+# formulas leave less room; READOUT_GAP keeps a bar's number apart from the next one's (`readout_room`).
+SLOT, READOUT_GAP = 1.5, 0.1
 
 
 def score_unit(scores: np.ndarray, shifted: np.ndarray) -> float:
@@ -161,6 +180,15 @@ def score_unit(scores: np.ndarray, shifted: np.ndarray) -> float:
     shifted row need a smaller one to stay on screen (a query of [3, 0] scores 2.12)."""
     below = -min(float(scores.min()), float(shifted.min()), 0.0)
     return min(ABOVE / max(float(scores.max()), 1.0), BELOW / below if below > 0 else ABOVE)
+
+
+def break_after_equals(line: MathTex) -> MathTex:
+    """A step's formula on two or three lines: its row under the left side, its sum (if any) under the row's end."""
+    if len(line) > 1:
+        line[1].next_to(line[0], DOWN, buff=0.12, aligned_edge=LEFT)
+    if len(line) > 2:
+        line[2].next_to(line[1], DOWN, buff=0.12, aligned_edge=RIGHT)
+    return line
 
 
 class SoftmaxNormalization(WhyAttentionSlide):
@@ -179,12 +207,12 @@ class SoftmaxNormalization(WhyAttentionSlide):
         self.next_slide(notes=start_notes(art))
         said = start_said(art)
         heading = self.heading("Softmax: scores become weights")
-        self.bars = self.score_bars()
+        self.steps = self.step_lines()  # made first: what they leave across the frame is the bars' width
+        self.bars = self.score_bars(self.slot_beside(self.steps))
         self.bars_caption = theme.text("scores s", theme.LABEL_SIZE, theme.muted())
         self.bars_caption.next_to(self.bars.labels, DOWN, buff=0.2)
         with self.beat(said["steps"]) as beat:
             self.title(heading, along=[FadeIn(self.bars), FadeIn(self.bars_caption)], run_time=beat.remaining)
-        self.steps = self.step_lines().to_edge(RIGHT, buff=0.6).shift(0.2 * DOWN)
         with self.beat(said["bars"]) as beat:
             self.play(FadeIn(self.steps[0]), run_time=beat.until("highest"))
             self.play(*[self.indicate_key(i) for i in highest(art).keys], run_time=beat.remaining)
@@ -240,10 +268,15 @@ class SoftmaxNormalization(WhyAttentionSlide):
 
     # --- drawing ---------------------------------------------------------------------------------------
 
-    def score_bars(self) -> Bars:
-        """The score row as bars, on a scale that fits the scores and the shifted row (`score_unit`), left of
-        the step formulas and clear of them."""
+    def score_bars(self, slot: float) -> Bars:
+        """The score row as bars, `slot` wide a key, on a scale that fits the scores and the shifted row
+        (`score_unit`), left of the step formulas and clear of them. Their numbers at the label size, or at
+        the small size where a slot narrowed for more keys would not hold them."""
         scores, shifted = self.art["scores"][0], self.art["shifted"][0]
+        size = theme.tex_size(theme.LABEL_SIZE)
+        if slot < self.readout_room(size):
+            size = theme.tex_size(theme.SMALL_SIZE)
+        share = slot / SLOT
         bars = Bars(
             scores,
             self.labels,
@@ -251,15 +284,17 @@ class SoftmaxNormalization(WhyAttentionSlide):
             height=ABOVE,
             colours=self.colours,
             min_value=float(min(shifted.min(), 0.0)),
-            bar_width=0.95,
-            spacing=0.55,
-            value_size=theme.tex_size(theme.LABEL_SIZE),
+            bar_width=0.95 * share,
+            spacing=0.55 * share,
+            value_size=size,
         )
-        bars.to_edge(LEFT, buff=0.6)
+        bars.to_edge(LEFT, buff=EDGE)
         bars.shift((-0.1 - bars.baseline.get_y()) * UP)  # room above for bars of 1, below for the shifted row
         return bars
 
     def step_lines(self) -> VGroup:
+        """The formula of each step, at the right edge: on one line each, or broken after the "=" where on one
+        line they would leave the bars less than their default slot a key."""
         art = self.art
         scores, shifted, exp, weights = art["scores"][0], art["shifted"][0], art["exp"][0], art["weights"][0]
         exp_sum = float(art["exp_sum"][0])
@@ -282,9 +317,25 @@ class SoftmaxNormalization(WhyAttentionSlide):
         )
         lines.set_color(theme.foreground())
         lines[2].set_color(theme.muted())
-        lines.arrange(DOWN, aligned_edge=LEFT, buff=0.42)
+        broken = self.slot_beside(lines) < SLOT  # more keys: on one line the formulas would narrow the bars
+        if broken:
+            for line in lines:
+                break_after_equals(line)
+        lines.arrange(DOWN, aligned_edge=LEFT, buff=0.3 if broken else 0.42)  # twice the lines in the same height
         lines[2].shift(0.2 * UP + 0.3 * RIGHT)
-        return lines
+        return lines.to_edge(RIGHT, buff=EDGE).shift(0.2 * DOWN)
+
+    def slot_beside(self, steps: VGroup) -> float:
+        """A key's slot in the bar chart left of `steps`: the default's, or the room the formulas leave."""
+        room = config.frame_width - 2 * EDGE - GAP - steps.width
+        return min(SLOT, room / len(self.labels))
+
+    def readout_room(self, size: float) -> float:
+        """The width a bar's number needs at `size`: the widest of the four rows the bars show, and a gap."""
+        art = self.art
+        rows = (art["scores"][0], art["shifted"][0], art["exp"][0], art["weights"][0])
+        widest = max(DecimalNumber(value, num_decimal_places=4, font_size=size).width for row in rows for value in row)
+        return widest + READOUT_GAP
 
     def advance(self, index: int, caption: str, beat: Beat) -> None:
         """Dim the steps done, reveal the next one and retitle the bars as the step is named; then point at its
