@@ -20,6 +20,7 @@ from manim import (
     SurroundingRectangle,
     VGroup,
     Write,
+    config,
 )
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
@@ -211,6 +212,11 @@ def closing_said(art: Artifact) -> dict[str, str]:
 # --- the scene -------------------------------------------------------------------------------------------
 
 
+# The product across the frame: on one line where it leaves MARGIN at either edge. The values' rows are the
+# default's 0.75 tall up to 4 keys, shorter past that, VALUES_HEIGHT in all, to leave the weights room above them.
+MARGIN, VALUES_HEIGHT = 0.3, 3.0
+
+
 class WhatAttentionExplains(WhyAttentionSlide):
     """Interventions: change one value (weights fixed, output moves); remove a key (the rest renormalise).
     SDPA parity."""
@@ -345,7 +351,8 @@ class WhatAttentionExplains(WhyAttentionSlide):
     # --- drawing ---------------------------------------------------------------------------------------
 
     def product_tables(self) -> VGroup:
-        """weights × values = context, three tables in a row, their cells on one line (sets self.tables)."""
+        """weights × values = context, three tables in a row, their cells on one line (sets self.tables); where
+        the row would leave the frame (more keys: a weight each), it breaks before the ×, the weights over the rest."""
         art = self.art
         w_table = MatrixTable(
             art["weights"],
@@ -366,7 +373,7 @@ class WhatAttentionExplains(WhyAttentionSlide):
             col_title="values V",
             fmt="{:g}",
             cell_width=0.95,
-            cell_height=0.75,
+            cell_height=min(0.75, VALUES_HEIGHT / len(self.labels)),
             entry_size=theme.LABEL_SIZE,
             label_size=theme.LABEL_SIZE,
         )
@@ -383,9 +390,13 @@ class WhatAttentionExplains(WhyAttentionSlide):
         times = MathTex(r"\times", font_size=theme.BODY_SIZE + 8, color=theme.foreground())
         equals = MathTex("=", font_size=theme.BODY_SIZE + 8, color=theme.foreground())
         layout = VGroup(w_table, times, v_table, equals, c_table).arrange(RIGHT, buff=0.35).shift(0.3 * DOWN)
-        for side in (w_table, times, equals, c_table):
+        broken = layout.width > config.frame_width - 2 * MARGIN
+        level = layout[1:] if broken else layout  # what stands on the line of the values' middle
+        for side in level:
             side_y = side.cells.get_y() if isinstance(side, MatrixTable) else side.get_y()
             side.shift((v_table.cells.get_y() - side_y) * UP)
+        if broken:  # the weights over the rest, room between them for the verdict under the weights
+            VGroup(w_table, level).arrange(DOWN, buff=0.8).move_to(0.1 * DOWN)
         self.tables = (w_table, v_table, c_table)
         return layout
 
