@@ -75,6 +75,12 @@ def key_score(art: Artifact, index: int) -> KeyScore:
     return KeyScore(index, key_labels(art)[index], art["Q"][0], art["K"][index], raw, score, int(art["d_k"]))
 
 
+def exact_format(value: float) -> str:
+    """An entry of a hand-designed vector with the fewest decimals that print it as it is (up to 2), as the
+    working's formulas print it: "1", "0.5", "-1" (with a real minus sign, as the kit's tables print it)."""
+    return number_format(exact_decimals(np.array([value])))(value)
+
+
 def _root(d_k: int) -> str:
     return f"the square root of {integer(d_k)}"
 
@@ -281,10 +287,11 @@ class ScaledScores(WhyAttentionSlide):
         """Q and K^T side by side under the formula (K^T's wide columns leave room for q beside each key)."""
         Q, K = self.art["Q"], self.art["K"]
         big = dict(entry_size=theme.BODY_SIZE, label_size=theme.LABEL_SIZE, cell_height=0.62)
-        # One format for both (q's entries move into K^T's cells), exact as the formulas print them. Cells as
-        # wide as their entries need: a K^T cell holds q's entry, the dot and the key's entry; the notebook's
-        # narrow entries fit left of the key's, centred; wider ones need the key's moved right in its cell.
-        fmt = number_format(exact_decimals(np.vstack([Q, K])))
+        # One format for both (q's entries move into K^T's cells), each entry exact as the formulas print it:
+        # one key of 0.5 does not widen every cell to "1.0" (five such keys left the frame). Cells as wide as
+        # their entries need: a K^T cell holds q's entry, the dot and the key's entry; the notebook's narrow
+        # entries fit left of the key's, centred; wider ones need the key's moved right in its cell.
+        fmt = exact_format
         q_width, k_width = (max(theme.text(fmt(v), theme.BODY_SIZE).width for v in a.ravel()) for a in (Q, K))
         gap = self.DOT_GAP * big["cell_height"]
         self.keys_right = 2 * (k_width / 2 + gap + q_width) + 0.1 > 1.25
