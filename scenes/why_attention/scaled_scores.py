@@ -434,6 +434,10 @@ class ScaledScores(WhyAttentionSlide):
             color=theme.foreground(),
         )
         summary[3].set_color(theme.highlight())
+        # Six keys' scores ran past both edges at this size: narrowed to the frame, never below the label size.
+        room = config.frame_width - 0.8
+        if summary.width > room:
+            summary.scale(max(room / summary.width, theme.tex_size(theme.LABEL_SIZE) / summary.font_size))
         return summary
 
     @staticmethod
