@@ -309,6 +309,7 @@ class QueryAndTemperature(WhyAttentionSlide):
     """The memory stays, the query turns: the weight heatmap fills row by row. Then the temperature sweeps."""
 
     data = ("qkv_walkthrough",)
+    ITEMS = 3  # the lecture's memory items: the heatmap's columns and the bars are sized for them
 
     def construct(self) -> None:
         self.first_query()
@@ -427,8 +428,21 @@ class QueryAndTemperature(WhyAttentionSlide):
         angle = self.angle.get_value()
         return self.length.get_value() * np.array([np.cos(angle), np.sin(angle)])
 
+    def item_share(self) -> float:
+        """What share of its size at the lecture's items a column of the heatmap and a bar keep: more items share
+        the same width (five reached over the key plane and the dial), fewer keep their size."""
+        return min(1.0, self.ITEMS / len(self.labels))
+
+    @staticmethod
+    def decimals_within(width: float, size: float, tex: bool = False) -> int:
+        """4 decimals where a weight of them fits `width` with room beside it, else 2 (as the weights are said)."""
+        widest = MathTex("0.0000", font_size=size) if tex else theme.text("0.0000", size)
+        return 4 if widest.width + 0.15 <= width else 2
+
     def weight_table(self) -> None:
-        """The weight heatmap, one row per query, blank until each row fills."""
+        """The weight heatmap, one row per query, blank until each row fills; its columns narrower, not its text
+        smaller, for more keys."""
+        column = 1.35 * self.item_share()
         self.heatmap = Heatmap(
             self.art["query_weights"],
             row_labels=self.row_labels,
@@ -436,8 +450,10 @@ class QueryAndTemperature(WhyAttentionSlide):
             vmin=0.0,
             vmax=1.0,
             annotate=True,
-            fmt="{:.4f}",
-            cell_size=1.35,
+            fmt=f"{{:.{self.decimals_within(column, theme.SMALL_SIZE)}f}}",
+            annotation_size=theme.SMALL_SIZE,
+            cell_size=column,
+            cell_height=1.35,
             label_size=theme.SMALL_SIZE,
             col_labels_on_top=True,
         )
@@ -478,16 +494,20 @@ class QueryAndTemperature(WhyAttentionSlide):
         return np.array([np.interp(log_t, np.log(sweep_t), sweep_w[:, k]) for k in range(sweep_w.shape[1])])
 
     def temperature_bars(self) -> None:
-        sweep_w = self.art["sweep_weights"]
+        """The bars of the weights, in the lecture's width for more keys: narrower, their readouts at 2 decimals
+        where 4 would touch the next bar's."""
+        sweep_w, share = self.art["sweep_weights"], self.item_share()
+        readout_size = theme.tex_size(theme.LABEL_SIZE)
         self.bars = Bars(
             self.weights_now(),
             self.labels,
             max_value=float(np.ceil(sweep_w.max() * 10) / 10),
             height=4.0,
             colours=self.colours,
-            bar_width=1.0,
-            spacing=0.6,
-            value_size=theme.tex_size(theme.LABEL_SIZE),
+            bar_width=1.0 * share,
+            spacing=0.6 * share,
+            decimals=self.decimals_within(1.6 * share, readout_size, tex=True),
+            value_size=readout_size,
         )
         self.bars.to_edge(LEFT, buff=1.4)
         self.bars.shift((-2.1 - self.bars.baseline.get_y()) * UP)  # tall bars down to just above the caption
