@@ -290,16 +290,24 @@ class QueryKeyValue(WhyAttentionSlide):
         return VGroup(keys, values)
 
     def score_readouts(self, scores: list[float]) -> VGroup:
-        """One "q·k_X = s" per key, stacked under the tables, not yet shown."""
+        """One "q·k_X = s" per key, stacked under the tables, not yet shown: in columns side by side where one
+        column would reach the closing caption (five keys' ran into it)."""
         readouts = VGroup(
             *[
                 MathTex(rf"q \cdot k_{{{label}}} = {score:g}", font_size=theme.BODY_SIZE + 8, color=colour)
                 for score, colour, label in zip(scores, self.colours, self.labels)
             ]
         )
-        readouts.arrange(DOWN, aligned_edge=LEFT, buff=0.2).next_to(self.tables, DOWN, buff=0.45).align_to(
+        buff, top = 0.2, self.tables.get_bottom()[1] - 0.45
+        floor = self.caption(same_caption(self.art), size=CAPTION_SIZE).get_top()[1] + 0.15
+        rows = max(1, int((top - floor + buff) // (max(r.height for r in readouts) + buff)))
+        columns = [VGroup(*readouts[start : start + rows]) for start in range(0, len(readouts), rows)]
+        columns[0].arrange(DOWN, aligned_edge=LEFT, buff=buff).next_to(self.tables, DOWN, buff=0.45).align_to(
             self.tables, LEFT
         ).shift(0.5 * RIGHT)
+        for before, column in zip(columns, columns[1:]):
+            column.arrange(DOWN, aligned_edge=LEFT, buff=buff).next_to(before, RIGHT, buff=0.5).align_to(before, UP)
+        layout.within_frame(readouts)
         return readouts
 
     def project(
