@@ -3,14 +3,19 @@ add up tip to tail into the context; no argmax picks one value."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 from manim import (
+    DL,
     DOWN,
+    DR,
     LEFT,
     RIGHT,
+    UL,
     UP,
+    UR,
     AnimationGroup,
     Create,
     FadeIn,
@@ -26,7 +31,7 @@ from manim import (
 
 from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
 from seqanim import Artifact, Beat, count, listing, mark, number, translated
-from seqanim.kit import theme
+from seqanim.kit import layout, theme
 from seqanim.kit.formula import CONTEXT, formula
 from seqanim.kit.vectors import VectorDiagram
 
@@ -175,6 +180,13 @@ def every_caption(art: Artifact) -> str:
     return f"no argmax: every value but {', '.join(who.silent)} contributes to the context"
 
 
+def crosses(label: Mobject, start: np.ndarray, end: np.ndarray, margin: float = 0.08) -> bool:
+    """Whether the line from `start` to `end` (an arrow's, its head within `margin`) runs through `label`'s box."""
+    low, high = label.get_corner(DL)[:2] - margin, label.get_corner(UR)[:2] + margin
+    points = np.linspace(start[:2], end[:2], max(2, int(np.linalg.norm(end - start) / 0.02)))
+    return bool(np.any(np.all((points >= low) & (points <= high), axis=1)))
+
+
 # --- the scene -------------------------------------------------------------------------------------------
 
 
@@ -270,14 +282,32 @@ class WeightedRetrieval(WhyAttentionSlide):
         return diagram
 
     def value_labels(self) -> VGroup:
-        return VGroup(
-            *[
-                theme.text(f"v_{label}", theme.LABEL_SIZE, c).next_to(
-                    self.diagram.to_point(v), UP if v[1] >= v[0] else RIGHT, buff=0.1
-                )
-                for v, c, label in zip(self.art["V"], self.colours, self.labels)
-            ]
-        )
+        """v_X beside each value's tip: above it (right of a value that lies low), or else on the first side clear
+        of every arrow the slides draw and of the labels before it (five values' v_D lay under the chain's tip)."""
+        lines, placed = self.arrow_lines(), VGroup()
+        for v, colour, name in zip(self.art["V"], self.colours, self.labels):
+            label, tip = theme.text(f"v_{name}", theme.LABEL_SIZE, colour), self.diagram.to_point(v)
+            sides = [UP, RIGHT] if v[1] >= v[0] else [RIGHT, UP]
+            for buff, side in itertools.product((0.1, 0.4), [*sides, LEFT, DOWN, UL, UR, DR, DL]):
+                label.next_to(tip, side, buff=buff)
+                if not any(crosses(label, *line) for line in lines) and not any(
+                    layout.overlaps(label, other) for other in placed
+                ):
+                    break
+            else:  # no side is clear: where the lecture's values put it
+                label.next_to(tip, sides[0], buff=0.1)
+            placed.add(label)
+        return placed
+
+    def arrow_lines(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Where each arrow of the slides runs, start and end in the frame: the values, the chain's pieces and the
+        context."""
+        origin, tip = self.diagram.to_point((0, 0)), np.zeros(2)
+        lines = [(origin, self.diagram.to_point(v)) for v in self.art["V"]]
+        for contribution in self.art["contributions"]:
+            lines.append((self.diagram.to_point(tip), self.diagram.to_point(tip + contribution)))
+            tip = tip + contribution
+        return [*lines, (origin, self.diagram.to_point(self.art["context"][0]))]
 
     def sum_lines(self) -> tuple[VGroup, MathTex]:
         """w_X v_X = w × v = [..] per value, and their sum c, under the formula (not yet shown)."""
