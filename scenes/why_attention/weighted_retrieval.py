@@ -335,10 +335,18 @@ class WeightedRetrieval(WhyAttentionSlide):
             font_size=theme.BODY_SIZE + 6,
             color=theme.highlight(),
         )
-        VGroup(*lines, total).arrange(DOWN, aligned_edge=LEFT, buff=0.32).next_to(
-            self.equation, DOWN, buff=0.5
-        ).align_to(self.equation, LEFT)
-        total.shift(0.15 * DOWN)
+
+        def stack(buff: float) -> None:
+            VGroup(*lines, total).arrange(DOWN, aligned_edge=LEFT, buff=buff).next_to(
+                self.equation, DOWN, buff=0.5
+            ).align_to(self.equation, LEFT)
+            total.shift(0.15 * DOWN)
+
+        stack(0.32)
+        # Six values' sum reached the closing caption: the gaps between the lines close up, the text keeps its size.
+        floor = self.caption(every_caption(self.art), size=CAPTION_SIZE).get_top()[1] + 0.1
+        if total.get_bottom()[1] < floor:
+            stack(max(0.1, 0.32 - (floor - total.get_bottom()[1]) / len(lines)))
         return lines, total
 
     def add_piece(self, index: int, beat: Beat) -> None:
