@@ -7,13 +7,38 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Indicate, LaggedStart, MathTex, VGroup, Write
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    FadeOut,
+    Indicate,
+    LaggedStart,
+    MathTex,
+    Transform,
+    VGroup,
+    Write,
+)
 
-from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, position_labels
+from scenes.why_attention.shared import (
+    CAPTION_SIZE,
+    CELL_ROOM,
+    LABEL_ROOM,
+    WhyAttentionSlide,
+    clear_right_of,
+    fitting_numbers,
+    fmt_g,
+    fmt_row,
+    position_labels,
+    widest,
+)
 from seqanim import Artifact, count, listing, mark, number, translated
 from seqanim.kit import theme
 from seqanim.kit.formula import WEIGHTS, formula
-from seqanim.kit.matrix import MatrixTable, number_format
+from seqanim.kit.matrix import Formatter, MatrixTable, number_format
 from seqanim.kit.motion import paced, roll
 
 # --- the words -----------------------------------------------------------------------------------------
@@ -117,6 +142,9 @@ def contrast_said(art: Artifact) -> dict[str, str]:
 
 # --- the scene -------------------------------------------------------------------------------------------
 
+# The default's three positions: cells this wide hold four decimals and a "pos 0" each.
+DEFAULT_CELL = 1.24
+
 
 class CausalMask(WhyAttentionSlide):
     """Self-scores, the causal mask slides over them (future -> -inf) before the softmax; rows renormalise."""
@@ -125,10 +153,27 @@ class CausalMask(WhyAttentionSlide):
 
     def construct(self) -> None:
         self.positions = position_labels(len(self.art["K"]))
+        self.fit_cells()
         self.self_scores()
         self.mask()
         self.softmax()
         self.contrast()
+
+    def fit_cells(self) -> None:
+        """More positions (qkv_walkthrough.keys) share the default three's width: the numbers keep the most
+        decimals (up to 4) that a share of a cell holds, and the columns are named by their position alone where
+        "pos 0" would not fit it (as rows = queries, columns = keys say which is which)."""
+        art = self.art
+        self.share = DEFAULT_CELL * min(1.0, 3 / len(self.positions))
+        numbers = [art["self_scores"], art["causal_weights"], art["softmax_then_mask"]]
+        self.decimals, _ = fitting_numbers(numbers, self.share, [theme.SMALL_SIZE])
+        named = widest(self.positions, theme.SMALL_SIZE) + LABEL_ROOM <= self.share
+        self.columns = self.positions if named else [str(i) for i in range(len(self.positions))]
+
+    def cell_width(self, values: np.ndarray, fmt: Formatter) -> float:
+        """The share of a cell, wider where a number of `values` in `fmt`, or a column's label, would not fit it."""
+        texts = [fmt(value) for value in np.ravel(values)] + self.columns
+        return max(self.share, widest(texts, theme.SMALL_SIZE) + CELL_ROOM)
 
     def self_scores(self) -> None:
         art = self.art
@@ -136,13 +181,17 @@ class CausalMask(WhyAttentionSlide):
         said = scores_said(art)
         heading = self.heading("Causal mask: no peeking ahead")
         equation = formula(WEIGHTS, size=theme.BODY_SIZE + 6).next_to(heading, DOWN, buff=0.25)
+        scores_fmt, weights_fmt = number_format(self.decimals), number_format(self.decimals, exact_zero=True)
         self.scores = MatrixTable(
             art["self_scores"],
             row_labels=self.positions,
-            col_labels=self.positions,
+            col_labels=self.columns,
             row_title="query (rows)",
             col_title="key (columns)",
-            cell_width=1.24,
+            fmt=scores_fmt,
+            cell_width=max(  # one width from the scores to the weights they become
+                self.cell_width(art["self_scores"], scores_fmt), self.cell_width(art["causal_weights"], weights_fmt)
+            ),
             cell_height=0.6,
             entry_size=theme.SMALL_SIZE,
         )
@@ -173,8 +222,15 @@ class CausalMask(WhyAttentionSlide):
         self.m_label = m_label
         with self.beat(said["slide"]) as beat:
             self.play(Indicate(self.tiles, color=theme.highlight(), scale_factor=1.05), run_time=beat.until("slide"))
-            shift = self.scores.cells.get_center() - self.mask_table.cells.get_center()
-            self.play(self.tiles.animate.shift(shift), run_time=beat.remaining)
+            # Each tile lands on its cell of S (M's cells are narrower where more positions crowd the frame).
+            blocked = zip(*np.nonzero(~allowed))
+            landing = VGroup(
+                *[
+                    tile.copy().replace(self.scores.cell(r, c), stretch=True)
+                    for tile, (r, c) in zip(self.tiles, blocked)
+                ]
+            )
+            self.play(Transform(self.tiles, landing), run_time=beat.remaining)
         new_label = MathTex("S + M", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(self.s_label)
         with self.beat(said["added"]) as beat:
             self.play(roll(self.s_label, new_label), run_time=beat.until("turns"))
@@ -187,7 +243,7 @@ class CausalMask(WhyAttentionSlide):
         causal_weights, scores = art["causal_weights"], self.scores
         self.next_slide(notes=softmax_notes(art))
         said = softmax_said(art)
-        scores.fmt = number_format(4, exact_zero=True)  # masked weights are exactly 0
+        scores.fmt = number_format(self.decimals, exact_zero=True)  # masked weights are exactly 0
         a_label = MathTex("A", font_size=theme.BODY_SIZE + 6, color=theme.foreground()).move_to(self.s_label)
         running = scores.row_box(0)
         allowed = art["causal_allowed"]
@@ -206,7 +262,7 @@ class CausalMask(WhyAttentionSlide):
             scale = beat.remaining / planned
             for animations, run_time in steps:
                 self.play(*animations, run_time=run_time * scale)
-        sums = scores.row_sums(causal_weights.sum(axis=-1))
+        sums = scores.row_sums(causal_weights.sum(axis=-1), decimals=self.decimals)
         with self.beat(said["sums"]) as beat:
             self.play(LaggedStart(*[FadeIn(s, shift=0.1 * LEFT) for s in sums], lag_ratio=0.4),
                       run_time=beat.remaining)  # fmt: skip
@@ -216,7 +272,7 @@ class CausalMask(WhyAttentionSlide):
             self.play(Indicate(scores.row_entries(0), color=theme.highlight()), run_time=beat.until("itself"))
             self.say(self.first_row_caption(), colour=theme.caption_colour(), size=CAPTION_SIZE,
                      run_time=beat.remaining)  # fmt: skip
-        self.correct = VGroup(scores, self.s_label, sums, running)
+        self.correct, self.correct_sums = VGroup(scores, self.s_label, sums, running), sums
 
     def contrast(self) -> None:
         art = self.art
@@ -224,8 +280,11 @@ class CausalMask(WhyAttentionSlide):
         said = contrast_said(art)
         table, sums = self.wrong_table()
         future = VGroup(*[table.entry(r, c) for r, c in zip(*np.nonzero(~art["causal_allowed"]))])
+        # Where the wrong weights would cover the right ones' sums (all 1, as said), those make way for them.
+        crowded = table.brackets.get_left()[0] < self.correct_sums.get_right()[0] + 0.1
         with self.beat(said["wrong"]) as beat:
-            self.play(FadeIn(table, shift=0.3 * LEFT), run_time=beat.until("zero"))
+            self.play(FadeIn(table, shift=0.3 * LEFT), *([FadeOut(self.correct_sums)] if crowded else []),
+                      run_time=beat.until("zero"))  # fmt: skip
             self.play(Indicate(future, color=theme.error_colour()), run_time=beat.remaining)
         wrong_sums = art["softmax_then_mask_sums"]
         bad = [sums[r] for r in range(len(wrong_sums)) if not np.isclose(wrong_sums[r], 1.0)]
@@ -248,17 +307,19 @@ class CausalMask(WhyAttentionSlide):
     def mask_parts(self) -> tuple[MatrixTable, MathTex, VGroup]:
         """The mask M (0 allowed, -inf blocked) right of S, its label, and a tile over each blocked cell."""
         allowed, count_ = self.art["causal_allowed"], len(self.art["K"])
+        values = np.where(allowed, 0.0, -np.inf)
         mask = MatrixTable(
-            np.where(allowed, 0.0, -np.inf),
+            values,
             row_labels=self.positions,
-            col_labels=self.positions,
+            col_labels=self.columns,
             fmt=number_format(0),
-            cell_width=1.24,
+            cell_width=self.cell_width(values, number_format(0)),
             cell_height=0.6,
             entry_size=theme.SMALL_SIZE,
         )
         scores = self.scores
         mask.to_edge(RIGHT, buff=0.9).match_y(scores.cells).shift((scores.cells.get_y() - mask.cells.get_y()) * UP)
+        clear_right_of(mask, scores, gap=0.5, margin=0.3)
         m_label = (
             MathTex("M", font_size=theme.BODY_SIZE + 6, color=theme.foreground())
             .next_to(mask, DOWN, buff=0.2)
@@ -281,12 +342,13 @@ class CausalMask(WhyAttentionSlide):
         """Softmax over every key, then the future zeroed: the weights and their row sums (not yet shown)."""
         art = self.art
         wrong, wrong_sums = art["softmax_then_mask"], art["softmax_then_mask_sums"]
+        fmt = number_format(self.decimals, exact_zero=True)
         table = MatrixTable(
             wrong,
-            col_labels=self.positions,
+            col_labels=self.columns,
             col_title="✗ softmax, then mask (wrong)",
-            fmt=number_format(4, exact_zero=True),
-            cell_width=1.24,
+            fmt=fmt,
+            cell_width=self.cell_width(wrong, fmt),
             cell_height=0.6,
             entry_size=theme.SMALL_SIZE,
         )
@@ -294,7 +356,9 @@ class CausalMask(WhyAttentionSlide):
         table.fill_cells(np.where(art["causal_allowed"], wrong, -np.inf), animate=False)
         table.shift((self.correct[0].cells.get_y() - table.cells.get_y()) * UP)
         sums = table.row_sums(
-            wrong_sums, [theme.foreground() if np.isclose(s, 1.0) else theme.error_colour() for s in wrong_sums]
+            wrong_sums,
+            [theme.foreground() if np.isclose(s, 1.0) else theme.error_colour() for s in wrong_sums],
+            decimals=self.decimals,
         )
         VGroup(table, sums).to_edge(RIGHT, buff=0.3)
         return table, sums
