@@ -24,9 +24,20 @@ from manim import (
     RoundedRectangle,
     SurroundingRectangle,
     VGroup,
+    config,
 )
 
-from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_row, position_labels
+from scenes.why_attention.shared import (
+    CAPTION_SIZE,
+    CELL_ROOM,
+    LABEL_ROOM,
+    WhyAttentionSlide,
+    clear_right_of,
+    fitting_numbers,
+    fmt_row,
+    position_labels,
+    widest,
+)
 from seqanim import Artifact, integer, listing, mark, number, translated
 from seqanim.kit import theme
 from seqanim.kit.matrix import MatrixTable, number_format
@@ -172,6 +183,11 @@ def all_masked_said(art: Artifact) -> dict[str, str]:
 
 # --- the scene -------------------------------------------------------------------------------------------
 
+# The default's three keys: permission cells this wide hold "NaN" at the body size, score cells four decimals.
+PERMISSION_CELL, SCORE_CELL = 0.95, 1.4
+# Room for an arrow from the allowed table to what it leads to (the default's: 1.35 to the error, 1.5 to S + M).
+ARROW_ROOM = 1.2
+
 
 class PaddingMask(WhyAttentionSlide):
     """Padding hides nonexistent keys, causal hides the future: combine them; an all-masked row is refused."""
@@ -180,6 +196,7 @@ class PaddingMask(WhyAttentionSlide):
 
     def construct(self) -> None:
         self.positions = position_labels(len(self.art["is_real_key"]))
+        self.fit = min(1.0, 3 / len(self.positions))  # more keys (qkv_walkthrough.keys) share the default's width
         self.combine()
         self.weights()
         self.all_masked()
@@ -253,7 +270,7 @@ class PaddingMask(WhyAttentionSlide):
             steps = result.rows_in_turn(weights, art["padding_allowed"], running, first=1.6 * scale, last=0.7 * scale)
             for animations, run_time in steps:
                 self.play(*animations, run_time=run_time)
-        sums = result.row_sums(weights.sum(axis=-1), size=theme.LABEL_SIZE)
+        sums = result.row_sums(weights.sum(axis=-1), decimals=self.decimals, size=result.entry_size)
         with self.beat(said["zero"]) as beat:
             self.play(
                 FadeOut(running),
@@ -299,7 +316,8 @@ class PaddingMask(WhyAttentionSlide):
         with self.beat(said["nan"]) as beat:
             self.play(FadeIn(nan_note, shift=0.1 * UP), run_time=beat.until("nan"))
             self.play(table.transform_entries(naive, nan_colours, rows=empty), run_time=beat.remaining)
-        error = self.error_panel().to_edge(RIGHT, buff=0.6).match_y(table.cells)
+        error = self.error_panel(config.frame_width / 2 - 0.6 - (table.get_right()[0] + ARROW_ROOM))
+        error.to_edge(RIGHT, buff=0.6).match_y(table.cells)
         arrow = Arrow(table.get_right(), error.get_left(), buff=0.2, color=theme.error_colour(), stroke_width=3)
         with self.beat(said["refused"]) as beat:
             self.play(GrowArrow(arrow), FadeIn(error, shift=0.2 * LEFT), run_time=beat.until("instead"))
@@ -334,47 +352,71 @@ class PaddingMask(WhyAttentionSlide):
         )
 
     def permission_tables(self) -> tuple[MatrixTable, MathTex, MatrixTable, MathTex, MatrixTable]:
-        """causal ∧ key is real = allowed, in a row; the result starts as a copy of the causal permissions."""
+        """causal ∧ key is real = allowed, in a row; the result starts as a copy of the causal permissions.
+
+        More keys share the default's width, in cells that still hold "NaN" (the all-masked row, later) at the
+        small size; where the row would still leave the frame, the room between its parts and then the
+        key-is-real row's cells (a digit each) narrow."""
         causal, real = self.art["causal_allowed"], self.art["is_real_key"]
-        small = dict(
-            fmt="{:.0f}",
-            cell_width=0.95,  # "NaN" fits its cell with room to spare
-            cell_height=0.72,
-            entry_size=theme.BODY_SIZE,
-            label_size=theme.LABEL_SIZE,
-        )
+        cell = max(PERMISSION_CELL * self.fit, widest(["NaN"], theme.SMALL_SIZE) + CELL_ROOM)
+        larger = (theme.BODY_SIZE, theme.LABEL_SIZE)  # the entries at the largest size whose "NaN" the cell holds
+        entry_size = next((size for size in larger if widest(["NaN"], size) + CELL_ROOM <= cell), theme.SMALL_SIZE)
         columns = [str(i) for i in range(len(real))]
-        causal_t = MatrixTable(
-            causal.astype(float), row_labels=self.positions, col_labels=columns, col_title="causal", **small
-        )
-        padding_t = MatrixTable(real[None, :].astype(float), col_labels=columns, col_title="key is real", **small)
-        combined_t = MatrixTable(
-            causal.astype(float), row_labels=self.positions, col_labels=columns, col_title="allowed", **small
-        )
-        for table, values in ((causal_t, causal), (padding_t, real[None, :]), (combined_t, causal)):
-            table.fill_cells(**self.permission_fill(values), animate=False)
+        small = dict(fmt="{:.0f}", cell_height=0.72, entry_size=entry_size, label_size=theme.LABEL_SIZE)
+
+        def table(values: np.ndarray, width: float, **labels: object) -> MatrixTable:
+            shown = MatrixTable(values.astype(float), cell_width=width, col_labels=columns, **small, **labels)
+            return shown.fill_cells(**self.permission_fill(values), animate=False)
+
+        causal_t = table(causal, cell, row_labels=self.positions, col_title="causal")
+        combined_t = table(causal, cell, row_labels=self.positions, col_title="allowed")
         amp = MathTex(r"\wedge", font_size=theme.BODY_SIZE + 14, color=theme.foreground())
         eq = MathTex("=", font_size=theme.BODY_SIZE + 14, color=theme.foreground())
-        VGroup(causal_t, amp, padding_t, eq, combined_t).arrange(RIGHT, buff=0.45).shift(0.5 * DOWN)
+        parts = (causal_t, amp, eq, combined_t)
+        room = config.frame_width - 0.1 - sum(part.width for part in parts)  # 0.05 a side; the default leaves 0.07
+        padding_t = table(real[None, :], cell, col_title="key is real")
+        buff = min(0.45, max(0.3, (room - padding_t.width) / 4))
+        over = padding_t.width + 4 * buff - room
+        if over > 0:
+            padding_t = table(real[None, :], cell - over / len(real), col_title="key is real")
+        # Rows past the default's three grow the picture upwards: the all-masked row's note stays above the caption.
+        taller = max(0, len(real) - 3) * 0.72
+        VGroup(causal_t, amp, padding_t, eq, combined_t).arrange(RIGHT, buff=buff).shift((0.5 - taller / 2) * DOWN)
         padding_t.match_y(causal_t.cells).shift((causal_t.cells.get_y() - padding_t.cells.get_y()) * UP)
         return causal_t, amp, padding_t, eq, combined_t
 
     def masked_scores(self) -> tuple[MatrixTable, Arrow, MathTex]:
-        """S + M right of the permissions, an arrow from them to it and its heading (not yet shown)."""
-        combined_t = self.combined_t
-        result = MatrixTable(
-            self.art["padding_scores"],
-            row_labels=self.positions,
-            col_labels=self.positions,
-            fmt=number_format(4, exact_zero=True),
-            cell_width=1.4,
-            cell_height=0.72,
-            entry_size=theme.LABEL_SIZE,
-            label_size=theme.LABEL_SIZE,
+        """S + M right of the permissions, an arrow from them to it and its heading (not yet shown).
+
+        More keys share the default's width: the numbers keep the most decimals (up to 4, kept for the row sums),
+        at the largest size, that a share of a cell holds, and columns are named by their position alone where
+        "pos 0" would not fit it. Where the arrow would find no room, the rows go unnamed: they are the allowed
+        table's, level with them."""
+        combined_t, art = self.combined_t, self.art
+        share = SCORE_CELL * self.fit
+        numbers = [art["padding_scores"], art["padding_weights"]]
+        self.decimals, size = fitting_numbers(numbers, share, [theme.LABEL_SIZE, theme.SMALL_SIZE])
+        fmt = number_format(self.decimals, exact_zero=True)
+        named = widest(self.positions, theme.LABEL_SIZE) + LABEL_ROOM <= share
+        columns = self.positions if named else [str(i) for i in range(len(self.positions))]
+        cell = max(
+            share,
+            widest({fmt(value) for value in np.ravel(numbers)}, size) + CELL_ROOM,
+            widest(columns, theme.LABEL_SIZE) + CELL_ROOM,
         )
-        result.to_edge(RIGHT, buff=2.3).match_y(combined_t.cells).shift(
-            (combined_t.cells.get_y() - result.cells.get_y()) * UP
-        )
+        sums = widest([f"\u03a3 = {1:.{self.decimals}f}"], size) + 0.15  # the row sums, right of it later
+
+        def placed(rows: list[str] | None) -> MatrixTable:
+            result = MatrixTable(art["padding_scores"], row_labels=rows, col_labels=columns, fmt=fmt, cell_width=cell,
+                                 cell_height=0.72, entry_size=size, label_size=theme.LABEL_SIZE)  # fmt: skip
+            result.to_edge(RIGHT, buff=2.3).match_y(combined_t.cells).shift(
+                (combined_t.cells.get_y() - result.cells.get_y()) * UP
+            )
+            return clear_right_of(result, combined_t, gap=ARROW_ROOM, beyond=sums)
+
+        result = placed(self.positions)
+        if result.get_left()[0] < combined_t.get_right()[0] + ARROW_ROOM:
+            result = placed(None)
         arrow = Arrow(combined_t.get_right(), result.get_left(), buff=0.25, color=theme.muted(), stroke_width=3)
         heading = MathTex(r"S + M", font_size=theme.BODY_SIZE + 10, color=theme.foreground()).next_to(
             result, UP, buff=0.2
@@ -386,13 +428,17 @@ class PaddingMask(WhyAttentionSlide):
         keys = "key" if len(padded) == 1 else "keys"
         return f"padded {keys} {', '.join(self.positions[i] for i in padded)}: weight exactly {weight:g} in every row"
 
-    def error_panel(self) -> VGroup:
-        """The helper's error message, wrapped, in a panel."""
+    def error_panel(self, room: float) -> VGroup:
+        """The helper's error message in a panel, wrapped at 38 characters, or fewer where a wider allowed table
+        leaves less `room` than that."""
         message = f"DataError: {self.art['all_masked_error']}"
-        wrapped = textwrap.wrap(message, 38, break_long_words=False, break_on_hyphens=False)
-        lines = VGroup(*[theme.text(line, theme.LABEL_SIZE, theme.foreground()) for line in wrapped]).arrange(
-            DOWN, aligned_edge=LEFT, buff=0.12
-        )
+        for chars in range(38, 19, -2):
+            wrapped = textwrap.wrap(message, chars, break_long_words=False, break_on_hyphens=False)
+            lines = VGroup(*[theme.text(line, theme.LABEL_SIZE, theme.foreground()) for line in wrapped]).arrange(
+                DOWN, aligned_edge=LEFT, buff=0.12
+            )
+            if lines.width + 0.6 <= room:
+                break
         panel = RoundedRectangle(
             corner_radius=0.15,
             width=lines.width + 0.6,
