@@ -187,6 +187,17 @@ def crosses(label: Mobject, start: np.ndarray, end: np.ndarray, margin: float = 
     return bool(np.any(np.all((points >= low) & (points <= high), axis=1)))
 
 
+def clear(label: Mobject, lines: list[tuple[np.ndarray, np.ndarray]], labels: VGroup) -> bool:
+    """Whether `label` lies on none of these lines and none of these labels."""
+    on_line = any(crosses(label, *line) for line in lines)
+    return not on_line and not any(layout.overlaps(label, other) for other in labels)
+
+
+def arrow_head(start: np.ndarray, end: np.ndarray, length: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
+    """The last `length` of the arrow from `start` to `end`, where its head is drawn."""
+    return end - length * (end - start) / max(float(np.linalg.norm(end - start)), 1e-9), end
+
+
 # --- the scene -------------------------------------------------------------------------------------------
 
 
@@ -207,6 +218,7 @@ class WeightedRetrieval(WhyAttentionSlide):
         heading = self.heading("Retrieve: a weighted sum of values")
         self.equation = formula(CONTEXT, size=theme.BODY_SIZE + 8).to_edge(LEFT, buff=0.9).shift(1.9 * UP)
         self.diagram = self.value_plane(art["V"])
+        self.value_names = self.value_labels()
         self.value_arrows = VGroup(
             *[self.diagram.arrow(v, c, stroke_width=3).set_opacity(0.35) for v, c in zip(art["V"], self.colours)]
         )
@@ -215,7 +227,7 @@ class WeightedRetrieval(WhyAttentionSlide):
         with self.beat(said["arrows"]) as beat:
             self.play(
                 LaggedStart(*[GrowArrow(a) for a in self.value_arrows], lag_ratio=0.3),
-                FadeIn(self.value_labels()),
+                FadeIn(self.value_names),
                 run_time=beat.remaining,
             )
 
@@ -234,10 +246,7 @@ class WeightedRetrieval(WhyAttentionSlide):
         said = context_said(art)
         context = art["context"][0]
         result = self.diagram.arrow(context, theme.highlight(), stroke_width=7)
-        result_label = theme.text(f"c = {fmt_row(context)}", theme.LABEL_SIZE, theme.highlight()).next_to(
-            result.get_end(), UP, buff=0.2
-        )
-        result_label.shift(min(0.0, self.diagram.get_right()[0] - result_label.get_right()[0]) * RIGHT)
+        result_label = self.context_label(result)
         self.pieces.set_z_index(2)  # the chain stays on top of the sum it builds
         with self.beat(said["ends"]) as beat:
             self.play(GrowArrow(result), run_time=beat.until("about"))
@@ -290,14 +299,26 @@ class WeightedRetrieval(WhyAttentionSlide):
             sides = [UP, RIGHT] if v[1] >= v[0] else [RIGHT, UP]
             for buff, side in itertools.product((0.1, 0.4), [*sides, LEFT, DOWN, UL, UR, DR, DL]):
                 label.next_to(tip, side, buff=buff)
-                if not any(crosses(label, *line) for line in lines) and not any(
-                    layout.overlaps(label, other) for other in placed
-                ):
+                if clear(label, lines, placed):
                     break
             else:  # no side is clear: where the lecture's values put it
                 label.next_to(tip, sides[0], buff=0.1)
             placed.add(label)
         return placed
+
+    def context_label(self, result: Mobject) -> Mobject:
+        """c = [..] beside the context's tip, inside the plane's right edge: above it, or else on the first side clear
+        of the value labels and the arrows' heads; where none is (with q = [0.5, 1.5] and five values it lay on v_E),
+        "c" alone, its value read in the sum beside the plane."""
+
+        def beside(text: str, side: np.ndarray) -> Mobject:
+            label = theme.text(text, theme.LABEL_SIZE, theme.highlight()).next_to(result.get_end(), side, buff=0.2)
+            return label.shift(min(0.0, self.diagram.get_right()[0] - label.get_right()[0]) * RIGHT)
+
+        heads = [arrow_head(*line) for line in self.arrow_lines()]
+        context = f"c = {fmt_row(self.art['context'][0])}"
+        labels = (beside(text, side) for text, side in itertools.product((context, "c"), (UP, DOWN, UL, DL, UR, DR)))
+        return next((label for label in labels if clear(label, heads, self.value_names)), beside(context, UP))
 
     def arrow_lines(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Where each arrow of the slides runs, start and end in the frame: the values, the chain's pieces and the
