@@ -411,8 +411,10 @@ class QueryAndTemperature(WhyAttentionSlide):
     def query_plane(self) -> None:
         """The keys as points and the query as an arrow that turns with two trackers (angle and length)."""
         queries, K = self.art["queries"], self.art["K"]
+        # Half a unit past the farthest key or query, at least the notebook's 1.5 (a key at -2 lay off the plane).
+        span = max(1.5, float(np.ceil(2 * np.abs(np.vstack([K, queries])).max())) / 2 + 0.5)
         self.diagram = (
-            VectorDiagram((-1.5, 1.5, 0.5), (-1.5, 1.5, 0.5), width=4.8).to_edge(LEFT, buff=0.8).shift(0.45 * DOWN)
+            VectorDiagram((-span, span, 0.5), (-span, span, 0.5), width=4.8).to_edge(LEFT, buff=0.8).shift(0.45 * DOWN)
         )
         self.points = self.diagram.labelled_points(K, self.colours, self.labels).set_z_index(2)
         self.angle = ValueTracker(float(np.arctan2(queries[0][1], queries[0][0])))
