@@ -30,6 +30,7 @@ from manim import (
     ValueTracker,
     VGroup,
     Write,
+    config,
     smooth,
 )
 
@@ -309,7 +310,7 @@ class QueryAndTemperature(WhyAttentionSlide):
     """The memory stays, the query turns: the weight heatmap fills row by row. Then the temperature sweeps."""
 
     data = ("qkv_walkthrough",)
-    ITEMS = 3  # the lecture's memory items: the heatmap's columns and the bars are sized for them
+    ITEMS = 3  # the lecture's memory items: the temperature bars are sized for them
 
     def construct(self) -> None:
         self.first_query()
@@ -430,11 +431,6 @@ class QueryAndTemperature(WhyAttentionSlide):
         angle = self.angle.get_value()
         return self.length.get_value() * np.array([np.cos(angle), np.sin(angle)])
 
-    def item_share(self) -> float:
-        """What share of its size at the lecture's items a column of the heatmap and a bar keep: more items share
-        the same width (five reached over the key plane and the dial), fewer keep their size."""
-        return min(1.0, self.ITEMS / len(self.labels))
-
     @staticmethod
     def decimals_within(width: float, size: float, tex: bool = False) -> int:
         """4 decimals where a weight of them fits `width` with room beside it, else 2 (as the weights are said)."""
@@ -442,10 +438,19 @@ class QueryAndTemperature(WhyAttentionSlide):
         return 4 if widest.width + 0.15 <= width else 2
 
     def weight_table(self) -> None:
-        """The weight heatmap, one row per query, blank until each row fills; its columns narrower, not its text
-        smaller, for more keys."""
-        column = 1.35 * self.item_share()
-        self.heatmap = Heatmap(
+        """The weight heatmap, one row per query, blank until each row fills. More keys share the room beside the
+        key plane: its columns narrow (at five keys it had reached over the plane), its text keeps its size."""
+        self.heatmap = self.weight_heatmap(1.35)
+        room = config.frame_width / 2 - 0.5 - (VGroup(self.diagram, self.points).get_right()[0] + 0.4)
+        if self.heatmap.width > room:
+            labels_width = self.heatmap.width - self.heatmap.cells.width
+            self.heatmap = self.weight_heatmap((room - labels_width) / len(self.labels))
+        self.heatmap.blank().to_edge(RIGHT, buff=0.5).shift(0.45 * DOWN)
+        # animate_values re-adds the cells on top; keep the numbers above them
+        self.heatmap.annotations.set_z_index(1)
+
+    def weight_heatmap(self, column: float) -> Heatmap:
+        heatmap = Heatmap(
             self.art["query_weights"],
             row_labels=self.row_labels,
             col_labels=self.labels,
@@ -459,11 +464,9 @@ class QueryAndTemperature(WhyAttentionSlide):
             label_size=theme.SMALL_SIZE,
             col_labels_on_top=True,
         )
-        for label, colour in zip(self.heatmap.col_labels, self.colours):
+        for label, colour in zip(heatmap.col_labels, self.colours):
             label.set_color(colour)
-        self.heatmap.blank().to_edge(RIGHT, buff=0.5).shift(0.45 * DOWN)
-        # animate_values re-adds the cells on top; keep the numbers above them
-        self.heatmap.annotations.set_z_index(1)
+        return heatmap
 
     def turn_query(self, index: int, run_time: float) -> None:
         query = self.art["queries"][index]
@@ -494,6 +497,11 @@ class QueryAndTemperature(WhyAttentionSlide):
         sweep_t, sweep_w = self.art["sweep_temperatures"], self.art["sweep_weights"]
         log_t = self.log_t.get_value()
         return np.array([np.interp(log_t, np.log(sweep_t), sweep_w[:, k]) for k in range(sweep_w.shape[1])])
+
+    def item_share(self) -> float:
+        """What share of its size at the lecture's items a bar keeps: more items share the same width (five
+        reached over the dial), fewer keep their size."""
+        return min(1.0, self.ITEMS / len(self.labels))
 
     def temperature_bars(self) -> None:
         """The bars of the weights, in the lecture's width for more keys: narrower, their readouts at 2 decimals
