@@ -578,8 +578,9 @@ class InsideTheLSTM(LectureSlide):
             plot.shift([self.stream.x_of(0) - plot.axes.c2p(0, 0)[0], y - plot.axes.get_center()[1], 0])
 
         def legend(plot: Plot, *labels: VGroup) -> VGroup:
+            # over the plotting area, clear of the y axis's top number
             group = VGroup(*labels).arrange(RIGHT, buff=0.4)
-            return group.next_to(plot.axes, UP, buff=0.02).align_to(plot.axes, LEFT).shift(0.3 * RIGHT)
+            return group.next_to(plot.axes, UP, buff=0.02).align_to(plot.axes.c2p(0, 0), LEFT).shift(0.15 * RIGHT)
 
         self.legends = VGroup(
             legend(
