@@ -316,7 +316,7 @@ class TrainingRace(LectureSlide):
             log_y=True,
             tick_size=theme.tex_size(theme.SMALL_SIZE),
         )
-        self.plot.move_to([-1.3, -0.35, 0])
+        self.plot.move_to([-1.3, -0.2, 0])  # room under "training step" for the verdict, at the frame's foot
         baseline = self.plot.hline(self.baseline, theme.muted())
         label = theme.text(f"predict the mean: {self.baseline:.3f}", theme.SMALL_SIZE, theme.muted())
         label.next_to(self.plot.axes.c2p(total, self.baseline), UP, buff=0.08).align_to(baseline, RIGHT)
