@@ -234,7 +234,7 @@ class AddingProblem(LectureSlide):
         said = target_said(self.values, self.marks, self.target)
         terms = ("y =", f"{self.example.one:.2f}", "+", f"{self.example.other:.2f}", "=", f"{self.target:.2f}")
         self.equation = formula(terms, theme.tex_size(theme.BODY_SIZE), {}).set_color(theme.highlight())
-        self.equation.move_to(2.1 * DOWN)
+        self.equation.move_to(2.0 * DOWN)  # its three reasons below keep clear of the frame's foot
         y, one, plus, other, equals, total = self.equation
         with self.beat(said) as beat:  # each marked value travels into the sum as it is read
             self.play(FadeIn(y), run_time=beat.until("one"))
