@@ -33,6 +33,11 @@ from seqanim.kit.motion import Travel
 # --- the words ----------------------------------------------------------------------------------------
 
 
+# The most height the matrix's cells take (the default 7 tokens take 5.32): with its labels, it then reaches from
+# FOOT, inside the frame's bottom edge, to the title.
+MATRIX_HEIGHT, FOOT = 5.75, -3.85
+
+
 @dataclass(frozen=True)
 class Lookup:
     """The facts of the lookup every beat's words say, read once from the run."""
@@ -192,8 +197,8 @@ class SelfAttentionLookup(LectureSlide):
         self.labels = list(self.facts.labels)
         self.match = self.facts.match
         self.attention = self.run["attention"]
-        # Sizes are the default 7 tokens' (6 items and the query): more or fewer share the same width
-        # (lookup.items), down to cells that still hold their numbers and labels at the smallest readable size.
+        # The bars' slots are the default 7 tokens' (6 items and the query): more or fewer share the same width
+        # (lookup.items), down to slots that still hold their labels at the smallest readable size.
         self.fit = max(7 / len(self.labels), 0.84)
         self.tokens()
         self.matrix()
@@ -245,21 +250,29 @@ class SelfAttentionLookup(LectureSlide):
         self.next_slide(notes=matrix_notes(self.run))
         said = matrix_said(self.run)
         two_line = [label.replace("=", "\n").replace(" ", "\n") for label in self.labels]
+        # The default 7 tokens' cells; more share the height under the title, with the decimals a cell holds
+        # (none: colour only, the colour bar says what it means).
+        cell = min(0.76, MATRIX_HEIGHT / len(self.labels))
+        decimals = next((d for d in (2, 1) if theme.text(f"{1:.{d}f}", theme.SMALL_SIZE).width + 0.1 <= cell), None)
         self.heatmap = Heatmap(
             self.attention,
             row_labels=self.labels,
             col_labels=two_line,
             row_title="query",
             col_title="key",
-            cell_size=0.76 * self.fit,  # wide enough that "query k0" under the last column clears "k4 v3"
+            cell_size=cell,
             vmin=0.0,
             vmax=1.0,
-            annotate=True,
-            fmt="{:.2f}",
+            annotate=decimals is not None,
+            fmt=f"{{:.{decimals}f}}",
             annotation_size=theme.SMALL_SIZE,
-            annotate_from=0.005,  # a weight that rounds to 0.00 shows as colour only, not as 49 "0.00" labels
+            annotate_from=0.5 / 10 ** (decimals or 0),  # a weight that rounds to 0 shows as colour only
         )
         self.heatmap.to_edge(LEFT, buff=0.3).shift(0.05 * DOWN)
+        self.heatmap.shift(max(0.0, FOOT - self.heatmap.get_bottom()[1]) * UP)  # more tokens: it grows upwards
+        query_label, before = self.heatmap.col_labels[-1], self.heatmap.col_labels[-2]
+        if before.get_right()[0] + 0.1 > query_label.get_left()[0]:  # narrow cells: "query" reaches rightwards
+            query_label.shift((before.get_right()[0] + 0.1 - query_label.get_left()[0]) * RIGHT)
         # Each token travels to become its row (as the query) and its column (as the key) of the matrix.
         travels = [
             Travel(token[1], label)
