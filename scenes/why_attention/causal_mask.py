@@ -26,12 +26,13 @@ from manim import (
 from scenes.why_attention.shared import (
     CAPTION_SIZE,
     CELL_ROOM,
-    LABEL_ROOM,
     WhyAttentionSlide,
     clear_right_of,
+    column_names,
     fitting_numbers,
     fmt_g,
     fmt_row,
+    item_share,
     position_labels,
     widest,
 )
@@ -164,11 +165,10 @@ class CausalMask(WhyAttentionSlide):
         decimals (up to 4) that a share of a cell holds, and the columns are named by their position alone where
         "pos 0" would not fit it (as rows = queries, columns = keys say which is which)."""
         art = self.art
-        self.share = DEFAULT_CELL * min(1.0, 3 / len(self.positions))
+        self.share = DEFAULT_CELL * item_share(len(self.positions))
         numbers = [art["self_scores"], art["causal_weights"], art["softmax_then_mask"]]
         self.decimals, _ = fitting_numbers(numbers, self.share, [theme.SMALL_SIZE])
-        named = widest(self.positions, theme.SMALL_SIZE) + LABEL_ROOM <= self.share
-        self.columns = self.positions if named else [str(i) for i in range(len(self.positions))]
+        self.columns = column_names(len(self.positions), theme.SMALL_SIZE, self.share)
 
     def cell_width(self, values: np.ndarray, fmt: Formatter) -> float:
         """The share of a cell, wider where a number of `values` in `fmt`, or a column's label, would not fit it."""

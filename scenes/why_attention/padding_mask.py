@@ -30,11 +30,12 @@ from manim import (
 from scenes.why_attention.shared import (
     CAPTION_SIZE,
     CELL_ROOM,
-    LABEL_ROOM,
     WhyAttentionSlide,
     clear_right_of,
+    column_names,
     fitting_numbers,
     fmt_row,
+    item_share,
     position_labels,
     widest,
 )
@@ -196,7 +197,7 @@ class PaddingMask(WhyAttentionSlide):
 
     def construct(self) -> None:
         self.positions = position_labels(len(self.art["is_real_key"]))
-        self.fit = min(1.0, 3 / len(self.positions))  # more keys (qkv_walkthrough.keys) share the default's width
+        self.fit = item_share(len(self.positions))  # more keys (qkv_walkthrough.keys) share the default's width
         self.combine()
         self.weights()
         self.all_masked()
@@ -397,8 +398,7 @@ class PaddingMask(WhyAttentionSlide):
         numbers = [art["padding_scores"], art["padding_weights"]]
         self.decimals, size = fitting_numbers(numbers, share, [theme.LABEL_SIZE, theme.SMALL_SIZE])
         fmt = number_format(self.decimals, exact_zero=True)
-        named = widest(self.positions, theme.LABEL_SIZE) + LABEL_ROOM <= share
-        columns = self.positions if named else [str(i) for i in range(len(self.positions))]
+        columns = column_names(len(self.positions), theme.LABEL_SIZE, share)
         cell = max(
             share,
             widest({fmt(value) for value in np.ravel(numbers)}, size) + CELL_ROOM,

@@ -34,7 +34,15 @@ from manim import (
     smooth,
 )
 
-from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, fmt_g, fmt_row, key_labels
+from scenes.why_attention.shared import (
+    CAPTION_SIZE,
+    WhyAttentionSlide,
+    fmt_g,
+    fmt_row,
+    item_share,
+    key_labels,
+    widest,
+)
 from seqanim import Artifact, count, listing, mark, number, sentence, translated
 from seqanim.kit import theme
 from seqanim.kit.bars import Bars
@@ -310,7 +318,6 @@ class QueryAndTemperature(WhyAttentionSlide):
     """The memory stays, the query turns: the weight heatmap fills row by row. Then the temperature sweeps."""
 
     data = ("qkv_walkthrough",)
-    ITEMS = 3  # the lecture's memory items: the temperature bars are sized for them
 
     def construct(self) -> None:
         self.first_query()
@@ -434,8 +441,8 @@ class QueryAndTemperature(WhyAttentionSlide):
     @staticmethod
     def decimals_within(width: float, size: float, tex: bool = False) -> int:
         """4 decimals where a weight of them fits `width` with room beside it, else 2 (as the weights are said)."""
-        widest = MathTex("0.0000", font_size=size) if tex else theme.text("0.0000", size)
-        return 4 if widest.width + 0.15 <= width else 2
+        needed = MathTex("0.0000", font_size=size).width if tex else widest(["0.0000"], size)
+        return 4 if needed + 0.15 <= width else 2
 
     def weight_table(self) -> None:
         """The weight heatmap, one row per query, blank until each row fills. More keys share the room beside the
@@ -498,15 +505,11 @@ class QueryAndTemperature(WhyAttentionSlide):
         log_t = self.log_t.get_value()
         return np.array([np.interp(log_t, np.log(sweep_t), sweep_w[:, k]) for k in range(sweep_w.shape[1])])
 
-    def item_share(self) -> float:
-        """What share of its size at the lecture's items a bar keeps: more items share the same width (five
-        reached over the dial), fewer keep their size."""
-        return min(1.0, self.ITEMS / len(self.labels))
-
     def temperature_bars(self) -> None:
-        """The bars of the weights, in the lecture's width for more keys: narrower, their readouts at 2 decimals
-        where 4 would touch the next bar's."""
-        sweep_w, share = self.art["sweep_weights"], self.item_share()
+        """The bars of the weights, sized for the lecture's three items, in the same width for more keys (at five
+        they had reached over the dial): narrower, their readouts at 2 decimals where 4 would touch the next
+        bar's."""
+        sweep_w, share = self.art["sweep_weights"], item_share(len(self.labels))
         readout_size = theme.tex_size(theme.LABEL_SIZE)
         self.bars = Bars(
             self.weights_now(),

@@ -23,7 +23,15 @@ from manim import (
     config,
 )
 
-from scenes.why_attention.shared import CAPTION_SIZE, WhyAttentionSlide, exact_decimals, fmt_g, fmt_row, key_labels
+from scenes.why_attention.shared import (
+    CAPTION_SIZE,
+    WhyAttentionSlide,
+    exact_decimals,
+    fmt_g,
+    fmt_row,
+    key_labels,
+    widest,
+)
 from seqanim import Artifact, integer, listing, mark, number, translated
 from seqanim.kit import theme
 from seqanim.kit.formula import SCORES, formula
@@ -338,7 +346,7 @@ class ScaledScores(WhyAttentionSlide):
         """The row of S, empty, right of the operands."""
         big = dict(entry_size=theme.BODY_SIZE, label_size=theme.LABEL_SIZE, cell_height=0.62)
         fmt = number_format(4)
-        widest = max(theme.text(fmt(s), theme.BODY_SIZE).width for s in self.art["scores"][0])
+        longest = widest([fmt(s) for s in self.art["scores"][0]], theme.BODY_SIZE)
         row = MatrixTable(
             np.full((1, len(self.labels)), np.nan),
             row_labels=["q"],
@@ -346,7 +354,7 @@ class ScaledScores(WhyAttentionSlide):
             col_labels=self.labels,
             col_label_colours=self.colours,
             col_title="S (scaled scores)",
-            cell_width=max(1.6, widest + 0.3),  # wider for a minus sign or a score of 10 or more
+            cell_width=max(1.6, longest + 0.3),  # wider for a minus sign or a score of 10 or more
             **big,
         )
         row.entries.set_opacity(0)

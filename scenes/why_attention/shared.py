@@ -39,6 +39,15 @@ def exact_decimals(values: np.ndarray) -> int:
 # space inside ("pos 0") need more between them than that space, or a row of them reads as one line.
 CELL_ROOM, LABEL_ROOM = 0.12, 0.3
 
+# The lecture's memory items (qkv_walkthrough.keys): the pictures' widths were chosen for three.
+LECTURE_ITEMS = 3
+
+
+def item_share(count: int) -> float:
+    """The share of its width at the lecture's three items that each of `count` items keeps: more items share
+    the same room, fewer keep their width (1.0)."""
+    return min(1.0, LECTURE_ITEMS / count)
+
 
 def widest(texts: Iterable[str], size: float) -> float:
     """The width of the widest of `texts` at `size`."""
@@ -82,6 +91,13 @@ def key_labels(art: Artifact) -> list[str]:
 
 def position_labels(count: int) -> list[str]:
     return [f"pos {i}" for i in range(count)]
+
+
+def column_names(count: int, size: float, share: float) -> list[str]:
+    """Names of `count` position columns: "pos 0" and on where the widest at `size` leaves LABEL_ROOM in a cell
+    of `share`, else the bare indices "0" and on."""
+    positions = position_labels(count)
+    return positions if widest(positions, size) + LABEL_ROOM <= share else [str(i) for i in range(count)]
 
 
 class WhyAttentionSlide(LectureSlide):
