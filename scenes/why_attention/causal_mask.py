@@ -280,11 +280,18 @@ class CausalMask(WhyAttentionSlide):
         said = contrast_said(art)
         table, sums = self.wrong_table()
         future = VGroup(*[table.entry(r, c) for r, c in zip(*np.nonzero(~art["causal_allowed"]))])
-        # Where the wrong weights would cover the right ones' sums (all 1, as said), those make way for them.
+        # Where the wrong weights would cover the right ones' sums (all 1, as said), those make way for them; where
+        # they would cover the right weights themselves (more positions than the frame holds twice), all of the
+        # right ones make way first, and the wrong ones take the middle of the frame.
         crowded = table.brackets.get_left()[0] < self.correct_sums.get_right()[0] + 0.1
+        covered = table.brackets.get_left()[0] < self.scores.brackets.get_right()[0] + 0.1
+        if covered:
+            VGroup(table, sums).set_x(0)
+        making_way = [FadeOut(self.correct_sums)] if crowded and not covered else []
         with self.beat(said["wrong"]) as beat:
-            self.play(FadeIn(table, shift=0.3 * LEFT), *([FadeOut(self.correct_sums)] if crowded else []),
-                      run_time=beat.until("zero"))  # fmt: skip
+            if covered:  # before the wrong ones come: faded through each other, neither reads
+                self.play(FadeOut(self.correct), run_time=0.4)
+            self.play(FadeIn(table, shift=0.3 * LEFT), *making_way, run_time=beat.until("zero"))
             self.play(Indicate(future, color=theme.error_colour()), run_time=beat.remaining)
         wrong_sums = art["softmax_then_mask_sums"]
         bad = [sums[r] for r in range(len(wrong_sums)) if not np.isclose(wrong_sums[r], 1.0)]
