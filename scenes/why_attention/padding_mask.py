@@ -374,7 +374,7 @@ class PaddingMask(WhyAttentionSlide):
         amp = MathTex(r"\wedge", font_size=theme.BODY_SIZE + 14, color=theme.foreground())
         eq = MathTex("=", font_size=theme.BODY_SIZE + 14, color=theme.foreground())
         parts = (causal_t, amp, eq, combined_t)
-        room = config.frame_width - 0.1 - sum(part.width for part in parts)  # 0.05 a side; the default leaves 0.07
+        room = config.frame_width - 0.3 - sum(part.width for part in parts)  # 0.15 a side: "pos 0" clear of the edge
         padding_t = table(real[None, :], cell, col_title="key is real")
         buff = min(0.45, max(0.3, (room - padding_t.width) / 4))
         over = padding_t.width + 4 * buff - room
