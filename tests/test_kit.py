@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from manim import (
     DOWN,
+    DR,
     LEFT,
     RIGHT,
     UP,
@@ -38,12 +39,29 @@ def test_outside_frame_is_caught() -> None:
     assert [v.rule for v in found] == ["outside frame"] and found[0].slide == 2
 
 
-def test_overlapping_texts_are_caught_but_touching_ones_are_not() -> None:
+def test_texts_that_overlap_or_touch_are_caught_and_texts_a_space_apart_are_not() -> None:
     left = Text("left", font_size=28)
     overlapping = Text("right", font_size=28).move_to(left.get_center() + 0.2 * RIGHT)
     assert [v.rule for v in layout.check([left, overlapping], 1)] == ["texts overlap"]
-    apart = Text("right", font_size=28).next_to(left, RIGHT, buff=0.05)
-    assert layout.check([left, apart], 1) == []
+    # 0.02 apart (1 px at 480p) read as one word; so does a label sitting on the number under it
+    touching = Text("right", font_size=28).next_to(left, RIGHT, buff=0.02)
+    assert [v.rule for v in layout.check([left, touching], 1)] == ["texts touch"]
+    on_top = Text("2.0", font_size=28).next_to(left, DOWN, buff=0.01)
+    assert [v.rule for v in layout.check([left, on_top], 1)] == ["texts touch"]
+    apart = Text("right", font_size=28).next_to(left, RIGHT, buff=0.1)
+    below = Text("2.0", font_size=28).next_to(left, DOWN, buff=0.1)
+    diagonal = Text("x", font_size=28).next_to(left, DR, buff=0.01)  # corner to corner: they do not face
+    for other in (apart, below, diagonal):
+        assert layout.check([left, other], 1) == []
+
+
+def test_a_text_near_the_frame_edge_is_caught_and_one_a_margin_inside_is_not() -> None:
+    at_the_edge = Text("pos 0", font_size=28).to_edge(LEFT, buff=0.05)
+    assert [v.rule for v in layout.check([at_the_edge], 1)] == ["text at the edge"]
+    assert layout.check([Text("pos 0", font_size=28).to_edge(DOWN, buff=0.15)], 1) == []
+    outside = Text("pos 0", font_size=28).to_edge(LEFT, buff=-0.3)  # the frame rule's, said once
+    assert [v.rule for v in layout.check([outside], 1)] == ["outside frame"]
+    assert layout.check([Square(side_length=1).to_edge(LEFT, buff=0.0)], 1) == []  # a shape may meet the edge
 
 
 def test_small_text_is_caught_with_tex_measured_as_it_reads() -> None:

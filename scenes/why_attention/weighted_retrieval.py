@@ -188,9 +188,9 @@ def crosses(label: Mobject, start: np.ndarray, end: np.ndarray, margin: float = 
 
 
 def clear(label: Mobject, lines: list[tuple[np.ndarray, np.ndarray]], labels: VGroup) -> bool:
-    """Whether `label` lies on none of these lines and none of these labels."""
+    """Whether `label` lies on none of these lines and touches none of these labels."""
     on_line = any(crosses(label, *line) for line in lines)
-    return not on_line and not any(layout.overlaps(label, other) for other in labels)
+    return not on_line and not any(layout.touches(label, other) for other in labels)
 
 
 def arrow_head(start: np.ndarray, end: np.ndarray, length: float = 0.3) -> tuple[np.ndarray, np.ndarray]:

@@ -1,8 +1,9 @@
 """The layout check every scene passes at the end of every slide.
 
-Four rules, each with a small tolerance: every visible mobject lies inside the frame, no two texts
-overlap, nothing opaque is drawn over a text's glyphs, and no text is smaller than a readable size at
-854x480: a digit of it at least MIN_GLYPH_PX tall.
+Five rules, each with a small tolerance: every visible mobject lies inside the frame, and every text
+TEXT_MARGIN inside it; no two texts overlap or touch (TEXT_GAP between them where they face each other);
+nothing opaque is drawn over a text's glyphs; and no text is smaller than a readable size at 854x480: a digit
+of it at least MIN_GLYPH_PX tall.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ from seqanim.kit.theme import MIN_GLYPH_PX
 TEXT_TYPES = (Text, MarkupText, Paragraph, MathTex, Tex, SingleStringMathTex, DecimalNumber, Integer)
 FRAME_TOLERANCE = 0.05  # manim units; 0.05 is 3 px at 480p
 OVERLAP_TOLERANCE = 0.02
+# A text nearer the edge than 6 px at 480p looks cut off, and a player or projector that crops a little cuts it.
+TEXT_MARGIN = 0.1
+# Texts nearer each other than 3 px at 480p read as one ("2.0" under a panel's label, a caption on an axis title).
+TEXT_GAP = 0.05
 # A glyph is covered when a shape drawn after it, this opaque or more, hides this share of its box.
 COVER_OPACITY = 0.5
 COVER_SHARE = 0.25
@@ -134,7 +139,7 @@ def glyph_px(mobject: Mobject) -> float | None:
 
 
 def check(mobjects: list[Mobject], slide: int) -> list[Violation]:
-    """Return the violations of the three rules for the mobjects on screen now."""
+    """Return the violations of the rules for the mobjects on screen now."""
     violations: list[Violation] = []
     half_w = config.frame_width / 2 + FRAME_TOLERANCE
     half_h = config.frame_height / 2 + FRAME_TOLERANCE
@@ -151,6 +156,8 @@ def check(mobjects: list[Mobject], slide: int) -> list[Violation]:
                 )
             )
     texts = _texts(mobjects)
+    boxes = [_box(text) for text in texts]
+    violations += _at_the_edge(texts, boxes, slide)
     for text in texts:
         height = glyph_px(text)
         if height is not None and height < MIN_GLYPH_PX - GLYPH_TOLERANCE_PX:
@@ -162,18 +169,39 @@ def check(mobjects: list[Mobject], slide: int) -> list[Violation]:
                 )
             )
     violations += _covered(mobjects, texts, slide)
-    boxes = [_box(text) for text in texts]
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
             if _boxes_overlap(boxes[i], boxes[j]):
-                violations.append(Violation(slide, "texts overlap", f"{_describe(texts[i])} and {_describe(texts[j])}"))
+                rule = "texts overlap"
+            elif _boxes_touch(boxes[i], boxes[j]):
+                rule = "texts touch"
+            else:
+                continue
+            violations.append(Violation(slide, rule, f"{_describe(texts[i])} and {_describe(texts[j])}"))
     return violations
+
+
+def _at_the_edge(texts: list[Mobject], boxes: list[tuple[np.ndarray, np.ndarray]], slide: int) -> list[Violation]:
+    """Texts inside the frame (a text outside it is the frame rule's) but nearer its edge than TEXT_MARGIN."""
+    half = np.array([config.frame_width / 2, config.frame_height / 2])
+    found = []
+    for text, (low, high) in zip(texts, boxes):
+        room = min((low[:2] + half).min(), (half - high[:2]).min())
+        if -FRAME_TOLERANCE <= room < TEXT_MARGIN:
+            found.append(Violation(slide, "text at the edge", f"{_describe(text)} is {room:.2f} from the frame's edge"))
+    return found
 
 
 def overlaps(a: Mobject, b: Mobject) -> bool:
     """Whether what is visible of `a` and of `b` overlaps as `check` counts texts overlapping: a scene that
     places a label away from others asks this."""
     return _boxes_overlap(_box(a), _box(b))
+
+
+def touches(a: Mobject, b: Mobject) -> bool:
+    """Whether what is visible of `a` and of `b` overlaps or touches as `check` counts texts touching: a label
+    placed clear of others asks this."""
+    return _boxes_overlap(_box(a), _box(b)) or _boxes_touch(_box(a), _box(b))
 
 
 def within_frame(mobject: Mobject, margin: float = 0.2) -> Mobject:
@@ -224,6 +252,12 @@ def clear_below(mobjects: list[Mobject], obstacle: Mobject, buff: float = 0.08) 
             mobject.shift(min(0.0, ceiling - mobject.get_top()[1]) * UP)
             ceiling = mobject.get_bottom()[1] - buff
     return mobjects
+
+
+def _boxes_touch(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> bool:
+    """Side by side or one over the other, with less than TEXT_GAP between (or overlapping within tolerance)."""
+    overlap = np.minimum(a[1], b[1]) - np.maximum(a[0], b[0])  # < 0: a gap
+    return bool(overlap.max() > 0 and overlap.min() > -TEXT_GAP)
 
 
 def _boxes_overlap(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> bool:
