@@ -12,7 +12,6 @@ from manim import (
     DOWN,
     LEFT,
     RIGHT,
-    UP,
     Circle,
     Circumscribe,
     Create,
@@ -563,37 +562,33 @@ class InsideTheLSTM(LectureSlide):
         cell_top = float(np.ceil(self.cell.max()))
         guess_top = float(np.ceil(max(self.guess.max(), self.running.max()) * 2) / 2)
         self.write_plot = Plot(
-            (0, length - 1, 5), (0, write_top, write_top / 2), width=width, height=0.85, x_numbers=False
+            (0, length - 1, 5), (0, write_top, write_top / 2), width=width, height=0.75, x_numbers=False
         )
-        self.memory = Plot((0, length - 1, 5), (0, cell_top, cell_top / 2), width=width, height=0.85, x_numbers=False)
+        self.memory = Plot((0, length - 1, 5), (0, cell_top, cell_top / 2), width=width, height=0.75, x_numbers=False)
         self.readout = Plot(
             (0, length - 1, 5),
             (0, guess_top, guess_top / 2),
             width=width,
-            height=0.85,
+            height=0.75,
             x_label="time step $t$",
             label_size=theme.SMALL_SIZE,
         )
-        for plot, y in ((self.write_plot, 0.8), (self.memory, -0.65), (self.readout, -2.1)):
-            plot.shift([self.stream.x_of(0) - plot.axes.c2p(0, 0)[0], y - plot.axes.get_center()[1], 0])
-
-        def legend(plot: Plot, *labels: VGroup) -> VGroup:
-            # over the plotting area, clear of the y axis's top number
-            group = VGroup(*labels).arrange(RIGHT, buff=0.4)
-            return group.next_to(plot.axes, UP, buff=0.02).align_to(plot.axes.c2p(0, 0), LEFT).shift(0.15 * RIGHT)
-
         self.legends = VGroup(
-            legend(
-                self.write_plot,
-                theme.label(r"write $\|i_t \odot \tilde c_t\|$", theme.SMALL_SIZE, theme.value_colour()),
-            ),
-            legend(self.memory, theme.label(r"cell memory $\|c_t\|$", theme.SMALL_SIZE, theme.model_colour("LSTM"))),
-            legend(
-                self.readout,
+            VGroup(theme.label(r"write $\|i_t \odot \tilde c_t\|$", theme.SMALL_SIZE, theme.value_colour())),
+            VGroup(theme.label(r"cell memory $\|c_t\|$", theme.SMALL_SIZE, theme.model_colour("LSTM"))),
+            VGroup(
                 theme.label(r"guess $\mathrm{fc}(h_t)$", theme.SMALL_SIZE, theme.output_colour()),
                 theme.text("true running sum", theme.SMALL_SIZE, theme.muted()),
             ),
         )
+        # Top down, each panel under its legend, and the legend clear of what is above it (the stream, or the
+        # panel before: its axis line would run through the legend's words).
+        above, left = self.stream.get_bottom()[1], self.stream.x_of(0)
+        for plot, legend in zip((self.write_plot, self.memory, self.readout), self.legends):
+            legend.arrange(RIGHT, buff=0.4)
+            legend.move_to([left + 0.15 + legend.width / 2, above - 0.08 - legend.height / 2, 0])
+            plot.shift([left - plot.axes.c2p(0, 0)[0], legend.get_bottom()[1] - 0.05 - plot.axes.get_top()[1], 0])
+            above = plot.axes.get_bottom()[1]
 
         self.marker_lines = VGroup()
         for marker in self.markers:
