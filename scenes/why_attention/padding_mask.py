@@ -23,6 +23,7 @@ from manim import (
     MathTex,
     RoundedRectangle,
     SurroundingRectangle,
+    Text,
     VGroup,
     config,
 )
@@ -41,7 +42,7 @@ from scenes.why_attention.shared import (
 )
 from seqanim import Artifact, integer, listing, mark, number, translated
 from seqanim.kit import theme
-from seqanim.kit.matrix import MatrixTable, number_format
+from seqanim.kit.matrix import Formatter, MatrixTable, number_format
 from seqanim.kit.motion import paced, roll
 
 # --- the words -----------------------------------------------------------------------------------------
@@ -186,8 +187,14 @@ def all_masked_said(art: Artifact) -> dict[str, str]:
 
 # The default's three keys: permission cells this wide hold "NaN" at the body size, score cells four decimals.
 PERMISSION_CELL, SCORE_CELL = 0.95, 1.4
+# A permission cell's height at up to five rows (the picture's height at five fits the frame); more rows share it.
+CELL_HEIGHT, TALLEST = 0.72, 5 * 0.72
 # Room for an arrow from the allowed table to what it leads to (the default's: 1.35 to the error, 1.5 to S + M).
 ARROW_ROOM = 1.2
+# Where even that leaves no room: the gap between the allowed table and S + M, the arrow running above them.
+TABLE_GAP = 0.3
+# Room under the heading for a picture that stands as high as it can.
+HEADING_GAP = 0.35
 
 
 class PaddingMask(WhyAttentionSlide):
@@ -198,6 +205,7 @@ class PaddingMask(WhyAttentionSlide):
     def construct(self) -> None:
         self.positions = position_labels(len(self.art["is_real_key"]))
         self.fit = item_share(len(self.positions))  # more keys (qkv_walkthrough.keys) share the default's width
+        self.cell_height = min(CELL_HEIGHT, TALLEST / len(self.positions))  # more rows share the height of five
         self.combine()
         self.weights()
         self.all_masked()
@@ -207,7 +215,7 @@ class PaddingMask(WhyAttentionSlide):
         self.next_slide(notes=combine_notes(art))
         said = combine_said(art)
         heading = self.heading("Padding mask + causal mask")
-        causal_t, amp, padding_t, eq, combined_t = self.permission_tables()
+        causal_t, amp, padding_t, eq, combined_t = self.permission_tables(heading)
         notes = theme.text("rows = queries, columns = keys; 1 = allowed", theme.LABEL_SIZE, theme.muted()).next_to(
             VGroup(causal_t, amp, padding_t, eq, combined_t), DOWN, buff=0.5
         )
@@ -254,8 +262,8 @@ class PaddingMask(WhyAttentionSlide):
                 *[FadeOut(m) for m in self.mobjects if isinstance(m, SurroundingRectangle)],
                 run_time=0.4,
             )
-            self.play(combined_t.animate.to_edge(LEFT, buff=0.5), run_time=beat.until("scores"))
-            result, arrow, heading = self.masked_scores()
+            result, arrow, heading, edge = self.masked_scores()
+            self.play(combined_t.animate.to_edge(LEFT, buff=edge), run_time=beat.until("scores"))
             self.play(GrowArrow(arrow), FadeIn(heading), FadeIn(result), run_time=beat.remaining)
         softmax = MathTex(
             r"A = \operatorname{softmax}(S+M)", font_size=theme.BODY_SIZE + 10, color=theme.foreground()
@@ -352,49 +360,69 @@ class PaddingMask(WhyAttentionSlide):
             recolour_entries=False,
         )
 
-    def permission_tables(self) -> tuple[MatrixTable, MathTex, MatrixTable, MathTex, MatrixTable]:
-        """causal ∧ key is real = allowed, in a row; the result starts as a copy of the causal permissions.
-
-        More keys share the default's width, in cells that still hold "NaN" (the all-masked row, later) at the
-        small size; where the row would still leave the frame, the room between its parts and then the
-        key-is-real row's cells (a digit each) narrow."""
-        causal, real = self.art["causal_allowed"], self.art["is_real_key"]
+    def permission_cell(self) -> tuple[float, float]:
+        """(width, entry size) of a permission cell: more keys share the default's width, in cells that still
+        hold "NaN" (the all-masked row, later) at the small size, written at the largest size whose "NaN" fits."""
         cell = max(PERMISSION_CELL * self.fit, widest(["NaN"], theme.SMALL_SIZE) + CELL_ROOM)
-        larger = (theme.BODY_SIZE, theme.LABEL_SIZE)  # the entries at the largest size whose "NaN" the cell holds
+        larger = (theme.BODY_SIZE, theme.LABEL_SIZE)
         entry_size = next((size for size in larger if widest(["NaN"], size) + CELL_ROOM <= cell), theme.SMALL_SIZE)
-        columns = [str(i) for i in range(len(real))]
-        small = dict(fmt="{:.0f}", cell_height=0.72, entry_size=entry_size, label_size=theme.LABEL_SIZE)
+        return cell, entry_size
 
-        def table(values: np.ndarray, width: float, **labels: object) -> MatrixTable:
-            shown = MatrixTable(values.astype(float), cell_width=width, col_labels=columns, **small, **labels)
-            return shown.fill_cells(**self.permission_fill(values), animate=False)
+    def permission_table(self, values: np.ndarray, width: float, columns: bool = True, **labels: object) -> MatrixTable:
+        """`values` (1 = allowed) in cells of `width`, allowed cells tinted; `columns`: each key's index above."""
+        _, entry_size = self.permission_cell()
+        names = [str(i) for i in range(values.shape[-1])] if columns else None
+        small = dict(fmt="{:.0f}", cell_height=self.cell_height, entry_size=entry_size, label_size=theme.LABEL_SIZE)
+        shown = MatrixTable(values.astype(float), cell_width=width, col_labels=names, **small, **labels)
+        return shown.fill_cells(**self.permission_fill(values), animate=False)
 
-        causal_t = table(causal, cell, row_labels=self.positions, col_title="causal")
-        combined_t = table(causal, cell, row_labels=self.positions, col_title="allowed")
+    def permission_tables(self, heading: Text) -> VGroup:
+        """causal ∧ key is real = allowed; the result starts as a copy of the causal permissions.
+
+        In a row where the key-is-real row's cells, narrowed to leave the frame, still hold a digit apart;
+        else that row goes under the causal table, column by column, and the result stays right of it."""
+        causal, real = self.art["causal_allowed"], self.art["is_real_key"]
+        cell, entry_size = self.permission_cell()
+        causal_t = self.permission_table(causal, cell, row_labels=self.positions, col_title="causal")
+        combined_t = self.permission_table(causal, cell, row_labels=self.positions, col_title="allowed")
         amp = MathTex(r"\wedge", font_size=theme.BODY_SIZE + 14, color=theme.foreground())
         eq = MathTex("=", font_size=theme.BODY_SIZE + 14, color=theme.foreground())
         parts = (causal_t, amp, eq, combined_t)
         room = config.frame_width - 0.3 - sum(part.width for part in parts)  # 0.15 a side: "pos 0" clear of the edge
-        padding_t = table(real[None, :], cell, col_title="key is real")
+        padding_t = self.permission_table(real[None, :], cell, col_title="key is real")
         buff = min(0.45, max(0.3, (room - padding_t.width) / 4))
-        over = padding_t.width + 4 * buff - room
+        over = padding_t.width + 4 * buff - room  # narrowing the key-is-real row's cells by this much fits the row
+        narrowed = cell - max(0.0, over) / len(real)
+        if narrowed < widest(["0", "1"], entry_size) + CELL_ROOM:
+            padding_t = self.permission_table(real[None, :], cell, columns=False, col_title="key is real")
+            self.stack(causal_t, amp, padding_t, eq, combined_t)
+            # Taller than a row: its top goes as high as the heading leaves, for the legend under it.
+            picture = VGroup(causal_t, amp, padding_t, eq, combined_t)
+            return picture.shift((heading.get_bottom()[1] - HEADING_GAP - picture.get_top()[1]) * UP)
         if over > 0:
-            padding_t = table(real[None, :], cell - over / len(real), col_title="key is real")
-        # Rows past the default's three grow the picture upwards: the all-masked row's note stays above the caption.
-        taller = max(0, len(real) - 3) * 0.72
-        VGroup(causal_t, amp, padding_t, eq, combined_t).arrange(RIGHT, buff=buff).shift((0.5 - taller / 2) * DOWN)
+            padding_t = self.permission_table(real[None, :], narrowed, col_title="key is real")
+        VGroup(causal_t, amp, padding_t, eq, combined_t).arrange(RIGHT, buff=buff)
         padding_t.match_y(causal_t.cells).shift((causal_t.cells.get_y() - padding_t.cells.get_y()) * UP)
-        return causal_t, amp, padding_t, eq, combined_t
+        # Rows past the default's three grow the picture upwards: the all-masked row's note stays above the caption.
+        taller = max(0.0, len(real) * self.cell_height - 3 * CELL_HEIGHT)
+        return VGroup(causal_t, amp, padding_t, eq, combined_t).shift((0.5 - taller / 2) * DOWN)
 
-    def masked_scores(self) -> tuple[MatrixTable, Arrow, MathTex]:
-        """S + M right of the permissions, an arrow from them to it and its heading (not yet shown).
+    @staticmethod
+    def stack(
+        causal_t: MatrixTable, amp: MathTex, padding_t: MatrixTable, eq: MathTex, combined_t: MatrixTable
+    ) -> None:
+        """causal = allowed in a row, centred; the key-is-real row under the causal table's columns, ∧ left of it
+        where the row labels stand."""
+        VGroup(causal_t, eq, combined_t).arrange(RIGHT, buff=0.3)
+        padding_t.next_to(causal_t, DOWN, buff=0.15)
+        padding_t.shift((causal_t.cells.get_x() - padding_t.cells.get_x()) * RIGHT)
+        amp.match_y(padding_t.cells).align_to(causal_t.row_labels, RIGHT)
 
-        More keys share the default's width: the numbers keep the most decimals (up to 4, kept for the row sums),
-        at the largest size, that a share of a cell holds, and columns are named by their position alone where
-        "pos 0" would not fit it. Where the arrow would find no room, the rows go unnamed: they are the allowed
-        table's, level with them."""
-        combined_t, art = self.combined_t, self.art
-        share = SCORE_CELL * self.fit
+    def score_cells(self) -> tuple[Formatter, list[str], float, float]:
+        """(format, column names, cell width, entry size) of S + M. More keys share the default's width: the
+        numbers keep the most decimals (up to 4, kept for the row sums), at the largest size, that a share of a cell
+        holds, and columns are named by their position alone where "pos 0" would not fit it."""
+        art, share = self.art, SCORE_CELL * self.fit
         numbers = [art["padding_scores"], art["padding_weights"]]
         self.decimals, size = fitting_numbers(numbers, share, [theme.LABEL_SIZE, theme.SMALL_SIZE])
         fmt = number_format(self.decimals, exact_zero=True)
@@ -404,24 +432,43 @@ class PaddingMask(WhyAttentionSlide):
             widest({fmt(value) for value in np.ravel(numbers)}, size) + CELL_ROOM,
             widest(columns, theme.LABEL_SIZE) + CELL_ROOM,
         )
+        return fmt, columns, cell, size
+
+    def masked_scores(self) -> tuple[MatrixTable, Arrow, MathTex, float]:
+        """S + M right of the allowed table once it moves aside, an arrow from that to it and its heading (none
+        shown yet), and the allowed table's margin from the frame's left edge once aside.
+
+        Where the arrow would find no room, the rows go unnamed: they are the allowed table's, level with them.
+        Where it still finds none, the allowed table goes nearer the edge, S + M as near it as its row sums allow,
+        and the arrow runs above them, from the "allowed" title to S + M."""
+        fmt, columns, cell, size = self.score_cells()
         sums = widest([f"\u03a3 = {1:.{self.decimals}f}"], size) + 0.15  # the row sums, right of it later
 
-        def placed(rows: list[str] | None) -> MatrixTable:
-            result = MatrixTable(art["padding_scores"], row_labels=rows, col_labels=columns, fmt=fmt, cell_width=cell,
-                                 cell_height=0.72, entry_size=size, label_size=theme.LABEL_SIZE)  # fmt: skip
-            result.to_edge(RIGHT, buff=2.3).match_y(combined_t.cells).shift(
-                (combined_t.cells.get_y() - result.cells.get_y()) * UP
+        def placed(aside: MatrixTable, rows: list[str] | None, gap: float) -> MatrixTable:
+            result = MatrixTable(self.art["padding_scores"], row_labels=rows, col_labels=columns, fmt=fmt,
+                                 cell_width=cell, cell_height=self.cell_height, entry_size=size,
+                                 label_size=theme.LABEL_SIZE)  # fmt: skip
+            result.to_edge(RIGHT, buff=2.3).match_y(aside.cells).shift(
+                (aside.cells.get_y() - result.cells.get_y()) * UP
             )
-            return clear_right_of(result, combined_t, gap=ARROW_ROOM, beyond=sums)
+            return clear_right_of(result, aside, gap=gap, beyond=sums)
 
-        result = placed(self.positions)
-        if result.get_left()[0] < combined_t.get_right()[0] + ARROW_ROOM:
-            result = placed(None)
-        arrow = Arrow(combined_t.get_right(), result.get_left(), buff=0.25, color=theme.muted(), stroke_width=3)
+        aside, edge = self.combined_t.copy().to_edge(LEFT, buff=0.5), 0.5
+        result = placed(aside, self.positions, ARROW_ROOM)
+        if result.get_left()[0] < aside.get_right()[0] + ARROW_ROOM:
+            result = placed(aside, None, ARROW_ROOM)
+        if result.get_left()[0] >= aside.get_right()[0] + ARROW_ROOM:
+            arrow = Arrow(aside.get_right(), result.get_left(), buff=0.25, color=theme.muted(), stroke_width=3)
+        else:
+            aside, edge = aside.to_edge(LEFT, buff=0.15), 0.15
+            result = placed(aside, None, TABLE_GAP)
+            title = aside.col_title
+            end = np.array([result.get_left()[0], title.get_y(), 0.0])
+            arrow = Arrow(title.get_right(), end, buff=0.2, color=theme.muted(), stroke_width=3)
         heading = MathTex(r"S + M", font_size=theme.BODY_SIZE + 10, color=theme.foreground()).next_to(
             result, UP, buff=0.2
         )
-        return result, arrow, heading
+        return result, arrow, heading, edge
 
     def padded_caption(self, padded: list[int]) -> str:
         weight = self.art["padding_weights"][:, padded].max()
