@@ -192,7 +192,7 @@ CELL_HEIGHT, TALLEST = 0.72, 5 * 0.72
 # Room for an arrow from the allowed table to what it leads to (the default's: 1.35 to the error, 1.5 to S + M).
 ARROW_ROOM = 1.2
 # Where even that leaves no room: the gap between the allowed table and S + M, the arrow running above them.
-TABLE_GAP = 0.3
+TABLE_GAP = 0.5
 # Room under the heading for a picture that stands as high as it can.
 HEADING_GAP = 0.35
 
@@ -279,7 +279,7 @@ class PaddingMask(WhyAttentionSlide):
             steps = result.rows_in_turn(weights, art["padding_allowed"], running, first=1.6 * scale, last=0.7 * scale)
             for animations, run_time in steps:
                 self.play(*animations, run_time=run_time)
-        sums = result.row_sums(weights.sum(axis=-1), decimals=self.decimals, size=result.entry_size)
+        sums = self.row_sums(result, weights.sum(axis=-1))
         with self.beat(said["zero"]) as beat:
             self.play(
                 FadeOut(running),
@@ -379,8 +379,8 @@ class PaddingMask(WhyAttentionSlide):
     def permission_tables(self, heading: Text) -> VGroup:
         """causal ∧ key is real = allowed; the result starts as a copy of the causal permissions.
 
-        In a row where the key-is-real row's cells, narrowed to leave the frame, still hold a digit apart;
-        else that row goes under the causal table, column by column, and the result stays right of it."""
+        In a row where the key-is-real row's cells, narrowed to keep the row inside the frame, still hold a digit
+        apart; else that row goes under the causal table, column by column, and the result stays right of it."""
         causal, real = self.art["causal_allowed"], self.art["is_real_key"]
         cell, entry_size = self.permission_cell()
         causal_t = self.permission_table(causal, cell, row_labels=self.positions, col_title="causal")
@@ -439,12 +439,13 @@ class PaddingMask(WhyAttentionSlide):
         shown yet), and the allowed table's margin from the frame's left edge once aside.
 
         Where the arrow would find no room, the rows go unnamed: they are the allowed table's, level with them.
-        Where it still finds none, the allowed table goes nearer the edge, S + M as near it as its row sums allow,
-        and the arrow runs above them, from the "allowed" title to S + M."""
+        Where it still finds none, the allowed table goes nearer the edge, the row sums go bare under one "\u03a3"
+        (`bare_sums`), and the arrow runs above the two tables, from the "allowed" title to S + M."""
         fmt, columns, cell, size = self.score_cells()
-        sums = widest([f"\u03a3 = {1:.{self.decimals}f}"], size) + 0.15  # the row sums, right of it later
+        self.bare_sums = False
 
         def placed(aside: MatrixTable, rows: list[str] | None, gap: float) -> MatrixTable:
+            sums = widest([self.row_sum_text(1.0)], size) + 0.15  # the row sums, right of it later
             result = MatrixTable(self.art["padding_scores"], row_labels=rows, col_labels=columns, fmt=fmt,
                                  cell_width=cell, cell_height=self.cell_height, entry_size=size,
                                  label_size=theme.LABEL_SIZE)  # fmt: skip
@@ -460,7 +461,7 @@ class PaddingMask(WhyAttentionSlide):
         if result.get_left()[0] >= aside.get_right()[0] + ARROW_ROOM:
             arrow = Arrow(aside.get_right(), result.get_left(), buff=0.25, color=theme.muted(), stroke_width=3)
         else:
-            aside, edge = aside.to_edge(LEFT, buff=0.15), 0.15
+            aside, edge, self.bare_sums = aside.to_edge(LEFT, buff=0.15), 0.15, True
             result = placed(aside, None, TABLE_GAP)
             title = aside.col_title
             end = np.array([result.get_left()[0], title.get_y(), 0.0])
@@ -469,6 +470,27 @@ class PaddingMask(WhyAttentionSlide):
             result, UP, buff=0.2
         )
         return result, arrow, heading, edge
+
+    def row_sum_text(self, total: float) -> str:
+        """A row's sum as written right of its row: bare where one "\u03a3" heads them all (`bare_sums`)."""
+        bare = f"{total:.{self.decimals}f}"
+        return bare if self.bare_sums else f"\u03a3 = {bare}"
+
+    def row_sums(self, result: MatrixTable, totals: np.ndarray) -> VGroup:
+        """Each row's sum right of its row in `result`: "\u03a3 = 1.00", or the bare sums under one "\u03a3",
+        level with the column names (`bare_sums`)."""
+        if not self.bare_sums:
+            return result.row_sums(totals, decimals=self.decimals, size=result.entry_size)
+        bare = VGroup(
+            *[
+                theme.text(self.row_sum_text(total), result.entry_size, theme.foreground())
+                .next_to(result.brackets, RIGHT, buff=0.15)
+                .match_y(result.cell(row, 0))
+                for row, total in enumerate(totals)
+            ]
+        )
+        sigma = theme.text("\u03a3", theme.LABEL_SIZE, theme.foreground()).match_x(bare).match_y(result.col_labels)
+        return VGroup(sigma, bare)
 
     def padded_caption(self, padded: list[int]) -> str:
         weight = self.art["padding_weights"][:, padded].max()
