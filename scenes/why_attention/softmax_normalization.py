@@ -270,12 +270,17 @@ class SoftmaxNormalization(WhyAttentionSlide):
 
     def score_bars(self, slot: float) -> Bars:
         """The score row as bars, `slot` wide a key, on a scale that fits the scores and the shifted row
-        (`score_unit`), left of the step formulas and clear of them. Their numbers at the label size, or at
-        the small size where a slot narrowed for more keys would not hold them."""
+        (`score_unit`), left of the step formulas and clear of them. Their numbers with four decimals at the
+        label size, or where a slot narrowed for more keys would not hold them, at the small size with as many
+        decimals (four to two) as it holds."""
         scores, shifted = self.art["scores"][0], self.art["shifted"][0]
-        size = theme.tex_size(theme.LABEL_SIZE)
-        if slot < self.readout_room(size):
-            size = theme.tex_size(theme.SMALL_SIZE)
+        label, small = theme.tex_size(theme.LABEL_SIZE), theme.tex_size(theme.SMALL_SIZE)
+        fits = [
+            (size, places)
+            for size, places in ((label, 4), (small, 4), (small, 3))
+            if slot >= self.readout_room(size, places)
+        ]
+        size, decimals = (fits or [(small, 2)])[0]
         share = slot / SLOT
         bars = Bars(
             scores,
@@ -287,6 +292,7 @@ class SoftmaxNormalization(WhyAttentionSlide):
             bar_width=0.95 * share,
             spacing=0.55 * share,
             value_size=size,
+            decimals=decimals,
         )
         bars.to_edge(LEFT, buff=EDGE)
         bars.shift((-0.1 - bars.baseline.get_y()) * UP)  # room above for bars of 1, below for the shifted row
@@ -330,11 +336,14 @@ class SoftmaxNormalization(WhyAttentionSlide):
         room = config.frame_width - 2 * EDGE - GAP - steps.width
         return min(SLOT, room / len(self.labels))
 
-    def readout_room(self, size: float) -> float:
-        """The width a bar's number needs at `size`: the widest of the four rows the bars show, and a gap."""
+    def readout_room(self, size: float, decimals: int) -> float:
+        """The width a bar's number needs at `size` with `decimals`: the widest of the four rows the bars show, and
+        a gap."""
         art = self.art
         rows = (art["scores"][0], art["shifted"][0], art["exp"][0], art["weights"][0])
-        widest = max(DecimalNumber(value, num_decimal_places=4, font_size=size).width for row in rows for value in row)
+        widest = max(
+            DecimalNumber(value, num_decimal_places=decimals, font_size=size).width for row in rows for value in row
+        )
         return widest + READOUT_GAP
 
     def advance(self, index: int, caption: str, beat: Beat) -> None:
