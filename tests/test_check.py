@@ -37,26 +37,26 @@ def test_a_build_at_check_has_nothing_to_narrate_or_export(lecture_built: Path, 
 
 # Values a lecturer may set that once broke a scene's layout, with what each one broke: those that cost the
 # suite a few seconds. SortAlignment at 5 values, SelfAttentionLookup at 3 items, RopeRotation at 64 positions
-# and the rest of the why-attention part at five memory items, fixed too, cost a minute more together
+# and the rest of the why-attention part at six memory items, fixed too, cost a minute more together
 # (docs/measurements.md: checked by hand).
 OTHER_VALUES = {
-    # Five memory items, one key below 0 in each coordinate, and the query [3, 0] (the part's scenes read the same
+    # Six memory items, one key below 0 in each coordinate, and the query [3, 0] (the part's scenes read the same
     # items). Scores of 2.12 and a shifted row down to -2.12, on the weights' scale: bars off the frame, over the
-    # heading; at five keys the step formulas on one line ran over the bars
+    # heading; at five keys the step formulas on one line ran over the bars, at six the bars' numbers touched
     "SoftmaxNormalization": (
         (
             "qkv_walkthrough.query=[3, 0]",
-            "qkv_walkthrough.keys=[[1, 0], [0, 1], [1, 1], [-1, 0.5], [0.5, -1]]",
-            "qkv_walkthrough.values=[[10, 0], [0, 10], [10, 10], [5, 5], [2, 8]]",
-            'qkv_walkthrough.labels=["A", "B", "C", "D", "E"]',
-            "qkv_walkthrough.is_real_key=[true, true, false, true, true]",
+            "qkv_walkthrough.keys=[[1, 0], [0, 1], [1, 1], [-1, 0.5], [0.5, -1], [2, 1]]",
+            "qkv_walkthrough.values=[[10, 0], [0, 10], [10, 10], [5, 5], [2, 8], [4, 6]]",
+            'qkv_walkthrough.labels=["A", "B", "C", "D", "E", "F"]',
+            "qkv_walkthrough.is_real_key=[true, true, false, true, true, true]",
         ),
-        "[2.1213, 0.0000, 2.1213, -2.1213, 1.0607]",
+        "[2.1213, 0.0000, 2.1213, -2.1213, 1.0607, 4.2426]",
     ),
-    # three tables of five columns that must hold 'NaN': off both edges of the frame (41 problems)
-    "PaddingMask": ((), "is_real_key = [True, True, False, True, True]"),
+    # three tables of five columns that must hold 'NaN': off both edges of the frame (41 problems; at six, 45)
+    "PaddingMask": ((), "is_real_key = [True, True, False, True, True, True]"),
     # the right weights beside the wrong ones, five columns each, and their sums: over each other (41 problems)
-    "CausalMask": ((), "the five vectors [1, 0], [0, 1], [1, 1], [-1, 0.5], [0.5, -1]"),
+    "CausalMask": ((), "the six vectors [1, 0], [0, 1], [1, 1], [-1, 0.5], [0.5, -1], [2, 1]"),
     # two dimensions only: the curves lie close, and their labels, both placed between them, overlapped;
     # 64 keys: bars of a fixed width, the charts 17 units wide
     "ScaledDotProduct": (("scaling.dims=[2, 4]", "scaling.n_keys=64"), "at d = 4. One sample of 64 keys"),
@@ -69,9 +69,10 @@ OTHER_VALUES = {
     # 16 positions: cells of a fixed size, a Gram matrix 1.1 units square whose rotated title met the other (at 120,
     # 8.4 units square, off the frame)
     "SinusoidalPositions": (("positional.length=16",), "16 positions x 64 dimensions"),
-    # a key below 0 (the five items above): the key plane began at -0.5, a key's dot and label lay off its left
-    # edge; the long query's label, above its middle, lay over key A's; five scores in one column ran into the caption
-    "QueryKeyValue": ((), "k_D = [-1, 0.5], k_E = [0.5, -1]"),
+    # a key below 0 (the items above): the key plane began at -0.5, a key's dot and label lay off its left edge; the
+    # long query's label, above its middle, lay over key A's; five scores in one column ran into the caption; F one
+    # unit right of C: no corner of C's dot held its label clear of F's
+    "QueryKeyValue": ((), "k_D = [-1, 0.5], k_E = [0.5, -1], k_F = [2, 1]"),
     # 32 tokens: one row of them scaled down to fit, their text 11 px tall (and at 12 a row, a third row off the
     # frame); a numbered tick each, run together; a label per row and column of the matrix, on each other
     "AttentionPooling": (("groupby.length=32",), "32 tokens with a key and a value"),

@@ -468,6 +468,23 @@ def test_labelled_points_keep_their_labels_clear_of_each_other_and_of_the_dots()
         assert point[1].get_left()[0] > point[0].get_right()[0] and point[1].get_bottom()[1] > point[0].get_top()[1]
 
 
+def test_a_label_beside_a_point_takes_the_first_side_clear_of_lines_and_texts_else_the_least_crossed() -> None:
+    from manim import DL, UL, UR, Dot
+
+    dot, sides = Dot([0.0, 0.0, 0.0]), (UR, UL, DR, DL)
+    label = Text("k_A", font=theme.font(), font_size=theme.LABEL_SIZE)
+    above = (np.array([0.0, 0.2, 0.0]), np.array([2.0, 0.2, 0.0]))  # a ruler right of the dot, at the label's height
+    assert layout.beside_clear(label, dot, sides, lines=[above])
+    assert label.get_right()[0] < dot.get_left()[0] and label.get_bottom()[1] > dot.get_top()[1]  # up-left
+    # Rulers across both sides above and below, and a text up-right: up-right has the most, up-left is the first
+    # of the fewest.
+    across = [(np.array([-2.0, y, 0.0]), np.array([2.0, y, 0.0])) for y in (0.2, -0.2)]
+    taken = Text("k_B", font=theme.font(), font_size=theme.LABEL_SIZE).next_to(dot, UR, buff=0.1)
+    assert not layout.beside_clear(label, dot, sides, [taken], across)
+    assert label.get_right()[0] < dot.get_left()[0] and label.get_bottom()[1] > dot.get_top()[1]
+    assert layout.conflicts(label, [taken], across) == 1
+
+
 def test_a_long_log_axis_keeps_its_labels_apart_and_one_labelled() -> None:
     """20 decades labelled one by one overlapped at the plot's height (HiddenStateDynamics with rhos 0.5-0.9); with
     decade_range every label stands clear of the next, and 1 = 10^0 keeps its tick. 5 decades keep one per decade."""

@@ -167,6 +167,11 @@ def same_caption(art: Artifact) -> str:
     return f"{facts.best[0]} scores highest with this query: q\u00b7k = {facts.highest:g}"
 
 
+def shadow_offset(index: int) -> float:
+    """How far below q's line key `index`'s shadow lies: the shadows stack beside it like rulers."""
+    return 0.16 + 0.13 * index
+
+
 # --- the scene -------------------------------------------------------------------------------------------
 
 
@@ -260,9 +265,12 @@ class QueryKeyValue(WhyAttentionSlide):
             .next_to(diagram, LEFT, buff=0.08),
         )
         diagram.add(axes_labels)
-        points = diagram.labelled_points(
-            keys, self.colours, [f"{label} {fmt_g(k)}" for label, k in zip(self.labels, keys)]
-        )
+        # The keys' shadows, drawn later as thick rulers under q's line, keep off the labels.
+        shadows = [diagram.projection(k, query, colour, offset=shadow_offset(i))[1] for i, (k, colour) in
+                   enumerate(zip(keys, self.colours))]  # fmt: skip
+        lines = [(shadow.get_start(), shadow.get_end()) for shadow in shadows]
+        labels = [f"{label} {fmt_g(k)}" for label, k in zip(self.labels, keys)]
+        points = diagram.labelled_points(keys, self.colours, labels, lines)
         if points.get_left()[0] < diagram.plane.get_left()[0]:  # a key's label reaches past the plane's left edge
             axes_labels[1].next_to(VGroup(diagram.plane, points), LEFT, buff=0.08)
             VGroup(diagram, points).shift(max(0.0, -6.9 - axes_labels[1].get_left()[0]) * RIGHT)
@@ -317,7 +325,7 @@ class QueryKeyValue(WhyAttentionSlide):
         (`cast`), whose length times |q| is the score, which then appears beside the tables (`read`). Shadows stack
         beside the line like rulers, so equal scores show as equal lengths."""
         colour = self.colours[index]
-        line, shadow, foot = self.diagram.projection(key, query, colour, offset=0.16 + 0.13 * index)
+        line, shadow, foot = self.diagram.projection(key, query, colour, offset=shadow_offset(index))
         self.play(Create(line), FadeIn(foot, scale=0.5), run_time=drop)
         self.play(Create(shadow), run_time=cast)
         self.play(FadeIn(readout, target_position=shadow.get_end()), run_time=read)

@@ -180,19 +180,6 @@ def every_caption(art: Artifact) -> str:
     return f"no argmax: every value but {', '.join(who.silent)} contributes to the context"
 
 
-def crosses(label: Mobject, start: np.ndarray, end: np.ndarray, margin: float = 0.08) -> bool:
-    """Whether the line from `start` to `end` (an arrow's, its head within `margin`) runs through `label`'s box."""
-    low, high = label.get_corner(DL)[:2] - margin, label.get_corner(UR)[:2] + margin
-    points = np.linspace(start[:2], end[:2], max(2, int(np.linalg.norm(end - start) / 0.02)))
-    return bool(np.any(np.all((points >= low) & (points <= high), axis=1)))
-
-
-def clear(label: Mobject, lines: list[tuple[np.ndarray, np.ndarray]], labels: VGroup) -> bool:
-    """Whether `label` lies on none of these lines and touches none of these labels."""
-    on_line = any(crosses(label, *line) for line in lines)
-    return not on_line and not any(layout.touches(label, other) for other in labels)
-
-
 def arrow_head(start: np.ndarray, end: np.ndarray, length: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
     """The last `length` of the arrow from `start` to `end`, where its head is drawn."""
     return end - length * (end - start) / max(float(np.linalg.norm(end - start)), 1e-9), end
@@ -297,12 +284,7 @@ class WeightedRetrieval(WhyAttentionSlide):
         for v, colour, name in zip(self.art["V"], self.colours, self.labels):
             label, tip = theme.text(f"v_{name}", theme.LABEL_SIZE, colour), self.diagram.to_point(v)
             sides = [UP, RIGHT] if v[1] >= v[0] else [RIGHT, UP]
-            for buff, side in itertools.product((0.1, 0.4), [*sides, LEFT, DOWN, UL, UR, DR, DL]):
-                label.next_to(tip, side, buff=buff)
-                if clear(label, lines, placed):
-                    break
-            else:  # no side is clear: where the lecture's values put it
-                label.next_to(tip, sides[0], buff=0.1)
+            layout.beside_clear(label, tip, [*sides, LEFT, DOWN, UL, UR, DR, DL], placed, lines, buffs=(0.1, 0.4))
             placed.add(label)
         return placed
 
@@ -318,7 +300,8 @@ class WeightedRetrieval(WhyAttentionSlide):
         heads = [arrow_head(*line) for line in self.arrow_lines()]
         context = f"c = {fmt_row(self.art['context'][0])}"
         labels = (beside(text, side) for text, side in itertools.product((context, "c"), (UP, DOWN, UL, DL, UR, DR)))
-        return next((label for label in labels if clear(label, heads, self.value_names)), beside(context, UP))
+        clear = (label for label in labels if not layout.conflicts(label, self.value_names, heads))
+        return next(clear, beside(context, UP))
 
     def arrow_lines(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Where each arrow of the slides runs, start and end in the frame: the values, the chain's pieces and the

@@ -8,12 +8,16 @@ of it at least MIN_GLYPH_PX tall.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 from manim import (
+    DL,
     UP,
+    UR,
     DecimalNumber,
     ImageMobject,
     Integer,
@@ -202,6 +206,51 @@ def touches(a: Mobject, b: Mobject) -> bool:
     """Whether what is visible of `a` and of `b` overlaps or touches as `check` counts texts touching: a label
     placed clear of others asks this."""
     return _boxes_overlap(_box(a), _box(b)) or _boxes_touch(_box(a), _box(b))
+
+
+def crosses(mobject: Mobject, start: np.ndarray, end: np.ndarray, margin: float = 0.08) -> bool:
+    """Whether the line from `start` to `end` runs through `mobject`'s box, widened by `margin`."""
+    low, high = mobject.get_corner(DL)[:2] - margin, mobject.get_corner(UR)[:2] + margin
+    points = np.linspace(start[:2], end[:2], max(2, int(np.linalg.norm(end[:2] - start[:2]) / 0.02)))
+    return bool(np.any(np.all((points >= low) & (points <= high), axis=1)))
+
+
+def conflicts(
+    mobject: Mobject,
+    others: Iterable[Mobject] = (),
+    lines: Iterable[tuple[np.ndarray, np.ndarray]] = (),
+    gap: float = TEXT_GAP,
+) -> int:
+    """How many of `others` come within `gap` of `mobject` (each counted twice), and how many of `lines` (start
+    and end in the frame) run through it: 0 where it is clear of them all."""
+    box = _box(mobject)
+    near = sum(bool(np.all(np.minimum(box[1], b[1]) - np.maximum(box[0], b[0]) > -gap)) for b in map(_box, others))
+    return 2 * near + sum(crosses(mobject, *line) for line in lines)
+
+
+def beside_clear(
+    mobject: Mobject,
+    anchor: Mobject | np.ndarray,
+    sides: Sequence[np.ndarray],
+    others: Iterable[Mobject] = (),
+    lines: Iterable[tuple[np.ndarray, np.ndarray]] = (),
+    *,
+    buffs: Sequence[float] = (0.1,),
+    gap: float = TEXT_GAP,
+) -> bool:
+    """`mobject` next to `anchor` on the first side (each buff in turn, nearest first) where it has no `conflicts`
+    with `others` (`gap` apart) and `lines`: a label beside a point that parameters may set near others. Where
+    every side has some, on the first with the fewest. Returns whether it found a clear side."""
+    others, lines = list(others), list(lines)
+    fewest: tuple[int, float, np.ndarray] | None = None
+    for buff, side in itertools.product(buffs, sides):
+        count = conflicts(mobject.next_to(anchor, side, buff=buff), others, lines, gap)
+        if count == 0:
+            return True
+        if fewest is None or count < fewest[0]:
+            fewest = (count, buff, side)
+    mobject.next_to(anchor, fewest[2], buff=fewest[1])
+    return False
 
 
 def within_frame(mobject: Mobject, margin: float = 0.2) -> Mobject:

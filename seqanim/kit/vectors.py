@@ -9,9 +9,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from manim import DL, DR, UL, UR, Arrow, Circle, DashedLine, Dot, Line, ManimColor, Mobject, NumberPlane, Text, VGroup
+from manim import (
+    DL,
+    DOWN,
+    DR,
+    LEFT,
+    RIGHT,
+    UL,
+    UP,
+    UR,
+    Arrow,
+    Circle,
+    DashedLine,
+    Dot,
+    Line,
+    ManimColor,
+    Mobject,
+    NumberPlane,
+    Text,
+    VGroup,
+)
 
-from seqanim.kit import theme
+from seqanim.kit import layout, theme
+
+# Labels closer than a space apart read as one (a space at theme.LABEL_SIZE is 0.116 units wide).
+LABEL_GAP = 0.12
 
 
 class VectorDiagram(VGroup):
@@ -57,19 +79,23 @@ class VectorDiagram(VGroup):
         return group
 
     def labelled_points(
-        self, coords: Sequence[Sequence[float]], colours: Sequence[ManimColor], labels: Sequence[str]
+        self,
+        coords: Sequence[Sequence[float]],
+        colours: Sequence[ManimColor],
+        labels: Sequence[str],
+        lines: Sequence[tuple[np.ndarray, np.ndarray]] = (),
     ) -> VGroup:
         """A labelled `point` per coordinate pair, each label on the first side (up-right, up-left, down-right,
-        down-left) where it clears every dot and the labels placed before it: points set close together by a
-        parameter keep labels that can be read."""
+        down-left, then straight up, down, right or left) where it keeps a space from every other dot and the labels
+        placed before it, and none of `lines` (start and end in the frame: what the scene will draw across the
+        plane) runs through it: points set close together by a parameter keep labels that can be read."""
         points = VGroup(*[self.point(c, colour, label) for c, colour, label in zip(coords, colours, labels)])
         placed: list[Mobject] = [point[0] for point in points]
         for point in points:
             dot, label = point[0], point[1]
-            for side in (UR, UL, DR, DL, UR):  # none clear: up-right, as `point` puts it
-                label.next_to(dot, side, buff=0.06)
-                if not any(_near(label, other) for other in placed if other is not dot):
-                    break
+            others = [other for other in placed if other is not dot]
+            sides = (UR, UL, DR, DL, UP, DOWN, RIGHT, LEFT)
+            layout.beside_clear(label, dot, sides, others, lines, buffs=(0.06,), gap=LABEL_GAP)
             placed.append(label)
         return points
 
@@ -141,17 +167,3 @@ class VectorDiagram(VGroup):
             )
         kind = DashedLine if dashed else Line
         return kind(start, end, color=colour, stroke_width=width)
-
-
-# Labels closer than a space apart read as one (a space at theme.LABEL_SIZE is 0.116 units wide).
-LABEL_GAP = 0.12
-
-
-def _near(a: Mobject, b: Mobject, margin: float = LABEL_GAP) -> bool:
-    """Whether two mobjects' boxes come within `margin` of each other."""
-    return bool(
-        a.get_left()[0] < b.get_right()[0] + margin
-        and b.get_left()[0] < a.get_right()[0] + margin
-        and a.get_bottom()[1] < b.get_top()[1] + margin
-        and b.get_bottom()[1] < a.get_top()[1] + margin
-    )
