@@ -202,12 +202,6 @@ def overlaps(a: Mobject, b: Mobject) -> bool:
     return _boxes_overlap(_box(a), _box(b))
 
 
-def touches(a: Mobject, b: Mobject) -> bool:
-    """Whether what is visible of `a` and of `b` overlaps or touches as `check` counts texts touching: a label
-    placed clear of others asks this."""
-    return _boxes_overlap(_box(a), _box(b)) or _boxes_touch(_box(a), _box(b))
-
-
 def crosses(mobject: Mobject, start: np.ndarray, end: np.ndarray, margin: float = 0.08) -> bool:
     """Whether the line from `start` to `end` runs through `mobject`'s box, widened by `margin`."""
     low, high = mobject.get_corner(DL)[:2] - margin, mobject.get_corner(UR)[:2] + margin
