@@ -33,11 +33,6 @@ from seqanim.kit.motion import Travel
 # --- the words ----------------------------------------------------------------------------------------
 
 
-# The most height the matrix's cells take (the default 7 tokens take 5.32): with its labels, it then reaches from
-# FOOT, inside the frame's bottom edge, to the title.
-MATRIX_HEIGHT, FOOT = 5.75, -3.85
-
-
 @dataclass(frozen=True)
 class Lookup:
     """The facts of the lookup every beat's words say, read once from the run."""
@@ -184,6 +179,11 @@ def read_out_said(run: Artifact) -> dict[str, str]:
 
 
 # --- the scene ----------------------------------------------------------------------------------------
+
+
+# The most height the matrix's cells take (the default 7 tokens take 5.32): with its labels, it then reaches from
+# FOOT, inside the frame's bottom edge, to the title.
+MATRIX_HEIGHT, FOOT = 5.75, -3.85
 
 
 class SelfAttentionLookup(LectureSlide):
