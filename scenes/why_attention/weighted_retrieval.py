@@ -279,8 +279,9 @@ class WeightedRetrieval(WhyAttentionSlide):
 
     def value_labels(self) -> VGroup:
         """v_X beside each value's tip: above it (right of a value that lies low), or else on the first side clear
-        of every arrow the slides draw and of the labels before it (five values' v_D lay under the chain's tip)."""
-        lines, placed = self.arrow_lines(), VGroup()
+        of every arrow the slides draw, of the axes (v_A right of its tip lay on the axis) and of the labels before
+        it (five values' v_D lay under the chain's tip)."""
+        lines, placed = [*self.arrow_lines(), *self.diagram.axis_lines()], VGroup()
         for v, colour, name in zip(self.art["V"], self.colours, self.labels):
             label, tip = theme.text(f"v_{name}", theme.LABEL_SIZE, colour), self.diagram.to_point(v)
             sides = [UP, RIGHT] if v[1] >= v[0] else [RIGHT, UP]
@@ -290,14 +291,14 @@ class WeightedRetrieval(WhyAttentionSlide):
 
     def context_label(self, result: Mobject) -> Mobject:
         """c = [..] beside the context's tip, inside the plane's right edge: above it, or else on the first side clear
-        of the value labels and the arrows' heads; where none is (with q = [0.5, 1.5] and five values it lay on v_E),
-        "c" alone, its value read in the sum beside the plane."""
+        of the value labels, the arrows' heads and the axes; where none is (with q = [0.5, 1.5] and five values it
+        lay on v_E), "c" alone, its value read in the sum beside the plane."""
 
         def beside(text: str, side: np.ndarray) -> Mobject:
             label = theme.text(text, theme.LABEL_SIZE, theme.highlight()).next_to(result.get_end(), side, buff=0.2)
             return label.shift(min(0.0, self.diagram.get_right()[0] - label.get_right()[0]) * RIGHT)
 
-        heads = [arrow_head(*line) for line in self.arrow_lines()]
+        heads = [*(arrow_head(*line) for line in self.arrow_lines()), *self.diagram.axis_lines()]
         context = f"c = {fmt_row(self.art['context'][0])}"
         labels = (beside(text, side) for text, side in itertools.product((context, "c"), (UP, DOWN, UL, DL, UR, DR)))
         clear = (label for label in labels if not layout.conflicts(label, self.value_names, heads))

@@ -78,6 +78,10 @@ class VectorDiagram(VGroup):
             )
         return group
 
+    def axis_lines(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Where the plane's two axes run, start and end in the frame: lines a label keeps off."""
+        return [(axis.get_start(), axis.get_end()) for axis in (self.plane.x_axis, self.plane.y_axis)]
+
     def labelled_points(
         self,
         coords: Sequence[Sequence[float]],
@@ -87,15 +91,16 @@ class VectorDiagram(VGroup):
     ) -> VGroup:
         """A labelled `point` per coordinate pair, each label on the first side (up-right, up-left, down-right,
         down-left, then straight up, down, right or left) where it keeps a space from every other dot and the labels
-        placed before it, and none of `lines` (start and end in the frame: what the scene will draw across the
-        plane) runs through it: points set close together by a parameter keep labels that can be read."""
+        placed before it, and neither an axis nor one of `lines` (start and end in the frame: what the scene will
+        draw across the plane) runs through it: points set close together by a parameter keep labels that can be
+        read."""
         points = VGroup(*[self.point(c, colour, label) for c, colour, label in zip(coords, colours, labels)])
         placed: list[Mobject] = [point[0] for point in points]
         for point in points:
             dot, label = point[0], point[1]
             others = [other for other in placed if other is not dot]
             sides = (UR, UL, DR, DL, UP, DOWN, RIGHT, LEFT)
-            layout.beside_clear(label, dot, sides, others, lines, buffs=(0.06,), gap=LABEL_GAP)
+            layout.beside_clear(label, dot, sides, others, [*lines, *self.axis_lines()], buffs=(0.06,), gap=LABEL_GAP)
             placed.append(label)
         return points
 
