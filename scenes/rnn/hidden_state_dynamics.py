@@ -460,24 +460,24 @@ class HiddenStateDynamics(LectureSlide):
 
     def place_end_labels(self) -> list[VMobject]:
         """'ρ = 0.95' beside the end of each radius's curve, in its colour. Ends closer than a label's height
-        (radii near one, on an axis of many decades) have their labels moved apart; of those that would lie on the
-        eigenvalues' title beside the plot, the highest goes above its end, inside the plot, the others under it."""
+        (radii near one, on an axis of many decades) have their labels moved apart; those that would lie on the
+        eigenvalues' title beside the plot, and those below them, go under the title in their order (inside the
+        plot, beside an end, other curves ran through a label)."""
         labels, ends = [], [self.plot.axes.c2p(self.steps, norm) for norm in self.norms[:, -1]]
         for rho, end in zip(self.rhos, ends):
             label = theme.text(f"ρ = {rho:.2f}", theme.SMALL_SIZE, rho_colour(float(rho)))
             labels.append(label.next_to(end, RIGHT, buff=0.1))
         layout.apart_vertically(labels)
-        on_title = [index for index, label in enumerate(labels) if layout.overlaps(label, self.eigen_title)]
-        if on_title:  # the highest of them above its end, inside the plot; the others under the title
-            top = max(on_title, key=lambda index: ends[index][1])
-            labels[top].next_to(ends[top], UP, buff=0.1).align_to(ends[top], RIGHT)
-            layout.clear_below([label for index, label in enumerate(labels) if index != top], self.eigen_title)
+        if any(layout.overlaps(label, self.eigen_title) for label in labels):  # under it, in their order
+            layout.clear_below(labels, self.eigen_title)
         return labels
 
     def log_rings(self) -> tuple[VGroup, VGroup]:
         """A ring per shown decade of ||h_t||, each labelled on the side the arrow does not end on: the
         label would otherwise lie under the arrow's tip at the end of a run (every run ends pointing the
-        same way; the runs differ only in length)."""
+        same way; the runs differ only in length). A ring whose label another ring would run through (the
+        innermost, near the centre, where the next ring leaves no room for it) stays unlabelled: the rings step by
+        the same number of decades, and the labels further out name the step."""
         ends = self.first_two[:, -1] / np.maximum(np.linalg.norm(self.first_two[:, -1], axis=1, keepdims=True), 1e-12)
         # Upper right or upper left (under the rings sits their caption): the farther from every arrow's end.
         sides = ((np.pi / 3, UR), (2 * np.pi / 3, UL))
@@ -490,10 +490,12 @@ class HiddenStateDynamics(LectureSlide):
             decades = [decade for decade in range(int(self.low) + 1, int(self.high) + 1) if decade % every == 0]
         for decade in decades:
             ring = Circle(radius=self.radius_of(10.0**decade), color=theme.muted(), stroke_width=1.5 if decade else 2.5)
-            ring.move_to(self.state.to_point((0, 0))).set_stroke(opacity=0.9 if decade == 0 else 0.45)
-            rings.add(ring)
+            rings.add(ring.move_to(self.state.to_point((0, 0))).set_stroke(opacity=0.9 if decade == 0 else 0.45))
+        arcs = [(a, b) for ring in rings for a, b in zip(ring.get_anchors()[:-1], ring.get_anchors()[1:])]
+        for decade, ring in zip(decades, rings):
             label = theme.text(f"1e{decade}" if decade else "1", theme.SMALL_SIZE, theme.muted())
-            labels.add(label.next_to(ring.point_at_angle(angle), side, buff=0.02))
+            if layout.beside_clear(label, ring.point_at_angle(angle), [side], labels, arcs, buffs=(0.02,)):
+                labels.add(label)
         return rings, labels
 
     def readout(self) -> VGroup:
