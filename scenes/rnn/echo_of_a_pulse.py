@@ -276,7 +276,7 @@ class EchoOfAPulse(LectureSlide):
                 y_label="",
                 log_y=True,
             )
-            trace.move_to([x + 0.25, -1.95, 0])
+            trace.move_to([x + 0.25, -2.15, 0])  # under the room a note of where the echo leaves takes
             unit_radius = trace.hline(1.0, dashed=False).set_stroke(opacity=0.4)
             self.columns.append((plane, trace, colour))
             self.headers.append(header)
@@ -286,7 +286,8 @@ class EchoOfAPulse(LectureSlide):
             r"\|h_t\|\ \text{against}\ t\ \text{(log scale)}",
             font_size=theme.tex_size(theme.SMALL_SIZE),
             color=theme.muted(),
-        ).move_to([0, -3.2, 0])
+        )
+        self.axis_note.next_to(VGroup(*(trace for _, trace, _ in self.columns)), DOWN, buff=0.12).set_x(0)
         self.headers_by_regime = {regime(float(rho)): header for rho, header in zip(self.echo_rhos, self.headers)}
         return panels, [*traces, FadeIn(self.axis_note)]
 
@@ -336,7 +337,8 @@ class EchoOfAPulse(LectureSlide):
         self.play(tracker.animate.set_value(self.steps), run_time=beat.remaining, rate_func=linear)
 
     def mark_exit(self, index: int, run_time: float) -> None:
-        """Where the echo left its panel: a dot at its last point inside, and the step it left at."""
+        """Where the echo left its panel: a dot at its last point inside, and the step it left at, under the panel
+        (above its trace)."""
         plane, _, colour = self.columns[index]
         arrow_end = plane.to_point(self.states[index, self.last_inside(index)] * 1.0)
         note = theme.text(f"leaves at t = {exit_step(self.radii[index])}", theme.SMALL_SIZE, colour)
