@@ -25,7 +25,7 @@ from manim import (
 )
 
 from seqanim import LectureSlide, mark, spoken, translated
-from seqanim.kit import theme
+from seqanim.kit import layout, theme
 from seqanim.kit.formula import formula
 from seqanim.kit.stream import Stream
 
@@ -216,9 +216,13 @@ class AddingProblem(LectureSlide):
         self.next_slide(notes=marked_notes(self.values, self.marks))
         said = marked_said(self.values, self.marks)
         self.labels = VGroup()
+        stems = [(stem.get_bottom(), stem.get_top()) for stem in self.stream.stems]
         for index in (self.first, self.second):
             label = theme.text(f"{self.values[index]:.2f}", theme.LABEL_SIZE, theme.highlight())
-            self.labels.add(label.next_to(self.stream.top(index), UP, buff=0.15))
+            label.next_to(self.stream.top(index), UP, buff=0.15)
+            while layout.conflicts(label, lines=stems):  # over a taller neighbour's stem: above it
+                label.shift(0.05 * UP)
+            self.labels.add(label)
         gap_arrow, gap_label = self.gap()
         with self.beat(said["lit"]) as beat:
             self.play(
