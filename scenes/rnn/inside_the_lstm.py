@@ -584,7 +584,7 @@ class InsideTheLSTM(LectureSlide):
         # Top down, each panel under its legend, and the legend clear of what is above it (the stream, or the
         # panel before: its axis line would run through the legend's words).
         above, left = self.stream.get_bottom()[1], self.stream.x_of(0)
-        for plot, legend in zip((self.write_plot, self.memory, self.readout), self.legends):
+        for plot, legend in zip(self.panels(), self.legends):
             legend.arrange(RIGHT, buff=0.4)
             legend.move_to([left + 0.15 + legend.width / 2, above - 0.08 - legend.height / 2, 0])
             plot.shift([left - plot.axes.c2p(0, 0)[0], legend.get_bottom()[1] - 0.05 - plot.axes.get_top()[1], 0])
@@ -612,10 +612,9 @@ class InsideTheLSTM(LectureSlide):
             self.readout.series(steps, self.running, theme.muted(), tracker=time, step=True, stroke_width=2.5),
             self.readout.series(steps, self.guess, theme.output_colour(), tracker=time, stroke_width=3),
         )
-        cursor = self.stream.cursor(
-            time, theme.foreground(), extend_down=self.stream.get_bottom()[1] - self.readout.axes.get_bottom()[1]
-        )
-        cursor.set_stroke(opacity=0.7)
+        # Over the stream and down each panel, but not through the legends between them.
+        cursor = VGroup(self.stream.cursor(time, theme.foreground()), *map(self.panel_cursor, self.panels()))
+        cursor.set_stroke(theme.foreground(), width=2, opacity=0.7)
         stamp = VGroup(
             theme.text("t =", theme.LABEL_SIZE),
             Integer(0, font_size=theme.tex_size(theme.BODY_SIZE), color=theme.foreground()),
@@ -624,6 +623,20 @@ class InsideTheLSTM(LectureSlide):
         stamp.move_to([5.9, 2.25, 0])
         self.add(self.live, cursor, stamp)
         self.cursor = cursor
+
+    def panels(self) -> tuple[Plot, Plot, Plot]:
+        return self.write_plot, self.memory, self.readout
+
+    def panel_cursor(self, panel: Plot) -> Line:
+        """A vertical line down `panel` at the cursor's step, following it."""
+
+        def follow(line: Line) -> None:
+            x = self.stream.x_of(self.cursor_time.get_value())
+            line.put_start_and_end_on([x, panel.axes.get_bottom()[1], 0], [x, panel.axes.get_top()[1], 0])
+
+        line = Line([0, 0, 0], [0, 1, 0])
+        follow(line)
+        return line.add_updater(follow)
 
     def curves_shown(self) -> VGroup:
         """Everything of the three panels on screen: axes, legends, marker lines, the live curves, the cursor."""
