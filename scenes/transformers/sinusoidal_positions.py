@@ -289,13 +289,13 @@ class SinusoidalPositions(LectureSlide):
             dense=True,
         )
         self.encoding.to_edge(RIGHT, buff=0.5).shift(0.45 * DOWN)
-        # Mark the rows of the drawn waves at the heatmap's left edge.
+        # Mark the rows of the drawn waves at the heatmap's left edge, short of the rows' title beside it.
         marks = VGroup()
         for index, pair in enumerate(run.params["wave_pairs"]):
             for offset, colour in ((0, theme.item_colour(0)), (1, theme.item_colour(1))):
                 cell = self.encoding.cell(2 * pair + offset, 0)
                 marks.add(
-                    Line(cell.get_left() + 0.22 * LEFT, cell.get_left() + 0.04 * LEFT, color=colour, stroke_width=3)
+                    Line(cell.get_left() + 0.12 * LEFT, cell.get_left() + 0.02 * LEFT, color=colour, stroke_width=3)
                 )
         cells = self.encoding.cells
         mask = Rectangle(
