@@ -212,10 +212,13 @@ class SelfAttentionLookup(LectureSlide):
         said = tokens_said(run)
         heading = self.heading("Self-attention is content-based lookup")
         colours = [theme.key_colour()] * items + [theme.query_colour()]
-        # Narrower boxes, not smaller text, where more tokens share the frame's width.
-        width = min(1.35, (13.2 - 0.25 * items) / len(self.labels))
+        # Narrower item boxes, not smaller text, where more tokens share the frame's width; the query's box as wide
+        # as its words ("query k3" filled a box of the items' width to its edges).
+        query_width = theme.text(self.labels[-1], theme.SMALL_SIZE).width + 0.3
+        width = min(1.35, (13.2 - 0.25 * items - query_width) / items)
+        widths = [width] * items + [max(width, query_width)]
         self.token_row = VGroup(
-            *[token_box(label, colour, width=width) for label, colour in zip(self.labels, colours)]
+            *[token_box(label, colour, width=w) for label, colour, w in zip(self.labels, colours, widths)]
         ).arrange(RIGHT, buff=0.25)
         self.token_row.next_to(heading, DOWN, buff=0.8)
         kinds = VGroup(
