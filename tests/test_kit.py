@@ -439,6 +439,21 @@ def test_an_opaque_shape_drawn_over_a_text_is_caught_but_one_drawn_under_it_is_n
     assert layout.check([label, bar], 1) == []
 
 
+def test_a_line_through_a_text_is_caught_over_it_or_under_it_but_not_one_beside_it_or_a_faint_one() -> None:
+    from manim import DL, DashedLine, Line
+
+    label = Text("leaves at t = 8", font_size=theme.SMALL_SIZE)
+    axis = Line(label.get_left() + 0.4 * RIGHT + UP, label.get_left() + 0.4 * RIGHT + DOWN)  # through its second word
+    assert [v.rule for v in layout.check([label, axis], 1)] == ["line through text"]
+    assert [v.rule for v in layout.check([axis, label], 1)] == ["line through text"]  # under it: still through it
+    dashed = DashedLine(label.get_left() + LEFT, label.get_right() + RIGHT)  # along its middle
+    assert [v.rule for v in layout.check([label, dashed], 1)] == ["line through text"]
+    beside = Line(label.get_corner(DL) + 0.1 * DOWN, label.get_corner(DR) + 0.1 * DOWN)  # an underline
+    ends_at = Line(label.get_left() + 2 * LEFT, label.get_left() + 0.05 * LEFT)  # an arrow's shaft ending beside it
+    faint = axis.copy().set_stroke(opacity=0.25)  # a grid line
+    assert layout.check([label, beside, ends_at, faint], 1) == []
+
+
 def test_labelled_points_keep_their_labels_clear_of_each_other_and_of_the_dots() -> None:
     from seqanim.kit.vectors import VectorDiagram
 

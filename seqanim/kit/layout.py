@@ -1,9 +1,9 @@
 """The layout check every scene passes at the end of every slide.
 
-Five rules, each with a small tolerance: every visible mobject lies inside the frame, and every text
+Six rules, each with a small tolerance: every visible mobject lies inside the frame, and every text
 TEXT_MARGIN inside it; no two texts overlap or touch (TEXT_GAP between them where they face each other);
-nothing opaque is drawn over a text's glyphs; and no text is smaller than a readable size at 854x480: a digit
-of it at least MIN_GLYPH_PX tall.
+nothing opaque is drawn over a text's glyphs, and no line runs through them; and no text is smaller than a
+readable size at 854x480: a digit of it at least MIN_GLYPH_PX tall.
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ TEXT_GAP = 0.05
 # A glyph is covered when a shape drawn after it, this opaque or more, hides this share of its box.
 COVER_OPACITY = 0.5
 COVER_SHARE = 0.25
+# A line crosses a glyph where it enters the glyph's box without this share of its width and height on each side.
+CROSS_EDGE = 0.2
 GLYPH_TOLERANCE_PX = 0.2
 TARGET_HEIGHT_PX = 480  # the check holds for the smallest published video, 854x480
 
@@ -173,6 +175,7 @@ def check(mobjects: list[Mobject], slide: int) -> list[Violation]:
                 )
             )
     violations += _covered(mobjects, texts, slide)
+    violations += _crossed(mobjects, texts, slide)
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
             if _boxes_overlap(boxes[i], boxes[j]):
@@ -345,6 +348,65 @@ def _covered(mobjects: list[Mobject], texts: list[Mobject], slide: int) -> list[
             cover = top_level.get(id(covers[over[0]]), covers[over[0]])
             found[id(text)] = Violation(slide, "text covered", f"{_describe(cover)} is drawn over {_describe(text)}")
     return list(found.values())
+
+
+def _crossed(mobjects: list[Mobject], texts: list[Mobject], slide: int) -> list[Violation]:
+    """One violation per text that a line runs through, drawn over it or under it (its letters do not hide it):
+    an axis, an arrow's shaft, a curve or a marker line across a label. A line crosses a glyph where its path
+    enters the middle of the glyph's box (its outer CROSS_EDGE on each side left out, so that a line that grazes a
+    letter or ends beside it does not count). Faint lines (a grid) and filled shapes (the cover rule's) are left
+    out."""
+    members = extract_mobject_family_members(mobjects, only_those_with_points=True)
+    owner = {id(member): text for text in texts for member in text.get_family()}
+    top_level = {id(member): mobject for mobject in mobjects for member in mobject.get_family()}
+    glyphs = [member for member in members if id(member) in owner and _opacity(member) > 0.01]
+    if not glyphs:
+        return []
+    inner = np.array([np.concatenate(_inner_box(glyph)) for glyph in glyphs])  # (G, 4): x0 y0 x1 y1
+    found: dict[int, Violation] = {}
+    for member in members:
+        if (
+            id(member) in owner
+            or not isinstance(member, VMobject)
+            or getattr(top_level.get(id(member)), "is_background", False)
+            or member.get_stroke_width() <= 0
+            or float(member.get_stroke_opacity()) < COVER_OPACITY
+            or float(member.get_fill_opacity()) >= COVER_OPACITY  # a shape over a text: the cover rule's
+        ):
+            continue
+        low, high = _leaf_box(member)  # the curves' control points: their box holds the path
+        near = np.flatnonzero(
+            (inner[:, 0] < high[0]) & (inner[:, 2] > low[0]) & (inner[:, 1] < high[1]) & (inner[:, 3] > low[1])
+        )
+        path = _path(member) if near.size else None
+        for index in near:
+            x0, y0, x1, y1 = inner[index]
+            inside = (path[:, 0] > x0) & (path[:, 0] < x1) & (path[:, 1] > y0) & (path[:, 1] < y1)
+            text = owner[id(glyphs[index])]
+            if inside.any() and id(text) not in found:
+                group = top_level.get(id(member), member)
+                line = _describe(member) + (f" of a {_describe(group)}" if group is not member else "")
+                found[id(text)] = Violation(slide, "line through text", f"{line} runs through {_describe(text)}")
+    return list(found.values())
+
+
+def _inner_box(glyph: Mobject) -> tuple[np.ndarray, np.ndarray]:
+    low, high = _leaf_box(glyph)
+    edge = CROSS_EDGE * (high - low)
+    return low + edge, high - edge
+
+
+def _path(stroke: VMobject, step: float = 0.01) -> np.ndarray:
+    """Points along a stroke's path, at most `step` apart (its Bézier curves sampled, each piece evened out)."""
+    curves = stroke.points[: len(stroke.points) // 4 * 4, :2].reshape(-1, 4, 2)
+    t = np.linspace(0.0, 1.0, 9)[:, None]
+    weights = np.stack([(1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t**2, t**3], axis=1)  # (9, 4, 1)
+    samples = np.einsum("tk,ckd->ctd", weights[:, :, 0], curves).reshape(-1, 2)
+    pieces = samples[1:] - samples[:-1]
+    counts = np.maximum(1, np.ceil(np.linalg.norm(pieces, axis=1) / step)).astype(int)
+    piece = np.repeat(np.arange(len(pieces)), counts)
+    along = (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + 1) / counts[piece]
+    return np.concatenate([samples[:1], samples[piece] + along[:, None] * pieces[piece]])
 
 
 def _leaf_box(mobject: Mobject) -> tuple[np.ndarray, np.ndarray]:
