@@ -491,9 +491,14 @@ class HiddenStateDynamics(LectureSlide):
         for decade in decades:
             ring = Circle(radius=self.radius_of(10.0**decade), color=theme.muted(), stroke_width=1.5 if decade else 2.5)
             rings.add(ring.move_to(self.state.to_point((0, 0))).set_stroke(opacity=0.9 if decade == 0 else 0.45))
-        arcs = [(a, b) for ring in rings for a, b in zip(ring.get_anchors()[:-1], ring.get_anchors()[1:])]
         for decade, ring in zip(decades, rings):
             label = theme.text(f"1e{decade}" if decade else "1", theme.SMALL_SIZE, theme.muted())
+            arcs = [
+                (a, b)
+                for other in rings
+                if other is not ring
+                for a, b in zip(other.get_anchors(), other.get_anchors()[1:])
+            ]
             if layout.beside_clear(label, ring.point_at_angle(angle), [side], labels, arcs, buffs=(0.02,)):
                 labels.add(label)
         return rings, labels
