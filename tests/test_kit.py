@@ -439,19 +439,33 @@ def test_an_opaque_shape_drawn_over_a_text_is_caught_but_one_drawn_under_it_is_n
     assert layout.check([label, bar], 1) == []
 
 
-def test_a_line_through_a_text_is_caught_over_it_or_under_it_but_not_one_beside_it_or_a_faint_one() -> None:
-    from manim import DL, DashedLine, Line
+def test_a_line_through_a_text_is_caught_over_it_or_under_it_but_not_one_that_grazes_it_or_a_faint_one() -> None:
+    from manim import DL, UR, DashedLine, Line
 
-    label = Text("leaves at t = 8", font_size=theme.SMALL_SIZE)
-    axis = Line(label.get_left() + 0.4 * RIGHT + UP, label.get_left() + 0.4 * RIGHT + DOWN)  # through its second word
+    label = Text("leaves at t = 8", font=theme.font(), font_size=theme.SMALL_SIZE)
+    glyph = label[3]  # "v": the lines below are aimed at its box
+    middle, low, high = glyph.get_center(), glyph.get_corner(DL), glyph.get_corner(UR)
+    axis = Line(middle + UP, middle + DOWN)  # through its middle
     assert [v.rule for v in layout.check([label, axis], 1)] == ["line through text"]
     assert [v.rule for v in layout.check([axis, label], 1)] == ["line through text"]  # under it: still through it
-    dashed = DashedLine(label.get_left() + LEFT, label.get_right() + RIGHT)  # along its middle
+    dashed = DashedLine(label.get_left() + LEFT, label.get_right() + RIGHT)  # along the text's middle
     assert [v.rule for v in layout.check([label, dashed], 1)] == ["line through text"]
-    beside = Line(label.get_corner(DL) + 0.1 * DOWN, label.get_corner(DR) + 0.1 * DOWN)  # an underline
-    ends_at = Line(label.get_left() + 2 * LEFT, label.get_left() + 0.05 * LEFT)  # an arrow's shaft ending beside it
+    # Inside the letter's box but in its outer tenth: an underline grazing its foot, a shaft ending at its edge.
+    graze = Line(
+        [label.get_left()[0] - 1, low[1] + 0.1 * (high[1] - low[1]), 0],
+        [label.get_right()[0] + 1, low[1] + 0.1 * (high[1] - low[1]), 0],
+        stroke_width=1,
+    )
+    ends_at = Line(middle + UP, [middle[0], high[1] - 0.1 * (high[1] - low[1]), 0], stroke_width=1)  # from above
     faint = axis.copy().set_stroke(opacity=0.25)  # a grid line
-    assert layout.check([label, beside, ends_at, faint], 1) == []
+    assert layout.check([label, graze, ends_at, faint], 1) == []
+    # A thick line is as wide as it is drawn: its middle just outside the letter's middle, its width across it.
+    thick = Line(
+        [low[0] - 1, low[1] + 0.15 * (high[1] - low[1]), 0],
+        [high[0] + 1, low[1] + 0.15 * (high[1] - low[1]), 0],
+        stroke_width=8,
+    )
+    assert [v.rule for v in layout.check([label, thick], 1)] == ["line through text"]
 
 
 def test_labelled_points_keep_their_labels_clear_of_each_other_and_of_the_dots() -> None:
@@ -498,6 +512,11 @@ def test_a_label_beside_a_point_takes_the_first_side_clear_of_lines_and_texts_el
     assert not layout.beside_clear(label, dot, sides, [taken], across)
     assert label.get_right()[0] < dot.get_left()[0] and label.get_bottom()[1] > dot.get_top()[1]
     assert layout.conflicts(label, [taken], across) == 1
+    # A text in the way counts as two lines: with a text up-left and one ruler up-right, up-right it is.
+    ruler = [(np.array([0.0, 0.2, 0.0]), np.array([2.0, 0.2, 0.0]))]
+    taken.next_to(dot, UL, buff=0.1)
+    assert not layout.beside_clear(label, dot, (UL, UR), [taken], ruler)
+    assert label.get_left()[0] > dot.get_right()[0]
 
 
 def test_a_long_log_axis_keeps_its_labels_apart_and_one_labelled() -> None:

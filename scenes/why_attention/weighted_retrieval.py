@@ -298,10 +298,10 @@ class WeightedRetrieval(WhyAttentionSlide):
             label = theme.text(text, theme.LABEL_SIZE, theme.highlight()).next_to(result.get_end(), side, buff=0.2)
             return label.shift(min(0.0, self.diagram.get_right()[0] - label.get_right()[0]) * RIGHT)
 
-        heads = [*(arrow_head(*line) for line in self.arrow_lines()), *self.diagram.axis_lines()]
+        lines = [*(arrow_head(*line) for line in self.arrow_lines()), *self.diagram.axis_lines()]
         context = f"c = {fmt_row(self.art['context'][0])}"
         labels = (beside(text, side) for text, side in itertools.product((context, "c"), (UP, DOWN, UL, DL, UR, DR)))
-        clear = (label for label in labels if not layout.conflicts(label, self.value_names, heads))
+        clear = (label for label in labels if not layout.conflicts(label, self.value_names, lines))
         return next(clear, beside(context, UP))
 
     def arrow_lines(self) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -49,6 +49,7 @@ COVER_OPACITY = 0.5
 COVER_SHARE = 0.25
 # A line crosses a glyph where it enters the glyph's box without this share of its width and height on each side.
 CROSS_EDGE = 0.2
+STROKE_UNIT = 0.01  # frame units of a stroke width of 1, as manim's camera draws it
 GLYPH_TOLERANCE_PX = 0.2
 TARGET_HEIGHT_PX = 480  # the check holds for the smallest published video, 854x480
 
@@ -218,10 +219,10 @@ def conflicts(
     lines: Iterable[tuple[np.ndarray, np.ndarray]] = (),
     gap: float = TEXT_GAP,
 ) -> int:
-    """How many of `others` come within `gap` of `mobject` (each counted twice), and how many of `lines` (start
-    and end in the frame) run through it: 0 where it is clear of them all."""
-    box = _box(mobject)
-    near = sum(bool(np.all(np.minimum(box[1], b[1]) - np.maximum(box[0], b[0]) > -gap)) for b in map(_box, others))
+    """How many of `others` (those visible) come within `gap` of `mobject`, each counted twice, and how many of
+    `lines` (start and end in the frame) run through it: 0 where it is clear of them all."""
+    box, boxes = _box(mobject), [_box(other) for other in others if _visible(other)]
+    near = sum(bool(np.all(np.minimum(box[1], b[1]) - np.maximum(box[0], b[0]) > -gap)) for b in boxes)
     return 2 * near + sum(crosses(mobject, *line) for line in lines)
 
 
@@ -239,12 +240,12 @@ def beside_clear(
     with `others` (`gap` apart) and `lines`: a label beside a point that parameters may set near others. Where
     every side has some, on the first with the fewest. Returns whether it found a clear side."""
     others, lines = list(others), list(lines)
-    fewest: tuple[int, float, np.ndarray] | None = None
+    fewest = (np.inf, buffs[0], sides[0])
     for buff, side in itertools.product(buffs, sides):
         count = conflicts(mobject.next_to(anchor, side, buff=buff), others, lines, gap)
         if count == 0:
             return True
-        if fewest is None or count < fewest[0]:
+        if count < fewest[0]:
             fewest = (count, buff, side)
     mobject.next_to(anchor, fewest[2], buff=fewest[1])
     return False
@@ -371,16 +372,19 @@ def _crossed(mobjects: list[Mobject], texts: list[Mobject], slide: int) -> list[
             or getattr(top_level.get(id(member)), "is_background", False)
             or member.get_stroke_width() <= 0
             or float(member.get_stroke_opacity()) < COVER_OPACITY
-            or float(member.get_fill_opacity()) >= COVER_OPACITY  # a shape over a text: the cover rule's
+            or float(member.get_fill_opacity()) >= COVER_OPACITY  # a filled shape: its outline is its edge
         ):
             continue
+        half = member.get_stroke_width() * STROKE_UNIT / 2  # the line's half width: it paints that far either side
         low, high = _leaf_box(member)  # the curves' control points: their box holds the path
+        low, high = low - half, high + half
         near = np.flatnonzero(
             (inner[:, 0] < high[0]) & (inner[:, 2] > low[0]) & (inner[:, 1] < high[1]) & (inner[:, 3] > low[1])
         )
-        path = _path(member) if near.size else None
+        paths = _paths(member) if near.size else []
+        path = np.concatenate(paths) if paths else np.zeros((0, 2))
         for index in near:
-            x0, y0, x1, y1 = inner[index]
+            x0, y0, x1, y1 = inner[index] + [-half, -half, half, half]
             inside = (path[:, 0] > x0) & (path[:, 0] < x1) & (path[:, 1] > y0) & (path[:, 1] < y1)
             text = owner[id(glyphs[index])]
             if inside.any() and id(text) not in found:
@@ -396,17 +400,30 @@ def _inner_box(glyph: Mobject) -> tuple[np.ndarray, np.ndarray]:
     return low + edge, high - edge
 
 
-def _path(stroke: VMobject, step: float = 0.01) -> np.ndarray:
-    """Points along a stroke's path, at most `step` apart (its Bézier curves sampled, each piece evened out)."""
-    curves = stroke.points[: len(stroke.points) // 4 * 4, :2].reshape(-1, 4, 2)
+def segments(stroke: VMobject, step: float = 0.05) -> list[tuple[np.ndarray, np.ndarray]]:
+    """A stroke's path (a ring, a curve) as straight pieces at most `step` long: lines a label keeps off
+    (`conflicts`, `beside_clear`)."""
+    return [(a, b) for points in _paths(stroke, step) for a, b in zip(points, points[1:])]
+
+
+def _paths(stroke: VMobject, step: float = 0.01) -> list[np.ndarray]:
+    """Points along each of a stroke's subpaths, at most `step` apart (its Bézier curves sampled, each piece
+    evened out); a curve with a point at infinity (a log plot of 0) is left out."""
     t = np.linspace(0.0, 1.0, 9)[:, None]
-    weights = np.stack([(1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t**2, t**3], axis=1)  # (9, 4, 1)
-    samples = np.einsum("tk,ckd->ctd", weights[:, :, 0], curves).reshape(-1, 2)
-    pieces = samples[1:] - samples[:-1]
-    counts = np.maximum(1, np.ceil(np.linalg.norm(pieces, axis=1) / step)).astype(int)
-    piece = np.repeat(np.arange(len(pieces)), counts)
-    along = (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + 1) / counts[piece]
-    return np.concatenate([samples[:1], samples[piece] + along[:, None] * pieces[piece]])
+    weights = np.concatenate([(1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t**2, t**3], axis=1)  # (9, 4)
+    paths = []
+    for subpath in stroke.get_subpaths():
+        curves = np.asarray(subpath)[: len(subpath) // 4 * 4, :2].reshape(-1, 4, 2)
+        curves = curves[np.isfinite(curves).all(axis=(1, 2))]
+        if not len(curves):
+            continue
+        samples = np.einsum("tk,ckd->ctd", weights, curves).reshape(-1, 2)
+        pieces = samples[1:] - samples[:-1]
+        counts = np.maximum(1, np.ceil(np.linalg.norm(pieces, axis=1) / step)).astype(int)
+        piece = np.repeat(np.arange(len(pieces)), counts)
+        along = (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + 1) / counts[piece]
+        paths.append(np.concatenate([samples[:1], samples[piece] + along[:, None] * pieces[piece]]))
+    return paths
 
 
 def _leaf_box(mobject: Mobject) -> tuple[np.ndarray, np.ndarray]:

@@ -159,17 +159,15 @@ class Stream(VGroup):
             animations.append(self.dots[index].animate.set_color(colour).scale(scale))
         return AnimationGroup(*animations)
 
-    def cursor(
-        self, tracker: ValueTracker, colour: ManimColor | None = None, extend_up: float = 0.0, extend_down: float = 0.0
-    ) -> Line:
-        """A vertical line at step `tracker` spanning the stream (plus extensions), following the tracker."""
+    def cursor(self, tracker: ValueTracker, colour: ManimColor | None = None) -> Line:
+        """A vertical line at step `tracker` spanning the stream, following the tracker."""
         line = Line(ORIGIN, UP, color=colour or theme.foreground(), stroke_width=2)
-        reach = self.unit * max(1.0, float(self.values.max())) + extend_up
+        reach = self.unit * max(1.0, float(self.values.max()))
 
         def follow(mobject: Line) -> None:
             # Measured from the stream's current position, so the stream may be moved after this call.
             base = self.baseline.get_center()[1]
-            bottom = (self.marker_cells.get_bottom()[1] if len(self.marker_cells) else base) - extend_down
+            bottom = self.marker_cells.get_bottom()[1] if len(self.marker_cells) else base
             x = self.x_of(tracker.get_value())
             mobject.put_start_and_end_on([x, bottom, 0], [x, base + reach, 0])
 

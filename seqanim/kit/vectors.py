@@ -92,8 +92,8 @@ class VectorDiagram(VGroup):
         """A labelled `point` per coordinate pair, each label on the first side (up-right, up-left, down-right,
         down-left, then straight up, down, right or left) where it keeps a space from every other dot and the labels
         placed before it, and neither an axis nor one of `lines` (start and end in the frame: what the scene will
-        draw across the plane) runs through it: points set close together by a parameter keep labels that can be
-        read."""
+        draw across the plane) runs through it, else on the side that meets the fewest: points set close together
+        by a parameter keep labels that can be read."""
         points = VGroup(*[self.point(c, colour, label) for c, colour, label in zip(coords, colours, labels)])
         placed: list[Mobject] = [point[0] for point in points]
         for point in points:
