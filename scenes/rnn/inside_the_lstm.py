@@ -590,15 +590,14 @@ class InsideTheLSTM(LectureSlide):
             plot.shift([left - plot.axes.c2p(0, 0)[0], legend.get_bottom()[1] - 0.05 - plot.axes.get_top()[1], 0])
             above = plot.axes.get_bottom()[1]
 
-        self.marker_lines = VGroup()
-        for marker in self.markers:
-            x = self.stream.x_of(marker)
-            self.marker_lines.add(
-                DashedVMobject(
-                    Line([x, self.readout.axes.get_bottom()[1], 0], [x, self.write_plot.axes.get_top()[1], 0]),
-                    num_dashes=30,
-                ).set_stroke(theme.highlight(), width=1.5, opacity=0.6)
-            )
+        # A dashed line down each panel at each marker, not through the legends between the panels.
+        self.marker_lines = VGroup(
+            DashedVMobject(
+                Line([x, panel.axes.get_bottom()[1], 0], [x, panel.axes.get_top()[1], 0]), num_dashes=10
+            ).set_stroke(theme.highlight(), width=1.5, opacity=0.6)
+            for x in map(self.stream.x_of, self.markers)
+            for panel in self.panels()
+        )
         self.target_line = self.readout.hline(self.target, theme.highlight())
         self.target_label = theme.text(f"target {self.target:.2f}", theme.SMALL_SIZE, theme.highlight())
         self.target_label.next_to(self.target_line, RIGHT, buff=0.1)
