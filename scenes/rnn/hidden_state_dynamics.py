@@ -393,7 +393,7 @@ class HiddenStateDynamics(LectureSlide):
         self.plot = Plot(
             (0, self.steps, 10),
             (self.low, self.high, self.decades),
-            width=4.9,
+            width=4.7,  # with the end labels right of it, 0.1 short of the eigenvalues' axis
             height=3.9,
             x_label="time step $t$",
             y_label=r"$\|h_t\|$ (log scale)",
@@ -407,8 +407,10 @@ class HiddenStateDynamics(LectureSlide):
 
         self.rho = ValueTracker(float(self.rhos[0]))
         reach = max(1.3, 1.1 * float(self.rhos.max()))  # the largest ring inside the plane, beside the unit circle
+        # Its axis begins 0.1 right of the end labels' reach ("ρ = 0.95" ran 0.09 into it with the plot 0.2 wider
+        # and this 0.1 further left).
         self.eigen = VectorDiagram((-reach, reach, 0.5), (-reach, reach, 0.5), width=2.7, grid=False).move_to(
-            [2.6, -0.25, 0]
+            [2.7, -0.25, 0]
         )
         unit_circle = DashedVMobject(self.eigen.circle(1.0, theme.muted()), num_dashes=40)
         self.eigen_dots = VGroup(*[Dot(radius=0.035) for _ in self.angles])
@@ -475,9 +477,9 @@ class HiddenStateDynamics(LectureSlide):
     def log_rings(self) -> tuple[VGroup, VGroup]:
         """A ring per shown decade of ||h_t||, each labelled on the side the arrow does not end on: the
         label would otherwise lie under the arrow's tip at the end of a run (every run ends pointing the
-        same way; the runs differ only in length). A ring whose label another ring would run through (the
-        innermost, near the centre, where the next ring leaves no room for it) stays unlabelled: the rings step by
-        the same number of decades, and the labels further out name the step."""
+        same way; the runs differ only in length). A ring whose label another ring would run through, or another
+        label come near (the innermost, near the centre, where the next ring leaves no room for it), stays
+        unlabelled: the rings step by the same number of decades, and the labels further out name the step."""
         ends = self.first_two[:, -1] / np.maximum(np.linalg.norm(self.first_two[:, -1], axis=1, keepdims=True), 1e-12)
         # Upper right or upper left (under the rings sits their caption): the farther from every arrow's end.
         sides = ((np.pi / 3, UR), (2 * np.pi / 3, UL))
@@ -493,12 +495,7 @@ class HiddenStateDynamics(LectureSlide):
             rings.add(ring.move_to(self.state.to_point((0, 0))).set_stroke(opacity=0.9 if decade == 0 else 0.45))
         for decade, ring in zip(decades, rings):
             label = theme.text(f"1e{decade}" if decade else "1", theme.SMALL_SIZE, theme.muted())
-            arcs = [
-                (a, b)
-                for other in rings
-                if other is not ring
-                for a, b in zip(other.get_anchors(), other.get_anchors()[1:])
-            ]
+            arcs = [piece for other in rings if other is not ring for piece in layout.segments(other)]
             if layout.beside_clear(label, ring.point_at_angle(angle), [side], labels, arcs, buffs=(0.02,)):
                 labels.add(label)
         return rings, labels
