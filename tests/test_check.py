@@ -74,8 +74,9 @@ OTHER_VALUES = {
     # unit right of C: no corner of C's dot held its label clear of F's
     "QueryKeyValue": ((), "k_D = [-1, 0.5], k_E = [0.5, -1], k_F = [2, 1]"),
     # 32 tokens: one row of them scaled down to fit, their text 11 px tall (and at 12 a row, a third row off the
-    # frame); a numbered tick each, run together; a label per row and column of the matrix, on each other
-    "AttentionPooling": (("groupby.length=32",), "32 tokens with a key and a value"),
+    # frame); a numbered tick each, run together; a label per row and column of the matrix, on each other. 48
+    # tokens (three rows of 16): the third row and its targets off the frame (33 problems)
+    "AttentionPooling": (("groupby.length=48",), "48 tokens with a key and a value"),
     # 8 items (as many as keys): numbers shrunk to 11 px, "query" over its neighbour, the bars off the frame
     "SelfAttentionLookup": (("lookup.items=8",), "Here 8 item tokens"),
 }

@@ -238,26 +238,29 @@ class AttentionPooling(LectureSlide):
         self.next_slide(notes=tokens_notes(run))
         said = tokens_said(run)
         heading = self.heading("Self-attention can pool, not just pick")
-        # 12 tokens fit a row at the default width; up to 32 tokens (groupby.length) go on two rows, each row's
-        # targets under it, and past 24 the boxes narrow to fit 16 a row, their text at its size.
+        # 12 tokens fit a row at the default width, 16 on narrower boxes past 24 tokens (groupby.length); each
+        # row's targets stand under it. Past two rows (more than 32 tokens) the rows stand closer, on shorter boxes
+        # and arrows, so that four rows fit the frame.
         per_row = math.ceil(len(self.keys) / math.ceil(len(self.keys) / (12 if len(self.keys) <= 24 else 16)))
         width = min(0.95, (13.4 - 0.15 * (per_row - 1)) / per_row)
+        close = len(self.keys) > 2 * per_row
+        box_height, arrow_room, row_gap, top_gap = (0.72, 0.3, 0.8, 0.5) if close else (1.0, 0.7, 1.5, 0.9)
         tokens = [
-            token_box(f"k{key}\n{value:.2f}", theme.item_colour(key), width=width, height=1.0)
+            token_box(f"k{key}\n{value:.2f}", theme.item_colour(key), width=width, height=box_height)
             for key, value in zip(self.keys, run["values"])
         ]
         rows = [
             VGroup(*tokens[start : start + per_row]).arrange(RIGHT, buff=0.15)
             for start in range(0, len(tokens), per_row)
         ]
-        rows[0].next_to(heading, DOWN, buff=0.9)
+        rows[0].next_to(heading, DOWN, buff=top_gap)
         for above, row in zip(rows, rows[1:]):
-            row.next_to(above, DOWN, buff=1.5)
+            row.next_to(above, DOWN, buff=row_gap)
         self.token_row = VGroup(*tokens)
         target_size = theme.LABEL_SIZE if per_row <= 12 else theme.SMALL_SIZE  # 16 a row: room between them
         targets = VGroup(
             *[
-                theme.text(f"{value:.2f}", target_size, theme.item_colour(key)).next_to(token, DOWN, buff=0.7)
+                theme.text(f"{value:.2f}", target_size, theme.item_colour(key)).next_to(token, DOWN, buff=arrow_room)
                 for key, value, token in zip(self.keys, run["target"], self.token_row)
             ]
         )
