@@ -4,6 +4,7 @@ the score matrix constant along its diagonals, and one query's scores at two abs
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +30,7 @@ from scenes.transformers.shared import TICK_SIZE, diagonal_line, significant, si
 from seqanim import Artifact, LectureSlide, count, integer, mark, translated
 from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap, colour_for
+from seqanim.kit.layout import conflicts
 from seqanim.kit.plots import Plot
 from seqanim.kit.readout import Readout
 from seqanim.kit.rotation import PhasorCircle
@@ -478,6 +480,8 @@ class RopeRotation(LectureSlide):
         tag = theme.label(f"$n - m = {offset}$", theme.LABEL_SIZE, theme.highlight()).next_to(
             self.matrix.cell(0, offset), UP, buff=0.12
         )
+        if conflicts(tag, [*self.matrix.row_labels, self.matrix.row_title]):  # small cells: over the row labels
+            tag.align_to(self.matrix.cells, LEFT)
         value = theme.label(f"every cell $= {scores[0, offset]:.4f}$", theme.LABEL_SIZE, theme.highlight())
         value.next_to(tag, RIGHT, buff=0.3)
         with self.beat(said["every_pair"]) as beat:
@@ -506,7 +510,7 @@ class RopeRotation(LectureSlide):
         said = relative_rows_said(run)
         low, high = np.floor(min(row_at_0.min(), row_at_shift.min())), np.ceil(max(row_at_0.max(), row_at_shift.max()))
         plot = Plot(
-            (0, offsets[-1], 4),
+            (0, offsets[-1], 4 * math.ceil(offsets[-1] / 32)),  # at most 8 numbers on the offset axis
             (low, high, 2),
             width=5.3,
             height=2.9,
