@@ -31,6 +31,7 @@ from scenes.transformers.shared import TICK_SIZE, diagonal_line, significant
 from seqanim import Artifact, LectureSlide, integer, mark, translated
 from seqanim.kit import theme
 from seqanim.kit.heatmap import Heatmap
+from seqanim.kit.layout import within_frame
 from seqanim.kit.plots import Plot, nice_range
 from seqanim.kit.readout import Readout
 
@@ -400,9 +401,9 @@ class SinusoidalPositions(LectureSlide):
         product = Readout(rf"$PE_i \cdot PE_{{i+{offset}}} =$", float(values[0]), 4, theme.highlight())
         product.follow(lambda: float(values[int(round(walker.get_value()))]))
         readouts = VGroup(index, product).arrange(RIGHT, buff=0.5)
-        readouts.next_to(self.gram_map.col_title, DOWN, buff=0.15).set_x(0)
-        if readouts.get_bottom()[1] < -3.85:
-            readouts.shift((-3.85 - readouts.get_bottom()[1]) * UP)
+        # Under the Gram matrix they read: centred on the frame they ran on from the other map's column title.
+        readouts.next_to(self.gram_map.col_title, DOWN, buff=0.15).set_x(self.gram_map.cells.get_x())
+        within_frame(readouts, margin=0.15)
         with self.beat(said["boxed"]) as beat:
             self.play(Create(box), run_time=beat.until("value"))
             self.play(FadeIn(readouts, shift=0.1 * UP), run_time=beat.remaining)
