@@ -9,6 +9,7 @@ from manim import (
     DR,
     LEFT,
     RIGHT,
+    UL,
     UP,
     DecimalNumber,
     MathTex,
@@ -133,10 +134,16 @@ def render_frame(*mobjects: object) -> np.ndarray:
         return np.array(scene.renderer.get_frame())[:, :, :3].astype(float)
 
 
-def pixel_at(frame: np.ndarray, point: np.ndarray) -> np.ndarray:
+def pixel_index(frame: np.ndarray, point: np.ndarray) -> tuple[int, int]:
+    """The (column, row) of the pixel at `point`."""
     height, width = frame.shape[:2]
     column = int(round((point[0] / config.frame_width + 0.5) * (width - 1)))
     row = int(round((0.5 - point[1] / config.frame_height) * (height - 1)))
+    return column, row
+
+
+def pixel_at(frame: np.ndarray, point: np.ndarray) -> np.ndarray:
+    column, row = pixel_index(frame, point)
     return frame[row, column]
 
 
@@ -201,6 +208,20 @@ def test_dense_heatmap_draws_what_the_cell_by_cell_one_draws() -> None:
     assert np.abs(pixel_at(frames[1], pair[1].cell(3, 4).get_center()) - background).max() < 6
     with pytest.raises(ValueError, match="dense"):
         pair[1].animate_values(values)
+
+
+def test_dense_heatmap_shows_no_seams_between_its_cells() -> None:
+    """A checkerboard of two neighbouring colour levels, drawn dense: inside the matrix every pixel is a cell's
+    colour. Where two runs meet, their edges' anti-aliasing once let the dark background through: a grid of
+    darker lines over the whole matrix."""
+    values = np.indices((40, 40)).sum(axis=0) % 2 * 0.01 + 0.5
+    # Cells 4.2 px wide at 480p, as the Gram matrix's at 60 positions: the seams were up to 19 levels darker.
+    heatmap = Heatmap(values, cell_size=0.07, vmin=0, vmax=1, cell_stroke=0.0, dense=True, colourbar=False)
+    frame = render_frame(heatmap.cells)
+    expected = np.array(colour_for(0.5, 0, 1, heatmap.colormap).to_rgb()) * 255
+    (left, top), (right, bottom) = (pixel_index(frame, heatmap.cells.get_corner(corner)) for corner in (UL, DR))
+    inside = frame[top + 2 : bottom - 1, left + 2 : right - 1]
+    assert inside.size and np.abs(inside - expected).max() <= 6
 
 
 def test_bars_scale_with_values_and_readouts_follow() -> None:

@@ -303,12 +303,12 @@ class Heatmap(VGroup):
                         if key < 0
                         else colour_for(self.vmin + span * key / (levels - 1), self.vmin, self.vmax, self.colormap)
                     )
-                    shapes[key] = VMobject(fill_color=colour, fill_opacity=1, stroke_width=0)
-                # Overlap the next run and row by a sliver (not past the grid's edge), so no background shows at seams.
-                width = (col - start) * size + (0.06 * size if col < cols else 0.0)
-                height = tall + (0.06 * tall if row < rows - 1 else 0.0)
+                    # Outlined in their own colour: where two runs meet, each edge's anti-aliasing let the
+                    # background through, a dark grid over the whole matrix (overlapping the runs did not help).
+                    shapes[key] = VMobject(fill_color=colour, fill_opacity=1, stroke_color=colour, stroke_width=1.5)
+                width = (col - start) * size
                 left = origin + np.array([start * size, -row * tall, 0.0])
-                corners = [left, left + [width, 0, 0], left + [width, -height, 0], left + [0, -height, 0], left]
+                corners = [left, left + [width, 0, 0], left + [width, -tall, 0], left + [0, -tall, 0], left]
                 shapes[key].start_new_path(corners[0])
                 shapes[key].add_points_as_corners(corners[1:])
                 start = col
